@@ -1,0 +1,100 @@
+/**
+ * A scripted agent: drives a running server through create → update → complete, and
+ * create → cancel, printing each step. Usage: `npm run agent` (server on BASE_URL, default
+ * http://localhost:8080; API key from API_KEY or DATA_DIR/secrets.json).
+ */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+
+const baseUrl = (process.env["BASE_URL"] ?? "http://localhost:8080").replace(/\/+$/, "")
+const apiKey = process.env["API_KEY"] ??
+  (JSON.parse(readFileSync(join(process.env["DATA_DIR"] ?? "./data", "secrets.json"), "utf8")) as { api_key: string })
+    .api_key
+
+interface Session {
+  id: string
+  status: string
+  totals: Array<{ type: string; amount: number }>
+  fulfillment_option_id?: string
+  fulfillment_options: Array<{ id: string; title: string; total: number }>
+  order?: { id: string; permalink_url: string }
+  messages: Array<{ type: string; code?: string; content: string }>
+}
+
+const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+  const response = await fetch(baseUrl + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      "api-version": "2026-01-30",
+      ...(body !== undefined ? { "content-type": "application/json" } : {})
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+  })
+  return { status: response.status, body: await response.json() }
+}
+
+const money = (amount: number) => `$${(amount / 100).toFixed(2)}`
+const total = (session: Session) => money(session.totals.find((t) => t.type === "total")?.amount ?? 0)
+
+const expectStatus = (step: string, result: { status: number; body: unknown }, status: number) => {
+  if (result.status !== status) {
+    console.error(`${step}: expected ${status}, got ${result.status}: ${JSON.stringify(result.body)}`)
+    process.exit(1)
+  }
+}
+
+const main = async () => {
+  console.log(`Agent → ${baseUrl}`)
+  const created = await call("POST", "/checkout_sessions", { items: [{ id: "tshirt-classic", quantity: 2 }] })
+  expectStatus("create", created, 201)
+  let session = created.body as Session
+  console.log(`1. created ${session.id}: ${session.status}, total ${total(session)}`)
+  for (const message of session.messages) console.log(`   - ${message.content}`)
+
+  const updated = await call("POST", `/checkout_sessions/${session.id}`, {
+    buyer: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" },
+    fulfillment_address: {
+      name: "Ada Lovelace",
+      line_one: "1 Main Street",
+      city: "New York",
+      state: "NY",
+      country: "US",
+      postal_code: "10001"
+    },
+    items: [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }]
+  })
+  expectStatus("update", updated, 200)
+  session = updated.body as Session
+  console.log(`2. updated: ${session.status}, options ${session.fulfillment_options.map((o) => `${o.id} ${money(o.total)}`).join(", ")}`)
+
+  const express = await call("POST", `/checkout_sessions/${session.id}`, { fulfillment_option_id: "express" })
+  expectStatus("select option", express, 200)
+  session = express.body as Session
+  console.log(`3. selected ${session.fulfillment_option_id}: total ${total(session)}`)
+
+  const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, {
+    payment_data: { handler_id: "card_tokenized", instrument: { type: "card", credential: { type: "spt", token: "tok_visa" } } }
+  })
+  expectStatus("complete", completed, 200)
+  session = completed.body as Session
+  console.log(`4. completed: order ${session.order?.id} (${session.order?.permalink_url})`)
+
+  const again = await call("POST", `/checkout_sessions/${session.id}/complete`, {
+    payment_data: { token: "tok_visa", provider: "acp_vault" }
+  })
+  console.log(`5. completing again → ${again.status} ${again.body.code}`)
+
+  const other = await call("POST", "/checkout_sessions", { items: [{ id: "ebook-field-guide", quantity: 1 }] })
+  expectStatus("create", other, 201)
+  const canceled = await call("POST", `/checkout_sessions/${other.body.id}/cancel`)
+  expectStatus("cancel", canceled, 200)
+  console.log(`6. created ${other.body.id} and canceled it: ${canceled.body.status}`)
+  const cancelAgain = await call("POST", `/checkout_sessions/${other.body.id}/cancel`)
+  console.log(`7. canceling again → ${cancelAgain.status} ${cancelAgain.body.code}`)
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error)
+  process.exit(1)
+})

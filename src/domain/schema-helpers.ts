@@ -1,0 +1,64 @@
+/**
+ * Small building blocks shared by every wire schema: exact optional fields, bounded strings,
+ * integer money and the JSONPath rendering of decode failures.
+ */
+import { Schema } from "effect"
+
+/** An optional key that is either absent or holds a value (never `undefined`, as in JSON). */
+export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** A non-empty string of at most `max` characters, after trimming nothing (we keep what the client sent). */
+export const BoundedString = (max: number, description?: string) =>
+  Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must not be empty" }),
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+  ).annotations(description ? { description } : {})
+
+/**
+ * Largest amount we accept or produce anywhere (10^15 minor units). Catalog prices are at most
+ * 10^8, quantities 10^4 and carts 100 lines, so every session total stays below it and every
+ * sum stays exact in a JS number.
+ */
+export const MAX_AMOUNT = 1_000_000_000_000_000
+
+/** A non-negative integer amount of money in minor units. */
+export const Amount = Schema.Int.pipe(
+  Schema.nonNegative({ message: () => "must be a non-negative integer amount in minor units" }),
+  Schema.lessThanOrEqualTo(MAX_AMOUNT, { message: () => `must be at most ${MAX_AMOUNT}` })
+).annotations({ identifier: "Amount", description: "Integer amount in minor units of the currency" })
+
+/** An amount that may be negative (discount totals are reported as positive amounts; this is for deltas). */
+export const SignedAmount = Schema.Int.annotations({ identifier: "SignedAmount" })
+
+/** Lowercase ISO 4217 currency code. */
+export const CurrencyCode = Schema.String.pipe(
+  Schema.pattern(/^[a-z]{3}$/, { message: () => "must be a lowercase ISO 4217 currency code" })
+).annotations({ identifier: "CurrencyCode", examples: ["usd"] })
+
+/** RFC 3339 timestamp as produced by `Date.prototype.toISOString`. */
+export const Timestamp = Schema.String.annotations({
+  identifier: "Timestamp",
+  description: "RFC 3339 timestamp (UTC)",
+  examples: ["2026-01-30T12:00:00.000Z"]
+})
+
+/** A JSONPath such as `$.items[0].quantity`. */
+export const JsonPath = Schema.String.annotations({
+  identifier: "JsonPath",
+  description: "JSONPath of the field concerned, e.g. $.items[0].quantity"
+})
+
+const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/** Renders a decode path as JSONPath: `["items", 0, "quantity"]` → `$.items[0].quantity`. */
+export const toJsonPath = (path: ReadonlyArray<PropertyKey>, root = "$"): string =>
+  root +
+  path
+    .map((key) =>
+      typeof key === "number"
+        ? `[${key}]`
+        : identifier.test(String(key))
+        ? `.${String(key)}`
+        : `[${JSON.stringify(String(key))}]`
+    )
+    .join("")

@@ -1,0 +1,87 @@
+/**
+ * Checkout Session API handlers: decode the body by the common rules, call the service, map its
+ * failures. The success value is encoded by the endpoint's schema.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, type ParseResult, Schema } from "effect"
+import {
+  Buyer,
+  CheckoutSessionCreateRequest,
+  CheckoutSessionUpdateRequest,
+  HandlerPaymentData,
+  LegacyPaymentData,
+  type PaymentData
+} from "../domain/checkout.ts"
+import { firstIssue } from "../domain/parse-issue.ts"
+import { optional } from "../domain/schema-helpers.ts"
+import { CheckoutService } from "../services/checkout-service.ts"
+import { Api } from "./api.ts"
+import { mapCheckoutErrors } from "./error-mapping.ts"
+import { BadRequest } from "./errors.ts"
+import { decodeJson, decodeJsonBody, parseJson, readJsonText } from "./request-body.ts"
+
+const CompleteEnvelope = Schema.Struct({
+  buyer: optional(Buyer),
+  payment_data: Schema.Object.annotations({ identifier: "object" })
+})
+
+type DecodePaymentData = (value: unknown) => Effect.Effect<PaymentData, ParseResult.ParseError>
+const decodeHandler: DecodePaymentData = Schema.decodeUnknown(HandlerPaymentData, { errors: "first" })
+const decodeLegacy: DecodePaymentData = Schema.decodeUnknown(LegacyPaymentData, { errors: "first" })
+
+/**
+ * `payment_data` comes in two shapes; the keys present choose the shape, so the error names the
+ * field of the shape the client meant (CONTRACT §7).
+ */
+const decodePaymentData = (value: object): Effect.Effect<PaymentData, BadRequest> => {
+  const shape = "handler_id" in value || "instrument" in value
+    ? decodeHandler
+    : "token" in value || "provider" in value
+    ? decodeLegacy
+    : undefined
+  if (shape === undefined) {
+    return Effect.fail(
+      new BadRequest({
+        type: "invalid_request",
+        code: "missing",
+        message: "$.payment_data must have handler_id and instrument, or token and provider.",
+        param: "$.payment_data.handler_id"
+      })
+    )
+  }
+  return Effect.mapError(shape(value), (error) => {
+    const issue = firstIssue(error, "$.payment_data")
+    return new BadRequest({ type: "invalid_request", code: issue.kind, message: issue.message, param: issue.param })
+  })
+}
+
+const decodeCompleteBody = readJsonText.pipe(
+  Effect.flatMap(parseJson),
+  Effect.flatMap(decodeJson(CompleteEnvelope)),
+  Effect.flatMap((body) =>
+    Effect.map(decodePaymentData(body.payment_data), (payment_data) => ({
+      ...(body.buyer ? { buyer: body.buyer } : {}),
+      payment_data
+    }))
+  )
+)
+
+export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
+  Effect.gen(function*() {
+    const checkout = yield* CheckoutService
+    return handlers
+      .handleRaw("create", () =>
+        decodeJsonBody(CheckoutSessionCreateRequest).pipe(
+          Effect.flatMap((body) => mapCheckoutErrors(checkout.create(body)))
+        ))
+      .handle("get", ({ path }) => mapCheckoutErrors(checkout.get(path.checkout_session_id)))
+      .handleRaw("update", ({ path }) =>
+        decodeJsonBody(CheckoutSessionUpdateRequest).pipe(
+          Effect.flatMap((body) => mapCheckoutErrors(checkout.update(path.checkout_session_id, body)))
+        ))
+      .handleRaw("complete", ({ path }) =>
+        decodeCompleteBody.pipe(
+          Effect.flatMap((body) => mapCheckoutErrors(checkout.complete(path.checkout_session_id, body)))
+        ))
+      .handle("cancel", ({ path }) => mapCheckoutErrors(checkout.cancel(path.checkout_session_id), 405))
+  }))

@@ -1,0 +1,132 @@
+/**
+ * Rules that hold for every request, whichever route answers (CONTRACT §3):
+ * - `Request-Id` is taken from the request (or generated), echoed, and annotates every log line;
+ * - one access log line per request (method, path, status, duration) — never headers or bodies;
+ * - unknown routes → 404 and known paths with another method → 405, in the error envelope;
+ * - anything unexpected → 500 `processing_error` without stack, SQL or input data;
+ * - `Content-Language: en`.
+ */
+import {
+  type HttpApp,
+  HttpApiBuilder,
+  HttpApiError,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect } from "effect"
+import { toJsonPath } from "../domain/schema-helpers.ts"
+import { randomId } from "../services/ids.ts"
+import { Api } from "./api.ts"
+import {
+  type ApiError,
+  BadRequest,
+  errorBody,
+  internalError,
+  MethodNotAllowed,
+  NotFound,
+  statusOf
+} from "./errors.ts"
+
+export const errorResponse = (error: ApiError) =>
+  HttpServerResponse.unsafeJson(errorBody(error), { status: statusOf[error._tag] })
+
+const requestIdPattern = /^[\x21-\x7e]{1,128}$/
+
+/** Known route templates with their methods, for telling 404 from 405. */
+const routeTable = (): ReadonlyArray<{ readonly pattern: RegExp; readonly methods: ReadonlySet<string> }> => {
+  const table = new Map<string, Set<string>>()
+  for (const group of Object.values(Api.groups)) {
+    for (const endpoint of Object.values(group.endpoints)) {
+      const methods = table.get(endpoint.path) ?? new Set<string>()
+      methods.add(endpoint.method)
+      table.set(endpoint.path, methods)
+    }
+  }
+  table.set("/openapi.json", new Set(["GET"]))
+  table.set("/docs", new Set(["GET"]))
+  return [...table].map(([path, methods]) => ({
+    pattern: new RegExp(
+      "^" + path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.]/g, "\\."))).join("/") +
+        "$"
+    ),
+    methods
+  }))
+}
+
+const notFoundOrMethod = (routes: ReturnType<typeof routeTable>, method: string, url: string) => {
+  const path = url.split("?")[0]!
+  const route = routes.find((r) => r.pattern.test(path))
+  if (route && !route.methods.has(method)) {
+    return errorResponse(
+      new MethodNotAllowed({
+        type: "invalid_request",
+        code: "method_not_allowed",
+        message: `${method} is not allowed on ${path}; allowed: ${[...route.methods].join(", ")}.`
+      })
+    ).pipe(HttpServerResponse.setHeader("allow", [...route.methods].join(", ")))
+  }
+  return errorResponse(new NotFound({ type: "invalid_request", code: "not_found", message: `No route ${method} ${path}.` }))
+}
+
+const isRouteNotFound = (u: unknown): boolean => HttpServerError.isServerError(u) && u._tag === "RouteNotFound"
+
+/** The outermost middleware: request id, access log, 404/405, 500. */
+export const requestMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
+  const routes = routeTable()
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const given = request.headers["request-id"]
+    const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
+    const started = Date.now()
+    const response = yield* app.pipe(
+      Effect.catchAllCause((cause) => {
+        const failure = Cause.squash(cause)
+        if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, request.url))
+        return Effect.as(
+          Effect.logError("unhandled failure", Cause.pretty(cause)),
+          errorResponse(internalError())
+        )
+      }),
+      Effect.annotateLogs({ request_id: requestId })
+    )
+    const path = request.url.split("?")[0]
+    yield* Effect.logInfo(`${request.method} ${path} ${response.status} ${Date.now() - started}ms`).pipe(
+      Effect.annotateLogs({ request_id: requestId })
+    )
+    return response.pipe(
+      HttpServerResponse.setHeader("request-id", requestId),
+      HttpServerResponse.setHeader("content-language", "en")
+    )
+  })
+}
+
+const badRequestFromDecodeIssues = (issues: ReadonlyArray<{ readonly _tag: string; readonly path: ReadonlyArray<PropertyKey> }>) => {
+  const first = issues[0]
+  const param = toJsonPath(first?.path ?? [])
+  const missing = first?._tag === "Missing"
+  return new BadRequest({
+    type: "invalid_request",
+    code: missing ? "missing" : "invalid",
+    message: `${param} ${missing ? "is required" : "is invalid"}`,
+    param
+  })
+}
+
+/**
+ * Inside the API, before errors are encoded: a framework decode failure (path or header schema)
+ * becomes our 400 with a JSONPath `param`; the framework's own malformed-JSON defect becomes
+ * `invalid_json`. Bodies are decoded by the handlers (`request-body.ts`), so this is a safety net.
+ */
+export const DecodeErrorMiddleware = HttpApiBuilder.middleware(Api, (app) =>
+  Effect.catchIf(
+    app as HttpApp.Default<unknown>,
+    (u): u is HttpApiError.HttpApiDecodeError => u instanceof HttpApiError.HttpApiDecodeError,
+    (error) => Effect.fail(badRequestFromDecodeIssues(error.issues))
+  ).pipe(
+    Effect.catchAllDefect((defect) =>
+      HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
+        ? Effect.fail(new BadRequest({ type: "invalid_request", code: "invalid_json", message: "The request body is not valid JSON." }))
+        : Effect.die(defect)
+    )
+  ) as HttpApp.Default<BadRequest>)

@@ -1,0 +1,45 @@
+/**
+ * Entry point: reads the configuration, opens the database, serves HTTP until SIGINT/SIGTERM
+ * (then stops accepting, lets in-flight requests finish and closes the database).
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { ConfigError, Effect, Layer, Logger } from "effect"
+import { ServerLive } from "./server.ts"
+import { AppConfig, describeConfigError, loadConfig } from "./services/config.ts"
+
+const program = Effect.gen(function*() {
+  const config = yield* loadConfig.pipe(
+    Effect.catchAll((error) =>
+      Effect.zipRight(
+        Effect.sync(() => console.error(`Invalid configuration:\n${describeConfigError(error)}`)),
+        Effect.sync(() => process.exit(1))
+      )
+    )
+  )
+  for (const secret of config.generated) {
+    console.log(`Generated ${secret.name} (kept in ${secret.file}): ${secret.name === "api_key" ? secret.value : "***"}`)
+  }
+  if (config.generated.every((secret) => secret.name !== "api_key") && config.apiKeys.length > 0 && !config.production) {
+    console.log(`API key: see ${config.dataDir}/secrets.json or API_KEYS`)
+  }
+  return yield* Layer.launch(ServerLive).pipe(
+    Effect.provideService(AppConfig, config),
+    Effect.provide(Logger.logFmt),
+    Logger.withMinimumLogLevel(config.logLevel)
+  )
+}).pipe(
+  Effect.catchAllCause((cause) =>
+    Effect.sync(() => {
+      const failure = cause.toJSON()
+      console.error(`Start-up failed: ${ConfigError.isConfigError(failure) ? describeConfigError(failure) : prettyMessage(cause)}`)
+      process.exit(1)
+    })
+  )
+)
+
+function prettyMessage(cause: unknown): string {
+  const text = String((cause as { toString(): string }).toString())
+  return text.split("\n")[0] ?? text
+}
+
+NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

@@ -1,0 +1,278 @@
+/**
+ * Service configuration from the environment (CONTRACT §2), decoded with `effect` Config so a bad
+ * value stops the start with a message naming the variable.
+ *
+ * Outside production, missing secrets (API key, vault key, webhook secret) are generated once,
+ * kept in `DATA_DIR/secrets.json` (mode 0600) and reused on later starts. With
+ * `NODE_ENV=production` the service refuses to start without them.
+ */
+import { Config, ConfigError, Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+
+export type Role = "checkout" | "delegate" | "webhook_receiver" | "webhook_sender"
+export const ALL_ROLES: ReadonlyArray<Role> = ["checkout", "delegate", "webhook_receiver", "webhook_sender"]
+
+export const DEFAULT_API_VERSIONS = ["2025-09-29", "2025-12-12", "2026-01-16", "2026-01-30", "2026-04-17"]
+
+export interface AppConfigShape {
+  readonly port: number
+  readonly host: string
+  readonly production: boolean
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly databasePoolSize: number
+  readonly dataDir: string
+  readonly apiKeys: ReadonlyArray<Redacted.Redacted<string>>
+  readonly merchantId: string
+  readonly publicBaseUrl: string
+  readonly catalogFile: Option.Option<string>
+  /** Accepted API-Version dates, newest first. */
+  readonly apiVersions: ReadonlyArray<string>
+  readonly webhookUrl: Option.Option<string>
+  readonly webhookSecret: Redacted.Redacted<string>
+  readonly webhookReceiverSecrets: ReadonlyArray<Redacted.Redacted<string>>
+  readonly webhookToleranceSeconds: number
+  readonly vaultKey: Redacted.Redacted<string>
+  readonly sessionTtlSeconds: number
+  readonly idempotencyTtlSeconds: number
+  readonly requestSigningSecrets: ReadonlyArray<Redacted.Redacted<string>>
+  readonly tls: Option.Option<{ readonly certFile: string; readonly keyFile: string }>
+  readonly logLevel: LogLevel.LogLevel
+  readonly roles: ReadonlySet<Role>
+  /** Requests per minute per API key on the delegate payment route. */
+  readonly delegateRateLimitPerMinute: number
+  /** Secrets generated at this start (to print once), by name. */
+  readonly generated: ReadonlyArray<{ readonly name: string; readonly value: string; readonly file: string }>
+}
+
+export class AppConfig extends Context.Tag("acp/AppConfig")<AppConfig, AppConfigShape>() {}
+
+const list = (name: string) =>
+  Config.string(name).pipe(
+    Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
+    Config.option
+  )
+
+const positiveInt = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "Expected a positive integer", validation: (n) => n > 0 }),
+    Config.withDefault(fallback)
+  )
+
+const isoDate = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
+
+const apiVersions = Config.string("API_VERSIONS").pipe(
+  Config.withDefault(DEFAULT_API_VERSIONS.join(",")),
+  Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
+  Config.validate({
+    message: "Expected a comma-separated list of YYYY-MM-DD dates",
+    validation: (versions) => versions.length > 0 && versions.every((v) => isoDate.test(v))
+  }),
+  Config.map((versions) => [...new Set(versions)].sort().reverse())
+)
+
+const roles = Config.string("ROLES").pipe(
+  Config.withDefault(ALL_ROLES.join(",")),
+  Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
+  Config.validate({
+    message: `Expected a comma-separated subset of ${ALL_ROLES.join(", ")}`,
+    validation: (names) => names.length > 0 && names.every((n) => (ALL_ROLES as ReadonlyArray<string>).includes(n))
+  }),
+  Config.map((names) => new Set(names as Array<Role>))
+)
+
+const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+
+const vaultKeyValid = (value: string) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32
+
+const raw = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+  apiKeys: list("API_KEYS"),
+  merchantId: Config.string("MERCHANT_ID").pipe(
+    Config.validate({ message: "Expected a non-empty merchant id", validation: (s) => s.trim().length > 0 }),
+    Config.withDefault("merchant_demo")
+  ),
+  publicBaseUrl: Config.option(
+    Config.string("PUBLIC_BASE_URL").pipe(
+      Config.validate({ message: "Expected an http(s) URL", validation: (s) => /^https?:\/\/[^\s]+$/.test(s) })
+    )
+  ),
+  catalogFile: Config.option(Config.string("CATALOG_FILE")),
+  apiVersions,
+  webhookUrl: Config.option(
+    Config.string("WEBHOOK_URL").pipe(
+      Config.validate({ message: "Expected an http(s) URL", validation: (s) => /^https?:\/\/[^\s]+$/.test(s) })
+    )
+  ),
+  webhookSecret: Config.option(Config.string("WEBHOOK_SECRET")),
+  webhookReceiverSecrets: list("WEBHOOK_RECEIVER_SECRETS"),
+  webhookToleranceSeconds: positiveInt("WEBHOOK_TOLERANCE_SECONDS", 300),
+  vaultKey: Config.option(
+    Config.string("VAULT_KEY").pipe(
+      Config.validate({ message: "Expected base64 of exactly 32 bytes", validation: vaultKeyValid })
+    )
+  ),
+  sessionTtlSeconds: positiveInt("SESSION_TTL_SECONDS", 21600),
+  idempotencyTtlSeconds: positiveInt("IDEMPOTENCY_TTL_SECONDS", 86400),
+  requestSigningSecrets: list("REQUEST_SIGNING_SECRETS"),
+  tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
+  tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
+  logLevel,
+  roles,
+  delegateRateLimitPerMinute: positiveInt("DELEGATE_RATE_LIMIT_PER_MINUTE", 120)
+})
+
+type Raw = Config.Config.Success<typeof raw>
+
+/** Reads (or creates) `DATA_DIR/secrets.json`, filling in what is missing. */
+const loadOrCreateSecrets = (dataDir: string, wanted: ReadonlyArray<{ name: string; make: () => string }>) => {
+  const file = join(dataDir, "secrets.json")
+  const stored: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {}
+  const generated: Array<{ name: string; value: string; file: string }> = []
+  for (const { make, name } of wanted) {
+    if (typeof stored[name] !== "string") {
+      stored[name] = make()
+      generated.push({ name, value: stored[name], file })
+    }
+  }
+  if (generated.length > 0) {
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(file, JSON.stringify(stored, null, 2) + "\n", { mode: 0o600 })
+    chmodSync(file, 0o600)
+  }
+  return { stored, generated }
+}
+
+const fail = (path: string, message: string) => Effect.fail(ConfigError.InvalidData([path], message))
+
+/** Builds the configuration from a decoded environment; generates dev secrets when allowed. */
+export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigError.ConfigError> =>
+  Effect.gen(function*() {
+    const production = env.nodeEnv === "production"
+    if (production) {
+      const missing = [
+        Option.isNone(env.apiKeys) || env.apiKeys.value.length === 0 ? "API_KEYS" : undefined,
+        Option.isNone(env.vaultKey) ? "VAULT_KEY" : undefined,
+        Option.isNone(env.webhookSecret) ? "WEBHOOK_SECRET" : undefined,
+        Option.isNone(env.webhookReceiverSecrets) || env.webhookReceiverSecrets.value.length === 0
+          ? "WEBHOOK_RECEIVER_SECRETS"
+          : undefined
+      ].filter((name): name is string => name !== undefined)
+      if (missing.length > 0) {
+        return yield* fail(missing[0]!, `NODE_ENV=production requires ${missing.join(", ")} to be set`)
+      }
+    }
+    if (Option.isSome(env.tlsCertFile) !== Option.isSome(env.tlsKeyFile)) {
+      return yield* fail(
+        Option.isSome(env.tlsCertFile) ? "TLS_KEY_FILE" : "TLS_CERT_FILE",
+        "TLS_CERT_FILE and TLS_KEY_FILE must be set together"
+      )
+    }
+    const wanted: Array<{ name: string; make: () => string }> = []
+    if (Option.isNone(env.apiKeys) || env.apiKeys.value.length === 0) {
+      wanted.push({ name: "api_key", make: () => `sk_test_${randomBytes(24).toString("base64url")}` })
+    }
+    if (Option.isNone(env.vaultKey)) wanted.push({ name: "vault_key", make: () => randomBytes(32).toString("base64") })
+    if (Option.isNone(env.webhookSecret)) {
+      wanted.push({ name: "webhook_secret", make: () => `whsec_${randomBytes(24).toString("base64url")}` })
+    }
+    const secrets = wanted.length === 0
+      ? { stored: {} as Record<string, string>, generated: [] }
+      : yield* Effect.try({
+        try: () => loadOrCreateSecrets(env.dataDir, wanted),
+        catch: (e) => ConfigError.InvalidData(["DATA_DIR"], `Cannot keep generated secrets under DATA_DIR: ${String(e)}`)
+      })
+    const apiKeys = Option.isSome(env.apiKeys) && env.apiKeys.value.length > 0
+      ? env.apiKeys.value
+      : [secrets.stored.api_key!]
+    const webhookSecret = Option.getOrElse(env.webhookSecret, () => secrets.stored.webhook_secret!)
+    const receiverSecrets = Option.isSome(env.webhookReceiverSecrets) && env.webhookReceiverSecrets.value.length > 0
+      ? env.webhookReceiverSecrets.value
+      : [webhookSecret]
+    const host = env.host
+    const scheme = Option.isSome(env.tlsCertFile) ? "https" : "http"
+    const publicBaseUrl = Option.getOrElse(
+      env.publicBaseUrl,
+      () => `${scheme}://${host === "0.0.0.0" || host === "::" ? "localhost" : host}:${env.port}`
+    ).replace(/\/+$/, "")
+    return {
+      port: env.port,
+      host,
+      production,
+      databaseUrl: Option.filter(env.databaseUrl, (url) => Redacted.value(url).trim() !== ""),
+      databasePoolSize: env.databasePoolSize,
+      dataDir: env.dataDir,
+      apiKeys: apiKeys.map((k) => Redacted.make(k)),
+      merchantId: env.merchantId,
+      publicBaseUrl,
+      catalogFile: env.catalogFile,
+      apiVersions: env.apiVersions,
+      webhookUrl: env.webhookUrl,
+      webhookSecret: Redacted.make(webhookSecret),
+      webhookReceiverSecrets: receiverSecrets.map((s) => Redacted.make(s)),
+      webhookToleranceSeconds: env.webhookToleranceSeconds,
+      vaultKey: Redacted.make(Option.getOrElse(env.vaultKey, () => secrets.stored.vault_key!)),
+      sessionTtlSeconds: env.sessionTtlSeconds,
+      idempotencyTtlSeconds: env.idempotencyTtlSeconds,
+      requestSigningSecrets: Option.getOrElse(env.requestSigningSecrets, () => []).map((s) => Redacted.make(s)),
+      tls: Option.isSome(env.tlsCertFile) && Option.isSome(env.tlsKeyFile)
+        ? Option.some({ certFile: env.tlsCertFile.value, keyFile: env.tlsKeyFile.value })
+        : Option.none(),
+      logLevel: env.logLevel,
+      roles: env.roles,
+      delegateRateLimitPerMinute: env.delegateRateLimitPerMinute,
+      generated: secrets.generated
+    }
+  })
+
+/** The configuration read from the current ConfigProvider (the environment by default). */
+export const loadConfig: Effect.Effect<AppConfigShape, ConfigError.ConfigError> = Effect.flatMap(raw, resolveConfig)
+
+export const AppConfigLive = Layer.effect(AppConfig, loadConfig)
+
+/** Plain, test-friendly configuration: every field given, nothing read from the environment. */
+export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+  port: 0,
+  host: "127.0.0.1",
+  production: false,
+  databaseUrl: Option.none(),
+  databasePoolSize: 10,
+  dataDir: "./data-test",
+  apiKeys: [Redacted.make("sk_test_key")],
+  merchantId: "merchant_test",
+  publicBaseUrl: "https://merchant.test",
+  catalogFile: Option.none(),
+  apiVersions: [...DEFAULT_API_VERSIONS].reverse(),
+  webhookUrl: Option.none(),
+  webhookSecret: Redacted.make("whsec_test"),
+  webhookReceiverSecrets: [Redacted.make("whsec_test")],
+  webhookToleranceSeconds: 300,
+  vaultKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
+  sessionTtlSeconds: 21600,
+  idempotencyTtlSeconds: 86400,
+  requestSigningSecrets: [],
+  tls: Option.none(),
+  logLevel: LogLevel.Info,
+  roles: new Set(ALL_ROLES),
+  delegateRateLimitPerMinute: 120,
+  generated: [],
+  ...overrides
+})
+
+/** Renders a ConfigError as one line per problem, naming the variable. */
+export const describeConfigError = (error: ConfigError.ConfigError): string =>
+  ConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, l: string, r: string) => `${l}\n${r}`,
+    orCase: (_, l: string, r: string) => `${l}\n${r}`,
+    invalidDataCase: (_, path, message) => `${path.join(".")}: ${message}`,
+    missingDataCase: (_, path, message) => `${path.join(".")}: ${message}`,
+    sourceUnavailableCase: (_, path, message) => `${path.join(".")}: ${message}`,
+    unsupportedCase: (_, path, message) => `${path.join(".")}: ${message}`
+  })
+

@@ -1,0 +1,89 @@
+/**
+ * Storage of checkout sessions, stock, reservations and orders.
+ *
+ * Every state change runs inside `transaction`: in PostgreSQL one SQL transaction with row locks
+ * (`SELECT … FOR UPDATE` on the session row and on the stock rows of the products concerned, in
+ * product-id order so two transactions never deadlock); in memory one critical section with
+ * rollback on failure. Calls made inside `transaction` join it (it is re-entrant).
+ */
+import { Context, Data, type Effect, type Option } from "effect"
+import type { Order } from "../domain/checkout.ts"
+import type { Reservations, Session } from "../domain/session-model.ts"
+
+/** The database could not be reached (→ 503 with Retry-After) or failed unexpectedly (→ 500). */
+export class StorageError extends Data.TaggedError("StorageError")<{
+  readonly reason: "unavailable" | "failure"
+  readonly cause: unknown
+}> {
+  override get message() {
+    return this.reason === "unavailable" ? "storage unavailable" : "storage failure"
+  }
+}
+
+/** A stored order row (the checkout part; the order lifecycle adds to it later). */
+export interface StoredOrder {
+  readonly order: Order
+  readonly sessionId: string
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+}
+
+export interface StockLevel {
+  readonly productId: string
+  readonly onHand: number
+  /** Units held by live (unexpired) reservations at the time asked. */
+  readonly reserved: number
+}
+
+export interface CheckoutStoreService {
+  /** Runs `effect` atomically; nested calls join the outer transaction. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+
+  /** Reads a session without locking. */
+  readonly getSession: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
+  /** Reads and locks a session for the rest of the transaction. */
+  readonly lockSession: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
+  readonly insertSession: (session: Session) => Effect.Effect<void, StorageError>
+  readonly updateSession: (session: Session) => Effect.Effect<void, StorageError>
+
+  /**
+   * Locks the stock rows of `productIds` and returns, for each known product, the units available
+   * to `forSession`: on hand minus the quantities of other sessions' reservations that have not
+   * expired at `now` (epoch ms). Unknown products are absent from the map.
+   */
+  readonly lockStock: (
+    productIds: ReadonlyArray<string>,
+    now: number,
+    forSession: string
+  ) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
+  /** Replaces the session's reservations; they count until `expiresAt` (epoch ms). */
+  readonly setReservations: (
+    sessionId: string,
+    reservations: Reservations,
+    expiresAt: number
+  ) => Effect.Effect<void, StorageError>
+  /** Removes the session's reservations and takes those units off the stock on hand. */
+  readonly consumeReservations: (sessionId: string) => Effect.Effect<void, StorageError>
+  /** Removes the session's reservations, returning the units to the available stock. */
+  readonly releaseReservations: (sessionId: string) => Effect.Effect<void, StorageError>
+
+  readonly insertOrder: (order: StoredOrder) => Effect.Effect<void, StorageError>
+  readonly getOrder: (id: string) => Effect.Effect<Option.Option<StoredOrder>, StorageError>
+
+  /**
+   * Ids of active sessions whose `expires_at` is at or before `now`, at most `limit`, skipping
+   * sessions another transaction holds locked.
+   */
+  readonly findExpiredSessionIds: (now: number, limit: number) => Effect.Effect<ReadonlyArray<string>, StorageError>
+
+  /** Inserts stock rows for products not yet stored (the catalog file seeds; the database keeps). */
+  readonly seedStock: (
+    products: ReadonlyArray<{ readonly id: string; readonly stock: number }>
+  ) => Effect.Effect<void, StorageError>
+  readonly stockLevels: (now: number) => Effect.Effect<ReadonlyArray<StockLevel>, StorageError>
+
+  /** A cheap round trip to the store, for `/readyz`. */
+  readonly ping: Effect.Effect<void, StorageError>
+}
+
+export class CheckoutStore extends Context.Tag("acp/CheckoutStore")<CheckoutStore, CheckoutStoreService>() {}

@@ -1,0 +1,249 @@
+/**
+ * In-memory `CheckoutStore`, for tests and for running without a database.
+ *
+ * - One critical section: a `Semaphore(1)` is held for the whole of each outermost `transaction`,
+ *   and for each plain call made outside a transaction (so such a call is atomic and never sees a
+ *   transaction's uncommitted writes).
+ * - Re-entrant: a `FiberRef` (one per store) marks the fibers running inside a transaction; nested
+ *   `transaction` calls and plain calls made there (also from fibers forked there) run directly.
+ * - Rollback: the state is copy-on-write. Each `transaction` (outermost or nested) remembers the
+ *   current state and marks it shared; the first write after that copies the maps. On failure or
+ *   interruption the remembered state is put back. Nested calls behave like SQL savepoints: a
+ *   failing inner call undoes only its own writes, and the outer failure undoes everything.
+ * - Values are deep-copied (`structuredClone`) on the way in and out.
+ *
+ * Same semantics as the SQL store, including its errors: duplicate session or order ids, a second
+ * order for a session and stock going negative fail with `StorageError` "failure".
+ */
+import { Effect, Exit, FiberRef, Layer, Option } from "effect"
+import type { Reservations, Session } from "../domain/session-model.ts"
+import { CheckoutStore, type CheckoutStoreService, type StockLevel, StorageError, type StoredOrder } from "./checkout-store.ts"
+
+interface Reservation {
+  readonly quantity: number
+  /** Epoch ms. */
+  readonly expiresAt: number
+}
+
+interface State {
+  readonly sessions: Map<string, Session>
+  readonly stock: Map<string, number>
+  /** Session id → product id → reservation. Inner maps are replaced, never mutated. */
+  readonly reservations: Map<string, ReadonlyMap<string, Reservation>>
+  readonly orders: Map<string, StoredOrder>
+  /** Session id → order id (the unique constraint on orders.checkout_session_id). */
+  readonly orderBySession: Map<string, string>
+}
+
+const emptyState = (): State => ({
+  sessions: new Map(),
+  stock: new Map(),
+  reservations: new Map(),
+  orders: new Map(),
+  orderBySession: new Map()
+})
+
+const copyState = (state: State): State => ({
+  sessions: new Map(state.sessions),
+  stock: new Map(state.stock),
+  reservations: new Map(state.reservations),
+  orders: new Map(state.orders),
+  orderBySession: new Map(state.orderBySession)
+})
+
+const failure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })
+
+const isActiveStatus = (status: Session["status"]) =>
+  status === "not_ready_for_payment" || status === "ready_for_payment" || status === "authentication_required"
+
+export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
+  let state = emptyState()
+  /** Whether `state` is referenced by a transaction's snapshot (then the next write copies it). */
+  let shared = false
+
+  const semaphore = Effect.unsafeMakeSemaphore(1)
+  const inTransaction = FiberRef.unsafeMake(false)
+
+  const writable = (): State => {
+    if (shared) {
+      state = copyState(state)
+      shared = false
+    }
+    return state
+  }
+
+  /** Runs `f` atomically: directly inside a transaction, else under the lock. */
+  const atomic = <A>(f: () => Effect.Effect<A, StorageError>): Effect.Effect<A, StorageError> =>
+    Effect.flatMap(FiberRef.get(inTransaction), (inside) =>
+      inside ? Effect.suspend(f) : semaphore.withPermits(1)(Effect.suspend(f)))
+
+  const read = <A>(f: (s: State) => A): Effect.Effect<A, StorageError> => atomic(() => Effect.sync(() => f(state)))
+
+  /** Runs `effect`; undoes its writes when it does not succeed. */
+  const savepoint = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        const saved = state
+        shared = true
+        return restore(effect).pipe(
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit)
+              ? Effect.void
+              : Effect.sync(() => {
+                state = saved
+                shared = true
+              })
+          )
+        )
+      })
+    )
+
+  const transaction: CheckoutStoreService["transaction"] = (effect) =>
+    Effect.flatMap(FiberRef.get(inTransaction), (inside) =>
+      inside
+        ? savepoint(effect)
+        : semaphore.withPermits(1)(Effect.locally(savepoint(effect), inTransaction, true)))
+
+  const getSession = (id: string) =>
+    read((s) => Option.map(Option.fromNullable(s.sessions.get(id)), (session) => structuredClone(session)))
+
+  const insertSession = (session: Session) =>
+    atomic(() => {
+      if (state.sessions.has(session.id)) return Effect.fail(failure(`duplicate session id ${session.id}`))
+      writable().sessions.set(session.id, structuredClone(session))
+      return Effect.void
+    })
+
+  const updateSession = (session: Session) =>
+    atomic(() => {
+      if (!state.sessions.has(session.id)) return Effect.fail(failure(`updateSession: no session ${session.id}`))
+      writable().sessions.set(session.id, structuredClone(session))
+      return Effect.void
+    })
+
+  const liveHeldByOthers = (s: State, productId: string, now: number, forSession: string | undefined) => {
+    let held = 0
+    for (const [sessionId, reservations] of s.reservations) {
+      if (sessionId === forSession) continue
+      const reservation = reservations.get(productId)
+      if (reservation !== undefined && reservation.expiresAt > now) held += reservation.quantity
+    }
+    return held
+  }
+
+  const lockStock = (productIds: ReadonlyArray<string>, now: number, forSession: string) =>
+    read((s) => {
+      const available = new Map<string, number>()
+      for (const productId of [...new Set(productIds)].sort()) {
+        const onHand = s.stock.get(productId)
+        if (onHand !== undefined) available.set(productId, onHand - liveHeldByOthers(s, productId, now, forSession))
+      }
+      return available as ReadonlyMap<string, number>
+    })
+
+  const setReservations = (sessionId: string, reservations: Reservations, expiresAt: number) =>
+    atomic(() =>
+      Effect.sync(() => {
+        const entries = new Map<string, Reservation>()
+        for (const [productId, quantity] of reservations) {
+          if (quantity > 0) entries.set(productId, { quantity, expiresAt })
+        }
+        const s = writable()
+        if (entries.size === 0) s.reservations.delete(sessionId)
+        else s.reservations.set(sessionId, entries)
+      })
+    )
+
+  const consumeReservations = (sessionId: string) =>
+    atomic(() => {
+      const reservations = state.reservations.get(sessionId)
+      if (reservations === undefined) return Effect.void
+      const updates: Array<readonly [string, number]> = []
+      for (const [productId, { quantity }] of reservations) {
+        const onHand = state.stock.get(productId)
+        if (onHand === undefined) continue
+        if (onHand - quantity < 0) return Effect.fail(failure(`stock of ${productId} would become negative`))
+        updates.push([productId, onHand - quantity])
+      }
+      const s = writable()
+      for (const [productId, onHand] of updates) s.stock.set(productId, onHand)
+      s.reservations.delete(sessionId)
+      return Effect.void
+    })
+
+  const releaseReservations = (sessionId: string) =>
+    atomic(() =>
+      Effect.sync(() => {
+        if (state.reservations.has(sessionId)) writable().reservations.delete(sessionId)
+      })
+    )
+
+  const insertOrder = (stored: StoredOrder) =>
+    atomic(() => {
+      if (state.orders.has(stored.order.id)) return Effect.fail(failure(`duplicate order id ${stored.order.id}`))
+      if (state.orderBySession.has(stored.sessionId)) {
+        return Effect.fail(failure(`session ${stored.sessionId} already has an order`))
+      }
+      const s = writable()
+      s.orders.set(stored.order.id, structuredClone(stored))
+      s.orderBySession.set(stored.sessionId, stored.order.id)
+      return Effect.void
+    })
+
+  const getOrder = (id: string) =>
+    read((s) => Option.map(Option.fromNullable(s.orders.get(id)), (stored) => structuredClone(stored)))
+
+  const findExpiredSessionIds = (now: number, limit: number) =>
+    read((s) =>
+      [...s.sessions.values()]
+        .filter((session) => isActiveStatus(session.status) && Date.parse(session.expires_at) <= now)
+        .sort((a, b) => Date.parse(a.expires_at) - Date.parse(b.expires_at))
+        .slice(0, Math.max(0, Math.floor(limit)))
+        .map((session) => session.id) as ReadonlyArray<string>
+    )
+
+  const seedStock = (products: ReadonlyArray<{ readonly id: string; readonly stock: number }>) =>
+    atomic(() => {
+      const fresh = products.filter((product, index) =>
+        !state.stock.has(product.id) && products.findIndex((p) => p.id === product.id) === index
+      )
+      if (fresh.some((product) => !Number.isInteger(product.stock) || product.stock < 0)) {
+        return Effect.fail(failure("stock must be a non-negative integer"))
+      }
+      if (fresh.length > 0) {
+        const s = writable()
+        for (const product of fresh) s.stock.set(product.id, product.stock)
+      }
+      return Effect.void
+    })
+
+  const stockLevels = (now: number) =>
+    read((s) =>
+      [...s.stock.keys()].sort().map((productId): StockLevel => ({
+        productId,
+        onHand: s.stock.get(productId) ?? 0,
+        reserved: liveHeldByOthers(s, productId, now, undefined)
+      }))
+    )
+
+  return CheckoutStore.of({
+    transaction,
+    getSession,
+    lockSession: getSession,
+    insertSession,
+    updateSession,
+    lockStock,
+    setReservations,
+    consumeReservations,
+    releaseReservations,
+    insertOrder,
+    getOrder,
+    findExpiredSessionIds,
+    seedStock,
+    stockLevels,
+    ping: Effect.void
+  })
+})
+
+/** A fresh, empty in-memory store. */
+export const MemoryCheckoutStore: Layer.Layer<CheckoutStore> = Layer.effect(CheckoutStore, make)

@@ -1,0 +1,107 @@
+/**
+ * The HTTP application in-process: requests go straight to the `HttpApp` (no port), on the
+ * calling test's runtime, so `TestClock` drives time. Storage is in memory unless a layer says
+ * otherwise.
+ */
+import { HttpApp, HttpServer } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { HttpAppService } from "../../src/http/app.ts"
+import { ApplicationServices } from "../../src/server.ts"
+import { DemoCatalog } from "../../src/services/catalog.ts"
+import { AppConfig, type AppConfigShape, testConfig } from "../../src/services/config.ts"
+import { ApprovingPaymentProvider, PaymentProvider } from "../../src/services/payment-provider.ts"
+import type { CheckoutStore } from "../../src/storage/checkout-store.ts"
+import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
+
+export const API_KEY = "sk_test_key"
+export const API_VERSION = "2026-01-30"
+
+export interface TestAppOptions {
+  readonly config?: Partial<AppConfigShape>
+  readonly store?: Layer.Layer<CheckoutStore, unknown>
+  readonly payments?: Layer.Layer<PaymentProvider>
+}
+
+/** The application with in-memory storage, the demo catalog and an approving payment provider. */
+export const testApp = (options: TestAppOptions = {}) =>
+  ApplicationServices.pipe(
+    Layer.provide([DemoCatalog, options.payments ?? ApprovingPaymentProvider]),
+    Layer.provide(options.store ?? MemoryCheckoutStore),
+    Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
+    Layer.provideMerge(HttpServer.layerContext),
+    Layer.orDie
+  )
+
+export interface TestResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly body: any
+}
+
+export interface RequestOptions {
+  /** A value is sent as JSON; a string is sent as is. */
+  readonly body?: unknown
+  readonly headers?: Record<string, string>
+  /** `false` omits Authorization; a string replaces the key. */
+  readonly auth?: string | false
+  /** `false` omits API-Version; a string replaces it. */
+  readonly version?: string | false
+  readonly contentType?: string | false
+}
+
+/** Sends one request to the application and reads the whole response. */
+export const request = (method: string, path: string, options: RequestOptions = {}) =>
+  Effect.gen(function*() {
+    const app = yield* HttpAppService
+    const runtime = yield* Effect.runtime<never>()
+    const handler = HttpApp.toWebHandlerRuntime(runtime)(app as HttpApp.Default<never, never>)
+    const headers = new Headers(options.headers ?? {})
+    if (options.auth !== false) headers.set("authorization", `Bearer ${options.auth ?? API_KEY}`)
+    if (options.version !== false) headers.set("api-version", options.version ?? API_VERSION)
+    let body: string | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+      if (options.contentType !== false) headers.set("content-type", options.contentType ?? "application/json")
+    }
+    const response = yield* Effect.promise(() =>
+      handler(new Request(`http://acp.test${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }))
+    )
+    const text = yield* Effect.promise(() => response.text())
+    let parsed: any = undefined
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed } satisfies TestResponse
+  })
+
+export const post = (path: string, body?: unknown, options: Omit<RequestOptions, "body"> = {}) =>
+  request("POST", path, { ...options, ...(body !== undefined ? { body } : {}) })
+
+export const get = (path: string, options: RequestOptions = {}) => request("GET", path, options)
+
+export const address = {
+  name: "Ada Lovelace",
+  line_one: "1 Main Street",
+  city: "New York",
+  state: "NY",
+  country: "US",
+  postal_code: "10001"
+}
+
+export const buyer = { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" }
+
+export const paymentData = {
+  handler_id: "card_tokenized",
+  instrument: { type: "card", credential: { type: "spt", token: "tok_visa" } }
+}
+
+/** Creates a ready-to-pay session for `items` and returns its body. */
+export const createReadySession = (items: ReadonlyArray<{ id: string; quantity: number }>) =>
+  Effect.map(post("/checkout_sessions", { items, buyer, fulfillment_address: address }), (response) => {
+    if (response.status !== 201) throw new Error(`create failed: ${response.status} ${response.text}`)
+    return response.body as { id: string; status: string; totals: Array<{ type: string; amount: number }>; line_items: Array<unknown> }
+  })
