@@ -23,6 +23,9 @@ import { isConnectionProblem } from "./sql-checkout-store.ts"
 
 export const DEFAULT_POOL_SIZE = 10
 
+/** How long opening one PostgreSQL connection may take before it counts as unreachable. */
+export const CONNECT_TIMEOUT_MILLIS = 5_000
+
 /** The database could not be opened, reached or migrated at start. */
 export class DatabaseError extends Data.TaggedError("DatabaseError")<{ readonly message: string }> {
   constructor(args: { readonly message: string }) {
@@ -159,7 +162,12 @@ export const makeDatabaseLayer = (
   options: DatabaseOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> => {
   const client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> = options.kind === "postgres"
-    ? PgClient.layer({ url: options.url, maxConnections: options.poolSize ?? DEFAULT_POOL_SIZE })
+    ? PgClient.layer({
+      url: options.url,
+      maxConnections: options.poolSize ?? DEFAULT_POOL_SIZE,
+      // Without it node-postgres waits forever for an unresponsive host, and so would /readyz.
+      connectTimeout: Duration.millis(CONNECT_TIMEOUT_MILLIS)
+    })
     : embeddedClient(options.dataDir, options.loadDataDir)
   return PgMigrator.layer({ loader: migrationsLoader }).pipe(
     Layer.provide(NodeContext.layer),

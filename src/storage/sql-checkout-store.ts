@@ -18,7 +18,7 @@
  * savepoints (a failing inner call rolls back only its own writes), and every statement run inside
  * uses the transaction's connection.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { Order } from "../domain/checkout.ts"
 import { Session } from "../domain/session-model.ts"
@@ -104,6 +104,8 @@ const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 /** `jsonb` arrives parsed from node-postgres; accept text too, for other drivers. */
 const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
+const SqlErrorClass = SqlError.SqlError
+
 class Inner<E> {
   constructor(readonly error: E) {}
 }
@@ -125,11 +127,17 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
           Effect.map(Option.some)
         )
 
+  // The effect's own failures are wrapped on the way through, so that a SqlError of BEGIN (or a
+  // savepoint) is told apart from them. `withTransaction` turns a failing COMMIT or ROLLBACK into a
+  // defect (e.g. the connection was lost): those become StorageError too.
   const transaction: CheckoutStoreService["transaction"] = (effect) =>
     effect.pipe(
       Effect.mapError((error) => new Inner(error)),
       sql.withTransaction,
-      Effect.catchAll((error) => Effect.fail(error instanceof Inner ? error.error : fromSqlError(error)))
+      Effect.catchAll((error) => Effect.fail(error instanceof Inner ? error.error : fromSqlError(error))),
+      Effect.catchSomeDefect((defect) =>
+        defect instanceof SqlErrorClass ? Option.some(Effect.fail(fromSqlError(defect))) : Option.none()
+      )
     )
 
   const getSession = (id: string) =>
