@@ -1,6 +1,7 @@
 /**
- * A scripted agent: drives a running server through create → update → complete, and
- * create → cancel, printing each step. Usage: `npm run agent` (server on BASE_URL, default
+ * A scripted agent: drives a running server through create → update → tokenize → complete,
+ * reads the order and the order events the platform received, and create → cancel, printing
+ * each step. Usage: `npm run agent` (server on BASE_URL, default
  * http://localhost:8080; API key from API_KEY or DATA_DIR/secrets.json).
  */
 import { readFileSync } from "node:fs"
@@ -73,25 +74,68 @@ const main = async () => {
   session = express.body as Session
   console.log(`3. selected ${session.fulfillment_option_id}: total ${total(session)}`)
 
+  const amount = session.totals.find((t) => t.type === "total")?.amount ?? 0
+  const tokenized = await call("POST", "/agentic_commerce/delegate_payment", {
+    payment_method: {
+      type: "card",
+      card_number_type: "fpan",
+      number: "4242424242424242",
+      exp_month: "12",
+      exp_year: "2030",
+      cvc: "123",
+      display_card_funding_type: "credit",
+      display_brand: "visa",
+      display_last4: "4242",
+      metadata: {}
+    },
+    allowance: {
+      reason: "one_time",
+      max_amount: amount,
+      currency: "usd",
+      checkout_session_id: session.id,
+      merchant_id: process.env["MERCHANT_ID"] ?? "merchant_demo",
+      expires_at: new Date(Date.now() + 15 * 60_000).toISOString()
+    },
+    risk_signals: [{ type: "card_testing", score: 1, action: "authorized" }],
+    metadata: { agent: "scripts/agent.ts" }
+  })
+  expectStatus("tokenize", tokenized, 201)
+  console.log(`4. tokenized the card: ${tokenized.body.id} (allowance ${money(amount)})`)
+
   const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, {
-    payment_data: { handler_id: "card_tokenized", instrument: { type: "card", credential: { type: "spt", token: "tok_visa" } } }
+    payment_data: {
+      handler_id: "card_tokenized",
+      instrument: { type: "card", credential: { type: "spt", token: tokenized.body.id } }
+    }
   })
   expectStatus("complete", completed, 200)
   session = completed.body as Session
-  console.log(`4. completed: order ${session.order?.id} (${session.order?.permalink_url})`)
+  console.log(`5. completed: order ${session.order?.id} (${session.order?.permalink_url})`)
+
+  const order = await call("GET", `/orders/${session.order?.id}`)
+  expectStatus("read order", order, 200)
+  console.log(`6. order ${order.body.id}: ${order.body.status}, ${order.body.line_items.length} lines`)
+  for (let i = 0; i < 50; i++) {
+    const received = await call("GET", `/agentic_checkout/orders/${session.order?.id}`)
+    if (received.status === 200) {
+      console.log(`7. the platform received the signed order_create event: status ${received.body.order?.status ?? received.body.status}`)
+      break
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 
   const again = await call("POST", `/checkout_sessions/${session.id}/complete`, {
     payment_data: { token: "tok_visa", provider: "acp_vault" }
   })
-  console.log(`5. completing again → ${again.status} ${again.body.code}`)
+  console.log(`8. completing again → ${again.status} ${again.body.code}`)
 
   const other = await call("POST", "/checkout_sessions", { items: [{ id: "ebook-field-guide", quantity: 1 }] })
   expectStatus("create", other, 201)
   const canceled = await call("POST", `/checkout_sessions/${other.body.id}/cancel`)
   expectStatus("cancel", canceled, 200)
-  console.log(`6. created ${other.body.id} and canceled it: ${canceled.body.status}`)
+  console.log(`9. created ${other.body.id} and canceled it: ${canceled.body.status}`)
   const cancelAgain = await call("POST", `/checkout_sessions/${other.body.id}/cancel`)
-  console.log(`7. canceling again → ${cancelAgain.status} ${cancelAgain.body.code}`)
+  console.log(`10. canceling again → ${cancelAgain.status} ${cancelAgain.body.code}`)
 }
 
 main().catch((error) => {

@@ -3,18 +3,30 @@
  * the HTTP application, and background work. `main.ts` runs it; tests build parts of it.
  */
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Option, Schedule } from "effect"
-import { createServer } from "node:http"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { Data, Effect, Layer, Option, Schedule } from "effect"
+import { readFileSync } from "node:fs"
+import { createServer, type Server as HttpNodeServer } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
 import { join } from "node:path"
 import { HttpAppLive, HttpAppService } from "./http/app.ts"
+import { IdempotencySweeper } from "./http/idempotency.ts"
 import { CatalogLive } from "./services/catalog.ts"
 import { CheckoutService, CheckoutServiceLive } from "./services/checkout-service.ts"
-import { AppConfig } from "./services/config.ts"
+import { AppConfig, type AppConfigShape } from "./services/config.ts"
 import { Ids } from "./services/ids.ts"
-import { ApprovingPaymentProvider } from "./services/payment-provider.ts"
+import { OrderServicesLive } from "./services/order-service.ts"
+import { WebhookSenderLive, webhookSenderWorker } from "./services/webhook-sender.ts"
+import { BuiltInPaymentProcessor } from "./services/builtin-payment-processor.ts"
+import { SqlChargeStore } from "./storage/sql-charge-store.ts"
 import { makeDatabaseLayer } from "./storage/database.ts"
 import { SqlCheckoutStore } from "./storage/sql-checkout-store.ts"
+import { SqlOrderStore } from "./storage/sql-order-store.ts"
+import { SqlReceivedEventsStore } from "./storage/sql-received-events-store.ts"
+import { SqlIdempotencyStore } from "./storage/sql-idempotency-store.ts"
+import { SqlVaultStore } from "./storage/sql-vault-store.ts"
+import { VaultLive } from "./services/vault.ts"
+import { RateLimiterLive } from "./domain/rate-limit.ts"
 
 /** PostgreSQL at DATABASE_URL, else the embedded store under DATA_DIR. */
 export const DatabaseFromConfig = Layer.unwrapEffect(
@@ -43,28 +55,128 @@ export const ExpirySweeper = Layer.scopedDiscard(
 /** The HTTP application and the checkout service; needs storage, catalog, payments and config. */
 export const ApplicationServices = HttpAppLive.pipe(
   Layer.provideMerge(CheckoutServiceLive),
+  Layer.provideMerge(VaultLive),
+  Layer.provideMerge(OrderServicesLive),
+  Layer.provide(RateLimiterLive),
   Layer.provide(Ids.Live)
 )
 
-/** The application with the configured catalog, the payment provider and background work. */
-export const ApplicationLive = Layer.merge(ApplicationServices, ExpirySweeper.pipe(Layer.provide(ApplicationServices))).pipe(
-  Layer.provide([CatalogLive, ApprovingPaymentProvider])
+/**
+ * The order-event sender (role `webhook_sender`): a background fiber delivering the outbox to
+ * WEBHOOK_URL over Node's HTTP client (safe with several processes). Needs `OrderStore`, `AppConfig`.
+ */
+export const WebhookSenderWorkerLive = webhookSenderWorker().pipe(
+  Layer.provide(WebhookSenderLive),
+  Layer.provide(NodeHttpClient.layer)
 )
 
-/** The HTTP server on PORT/HOST serving the application. */
+/** The built-in test processor (README "Test cards"); needs `ChargeStore`, `VaultStore`, `AppConfig`. */
+export const PaymentsLive = BuiltInPaymentProcessor.pipe(Layer.provide(VaultLive), Layer.provide(Ids.Live))
+
+/** The application with the configured catalog, the payment provider and background work. */
+export const ApplicationLive = Layer.mergeAll(
+  ApplicationServices,
+  ExpirySweeper.pipe(Layer.provide(ApplicationServices)),
+  IdempotencySweeper,
+  WebhookSenderWorkerLive
+).pipe(
+  Layer.provide([CatalogLive, PaymentsLive])
+)
+
+/**
+ * The HTTP server on PORT/HOST serving the application: HTTPS (TLS 1.3 minimum) when TLS files
+ * are configured; graceful shutdown on SIGTERM/SIGINT (see `shutdownGrace`).
+ */
 export const HttpServerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const app = yield* HttpAppService
+    const server = yield* makeNodeServer(config.tls)
     return HttpServer.serve(app).pipe(
       HttpServer.withLogAddress,
-      Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+      Layer.provide(
+        shutdownGrace(server).pipe(
+          Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
+        )
+      )
     )
   })
 )
 
+/** The TLS certificate or key file cannot be read or used. */
+export class TlsConfigError extends Data.TaggedError("TlsConfigError")<{ readonly message: string }> {}
+
+/**
+ * A plain HTTP server, or HTTPS with TLS 1.3 minimum when TLS_CERT_FILE/TLS_KEY_FILE are set
+ * (the files are read once, at start; a bad file stops the start with a message naming it).
+ */
+export const makeNodeServer = (
+  tls: AppConfigShape["tls"]
+): Effect.Effect<HttpNodeServer, TlsConfigError> =>
+  Option.match(tls, {
+    onNone: () => Effect.sync(() => createServer()),
+    onSome: ({ certFile, keyFile }) =>
+      Effect.gen(function*() {
+        const read = (file: string, variable: string) =>
+          Effect.try({
+            try: () => readFileSync(file),
+            catch: (e) =>
+              new TlsConfigError({
+                message: `${variable}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`
+              })
+          })
+        const cert = yield* read(certFile, "TLS_CERT_FILE")
+        const key = yield* read(keyFile, "TLS_KEY_FILE")
+        return yield* Effect.try({
+          // An https.Server emits the same "request"/"upgrade" events the platform listens to.
+          try: () => createHttpsServer({ cert, key, minVersion: "TLSv1.3" }) as unknown as HttpNodeServer,
+          catch: (e) =>
+            new TlsConfigError({
+              message: `TLS_CERT_FILE/TLS_KEY_FILE: not a usable certificate and key (${
+                e instanceof Error ? e.message : String(e)
+              })`
+            })
+        })
+      })
+  })
+
+/** How long shutdown waits for in-flight requests before closing their connections. */
+export const SHUTDOWN_GRACE_MILLIS = 10_000
+
+/**
+ * Graceful shutdown, in the order the scope closes: the platform stops dispatching requests and
+ * `server.close()` stops accepting and waits for open connections; meanwhile idle keep-alive
+ * connections are closed as soon as they become idle (so a finished in-flight request lets the
+ * process go at once), and whatever still runs after `SHUTDOWN_GRACE_MILLIS` is cut. The
+ * application and the database pool close only after the server has closed.
+ */
+const shutdownGrace = (server: HttpNodeServer) =>
+  Layer.scopedDiscard(
+    Effect.gen(function*() {
+      yield* HttpServer.HttpServer // built after the server, so this finalizer runs before its close
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          const idle = setInterval(() => server.closeIdleConnections(), 50)
+          idle.unref()
+          setTimeout(() => {
+            clearInterval(idle)
+            server.closeAllConnections()
+          }, SHUTDOWN_GRACE_MILLIS).unref()
+          server.once("close", () => clearInterval(idle))
+        })
+      )
+    })
+  )
+
 export const ServerLive = HttpServerLive.pipe(
   Layer.provide(ApplicationLive),
-  Layer.provide(SqlCheckoutStore),
+  Layer.provide([
+    SqlCheckoutStore,
+    SqlVaultStore,
+    SqlIdempotencyStore,
+    SqlOrderStore,
+    SqlReceivedEventsStore,
+    SqlChargeStore
+  ]),
   Layer.provide(DatabaseFromConfig)
 )

@@ -24,7 +24,10 @@ import {
   UnauthorizedWire,
   UnprocessableWire
 } from "./errors.ts"
+import { RequestSignature } from "./request-signature.ts"
+import { OrdersGroup, ReceivedOrdersGroup, WebhookDeliveriesGroup, WebhookReceiverGroup } from "./orders-api.ts"
 import { ApiVersion, Authorization } from "./security.ts"
+import { DelegateGroup } from "./delegate-api.ts"
 
 /** Headers of checkout requests, for the documentation (the middleware enforces API-Version). */
 export const CheckoutHeaders = Schema.Struct({
@@ -81,6 +84,8 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
       .addError(MethodNotAllowedWire)
       .addError(ConflictWire)
   )
+  // The last added runs first: Authorization, then API-Version, then the request signature.
+  .middleware(RequestSignature)
   .middleware(ApiVersion)
   .middleware(Authorization)
   .annotate(OpenApi.Description, "Checkout Session API (merchant)")
@@ -107,7 +112,12 @@ export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
 
 export class Api extends HttpApi.make("agentic-checkout")
   .add(CheckoutGroup)
+  .add(DelegateGroup)
   .add(SystemGroup)
+  .add(OrdersGroup)
+  .add(WebhookDeliveriesGroup)
+  .add(WebhookReceiverGroup)
+  .add(ReceivedOrdersGroup)
   .addError(BadRequestWire)
   .addError(UnauthorizedWire)
   .addError(PayloadTooLargeWire)

@@ -7,9 +7,14 @@ import { type HttpApp, HttpApiBuilder, HttpApiSwagger, type HttpRouter } from "@
 import { Context, Effect, Layer } from "effect"
 import { Api } from "./api.ts"
 import { CheckoutHandlers } from "./checkout-handlers.ts"
+import { DelegateHandlers, DelegateRoleEnabledLive } from "./delegate-handlers.ts"
+import { makeIdempotencyMiddleware } from "./idempotency.ts"
 import { DecodeErrorMiddleware, requestMiddleware } from "./middleware.ts"
+import { RequestSignatureLive } from "./request-signature.ts"
 import { ApiVersionLive, AuthorizationLive } from "./security.ts"
+import { OrdersHandlers, WebhookDeliveriesHandlers } from "./orders-handlers.ts"
 import { SystemHandlers } from "./system-handlers.ts"
+import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "./webhook-receiver-handlers.ts"
 
 export class HttpAppService extends Context.Tag("acp/HttpApp")<
   HttpAppService,
@@ -17,8 +22,16 @@ export class HttpAppService extends Context.Tag("acp/HttpApp")<
 >() {}
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([CheckoutHandlers, SystemHandlers]),
-  Layer.provide([AuthorizationLive, ApiVersionLive])
+  Layer.provide([
+    CheckoutHandlers,
+    SystemHandlers,
+    DelegateHandlers,
+    OrdersHandlers,
+    WebhookDeliveriesHandlers,
+    WebhookReceiverHandlers,
+    ReceivedOrdersHandlers
+  ]),
+  Layer.provide([AuthorizationLive, ApiVersionLive, RequestSignatureLive, DelegateRoleEnabledLive])
 )
 
 const RoutesLive = Layer.mergeAll(
@@ -27,7 +40,18 @@ const RoutesLive = Layer.mergeAll(
   HttpApiSwagger.layer({ path: "/docs" })
 ).pipe(Layer.provideMerge(ApiLive))
 
-export const HttpAppLive = Layer.effect(HttpAppService, Effect.map(HttpApiBuilder.httpApp, requestMiddleware)).pipe(
+/**
+ * Idempotency sits inside `requestMiddleware`: Request-Id, the access log and the 404/405/500
+ * mapping stay per request (a replay gets its own Request-Id), while every POST route, present
+ * and future, is covered without doing anything (`./idempotency.ts`). Needs `IdempotencyStore`.
+ */
+const httpAppWithMiddleware = Effect.gen(function*() {
+  const app = yield* HttpApiBuilder.httpApp
+  const idempotency = yield* makeIdempotencyMiddleware()
+  return requestMiddleware(idempotency(app))
+})
+
+export const HttpAppLive = Layer.effect(HttpAppService, httpAppWithMiddleware).pipe(
   Layer.provide(RoutesLive),
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
 )

@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import type { ReducerError } from "../domain/session-model.ts"
-import type { InvalidPaymentData, SessionNotFound } from "../services/checkout-service.ts"
+import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "../services/checkout-service.ts"
 import type { PaymentDeclined, PaymentRejected } from "../services/payment-provider.ts"
 import type { StorageError } from "../storage/checkout-store.ts"
 import {
@@ -26,6 +26,7 @@ export type CheckoutFailure =
   | ReducerError
   | SessionNotFound
   | InvalidPaymentData
+  | PaymentInProgress
   | PaymentDeclined
   | PaymentRejected
   | StorageError
@@ -38,6 +39,7 @@ export type ApiErrorOf<E, Final extends 405 | 409> = E extends
   : E extends { readonly _tag: "SessionNotFound" } ? NotFound
   : E extends { readonly _tag: "PaymentDeclined" } ? PaymentRequired
   : E extends { readonly _tag: "SessionFinal" } ? (Final extends 405 ? MethodNotAllowed : Conflict)
+  : E extends { readonly _tag: "PaymentInProgress" } ? Conflict
   : E extends { readonly _tag: "StorageError" } ? ServiceUnavailable | InternalError
   : never
 
@@ -95,6 +97,12 @@ export const toApiError = (error: CheckoutFailure, final: 405 | 409 = 409) => {
         code: "not_found",
         message: `No checkout session ${error.id}.`,
         param: "$.checkout_session_id"
+      })
+    case "PaymentInProgress":
+      return new Conflict({
+        type: "request_not_idempotent",
+        code: "idempotency_in_flight",
+        message: "Another payment for this checkout session is in progress; retry shortly."
       })
     case "InvalidPaymentData":
       return new BadRequest({ type: "invalid_request", code: "invalid", message: error.message, param: error.param })

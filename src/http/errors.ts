@@ -60,7 +60,12 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
 
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   ...common,
-  code: Schema.Union(FinalStatusCode, Schema.Literal("idempotency_conflict", "idempotency_in_flight"))
+  code: Schema.Union(
+    FinalStatusCode,
+    Schema.Literal("idempotency_conflict", "idempotency_in_flight"),
+    /** Order routes: the order's status does not allow the change; a redrive of a delivery that is not dead. */
+    Schema.Literal("invalid_order_transition", "refund_not_allowed", "delivery_not_dead")
+  )
 }) {}
 
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
@@ -70,7 +75,11 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
 
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", {
   ...common,
-  code: Schema.Literal("out_of_stock", "session_not_modifiable", "session_not_ready", "payment_declined", "invalid")
+  code: Schema.Union(
+    Schema.Literal("out_of_stock", "session_not_modifiable", "session_not_ready", "payment_declined", "invalid"),
+    /** Order refunds: the sum of refunds would exceed the order total. */
+    Schema.Literal("refund_exceeds_total")
+  )
 }) {}
 
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", {
@@ -105,7 +114,7 @@ export type ApiError =
  * The wire form of an error class: the same fields without `_tag`, with its HTTP status.
  * Decoding adds the tag back, so `HttpApiClient` gets the typed error again.
  */
-const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Struct.Fields>(
+export const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Struct.Fields>(
   cls: Schema.Schema<Self, any, never> & { readonly fields: Fields; readonly _tag: Self["_tag"] },
   status: number
 ) => {

@@ -4,6 +4,8 @@
  * - one access log line per request (method, path, status, duration) — never headers or bodies;
  * - unknown routes → 404 and known paths with another method → 405, in the error envelope;
  * - anything unexpected → 500 `processing_error` without stack, SQL or input data;
+ * - every 503 (storage unreachable) carries `Retry-After`;
+ * - a valid `Idempotency-Key` of the request is echoed (the keys themselves: `./idempotency.ts`);
  * - `Content-Language: en`.
  */
 import {
@@ -15,6 +17,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect } from "effect"
+import { isValidIdempotencyKey } from "../domain/idempotency.ts"
 import { toJsonPath } from "../domain/schema-helpers.ts"
 import { randomId } from "../services/ids.ts"
 import { Api } from "./api.ts"
@@ -96,10 +99,31 @@ export const requestMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Def
     )
     return response.pipe(
       HttpServerResponse.setHeader("request-id", requestId),
-      HttpServerResponse.setHeader("content-language", "en")
+      HttpServerResponse.setHeader("content-language", "en"),
+      withRetryAfterOn503,
+      withIdempotencyKeyEcho(request.headers["idempotency-key"])
     )
   })
 }
+
+/**
+ * The request's `Idempotency-Key` is echoed on every response, whichever route or middleware
+ * answered (interface document, CONTRACT §6); a key that is not valid is not echoed (it may not
+ * even be safe in a header), its 400 says why.
+ */
+const withIdempotencyKeyEcho = (key: string | undefined) => (response: HttpServerResponse.HttpServerResponse) =>
+  key !== undefined && isValidIdempotencyKey(key)
+    ? HttpServerResponse.setHeader(response, "idempotency-key", key)
+    : response
+
+/** Seconds a client should wait before retrying a 503 (storage unreachable), when no route said otherwise. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2
+
+/** Every 503 carries `Retry-After` (CONTRACT §3), whichever route or middleware produced it. */
+const withRetryAfterOn503 = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status === 503 && response.headers["retry-after"] === undefined
+    ? HttpServerResponse.setHeader(response, "retry-after", String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS))
+    : response
 
 const badRequestFromDecodeIssues = (issues: ReadonlyArray<{ readonly _tag: string; readonly path: ReadonlyArray<PropertyKey> }>) => {
   const first = issues[0]

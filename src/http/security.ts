@@ -31,25 +31,42 @@ export const unauthorized = () =>
     message: "Missing or invalid API key: send Authorization: Bearer <API key>."
   })
 
+/** The stable, non-secret id of an API key (the `CurrentClient.keyId` of requests made with it). */
+export const apiKeyId = (key: string): string => `key_${digest(key).subarray(0, 6).toString("hex")}`
+
+/**
+ * The bearer token of an `Authorization` header value, read exactly as the `HttpApiSecurity.bearer`
+ * decoder of @effect/platform reads it (everything after the first 7 characters, "Bearer ").
+ */
+export const bearerTokenOf = (authorization: string | undefined): string => (authorization ?? "").slice("bearer ".length)
+
+/**
+ * A function from a presented bearer token to the id of the configured key it matches, or
+ * undefined. Shared by the `Authorization` middleware and by anything else that must scope by
+ * caller before the route runs (idempotency), so both always agree on who is calling.
+ */
+export const makeApiKeyResolver = (apiKeys: ReadonlyArray<Redacted.Redacted<string>>) => {
+  const keys = apiKeys.map((key) => ({ hash: digest(Redacted.value(key)), keyId: apiKeyId(Redacted.value(key)) }))
+  return (token: string): string | undefined => {
+    const presented = digest(token)
+    // Compare against every key, without an early exit, so timing says nothing about which matched.
+    let match: string | undefined
+    for (const key of keys) {
+      if (timingSafeEqual(presented, key.hash) && match === undefined) match = key.keyId
+    }
+    return token.length === 0 ? undefined : match
+  }
+}
+
 export const AuthorizationLive = Layer.effect(
   Authorization,
   Effect.map(AppConfig, (config) => {
-    const keys = config.apiKeys.map((key) => {
-      const hash = digest(Redacted.value(key))
-      return { hash, keyId: `key_${hash.subarray(0, 6).toString("hex")}` }
-    })
+    const resolve = makeApiKeyResolver(config.apiKeys)
     return Authorization.of({
       bearer: (token) =>
         Effect.suspend(() => {
-          const presented = digest(Redacted.value(token))
-          // Compare against every key, without an early exit, so timing says nothing about which matched.
-          let match: string | undefined
-          for (const key of keys) {
-            if (timingSafeEqual(presented, key.hash) && match === undefined) match = key.keyId
-          }
-          return match === undefined || Redacted.value(token).length === 0
-            ? Effect.fail(unauthorized())
-            : Effect.succeed({ keyId: match })
+          const match = resolve(Redacted.value(token))
+          return match === undefined ? Effect.fail(unauthorized()) : Effect.succeed({ keyId: match })
         })
     })
   })

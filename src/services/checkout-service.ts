@@ -20,20 +20,24 @@ import {
   type ReducerContext,
   type ReducerError,
   type Session,
-  type SessionFinal,
+  SessionFinal,
   SessionCommand,
   type Transition
 } from "../domain/session-model.ts"
-import { CheckoutStore, type StorageError } from "../storage/checkout-store.ts"
+import { CheckoutStore, type PaymentAttempt, type StorageError } from "../storage/checkout-store.ts"
 import { Catalog } from "./catalog.ts"
 import { AppConfig } from "./config.ts"
 import { Ids } from "./ids.ts"
+import { OrderEvents } from "./order-service.ts"
 import {
+  type ChargeRequest,
+  credentialRef,
   type PaymentCredential,
-  PaymentDeclined,
+  type PaymentDeclined,
   PaymentProvider,
-  PaymentRejected
+  type PaymentRejected
 } from "./payment-provider.ts"
+import { BUILTIN_PROVIDER_ALIASES } from "./builtin-payment-processor.ts"
 
 export class SessionNotFound extends Data.TaggedError("SessionNotFound")<{ readonly id: string }> {}
 
@@ -43,8 +47,15 @@ export class InvalidPaymentData extends Data.TaggedError("InvalidPaymentData")<{
   readonly message: string
 }> {}
 
+/**
+ * Another payment of this session is under way (a concurrent complete with another credential,
+ * or one whose outcome is not stored yet) → 409 idempotency_in_flight; retry shortly.
+ */
+export class PaymentInProgress extends Data.TaggedError("PaymentInProgress")<{ readonly sessionId: string }> {}
+
 export type CompleteError =
   | ReducerError
+  | PaymentInProgress
   | SessionNotFound
   | InvalidPaymentData
   | PaymentDeclined
@@ -96,7 +107,7 @@ export const resolveCredential = (
       token: paymentData.instrument.credential.token
     })
   }
-  const providers = [...new Set(catalog.paymentHandlers.map((handler) => handler.psp))]
+  const providers = [...new Set([...catalog.paymentHandlers.map((handler) => handler.psp), ...BUILTIN_PROVIDER_ALIASES])]
   if (!providers.includes(paymentData.provider)) {
     return Either.left(
       new InvalidPaymentData({
@@ -128,6 +139,7 @@ export const CheckoutServiceLive = Layer.effect(
     const config = yield* AppConfig
     const ids = yield* Ids
     const payments = yield* PaymentProvider
+    const orderEvents = yield* OrderEvents
     // The catalog file seeds stock for products the database does not know yet.
     yield* store.seedStock([...catalog.products.values()].map((product) => ({ id: product.id, stock: product.stock })))
 
@@ -192,32 +204,99 @@ export const CheckoutServiceLive = Layer.effect(
         }))
       })
 
+    /**
+     * Completing is two transactions around the provider call (issue 6, exactly-once):
+     * 1. lock the session, check it can be paid, record the payment attempt (or take over the
+     *    pending one a crashed or concurrent request left) and let the provider hold the credential;
+     * 2. charge, outside any transaction, with the attempt's idempotency key;
+     * 3. lock the session again and commit the outcome: on success the order, stock consumption,
+     *    credential consumption and the completed status together; on a decline the message.
+     * A retry after a crash anywhere reuses the pending attempt and its key, so the provider returns
+     * the first charge instead of making a second; a concurrent complete of the same session does
+     * the same and then finds the session completed (409).
+     */
     const complete: CheckoutServiceShape["complete"] = (id, request) =>
       Effect.gen(function*() {
         const credential = yield* resolveCredential(request.payment_data, catalog)
-        const now = yield* Clock.currentTimeMillis
-        const outcome = yield* store.transaction(Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        const begun = yield* store.transaction(Effect.gen(function*() {
           const session = yield* lockExisting(id)
           const prepared = yield* reduce(
             session,
             SessionCommand.PrepareCompletion({ buyer: request.buyer }),
-            context(now)
+            context(started)
           )
-          const charged = yield* payments.charge({
+          const amount = sessionTotal(prepared.session)
+          const latest = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
+          const reuse = latest?.state === "pending" && latest.amount === amount &&
+            latest.credentialRef === credentialRef(credential)
+          if (latest?.state === "pending" && !reuse) {
+            return yield* new PaymentInProgress({ sessionId: id })
+          }
+          const sequence = reuse ? latest!.sequence : (latest?.sequence ?? 0) + 1
+          const attempt: PaymentAttempt = reuse ? latest! : {
             sessionId: id,
-            amount: sessionTotal(prepared.session),
+            sequence,
+            idempotencyKey: `${id}:${sequence}`,
+            amount,
             currency: prepared.session.currency,
+            credentialRef: credentialRef(credential),
+            state: "pending",
+            chargeId: undefined,
+            createdAt: started,
+            updatedAt: started
+          }
+          const charge: ChargeRequest = {
+            sessionId: id,
+            amount,
+            currency: attempt.currency,
             credential,
-            idempotencyKey: `checkout:${id}`
-          }).pipe(Effect.either)
-          if (Either.isLeft(charged)) {
-            const failed = yield* reduce(
+            idempotencyKey: attempt.idempotencyKey
+          }
+          const authorized = yield* Effect.either(payments.authorize(charge))
+          if (Either.isLeft(authorized)) {
+            if (authorized.left._tag === "StorageError") return yield* authorized.left
+            yield* save(yield* reduce(
               prepared.session,
-              SessionCommand.RecordPaymentFailure({ message: paymentMessage(charged.left) }),
+              SessionCommand.RecordPaymentFailure({ message: paymentMessage(authorized.left) }),
+              context(started)
+            ))
+            return Either.left(authorized.left)
+          }
+          if (!reuse) yield* store.insertPaymentAttempt(attempt)
+          // The buyer of the request is applied first, whatever the payment's outcome.
+          yield* store.updateSession(prepared.session)
+          return Either.right({ attempt, charge })
+        }))
+        if (Either.isLeft(begun)) return yield* begun.left
+        const { attempt, charge } = begun.right
+
+        const charged = yield* Effect.either(payments.charge(charge))
+        if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
+
+        const now = yield* Clock.currentTimeMillis
+        const outcome = yield* store.transaction(Effect.gen(function*() {
+          const session = yield* lockExisting(id)
+          const current = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
+          if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+            // A concurrent request settled this attempt first.
+            if (session.status === "completed") {
+              return yield* new SessionFinal({ status: "completed", command: "complete" })
+            }
+            return current?.state === "declined" && Either.isLeft(charged)
+              ? Either.left(charged.left as PaymentDeclined | PaymentRejected)
+              : yield* new PaymentInProgress({ sessionId: id })
+          }
+          if (Either.isLeft(charged)) {
+            const failure = charged.left as PaymentDeclined | PaymentRejected
+            yield* payments.release(charge)
+            yield* store.updatePaymentAttempt({ ...attempt, state: "declined", updatedAt: now })
+            yield* save(yield* reduce(
+              session,
+              SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
               context(now)
-            )
-            yield* save(failed)
-            return Either.left(charged.left)
+            ))
+            return Either.left(failure)
           }
           const orderId = yield* ids.make("ord_")
           const order = {
@@ -225,9 +304,12 @@ export const CheckoutServiceLive = Layer.effect(
             checkout_session_id: id,
             permalink_url: `${config.publicBaseUrl}/orders/${orderId}`
           }
-          const completed = yield* reduce(prepared.session, SessionCommand.MarkCompleted({ order }), context(now))
+          const completed = yield* reduce(session, SessionCommand.MarkCompleted({ order }), context(now))
+          yield* payments.settle(charge, charged.right)
+          yield* store.updatePaymentAttempt({ ...attempt, state: "succeeded", chargeId: charged.right.id, updatedAt: now })
           yield* store.consumeReservations(id)
           yield* store.insertOrder({ order, sessionId: id, createdAt: now })
+          yield* orderEvents.recordOrderCreated({ order, session: completed.session })
           yield* store.updateSession(completed.session)
           return Either.right({ ...completed.session, order })
         }))

@@ -33,6 +33,10 @@ export interface AppConfigShape {
   readonly webhookSecret: Redacted.Redacted<string>
   readonly webhookReceiverSecrets: ReadonlyArray<Redacted.Redacted<string>>
   readonly webhookToleranceSeconds: number
+  /** How long the sender keeps retrying an order event after its first attempt, then dead-letters it. */
+  readonly webhookRetryHorizonSeconds: number
+  /** Requests per minute per source address accepted by the webhook receiver. */
+  readonly webhookReceiverRateLimitPerMinute: number
   readonly vaultKey: Redacted.Redacted<string>
   readonly sessionTtlSeconds: number
   readonly idempotencyTtlSeconds: number
@@ -113,6 +117,8 @@ const raw = Config.all({
   webhookSecret: Config.option(Config.string("WEBHOOK_SECRET")),
   webhookReceiverSecrets: list("WEBHOOK_RECEIVER_SECRETS"),
   webhookToleranceSeconds: positiveInt("WEBHOOK_TOLERANCE_SECONDS", 300),
+  webhookRetryHorizonSeconds: positiveInt("WEBHOOK_RETRY_HORIZON_SECONDS", 86400),
+  webhookReceiverRateLimitPerMinute: positiveInt("WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE", 600),
   vaultKey: Config.option(
     Config.string("VAULT_KEY").pipe(
       Config.validate({ message: "Expected base64 of exactly 32 bytes", validation: vaultKeyValid })
@@ -217,6 +223,8 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
       webhookSecret: Redacted.make(webhookSecret),
       webhookReceiverSecrets: receiverSecrets.map((s) => Redacted.make(s)),
       webhookToleranceSeconds: env.webhookToleranceSeconds,
+      webhookRetryHorizonSeconds: env.webhookRetryHorizonSeconds,
+      webhookReceiverRateLimitPerMinute: env.webhookReceiverRateLimitPerMinute,
       vaultKey: Redacted.make(Option.getOrElse(env.vaultKey, () => secrets.stored.vault_key!)),
       sessionTtlSeconds: env.sessionTtlSeconds,
       idempotencyTtlSeconds: env.idempotencyTtlSeconds,
@@ -253,6 +261,8 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   webhookSecret: Redacted.make("whsec_test"),
   webhookReceiverSecrets: [Redacted.make("whsec_test")],
   webhookToleranceSeconds: 300,
+  webhookRetryHorizonSeconds: 86400,
+  webhookReceiverRateLimitPerMinute: 600,
   vaultKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
   sessionTtlSeconds: 21600,
   idempotencyTtlSeconds: 86400,

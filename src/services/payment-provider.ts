@@ -1,9 +1,17 @@
 /**
- * The payment side of completing a checkout. The provider charges a credential for the session
- * total; a charge is keyed (`idempotencyKey`) so that a retried call never charges twice.
+ * The payment side of completing a checkout, in the three steps the checkout service runs
+ * (issue 6, exactly-once):
+ *
+ * 1. `authorize`, inside the transaction that records the payment attempt: checks that the
+ *    credential may pay for this session (for a `vt_` token: its allowance) and holds it for this
+ *    session, so no other session can spend it meanwhile;
+ * 2. `charge`, outside any transaction: the charge itself, keyed by the attempt's idempotency key —
+ *    calling it again with the same key returns the first result, never a second charge;
+ * 3. `settle` (the charge succeeded) or `release` (it was declined), inside the completing
+ *    transaction: consume the credential, or give it back.
  */
-import { Context, Data, Effect, Layer } from "effect"
-import { randomId } from "./ids.ts"
+import { Context, Data, type Effect } from "effect"
+import type { StorageError } from "../storage/checkout-store.ts"
 
 export type PaymentCredential =
   | {
@@ -15,12 +23,16 @@ export type PaymentCredential =
   }
   | { readonly kind: "legacy"; readonly provider: string; readonly token: string }
 
+/** JSONPath of the credential's token in the complete request. */
+export const credentialParam = (credential: PaymentCredential): string =>
+  credential.kind === "handler" ? "$.payment_data.instrument.credential.token" : "$.payment_data.token"
+
 export interface ChargeRequest {
   readonly sessionId: string
   readonly amount: number
   readonly currency: string
   readonly credential: PaymentCredential
-  /** Deterministic per session: the provider returns the first charge again for a repeated key. */
+  /** The same for every retry of one payment attempt. */
   readonly idempotencyKey: string
 }
 
@@ -47,25 +59,14 @@ export class PaymentRejected extends Data.TaggedError("PaymentRejected")<{
 }> {}
 
 export interface PaymentProviderService {
-  readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected>
+  readonly authorize: (request: ChargeRequest) => Effect.Effect<void, PaymentRejected | StorageError>
+  readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | StorageError>
+  readonly settle: (request: ChargeRequest, charge: Charge) => Effect.Effect<void, StorageError>
+  readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
 }
 
 export class PaymentProvider extends Context.Tag("acp/PaymentProvider")<PaymentProvider, PaymentProviderService>() {}
 
-/**
- * Approves every charge, once per idempotency key. A stand-in processor for a merchant without a
- * payment service yet, and the default for tests that are not about payment.
- */
-export const ApprovingPaymentProvider = Layer.sync(PaymentProvider, () => {
-  const charges = new Map<string, Charge>()
-  return {
-    charge: (request) =>
-      Effect.sync(() => {
-        const existing = charges.get(request.idempotencyKey)
-        if (existing) return existing
-        const charge = { id: randomId("ch_"), amount: request.amount, currency: request.currency }
-        charges.set(request.idempotencyKey, charge)
-        return charge
-      })
-  }
-})
+/** A non-secret reference to a credential, kept with the payment attempt. */
+export const credentialRef = (credential: PaymentCredential): string =>
+  /^(vt|tok)_[A-Za-z0-9_]{1,64}$/.test(credential.token) ? credential.token : "external_token"

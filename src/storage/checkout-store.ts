@@ -28,6 +28,29 @@ export interface StoredOrder {
   readonly createdAt: number
 }
 
+/**
+ * One try at paying for a session (issue 6). Recorded, and committed, before the provider is
+ * called, with a provider idempotency key that is the same for every retry of this try: a crash
+ * between the charge and the completing transaction is recovered by calling the provider again
+ * with the same key, which returns the first charge instead of making a second.
+ */
+export interface PaymentAttempt {
+  readonly sessionId: string
+  /** 1 for the first try of the session, +1 after each declined or rejected one. */
+  readonly sequence: number
+  /** `<session id>:<sequence>`: what the provider dedupes charges by. */
+  readonly idempotencyKey: string
+  readonly amount: number
+  readonly currency: string
+  /** Non-secret reference of the credential (a `vt_` token id or a test token name). */
+  readonly credentialRef: string
+  readonly state: "pending" | "succeeded" | "declined"
+  readonly chargeId: string | undefined
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
 export interface StockLevel {
   readonly productId: string
   readonly onHand: number
@@ -81,6 +104,13 @@ export interface CheckoutStoreService {
     products: ReadonlyArray<{ readonly id: string; readonly stock: number }>
   ) => Effect.Effect<void, StorageError>
   readonly stockLevels: (now: number) => Effect.Effect<ReadonlyArray<StockLevel>, StorageError>
+
+  /** The session's most recent payment attempt. */
+  readonly latestPaymentAttempt: (sessionId: string) => Effect.Effect<Option.Option<PaymentAttempt>, StorageError>
+  /** Records a new attempt; (session, sequence) is unique. */
+  readonly insertPaymentAttempt: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
+  /** Stores the outcome of an attempt (by session and sequence). */
+  readonly updatePaymentAttempt: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
 
   /** A cheap round trip to the store, for `/readyz`. */
   readonly ping: Effect.Effect<void, StorageError>

@@ -13,7 +13,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { NodeContext } from "@effect/platform-node"
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Cause, Config, type ConfigError, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
@@ -157,6 +157,35 @@ const embeddedClient = (
     })
   }))
 
+/** Key of the PostgreSQL advisory lock held while migrating (any constant unique to this service). */
+export const MIGRATION_LOCK_KEY = 0x0ac9_0001
+
+/**
+ * Applies the migrations. On PostgreSQL, several processes may start at once on a fresh database:
+ * the migrator's own table lock is taken only after it has created its table, and two concurrent
+ * `CREATE TABLE IF NOT EXISTS` can still fail with "already exists". So the whole run happens in
+ * one transaction holding a transaction-level advisory lock: the second process waits, then finds
+ * everything applied. (PGlite is a single connection; nothing can race there.)
+ */
+const migrationsLayer = (kind: DatabaseOptions["kind"]) =>
+  kind === "embedded"
+    ? PgMigrator.layer({ loader: migrationsLoader })
+    : Layer.effectDiscard(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
+          // The migrator probes its table with a query that fails (aborting this transaction)
+          // when the table is missing; create it first, exactly as the migrator would.
+          yield* sql`
+            CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+              migration_id integer primary key,
+              created_at timestamp with time zone not null default now(),
+              name text not null
+            )`
+          yield* PgMigrator.run({ loader: migrationsLoader })
+        })))
+    )
+
 /** The database layer for explicit options (used by `DatabaseLive` and by tests). */
 export const makeDatabaseLayer = (
   options: DatabaseOptions
@@ -169,7 +198,7 @@ export const makeDatabaseLayer = (
       connectTimeout: Duration.millis(CONNECT_TIMEOUT_MILLIS)
     })
     : embeddedClient(options.dataDir, options.loadDataDir)
-  return PgMigrator.layer({ loader: migrationsLoader }).pipe(
+  return migrationsLayer(options.kind).pipe(
     Layer.provide(NodeContext.layer),
     Layer.provideMerge(client),
     Layer.catchAllCause((cause) =>

@@ -17,7 +17,14 @@
  */
 import { Effect, Exit, FiberRef, Layer, Option } from "effect"
 import type { Reservations, Session } from "../domain/session-model.ts"
-import { CheckoutStore, type CheckoutStoreService, type StockLevel, StorageError, type StoredOrder } from "./checkout-store.ts"
+import {
+  CheckoutStore,
+  type CheckoutStoreService,
+  type PaymentAttempt,
+  type StockLevel,
+  StorageError,
+  type StoredOrder
+} from "./checkout-store.ts"
 
 interface Reservation {
   readonly quantity: number
@@ -33,6 +40,8 @@ interface State {
   readonly orders: Map<string, StoredOrder>
   /** Session id → order id (the unique constraint on orders.checkout_session_id). */
   readonly orderBySession: Map<string, string>
+  /** Session id → attempts in sequence order. Arrays are replaced, never mutated. */
+  readonly attempts: Map<string, ReadonlyArray<PaymentAttempt>>
 }
 
 const emptyState = (): State => ({
@@ -40,7 +49,8 @@ const emptyState = (): State => ({
   stock: new Map(),
   reservations: new Map(),
   orders: new Map(),
-  orderBySession: new Map()
+  orderBySession: new Map(),
+  attempts: new Map()
 })
 
 const copyState = (state: State): State => ({
@@ -48,7 +58,8 @@ const copyState = (state: State): State => ({
   stock: new Map(state.stock),
   reservations: new Map(state.reservations),
   orders: new Map(state.orders),
-  orderBySession: new Map(state.orderBySession)
+  orderBySession: new Map(state.orderBySession),
+  attempts: new Map(state.attempts)
 })
 
 const failure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })
@@ -226,7 +237,36 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
       }))
     )
 
+  const latestPaymentAttempt = (sessionId: string) =>
+    read((s) => Option.fromNullable(s.attempts.get(sessionId)?.at(-1)))
+
+  const insertPaymentAttempt = (attempt: PaymentAttempt) =>
+    atomic(() => {
+      const existing = state.attempts.get(attempt.sessionId) ?? []
+      if (existing.some((a) => a.sequence === attempt.sequence)) {
+        return Effect.fail(failure(`duplicate payment attempt ${attempt.idempotencyKey}`))
+      }
+      writable().attempts.set(attempt.sessionId, [...existing, { ...attempt }])
+      return Effect.void
+    })
+
+  const updatePaymentAttempt = (attempt: PaymentAttempt) =>
+    atomic(() => {
+      const existing = state.attempts.get(attempt.sessionId) ?? []
+      if (!existing.some((a) => a.sequence === attempt.sequence)) {
+        return Effect.fail(failure(`no payment attempt ${attempt.idempotencyKey}`))
+      }
+      writable().attempts.set(
+        attempt.sessionId,
+        existing.map((a) => (a.sequence === attempt.sequence ? { ...attempt } : a))
+      )
+      return Effect.void
+    })
+
   return CheckoutStore.of({
+    latestPaymentAttempt,
+    insertPaymentAttempt,
+    updatePaymentAttempt,
     transaction,
     getSession,
     lockSession: getSession,

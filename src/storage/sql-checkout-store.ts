@@ -22,7 +22,14 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { Order } from "../domain/checkout.ts"
 import { Session } from "../domain/session-model.ts"
-import { CheckoutStore, type CheckoutStoreService, type StockLevel, StorageError, type StoredOrder } from "./checkout-store.ts"
+import {
+  CheckoutStore,
+  type CheckoutStoreService,
+  type PaymentAttempt,
+  type StockLevel,
+  StorageError,
+  type StoredOrder
+} from "./checkout-store.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Error mapping
@@ -291,7 +298,69 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
 
   const ping = run(sql`SELECT 1`).pipe(Effect.asVoid)
 
+  interface AttemptRow {
+    readonly session_id: string
+    readonly sequence: number
+    readonly idempotency_key: string
+    readonly amount: number | string
+    readonly currency: string
+    readonly credential_ref: string
+    readonly state: PaymentAttempt["state"]
+    readonly charge_id: string | null
+    readonly created_ms: number | string
+    readonly updated_ms: number | string
+  }
+  const attemptFromRow = (row: AttemptRow): PaymentAttempt => ({
+    sessionId: row.session_id,
+    sequence: Number(row.sequence),
+    idempotencyKey: row.idempotency_key,
+    amount: Number(row.amount),
+    currency: row.currency,
+    credentialRef: row.credential_ref,
+    state: row.state,
+    chargeId: row.charge_id ?? undefined,
+    createdAt: Math.round(Number(row.created_ms)),
+    updatedAt: Math.round(Number(row.updated_ms))
+  })
+
+  const latestPaymentAttempt = (sessionId: string) =>
+    run(sql<AttemptRow>`
+      SELECT session_id, sequence, idempotency_key, amount, currency, credential_ref, state, charge_id,
+             (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
+             (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms
+      FROM payment_attempts WHERE session_id = ${sessionId}
+      ORDER BY sequence DESC LIMIT 1`).pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), attemptFromRow))
+    )
+
+  const insertPaymentAttempt = (attempt: PaymentAttempt) =>
+    run(sql`
+      INSERT INTO payment_attempts (session_id, sequence, idempotency_key, amount, currency, credential_ref,
+                                    state, charge_id, created_at, updated_at)
+      VALUES (${attempt.sessionId}, ${attempt.sequence}, ${attempt.idempotencyKey}, ${attempt.amount},
+              ${attempt.currency}, ${attempt.credentialRef}, ${attempt.state}, ${attempt.chargeId ?? null},
+              ${iso(attempt.createdAt)}::timestamptz, ${iso(attempt.updatedAt)}::timestamptz)`).pipe(Effect.asVoid)
+
+  const updatePaymentAttempt = (attempt: PaymentAttempt) =>
+    run(sql<{ sequence: number }>`
+      UPDATE payment_attempts
+      SET state = ${attempt.state}, charge_id = ${attempt.chargeId ?? null},
+          updated_at = ${iso(attempt.updatedAt)}::timestamptz
+      WHERE session_id = ${attempt.sessionId} AND sequence = ${attempt.sequence}
+      RETURNING sequence`).pipe(
+      Effect.flatMap((rows) =>
+        rows.length === 1
+          ? Effect.void
+          : Effect.fail(
+            new StorageError({ reason: "failure", cause: new Error(`no payment attempt ${attempt.idempotencyKey}`) })
+          )
+      )
+    )
+
   return CheckoutStore.of({
+    latestPaymentAttempt,
+    insertPaymentAttempt,
+    updatePaymentAttempt,
     transaction,
     getSession,
     lockSession,

@@ -5,7 +5,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { CheckoutStore, StorageError, type StoredOrder } from "../../src/storage/checkout-store.ts"
+import { CheckoutStore, type PaymentAttempt, StorageError, type StoredOrder } from "../../src/storage/checkout-store.ts"
 import type { Session } from "../../src/domain/session-model.ts"
 
 const uid = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
@@ -399,6 +399,39 @@ export const checkoutStoreContract = <E>(
 
         yield* store.updateSession({ ...first, status: "expired" })
         expect(yield* store.findExpiredSessionIds(now, 10)).toEqual([second.id, third.id])
+      }))
+
+    it.effect("payment attempts: latest by sequence, outcome updates, (session, sequence) unique", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const sessionId = uid("cs")
+        expect(yield* store.latestPaymentAttempt(sessionId)).toEqual(Option.none())
+        const first: PaymentAttempt = {
+          sessionId,
+          sequence: 1,
+          idempotencyKey: `${sessionId}:1`,
+          amount: 4883,
+          currency: "usd",
+          credentialRef: "vt_abc",
+          state: "pending",
+          chargeId: undefined,
+          createdAt: 1_000,
+          updatedAt: 1_000
+        }
+        yield* store.insertPaymentAttempt(first)
+        expect(Option.getOrThrow(yield* store.latestPaymentAttempt(sessionId))).toEqual(first)
+        const declined = { ...first, state: "declined" as const, updatedAt: 2_000 }
+        yield* store.updatePaymentAttempt(declined)
+        const second = { ...first, sequence: 2, idempotencyKey: `${sessionId}:2`, createdAt: 3_000, updatedAt: 3_000 }
+        yield* store.insertPaymentAttempt(second)
+        expect(Option.getOrThrow(yield* store.latestPaymentAttempt(sessionId))).toEqual(second)
+        const succeeded = { ...second, state: "succeeded" as const, chargeId: "ch_1", updatedAt: 4_000 }
+        yield* store.updatePaymentAttempt(succeeded)
+        expect(Option.getOrThrow(yield* store.latestPaymentAttempt(sessionId))).toEqual(succeeded)
+        const duplicate = yield* Effect.flip(store.insertPaymentAttempt(second))
+        expect(duplicate).toBeInstanceOf(StorageError)
+        const missing = yield* Effect.flip(store.updatePaymentAttempt({ ...first, sequence: 9 }))
+        expect(missing).toBeInstanceOf(StorageError)
       }))
 
     it.effect("ping", () => Effect.flatMap(CheckoutStore, (store) => store.ping))

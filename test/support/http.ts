@@ -6,12 +6,21 @@
 import { HttpApp, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { HttpAppService } from "../../src/http/app.ts"
-import { ApplicationServices } from "../../src/server.ts"
+import { ApplicationServices, PaymentsLive } from "../../src/server.ts"
 import { DemoCatalog } from "../../src/services/catalog.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/services/config.ts"
-import { ApprovingPaymentProvider, PaymentProvider } from "../../src/services/payment-provider.ts"
+import type { PaymentProvider } from "../../src/services/payment-provider.ts"
+import { MemoryChargeStore } from "../../src/storage/memory-charge-store.ts"
 import type { CheckoutStore } from "../../src/storage/checkout-store.ts"
+import type { IdempotencyStore } from "../../src/storage/idempotency-store.ts"
 import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
+import { MemoryIdempotencyStore } from "../../src/storage/memory-idempotency-store.ts"
+import { MemoryVaultStore } from "../../src/storage/memory-vault-store.ts"
+import { MemoryOrderStore } from "../../src/storage/memory-order-store.ts"
+import { MemoryReceivedEventsStore } from "../../src/storage/memory-received-events-store.ts"
+import type { OrderStore } from "../../src/storage/order-store.ts"
+import type { ReceivedEventsStore } from "../../src/storage/received-events-store.ts"
+import type { VaultStore } from "../../src/storage/vault-store.ts"
 
 export const API_KEY = "sk_test_key"
 export const API_VERSION = "2026-01-30"
@@ -19,14 +28,27 @@ export const API_VERSION = "2026-01-30"
 export interface TestAppOptions {
   readonly config?: Partial<AppConfigShape>
   readonly store?: Layer.Layer<CheckoutStore, unknown>
+  /** The delegate payment vault's store; in memory by default. */
+  readonly vaultStore?: Layer.Layer<VaultStore, unknown>
   readonly payments?: Layer.Layer<PaymentProvider>
+  /** The idempotency keys' store; in memory by default (a fresh one per `testApp`). */
+  readonly idempotencyStore?: Layer.Layer<IdempotencyStore, unknown>
+  /** Full orders and the order-event outbox; in memory by default (fresh per `testApp`). */
+  readonly orderStore?: Layer.Layer<OrderStore, unknown>
+  /** The webhook receiver's events; in memory by default (fresh per `testApp`). */
+  readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown>
 }
 
-/** The application with in-memory storage, the demo catalog and an approving payment provider. */
+/** The application with in-memory storage, the demo catalog and the built-in test processor. */
 export const testApp = (options: TestAppOptions = {}) =>
   ApplicationServices.pipe(
-    Layer.provide([DemoCatalog, options.payments ?? ApprovingPaymentProvider]),
-    Layer.provide(options.store ?? MemoryCheckoutStore),
+    Layer.provide([DemoCatalog, options.payments ?? PaymentsLive]),
+    Layer.provideMerge(MemoryChargeStore),
+    Layer.provideMerge(options.store ?? MemoryCheckoutStore),
+    Layer.provide(options.vaultStore ?? MemoryVaultStore),
+    Layer.provide(options.idempotencyStore ?? MemoryIdempotencyStore),
+    Layer.provideMerge(options.orderStore ?? MemoryOrderStore),
+    Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
     Layer.provideMerge(HttpServer.layerContext),
     Layer.orDie

@@ -1,0 +1,113 @@
+/**
+ * Orders after checkout (CONTRACT §8).
+ *
+ * - `OrderEvents.recordOrderCreated`: called inside the completing checkout transaction, right
+ *   after `CheckoutStore.insertOrder`. It builds the full order from the completed session (line
+ *   items, totals) and the catalog (line titles and kinds), stores it and queues the
+ *   `order_create` event — through the same `SqlClient`, so it commits or rolls back with the
+ *   completion.
+ * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
+ *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
+ *   queue an `order_update` event carrying the full order.
+ */
+import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
+import type { Order as OrderSummary } from "../domain/checkout.ts"
+import {
+  applyOrderCommand,
+  makeOrder,
+  type Order,
+  type OrderCommand,
+  type OrderError,
+  type OrderSourceLineItem
+} from "../domain/order.ts"
+import type { Session } from "../domain/session-model.ts"
+import { makeOrderEvent } from "../domain/webhook.ts"
+import type { StorageError } from "../storage/checkout-store.ts"
+import { OrderStore } from "../storage/order-store.ts"
+import { Catalog } from "./catalog.ts"
+import { Ids } from "./ids.ts"
+
+export class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly id: string }> {}
+
+export interface RecordOrderCreatedInput {
+  /** The summary stored by the completion (`{id, checkout_session_id, permalink_url}`). */
+  readonly order: OrderSummary
+  /** The completed session: its line items and totals become the order's. */
+  readonly session: Session
+}
+
+export interface OrderEventsShape {
+  /** Stores the full `created` order and queues `order_create`; joins the caller's transaction. */
+  readonly recordOrderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<Order, StorageError>
+}
+
+export class OrderEvents extends Context.Tag("acp/OrderEvents")<OrderEvents, OrderEventsShape>() {}
+
+export interface OrderServiceShape {
+  readonly get: (id: string) => Effect.Effect<Order, OrderNotFound | StorageError>
+  /** Applies `command` to the order and queues `order_update`; returns the changed order. */
+  readonly apply: (id: string, command: OrderCommand) => Effect.Effect<Order, OrderNotFound | OrderError | StorageError>
+}
+
+export class OrderService extends Context.Tag("acp/OrderService")<OrderService, OrderServiceShape>() {}
+
+export const OrderEventsLive = Layer.effect(
+  OrderEvents,
+  Effect.gen(function*() {
+    const store = yield* OrderStore
+    const catalog = yield* Catalog
+    const ids = yield* Ids
+    return OrderEvents.of({
+      recordOrderCreated: ({ order: summary, session }) =>
+        store.transaction(Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const lineItems: ReadonlyArray<OrderSourceLineItem> = session.line_items.map((line) => {
+            const product = catalog.products.get(line.item.id)
+            return { ...line, title: product?.title ?? line.item.id, kind: product?.kind ?? "physical" }
+          })
+          const order = makeOrder({
+            id: summary.id,
+            checkoutSessionId: summary.checkout_session_id,
+            permalinkUrl: summary.permalink_url,
+            lineItems,
+            totals: session.totals
+          })
+          yield* store.saveOrder({ order, sessionId: summary.checkout_session_id, createdAt: now })
+          const id = yield* ids.make("evt_")
+          yield* store.enqueueEvent({ id, payload: makeOrderEvent("order_create", order), now })
+          return order
+        }))
+    })
+  })
+)
+
+export const OrderServiceLive = Layer.effect(
+  OrderService,
+  Effect.gen(function*() {
+    const store = yield* OrderStore
+    const ids = yield* Ids
+    const found = (id: string) =>
+      Option.match({
+        onNone: () => Effect.fail(new OrderNotFound({ id })),
+        onSome: (stored: { readonly order: Order; readonly sessionId: string; readonly createdAt: number }) =>
+          Effect.succeed(stored)
+      })
+    return OrderService.of({
+      get: (id) => Effect.map(Effect.flatMap(store.getOrder(id), found(id)), (stored) => stored.order),
+      apply: (id, command) =>
+        store.transaction(Effect.gen(function*() {
+          const stored = yield* Effect.flatMap(store.lockOrder(id), found(id))
+          const now = yield* Clock.currentTimeMillis
+          const changed = applyOrderCommand(stored.order, command, new Date(now).toISOString())
+          if (Either.isLeft(changed)) return yield* Effect.fail(changed.left)
+          yield* store.saveOrder({ ...stored, order: changed.right })
+          const eventId = yield* ids.make("evt_")
+          yield* store.enqueueEvent({ id: eventId, payload: makeOrderEvent("order_update", changed.right), now })
+          return changed.right
+        }))
+    })
+  })
+)
+
+/** Both order services; need `OrderStore`, `Catalog` and `Ids`. */
+export const OrderServicesLive = Layer.merge(OrderEventsLive, OrderServiceLive)

@@ -1,0 +1,79 @@
+/**
+ * The checkout stores an HTTP suite runs against: in memory, SQL over embedded PGlite, and SQL
+ * over PostgreSQL (only when `TEST_DATABASE_URL` is set).
+ *
+ * Each test needs fresh state (the inventory tests assume the demo catalog's initial stock). A
+ * fresh in-memory PGlite per test costs 3–5 s (a fresh PostgreSQL database about 0.3 s), so the
+ * SQL kinds open one migrated database per suite and empty every table at the start of each test;
+ * the application then seeds the stock again, as it does at start. Tests in a file run one after
+ * another, so no test sees another's rows.
+ */
+import { SqlClient } from "@effect/sql"
+import { afterAll, beforeAll } from "@effect/vitest"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { CheckoutStore } from "../../src/storage/checkout-store.ts"
+import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
+import { make as makeSqlCheckoutStore } from "../../src/storage/sql-checkout-store.ts"
+import { embeddedDatabase, hasPostgres, postgresDatabase, type TestDatabase } from "./test-database.ts"
+
+export interface StoreUnderTest {
+  readonly name: string
+  /** False when the store needs something this run does not have (a PostgreSQL server). */
+  readonly available: boolean
+  /** Registers the suite's `beforeAll`/`afterAll` (opening and closing a shared database). */
+  readonly register: () => void
+  /** A store layer with empty state, for one test. */
+  readonly fresh: Effect.Effect<Layer.Layer<CheckoutStore>>
+}
+
+/** Empties every table of the current schema except the migrations record. */
+export const truncateAll = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const tables = yield* sql<{ name: string }>`
+    SELECT tablename AS name FROM pg_tables
+    WHERE schemaname = current_schema() AND tablename <> 'effect_sql_migrations'`
+  if (tables.length === 0) return
+  const list = tables.map((t) => `"${t.name.replaceAll("\"", "\"\"")}"`).join(", ")
+  yield* sql.unsafe(`TRUNCATE ${list} RESTART IDENTITY CASCADE`)
+}).pipe(Effect.orDie)
+
+export const memoryStore: StoreUnderTest = {
+  name: "memory",
+  available: true,
+  register: () => {},
+  fresh: Effect.succeed(MemoryCheckoutStore)
+}
+
+const sharedSqlStore = (name: string, available: boolean, database: () => TestDatabase): StoreUnderTest => {
+  let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown> | undefined
+  return {
+    name,
+    available,
+    register: () => {
+      beforeAll(async () => {
+        runtime = ManagedRuntime.make(database())
+        await runtime.runtime()
+      }, 120_000)
+      afterAll(async () => {
+        await runtime?.dispose()
+      })
+    },
+    fresh: Effect.suspend(() => {
+      if (runtime === undefined) return Effect.dieMessage(`${name}: the shared database is not open`)
+      return Effect.promise(() => runtime!.runPromise(SqlClient.SqlClient)).pipe(
+        Effect.map((sql) =>
+          Layer.effect(CheckoutStore, Effect.zipRight(truncateAll, makeSqlCheckoutStore)).pipe(
+            Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
+          )
+        )
+      )
+    })
+  }
+}
+
+/** Memory, embedded PGlite (always) and PostgreSQL (when `TEST_DATABASE_URL` is set). */
+export const storesUnderTest: ReadonlyArray<StoreUnderTest> = [
+  memoryStore,
+  sharedSqlStore("SQL on embedded PGlite", true, () => embeddedDatabase()),
+  sharedSqlStore("SQL on PostgreSQL", hasPostgres, () => postgresDatabase())
+]

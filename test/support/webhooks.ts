@@ -1,0 +1,90 @@
+/**
+ * Helpers for order and order-event tests: orders made through the real checkout (a session
+ * created over HTTP, then `OrderEvents.recordOrderCreated` as the completion will call it), and
+ * fake HTTP clients for the sender — scripted answers, or the in-process application itself (the
+ * sender posting to this process's own receiver).
+ */
+import { HttpApp, HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
+import { Clock, Effect, Layer, Ref, Schema } from "effect"
+import { Session } from "../../src/domain/session-model.ts"
+import { HttpAppService } from "../../src/http/app.ts"
+import { PaymentProvider } from "../../src/services/payment-provider.ts"
+import { OrderEvents } from "../../src/services/order-service.ts"
+import { createReadySession } from "./http.ts"
+
+/** A payment provider that is never called (these tests do not complete checkouts over HTTP). */
+export const UnusedPaymentProvider = Layer.succeed(PaymentProvider, {} as never)
+
+let orderCounter = 0
+
+/** Creates a session over HTTP and records its order as the completion does; returns the full order. */
+export const createOrder = (items: ReadonlyArray<{ id: string; quantity: number }> = [{ id: "tshirt-classic", quantity: 2 }]) =>
+  Effect.gen(function*() {
+    const created = yield* createReadySession(items)
+    // The stored session is the API session plus its requested items.
+    const session = Schema.decodeUnknownSync(Session)({
+      ...created,
+      items: (created.line_items as Array<{ item: unknown }>).map((line) => line.item)
+    })
+    const events = yield* OrderEvents
+    const id = `ord_test${++orderCounter}_${Math.random().toString(36).slice(2, 8)}`
+    return yield* events.recordOrderCreated({
+      order: { id, checkout_session_id: session.id, permalink_url: `https://merchant.test/orders/${id}` },
+      session
+    })
+  })
+
+export interface SentRequest {
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly body: string
+  /** Clock time of the request, epoch ms. */
+  readonly at: number
+}
+
+/** What a scripted endpoint answers: a status (with headers), a network failure, or the app itself. */
+export type Answer =
+  | { readonly status: number; readonly headers?: Record<string, string> }
+  | "network_error"
+  | "loopback"
+
+const bodyText = (body: unknown): string => {
+  const b = body as { _tag?: string; body?: unknown }
+  if (b._tag === "Uint8Array" && b.body instanceof Uint8Array) return Buffer.from(b.body).toString("utf8")
+  return ""
+}
+
+/**
+ * A fake `HttpClient` recording every request. Answers come from `script` in order; once it is
+ * used up, `fallback` (default 200). `"loopback"` hands the request to the in-process app.
+ */
+export const scriptedClient = (script: ReadonlyArray<Answer>, fallback: Answer = { status: 200 }) =>
+  Effect.gen(function*() {
+    const sent = yield* Ref.make<ReadonlyArray<SentRequest>>([])
+    const remaining = yield* Ref.make<ReadonlyArray<Answer>>(script)
+    const runtime = yield* Effect.runtime<never>()
+    const app = yield* HttpAppService
+    const handler = HttpApp.toWebHandlerRuntime(runtime)(app as HttpApp.Default<never, never>)
+    const client = HttpClient.make((request, url) =>
+      Effect.gen(function*() {
+        const at = yield* Clock.currentTimeMillis
+        const body = bodyText(request.body)
+        yield* Ref.update(sent, (list) => [...list, { url: url.toString(), headers: { ...request.headers }, body, at }])
+        const answer = yield* Ref.modify(remaining, (list) => [list[0] ?? fallback, list.slice(1)] as const)
+        if (answer === "network_error") {
+          return yield* new HttpClientError.RequestError({ request, reason: "Transport", description: "connection refused" })
+        }
+        if (answer === "loopback") {
+          const response = yield* Effect.promise(() =>
+            handler(new Request(url.toString(), { method: request.method, headers: request.headers, body }))
+          )
+          return HttpClientResponse.fromWeb(request, response)
+        }
+        return HttpClientResponse.fromWeb(
+          request,
+          new Response(answer.status === 204 ? null : "{}", { status: answer.status, headers: answer.headers ?? {} })
+        )
+      })
+    )
+    return { client, sent: Ref.get(sent) }
+  })
