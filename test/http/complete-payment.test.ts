@@ -1,16 +1,15 @@
 /**
  * Issue 6: completing a checkout with delegated payment tokens — allowance enforcement, declines,
- * exactly one charge and one order under retries, concurrency and an injected crash.
+ * exactly one charge and one order under retries, concurrency and an injected crash. Runs on
+ * every store: memory, SQL on embedded PGlite and SQL on PostgreSQL (when TEST_DATABASE_URL is
+ * set), with the checkout, vault, charge and order stores sharing one database.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { ChargeStore } from "../../src/storage/charge-store.ts"
 import { CheckoutStore } from "../../src/storage/checkout-store.ts"
-import { make as makeMemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
 import { address, buyer, createReadySession, get, post, testApp } from "../support/http.ts"
-
-const run = <A, E>(effect: Effect.Effect<A, E, any>, app: Layer.Layer<any, any, never> = testApp()) =>
-  Effect.provide(effect, app) as Effect.Effect<A, E, never>
+import { type StoreUnderTest, storesUnderTest } from "../support/store-under-test.ts"
 
 const FAR_FUTURE = "2030-01-01T00:00:00Z"
 
@@ -61,181 +60,199 @@ const approvedCharges = Effect.flatMap(ChargeStore, (store) => store.listCharges
   Effect.map((charges) => charges.filter((charge) => charge.outcome === "approved"))
 )
 
-describe("complete with a vt_ token", () => {
-  it.effect("pays with either payment_data shape and consumes the token", () =>
-    run(Effect.gen(function*() {
-      const first = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const token = yield* tokenize(first.id)
-      const paid = yield* post(`/checkout_sessions/${first.id}/complete`, handlerPayment(token))
-      expect(paid.status).toBe(200)
-      expect(paid.body.order.checkout_session_id).toBe(first.id)
+/** The completing transaction fails once at its last write, as if the process died there. */
+const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown>) =>
+  Layer.effect(
+    CheckoutStore,
+    Effect.map(CheckoutStore, (store) => {
+      let crashes = 1
+      return {
+        ...store,
+        insertOrder: (order: Parameters<typeof store.insertOrder>[0]) =>
+          crashes-- > 0 ? Effect.die(new Error("crash before commit")) : store.insertOrder(order)
+      }
+    })
+  ).pipe(Layer.provide(base))
 
-      const second = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const legacy = yield* tokenize(second.id)
-      const paidLegacy = yield* post(`/checkout_sessions/${second.id}/complete`, {
-        payment_data: { token: legacy, provider: "acp_vault" }
-      })
-      expect(paidLegacy.status).toBe(200)
-      const charges = yield* approvedCharges
-      expect(charges.map((c) => c.amount)).toEqual([
-        first.totals.find((t) => t.type === "total")!.amount,
-        second.totals.find((t) => t.type === "total")!.amount
-      ])
-    })))
+const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
+  /** Runs `effect` against a fresh application over fresh stores of this kind. */
+  const run = <A, E>(effect: Effect.Effect<A, E, any>, crash = false) =>
+    Effect.flatMap(storeUnderTest.freshStores, (stores) =>
+      Effect.provide(
+        effect,
+        testApp({ ...stores, ...(crash && stores.store ? { store: crashingOnce(stores.store) } : {}) })
+      )) as Effect.Effect<A, E, never>
 
-  const violations: ReadonlyArray<[string, (sessionId: string) => TokenOptions | "missing", RegExp]> = [
-    ["unknown token", () => "missing", /does not exist/],
-    ["another merchant", () => ({ merchantId: "merchant_other" }), /merchant/],
-    ["another currency", () => ({ currency: "eur" }), /EUR/],
-    ["total above max_amount", () => ({ maxAmount: 100 }), /exceeds/]
-  ]
-  for (const [name, options, message] of violations) {
-    it.effect(`422 payment_declined with a message on the session: ${name}`, () =>
+  describe("complete with a vt_ token", () => {
+    it.effect("pays with either payment_data shape and consumes the token", () =>
+      run(Effect.gen(function*() {
+        const first = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const token = yield* tokenize(first.id)
+        const paid = yield* post(`/checkout_sessions/${first.id}/complete`, handlerPayment(token))
+        expect(paid.status).toBe(200)
+        expect(paid.body.order.checkout_session_id).toBe(first.id)
+
+        const second = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const legacy = yield* tokenize(second.id)
+        const paidLegacy = yield* post(`/checkout_sessions/${second.id}/complete`, {
+          payment_data: { token: legacy, provider: "acp_vault" }
+        })
+        expect(paidLegacy.status).toBe(200)
+        const charges = yield* approvedCharges
+        expect(charges.map((c) => c.amount)).toEqual([
+          first.totals.find((t) => t.type === "total")!.amount,
+          second.totals.find((t) => t.type === "total")!.amount
+        ])
+      })))
+
+    const violations: ReadonlyArray<[string, (sessionId: string) => TokenOptions | "missing", RegExp]> = [
+      ["unknown token", () => "missing", /does not exist/],
+      ["another merchant", () => ({ merchantId: "merchant_other" }), /merchant/],
+      ["another currency", () => ({ currency: "eur" }), /EUR/],
+      ["total above max_amount", () => ({ maxAmount: 100 }), /exceeds/]
+    ]
+    for (const [name, options, message] of violations) {
+      it.effect(`422 payment_declined with a message on the session: ${name}`, () =>
+        run(Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+          const opts = options(session.id)
+          const token = opts === "missing" ? "vt_doesnotexist" : yield* tokenize(session.id, opts)
+          const response = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(response.status).toBe(422)
+          expect(response.body).toMatchObject({
+            type: "invalid_request",
+            code: "payment_declined",
+            param: "$.payment_data.instrument.credential.token"
+          })
+          expect(response.body.message).toMatch(message)
+          const after = (yield* get(`/checkout_sessions/${session.id}`)).body
+          expect(after.status).toBe("ready_for_payment")
+          expect(after.messages).toContainEqual(expect.objectContaining({ type: "error", code: "payment_declined" }))
+          expect(yield* approvedCharges).toEqual([])
+        })))
+    }
+
+    it.effect("a token issued for another session, or already used, cannot pay", () =>
+      run(Effect.gen(function*() {
+        const a = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const b = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const token = yield* tokenize(a.id)
+        const wrongSession = yield* post(`/checkout_sessions/${b.id}/complete`, handlerPayment(token))
+        expect(wrongSession.status).toBe(422)
+        expect(wrongSession.body.message).toMatch(/another checkout session/)
+        expect((yield* post(`/checkout_sessions/${a.id}/complete`, handlerPayment(token))).status).toBe(200)
+        const reused = yield* post(`/checkout_sessions/${b.id}/complete`, handlerPayment(token))
+        expect(reused.status).toBe(422)
+        expect(reused.body.message).toMatch(/already been used|another checkout session/)
+        expect(yield* approvedCharges).toHaveLength(1)
+      })))
+
+    it.effect("the allowance expires at expires_at by the Clock", () =>
       run(Effect.gen(function*() {
         const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-        const opts = options(session.id)
-        const token = opts === "missing" ? "vt_doesnotexist" : yield* tokenize(session.id, opts)
-        const response = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
-        expect(response.status).toBe(422)
-        expect(response.body).toMatchObject({
-          type: "invalid_request",
-          code: "payment_declined",
-          param: "$.payment_data.instrument.credential.token"
-        })
-        expect(response.body.message).toMatch(message)
-        const after = (yield* get(`/checkout_sessions/${session.id}`)).body
-        expect(after.status).toBe("ready_for_payment")
-        expect(after.messages).toContainEqual(expect.objectContaining({ type: "error", code: "payment_declined" }))
-        expect(yield* approvedCharges).toEqual([])
+        const expiresAt = new Date(60_000).toISOString()
+        const token = yield* tokenize(session.id, { expiresAt })
+        yield* TestClock.adjust(60_000)
+        const late = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+        expect(late.status).toBe(422)
+        expect(late.body.message).toMatch(/expired/)
+
+        const other = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const fresh = yield* tokenize(other.id, { expiresAt: new Date(120_000).toISOString() })
+        yield* TestClock.adjust(59_999)
+        expect((yield* post(`/checkout_sessions/${other.id}/complete`, handlerPayment(fresh))).status).toBe(200)
       })))
-  }
-
-  it.effect("a token issued for another session, or already used, cannot pay", () =>
-    run(Effect.gen(function*() {
-      const a = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const b = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const token = yield* tokenize(a.id)
-      const wrongSession = yield* post(`/checkout_sessions/${b.id}/complete`, handlerPayment(token))
-      expect(wrongSession.status).toBe(422)
-      expect(wrongSession.body.message).toMatch(/another checkout session/)
-      expect((yield* post(`/checkout_sessions/${a.id}/complete`, handlerPayment(token))).status).toBe(200)
-      const reused = yield* post(`/checkout_sessions/${b.id}/complete`, handlerPayment(token))
-      expect(reused.status).toBe(422)
-      expect(reused.body.message).toMatch(/already been used|another checkout session/)
-      expect(yield* approvedCharges).toHaveLength(1)
-    })))
-
-  it.effect("the allowance expires at expires_at by the Clock", () =>
-    run(Effect.gen(function*() {
-      const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const expiresAt = new Date(60_000).toISOString()
-      const token = yield* tokenize(session.id, { expiresAt })
-      yield* TestClock.adjust(60_000)
-      const late = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
-      expect(late.status).toBe(422)
-      expect(late.body.message).toMatch(/expired/)
-
-      const other = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const fresh = yield* tokenize(other.id, { expiresAt: new Date(120_000).toISOString() })
-      yield* TestClock.adjust(59_999)
-      expect((yield* post(`/checkout_sessions/${other.id}/complete`, handlerPayment(fresh))).status).toBe(200)
-    })))
-})
-
-describe("declines", () => {
-  it.effect("a declined card is 402; the token is given back and another card then pays", () =>
-    run(Effect.gen(function*() {
-      const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const declined = yield* tokenize(session.id, { number: "4000000000000002" })
-      const first = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(declined))
-      expect(first.status).toBe(402)
-      expect(first.body).toMatchObject({ type: "processing_error", code: "payment_declined", message: "The card was declined." })
-      const after = (yield* get(`/checkout_sessions/${session.id}`)).body
-      expect(after.status).toBe("ready_for_payment")
-      expect(after.messages).toContainEqual(expect.objectContaining({ code: "payment_declined", content: "The card was declined." }))
-      const poor = yield* tokenize(session.id, { number: "4000000000009995" })
-      const second = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(poor))
-      expect(second.status).toBe(402)
-      expect(second.body.message).toMatch(/insufficient funds/)
-      const good = yield* tokenize(session.id)
-      const third = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(good))
-      expect(third.status).toBe(200)
-      expect(third.body.messages).toEqual([])
-      expect(yield* approvedCharges).toHaveLength(1)
-    })))
-
-  it.effect("well-known test tokens in the legacy shape (provider stripe)", () =>
-    run(Effect.gen(function*() {
-      const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const declined = yield* post(`/checkout_sessions/${session.id}/complete`, {
-        payment_data: { token: "tok_chargeDeclined", provider: "stripe" }
-      })
-      expect(declined.status).toBe(402)
-      const unknown = yield* post(`/checkout_sessions/${session.id}/complete`, {
-        payment_data: { token: "tok_unknown", provider: "stripe" }
-      })
-      expect(unknown.status).toBe(422)
-      const paid = yield* post(`/checkout_sessions/${session.id}/complete`, {
-        payment_data: { token: "tok_visa", provider: "stripe" }
-      })
-      expect(paid.status).toBe(200)
-    })))
-})
-
-describe("exactly once", () => {
-  it.effect("20 concurrent completes of one session: one order, one charge", () =>
-    run(Effect.gen(function*() {
-      const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-      const token = yield* tokenize(session.id)
-      const responses = yield* Effect.all(
-        Array.from({ length: 20 }, () => post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))),
-        { concurrency: "unbounded" }
-      )
-      const ok = responses.filter((r) => r.status === 200)
-      expect(ok).toHaveLength(1)
-      expect(responses.every((r) => r.status === 200 || r.status === 409)).toBe(true)
-      expect(yield* approvedCharges).toHaveLength(1)
-      expect((yield* get(`/checkout_sessions/${session.id}`)).body.order ?? ok[0]!.body.order).toBeDefined()
-    })))
-
-  it.effect("a crash between the charge and the commit is recovered by a retry without a second charge", () => {
-    // The completing transaction fails once at its last write, as if the process died there.
-    const crashingStore = Layer.effect(
-      CheckoutStore,
-      Effect.map(makeMemoryCheckoutStore, (store) => {
-        let crashes = 1
-        return {
-          ...store,
-          insertOrder: (order: Parameters<typeof store.insertOrder>[0]) =>
-            crashes-- > 0 ? Effect.die(new Error("crash before commit")) : store.insertOrder(order)
-        }
-      })
-    )
-    return run(
-      Effect.gen(function*() {
-        const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
-        const token = yield* tokenize(session.id)
-        const crashed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
-        expect(crashed.status).toBe(500)
-        expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("ready_for_payment")
-        expect(yield* approvedCharges).toHaveLength(1) // charged, not committed
-        const retried = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
-        expect(retried.status).toBe(200)
-        expect(yield* approvedCharges).toHaveLength(1) // the same charge
-        const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.stockLevels(0))
-        expect(stock.find((level) => level.productId === "print-limited")?.onHand).toBe(2)
-      }),
-      testApp({ store: crashingStore })
-    )
   })
 
-  it.effect("the buyer of the complete request is kept even when the payment is declined", () =>
-    run(Effect.gen(function*() {
-      const created = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: address, buyer })
-      const token = yield* tokenize(created.body.id, { number: "4000000000000002" })
-      const newBuyer = { ...buyer, first_name: "Grace" }
-      const declined = yield* post(`/checkout_sessions/${created.body.id}/complete`, { ...handlerPayment(token), buyer: newBuyer })
-      expect(declined.status).toBe(402)
-      expect((yield* get(`/checkout_sessions/${created.body.id}`)).body.buyer.first_name).toBe("Grace")
-    })))
-})
+  describe("declines", () => {
+    it.effect("a declined card is 402; the token is given back and another card then pays", () =>
+      run(Effect.gen(function*() {
+        const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const declined = yield* tokenize(session.id, { number: "4000000000000002" })
+        const first = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(declined))
+        expect(first.status).toBe(402)
+        expect(first.body).toMatchObject({ type: "processing_error", code: "payment_declined", message: "The card was declined." })
+        const after = (yield* get(`/checkout_sessions/${session.id}`)).body
+        expect(after.status).toBe("ready_for_payment")
+        expect(after.messages).toContainEqual(expect.objectContaining({ code: "payment_declined", content: "The card was declined." }))
+        const poor = yield* tokenize(session.id, { number: "4000000000009995" })
+        const second = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(poor))
+        expect(second.status).toBe(402)
+        expect(second.body.message).toMatch(/insufficient funds/)
+        const good = yield* tokenize(session.id)
+        const third = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(good))
+        expect(third.status).toBe(200)
+        expect(third.body.messages).toEqual([])
+        expect(yield* approvedCharges).toHaveLength(1)
+      })))
+
+    it.effect("well-known test tokens in the legacy shape (provider stripe)", () =>
+      run(Effect.gen(function*() {
+        const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const declined = yield* post(`/checkout_sessions/${session.id}/complete`, {
+          payment_data: { token: "tok_chargeDeclined", provider: "stripe" }
+        })
+        expect(declined.status).toBe(402)
+        const unknown = yield* post(`/checkout_sessions/${session.id}/complete`, {
+          payment_data: { token: "tok_unknown", provider: "stripe" }
+        })
+        expect(unknown.status).toBe(422)
+        const paid = yield* post(`/checkout_sessions/${session.id}/complete`, {
+          payment_data: { token: "tok_visa", provider: "stripe" }
+        })
+        expect(paid.status).toBe(200)
+      })))
+  })
+
+  describe("exactly once", () => {
+    it.effect("20 concurrent completes of one session: one order, one charge", () =>
+      run(Effect.gen(function*() {
+        const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const token = yield* tokenize(session.id)
+        const responses = yield* Effect.all(
+          Array.from({ length: 20 }, () => post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))),
+          { concurrency: "unbounded" }
+        )
+        const ok = responses.filter((r) => r.status === 200)
+        expect(ok).toHaveLength(1)
+        expect(responses.every((r) => r.status === 200 || r.status === 409)).toBe(true)
+        expect(yield* approvedCharges).toHaveLength(1)
+        expect((yield* get(`/checkout_sessions/${session.id}`)).body.order ?? ok[0]!.body.order).toBeDefined()
+      })))
+
+    it.effect("a crash between the charge and the commit is recovered by a retry without a second charge", () =>
+      run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          const crashed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(crashed.status).toBe(500)
+          expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("ready_for_payment")
+          expect(yield* approvedCharges).toHaveLength(1) // charged, not committed
+          const retried = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(retried.status).toBe(200)
+          expect(yield* approvedCharges).toHaveLength(1) // the same charge
+          const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.stockLevels(0))
+          expect(stock.find((level) => level.productId === "print-limited")?.onHand).toBe(2)
+        }),
+        true
+      ))
+
+    it.effect("the buyer of the complete request is kept even when the payment is declined", () =>
+      run(Effect.gen(function*() {
+        const created = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: address, buyer })
+        const token = yield* tokenize(created.body.id, { number: "4000000000000002" })
+        const newBuyer = { ...buyer, first_name: "Grace" }
+        const declined = yield* post(`/checkout_sessions/${created.body.id}/complete`, { ...handlerPayment(token), buyer: newBuyer })
+        expect(declined.status).toBe(402)
+        expect((yield* get(`/checkout_sessions/${created.body.id}`)).body.buyer.first_name).toBe("Grace")
+      })))
+  })
+}
+
+for (const storeUnderTest of storesUnderTest) {
+  describe.skipIf(!storeUnderTest.available)(`complete and pay on ${storeUnderTest.name}`, () => {
+    storeUnderTest.register()
+    completePaymentSuite(storeUnderTest)
+  })
+}

@@ -6,17 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { address, buyer, paymentData } from "../support/http.ts"
-import {
-  callServer,
-  databaseClient,
-  freePort,
-  freshPostgresDatabaseUrl,
-  type HttpResult,
-  spawnMain,
-  startServer,
-  waitHealthy
-} from "../support/server-process.ts"
-import { hasPostgres, tempDirectory } from "../support/test-database.ts"
+import { callServer, databaseClient, freePort, type HttpResult, spawnMain, startServer, waitHealthy } from "../support/server-process.ts"
+import { freshPostgresDatabaseUrl, hasPostgres, tempDirectory } from "../support/test-database.ts"
 
 const INITIAL_STOCK: Record<string, number> = {
   "tshirt-classic": 100,

@@ -7,15 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
-import {
-  freePort,
-  freshPostgresDatabaseUrl,
-  PROCESS_API_KEY,
-  type ServerProcess,
-  spawnMain,
-  startServer
-} from "../support/server-process.ts"
-import { hasPostgres, tempDirectory } from "../support/test-database.ts"
+import { freePort, PROCESS_API_KEY, type ServerProcess, spawnMain, startServer } from "../support/server-process.ts"
+import { freshPostgresDatabaseUrl, hasPostgres, tempDirectory } from "../support/test-database.ts"
 
 const exitOf = (server: ServerProcess) => Effect.promise(() => server.exited)
 

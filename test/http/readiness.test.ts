@@ -9,9 +9,8 @@ import { Effect, Layer, Redacted } from "effect"
 import { makeDatabaseLayer } from "../../src/storage/database.ts"
 import { SqlCheckoutStore } from "../../src/storage/sql-checkout-store.ts"
 import { createReadySession, get, paymentData, post, type TestResponse, testApp } from "../support/http.ts"
-import { freshPostgresDatabaseUrl } from "../support/server-process.ts"
 import { tcpProxy } from "../support/tcp-proxy.ts"
-import { hasPostgres } from "../support/test-database.ts"
+import { freshPostgresDatabaseUrl, hasPostgres } from "../support/test-database.ts"
 
 const expectUnavailable = (response: TestResponse) => {
   expect(response.status, response.text).toBe(503)

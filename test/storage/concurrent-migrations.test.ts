@@ -7,8 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { makeDatabaseLayer } from "../../src/storage/database.ts"
 import { migrations } from "../../src/storage/migrations.ts"
-import { freshPostgresDatabaseUrl } from "../support/server-process.ts"
-import { hasPostgres } from "../support/test-database.ts"
+import { freshPostgresDatabaseUrl, hasPostgres } from "../support/test-database.ts"
 
 describe.skipIf(!hasPostgres)("migrations on PostgreSQL", () => {
   it.live("eight database layers opened at the same time on a fresh database all succeed, migrating once", () =>

@@ -10,6 +10,7 @@ import { ApplicationServices, PaymentsLive } from "../../src/server.ts"
 import { DemoCatalog } from "../../src/services/catalog.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/services/config.ts"
 import type { PaymentProvider } from "../../src/services/payment-provider.ts"
+import type { ChargeStore } from "../../src/storage/charge-store.ts"
 import { MemoryChargeStore } from "../../src/storage/memory-charge-store.ts"
 import type { CheckoutStore } from "../../src/storage/checkout-store.ts"
 import type { IdempotencyStore } from "../../src/storage/idempotency-store.ts"
@@ -35,6 +36,8 @@ export interface TestAppOptions {
   readonly idempotencyStore?: Layer.Layer<IdempotencyStore, unknown>
   /** Full orders and the order-event outbox; in memory by default (fresh per `testApp`). */
   readonly orderStore?: Layer.Layer<OrderStore, unknown>
+  /** The built-in processor's charges; in memory by default (fresh per `testApp`). */
+  readonly chargeStore?: Layer.Layer<ChargeStore, unknown>
   /** The webhook receiver's events; in memory by default (fresh per `testApp`). */
   readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown>
 }
@@ -43,7 +46,7 @@ export interface TestAppOptions {
 export const testApp = (options: TestAppOptions = {}) =>
   ApplicationServices.pipe(
     Layer.provide([DemoCatalog, options.payments ?? PaymentsLive]),
-    Layer.provideMerge(MemoryChargeStore),
+    Layer.provideMerge(options.chargeStore ?? MemoryChargeStore),
     Layer.provideMerge(options.store ?? MemoryCheckoutStore),
     Layer.provide(options.vaultStore ?? MemoryVaultStore),
     Layer.provide(options.idempotencyStore ?? MemoryIdempotencyStore),

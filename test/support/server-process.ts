@@ -7,10 +7,9 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
 import { Data, Duration, Effect, Redacted, Schedule } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
-import { tempDirectory, testDatabaseUrl } from "./test-database.ts"
+import { tempDirectory } from "./test-database.ts"
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -107,22 +106,6 @@ export const startServer = (env: Record<string, string>) =>
     return yield* waitHealthy(server)
   })
 
-/** A fresh, empty database on the TEST_DATABASE_URL server (dropped at scope end); its URL. */
-export const freshPostgresDatabaseUrl = Effect.gen(function*() {
-  if (testDatabaseUrl === undefined) return yield* Effect.dieMessage("TEST_DATABASE_URL is not set")
-  const admin = yield* PgClient.make({ url: Redacted.make(testDatabaseUrl), maxConnections: 1 }).pipe(
-    Effect.provide(Reactivity.layer),
-    Effect.orDie
-  )
-  const name = `test_${randomBytes(6).toString("hex")}`
-  yield* Effect.acquireRelease(
-    admin`CREATE DATABASE ${admin(name)}`.pipe(Effect.orDie),
-    () => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`.pipe(Effect.ignoreLogged)
-  )
-  const url = new URL(testDatabaseUrl)
-  url.pathname = `/${name}`
-  return url.toString()
-})
 
 /** A client of the database at `url`, for checking what the servers stored. */
 export const databaseClient = (url: string) =>

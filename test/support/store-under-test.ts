@@ -13,7 +13,11 @@ import { afterAll, beforeAll } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { CheckoutStore } from "../../src/storage/checkout-store.ts"
 import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
-import { make as makeSqlCheckoutStore } from "../../src/storage/sql-checkout-store.ts"
+import { SqlChargeStore } from "../../src/storage/sql-charge-store.ts"
+import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/storage/sql-checkout-store.ts"
+import { SqlOrderStore } from "../../src/storage/sql-order-store.ts"
+import { SqlVaultStore } from "../../src/storage/sql-vault-store.ts"
+import type { TestAppOptions } from "./http.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase, type TestDatabase } from "./test-database.ts"
 
 export interface StoreUnderTest {
@@ -24,6 +28,11 @@ export interface StoreUnderTest {
   readonly register: () => void
   /** A store layer with empty state, for one test. */
   readonly fresh: Effect.Effect<Layer.Layer<CheckoutStore>>
+  /**
+   * Every store of the application with empty state, for one test: on SQL they share one
+   * database, so a completion's writes commit or roll back together as in production.
+   */
+  readonly freshStores: Effect.Effect<Pick<TestAppOptions, "store" | "vaultStore" | "chargeStore" | "orderStore">>
 }
 
 /** Empties every table of the current schema except the migrations record. */
@@ -41,7 +50,8 @@ export const memoryStore: StoreUnderTest = {
   name: "memory",
   available: true,
   register: () => {},
-  fresh: Effect.succeed(MemoryCheckoutStore)
+  fresh: Effect.succeed(MemoryCheckoutStore),
+  freshStores: Effect.succeed({ store: MemoryCheckoutStore })
 }
 
 const sharedSqlStore = (name: string, available: boolean, database: () => TestDatabase): StoreUnderTest => {
@@ -66,6 +76,20 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
           )
         )
+      )
+    }),
+    freshStores: Effect.suspend(() => {
+      if (runtime === undefined) return Effect.dieMessage(`${name}: the shared database is not open`)
+      return Effect.promise(() => runtime!.runPromise(Effect.zipRight(truncateAll, SqlClient.SqlClient))).pipe(
+        Effect.map((sql) => {
+          const client = Layer.succeed(SqlClient.SqlClient, sql)
+          return {
+            store: Layer.provide(SqlCheckoutStore, client),
+            vaultStore: Layer.provide(SqlVaultStore, client),
+            chargeStore: Layer.provide(SqlChargeStore, client),
+            orderStore: Layer.provide(SqlOrderStore, client)
+          }
+        })
       )
     })
   }

@@ -70,25 +70,31 @@ export const embeddedDatabase = (options?: { readonly persistent?: boolean }): T
     return makeDatabaseLayer({ kind: "embedded", dataDir: join(dir, "pglite"), loadDataDir })
   }))
 
+/** A fresh, empty database on the `TEST_DATABASE_URL` server, dropped at scope end; its URL. */
+export const freshPostgresDatabaseUrl = Effect.gen(function*() {
+  if (testDatabaseUrl === undefined) return yield* Effect.dieMessage("TEST_DATABASE_URL is not set")
+  const admin = yield* PgClient.make({ url: Redacted.make(testDatabaseUrl), maxConnections: 1 }).pipe(
+    Effect.provide(Reactivity.layer),
+    Effect.orDie
+  )
+  const name = `test_${randomBytes(6).toString("hex")}`
+  yield* Effect.acquireRelease(
+    admin`CREATE DATABASE ${admin(name)}`.pipe(Effect.orDie),
+    () => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`.pipe(Effect.ignoreLogged)
+  )
+  const url = new URL(testDatabaseUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+})
+
 /** A fresh, migrated database on the `TEST_DATABASE_URL` server, dropped afterwards. */
 export const postgresDatabase = (options?: { readonly poolSize?: number }): TestDatabase =>
-  Layer.unwrapScoped(Effect.gen(function*() {
-    if (testDatabaseUrl === undefined) return yield* Effect.dieMessage("TEST_DATABASE_URL is not set")
-    const admin = yield* PgClient.make({ url: Redacted.make(testDatabaseUrl), maxConnections: 1 }).pipe(
-      Effect.provide(Reactivity.layer),
-      Effect.orDie
-    )
-    const name = `test_${randomBytes(6).toString("hex")}`
-    yield* Effect.acquireRelease(
-      admin`CREATE DATABASE ${admin(name)}`.pipe(Effect.orDie),
-      () => admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`.pipe(Effect.ignoreLogged)
-    )
-    const url = new URL(testDatabaseUrl)
-    url.pathname = `/${name}`
-    return makeDatabaseLayer({
-      kind: "postgres",
-      url: Redacted.make(url.toString()),
-      poolSize: options?.poolSize ?? 10,
-      source: "TEST_DATABASE_URL"
-    })
-  }))
+  Layer.unwrapScoped(
+    Effect.map(freshPostgresDatabaseUrl, (url) =>
+      makeDatabaseLayer({
+        kind: "postgres",
+        url: Redacted.make(url),
+        poolSize: options?.poolSize ?? 10,
+        source: "TEST_DATABASE_URL"
+      }))
+  )
