@@ -86,6 +86,53 @@ describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database",
       expect(sold.status).toBe(422)
     }).pipe(Effect.scoped), 120_000)
 
+  it.live("one Idempotency-Key sent 30 times at once to both processes makes one session and one order", () =>
+    Effect.gen(function*() {
+      const url = yield* freshPostgresDatabaseUrl
+      const [a, b] = yield* Effect.all([startServer({ DATABASE_URL: url }), startServer({ DATABASE_URL: url })], {
+        concurrency: 2
+      })
+      const servers = [a, b] as const
+      const body = { items: [{ id: "mug-ceramic", quantity: 1 }], buyer, fulfillment_address: address }
+      const creates = yield* Effect.all(
+        Array.from({ length: 30 }, (_, i) =>
+          callServer(servers[i % 2]!, "POST", "/checkout_sessions", body, { "idempotency-key": "idem-create-1" })),
+        { concurrency: "unbounded" }
+      )
+      const created = creates.filter((r) => r.status === 201)
+      expect(created.length + count(creates, 409)).toBe(30)
+      expect(new Set(created.map((r) => r.body.id)).size).toBe(1)
+      expect(created.filter((r) => r.headers.get("idempotent-replayed") !== "true")).toHaveLength(1)
+      const sessionId = created[0]!.body.id as string
+
+      const completes = yield* Effect.all(
+        Array.from({ length: 30 }, (_, i) =>
+          callServer(servers[i % 2]!, "POST", `/checkout_sessions/${sessionId}/complete`, { payment_data: paymentData }, {
+            "idempotency-key": "idem-complete-1"
+          })),
+        { concurrency: "unbounded" }
+      )
+      const completed = completes.filter((r) => r.status === 200)
+      expect(completed.length + count(completes, 409)).toBe(30)
+      expect(new Set(completed.map((r) => r.body.order.id)).size).toBe(1)
+      // Retried once more after everything settled: the stored 200 again, on either process.
+      for (const server of servers) {
+        const replay = yield* callServer(server, "POST", `/checkout_sessions/${sessionId}/complete`, {
+          payment_data: paymentData
+        }, { "idempotency-key": "idem-complete-1" })
+        expect(replay.status).toBe(200)
+        expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      }
+
+      const sql = yield* databaseClient(url)
+      const sessions = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM checkout_sessions`
+      expect(sessions[0]!.n).toBe(1)
+      const charges = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM processor_charges WHERE outcome = 'approved'`
+      expect(charges[0]!.n).toBe(1)
+      const orders = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM orders`
+      expect(orders[0]!.n).toBe(1)
+    }).pipe(Effect.scoped), 120_000)
+
   it.live("SIGKILL during a burst of creates and completes loses nothing committed and leaks no stock", () =>
     Effect.gen(function*() {
       const url = yield* freshPostgresDatabaseUrl

@@ -123,7 +123,8 @@ export const callServer = (
   server: { readonly baseUrl: string },
   method: string,
   path: string,
-  body?: unknown
+  body?: unknown,
+  headers: Record<string, string> = {}
 ): Effect.Effect<HttpResult> =>
   Effect.promise(async () => {
     const response = await fetch(`${server.baseUrl}${path}`, {
@@ -131,7 +132,8 @@ export const callServer = (
       headers: {
         authorization: `Bearer ${PROCESS_API_KEY}`,
         "api-version": "2026-01-30",
-        ...(body === undefined ? {} : { "content-type": "application/json" })
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
