@@ -5,6 +5,7 @@
 import { Either } from "effect"
 import type { CatalogFile, CatalogSnapshot } from "./catalog.ts"
 import type { PaymentHandler } from "./checkout.ts"
+import { validateCoupons } from "./discounts.ts"
 
 /** The card handler offered when the catalog declares none (CONTRACT §7). */
 export const DEFAULT_PAYMENT_HANDLER: PaymentHandler = {
@@ -74,6 +75,7 @@ const validate = (file: CatalogFile): Array<string> => {
       ...duplicates(file.payment_handlers, (h) => h.id, (i) => `$.payment_handlers[${i}].id`, "payment handler id")
     )
   }
+  errors.push(...validateCoupons(file.coupons ?? [], file.currency))
   return errors
 }
 
@@ -93,6 +95,7 @@ export const makeCatalogSnapshot = (file: CatalogFile): Either.Either<CatalogSna
     links: file.links,
     paymentHandlers: file.payment_handlers ?? [DEFAULT_PAYMENT_HANDLER],
     interventions: file.interventions,
-    extensions: file.extensions ?? []
+    extensions: file.extensions ?? [],
+    coupons: file.coupons ?? []
   })
 }

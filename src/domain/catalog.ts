@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { ExtensionDeclaration, InterventionCapabilities, Link, PaymentHandler } from "./checkout.ts"
+import { CatalogCoupon } from "./discounts.ts"
 import { Amount, BoundedString, CurrencyCode, optional } from "./schema-helpers.ts"
 
 /** A decimal fraction with at most 6 decimals, e.g. "0.08875" (8.875 %). Kept as parts per million. */
@@ -77,7 +78,9 @@ export const CatalogFile = Schema.Struct({
   links: Schema.Array(Link),
   payment_handlers: optional(Schema.Array(PaymentHandler)),
   interventions: optional(InterventionCapabilities),
-  extensions: optional(Schema.Array(ExtensionDeclaration))
+  extensions: optional(Schema.Array(ExtensionDeclaration)),
+  /** The discount extension's coupons (CONTRACT §9). */
+  coupons: optional(Schema.Array(CatalogCoupon))
 }).annotations({ identifier: "CatalogFile" })
 export type CatalogFile = typeof CatalogFile.Type
 
@@ -92,4 +95,6 @@ export interface CatalogSnapshot {
   readonly paymentHandlers: ReadonlyArray<PaymentHandler>
   readonly interventions: InterventionCapabilities | undefined
   readonly extensions: ReadonlyArray<ExtensionDeclaration>
+  /** Catalog order; empty when the catalog has none (then the discount extension is not declared). */
+  readonly coupons: ReadonlyArray<CatalogCoupon>
 }

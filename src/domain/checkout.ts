@@ -5,6 +5,7 @@
  * newer agents can send more. Response schemas describe exactly what we send.
  */
 import { Schema } from "effect"
+import { Discounts, DiscountsRequest } from "./discounts.ts"
 import { Amount, BoundedString, CurrencyCode, JsonPath, optional, Timestamp } from "./schema-helpers.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -281,6 +282,8 @@ export const CheckoutSession = Schema.Struct({
   capabilities: Capabilities,
   fulfillment_address: optional(Address),
   fulfillment_option_id: optional(Schema.String),
+  /** The discount extension (`dev.proto.discount`): present when the catalog has coupons or codes were sent. */
+  discounts: optional(Discounts),
   created_at: Timestamp,
   updated_at: Timestamp,
   expires_at: Timestamp
@@ -300,7 +303,8 @@ export const CheckoutSessionCreateRequest = Schema.Struct({
   ),
   buyer: optional(Buyer),
   fulfillment_address: optional(Address),
-  capabilities: optional(AgentCapabilities)
+  capabilities: optional(AgentCapabilities),
+  discounts: optional(DiscountsRequest)
 }).annotations({ identifier: "CheckoutSessionCreateRequest" })
 export type CheckoutSessionCreateRequest = typeof CheckoutSessionCreateRequest.Type
 
@@ -313,7 +317,9 @@ export const CheckoutSessionUpdateRequest = Schema.Struct({
   ),
   buyer: optional(Buyer),
   fulfillment_address: optional(Address),
-  fulfillment_option_id: optional(BoundedString(256))
+  fulfillment_option_id: optional(BoundedString(256)),
+  /** Replaces the codes; `[]` clears them; absent keeps them. */
+  discounts: optional(DiscountsRequest)
 }).annotations({ identifier: "CheckoutSessionUpdateRequest" })
 export type CheckoutSessionUpdateRequest = typeof CheckoutSessionUpdateRequest.Type
 

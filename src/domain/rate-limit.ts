@@ -74,6 +74,8 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly retr
 export interface RateLimiterService {
   /** Takes one token from the bucket of `key`, or fails with the seconds to wait. */
   readonly consume: (key: string, options: BucketOptions) => Effect.Effect<void, RateLimited>
+  /** Whether the bucket of `key` has a token now, without taking it; fails with the seconds to wait. */
+  readonly peek: (key: string, options: BucketOptions) => Effect.Effect<void, RateLimited>
   /** Number of buckets currently kept (for metrics and tests). */
   readonly size: Effect.Effect<number>
 }
@@ -120,7 +122,15 @@ export const makeRateLimiter = (config: { readonly maxKeys?: number } = {}): Eff
           )
         )
 
-    return RateLimiter.of({ consume, size: Effect.map(Ref.get(buckets), (map) => map.size) })
+    const peek = (key: string, options: BucketOptions): Effect.Effect<void, RateLimited> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.map(Ref.get(buckets), (map) => take(map.get(key)?.bucket, options, now))).pipe(
+          Effect.flatMap((result) =>
+            result.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: result.retryAfterSeconds }))
+          )
+        )
+
+    return RateLimiter.of({ consume, peek, size: Effect.map(Ref.get(buckets), (map) => map.size) })
   })
 
 /** The in-process limiter with the default bound. */

@@ -15,6 +15,7 @@ import {
   Order,
   type SessionStatus
 } from "./checkout.ts"
+import type { RejectedDiscount } from "./discounts.ts"
 import { optional } from "./schema-helpers.ts"
 
 /**
@@ -45,6 +46,11 @@ export interface ReducerContext {
    * (includes what this session already holds). Products absent from the map have none available.
    */
   readonly available: ReadonlyMap<string, number>
+  /**
+   * Redemptions counted against each coupon's `max_redemptions`: the stored count plus live holds
+   * of other sessions (see `discounts.ts`). Absent coupons count their catalog `times_redeemed`.
+   */
+  readonly redemptions?: ReadonlyMap<string, number> | undefined
 }
 
 export type SessionCommand = Data.TaggedEnum<{
@@ -106,6 +112,16 @@ export class SessionFinal extends Data.TaggedError("SessionFinal")<{
   readonly command: "complete" | "cancel"
 }> {}
 
+/**
+ * Complete: a discount applied on the session can no longer be applied (expired, usage limit
+ * reached…) → 422 with the rejection's reason as code. `session` is the session re-priced without
+ * it (the service stores it, so the agent sees the new total before paying).
+ */
+export class DiscountUnavailable extends Data.TaggedError("DiscountUnavailable")<{
+  readonly rejected: RejectedDiscount & { readonly index: number }
+  readonly session: Session
+}> {}
+
 export type ReducerError =
   | UnknownProduct
   | OutOfStock
@@ -113,5 +129,6 @@ export type ReducerError =
   | SessionNotModifiable
   | SessionNotReady
   | SessionFinal
+  | DiscountUnavailable
 
 export type { AgentCapabilities }

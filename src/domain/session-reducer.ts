@@ -18,13 +18,24 @@ import type {
   FulfillmentOption,
   Item,
   LineItem,
+  Message,
   MessageError,
+  MessageInfo,
   Order,
   SessionStatus,
   Total
 } from "./checkout.ts"
+import {
+  DISCOUNT_EXTENSION,
+  type Discounts,
+  evaluateDiscounts,
+  ineligibility,
+  type RejectedDiscount
+} from "./discounts.ts"
+import { multiplyAmount } from "./money.ts"
 import { cheapestOption, computeTotals, fulfillmentOptions, priceLineItems, resolveTaxRule } from "./pricing.ts"
 import {
+  DiscountUnavailable,
   isActive,
   OutOfStock,
   type ReducerContext,
@@ -199,6 +210,8 @@ interface Draft {
   readonly previousOptionId: string | undefined
   /** The option the request asks for; must be offered. */
   readonly requestedOptionId: string | undefined
+  /** Discount codes as sent (the discount extension). */
+  readonly codes: ReadonlyArray<string>
 }
 
 interface Priced {
@@ -207,8 +220,21 @@ interface Priced {
   readonly fulfillment_options: ReadonlyArray<FulfillmentOption>
   readonly selectedOptionId: string | undefined
   readonly totals: ReadonlyArray<Total>
-  readonly messages: ReadonlyArray<MessageError>
+  /** Readiness errors, then one info per rejected discount code. */
+  readonly messages: ReadonlyArray<Message>
+  /** Absent when the catalog has no coupons and no code was sent. */
+  readonly discounts: Discounts | undefined
+  /** The rejections with the index of their code (for `DiscountUnavailable`). */
+  readonly rejected: ReadonlyArray<RejectedDiscount & { readonly index: number }>
 }
+
+/** The info message of a rejected code (param `$.discounts.codes[i]`). */
+export const rejectionMessage = (rejected: RejectedDiscount & { readonly index: number }): MessageInfo => ({
+  type: "info",
+  param: rejected.index >= 0 ? `$.discounts.codes[${rejected.index}]` : "$.discounts",
+  content_type: "plain",
+  content: rejected.message
+})
 
 const selectOption = (
   options: ReadonlyArray<FulfillmentOption>,
@@ -232,10 +258,22 @@ const priceDraft = (
   Either.flatMap(productsOf(draft.items, ctx.catalog), (products) => {
     const rule = resolveTaxRule(ctx.catalog.taxRules, draft.address)
     const ids = lineItemIds(sessionId, draft.items)
-    const line_items = priceLineItems(
-      draft.items.map((item, i) => ({ id: ids[i] ?? "", item, product: products[i] as Product })),
-      rule
-    )
+    const lines = draft.items.map((item, i) => ({ id: ids[i] ?? "", item, product: products[i] as Product }))
+    const evaluated = evaluateDiscounts({
+      coupons: ctx.catalog.coupons,
+      codes: draft.codes,
+      lineBases: lines.map((line) => multiplyAmount(line.product.unit_amount, line.item.quantity)),
+      now: ctx.now,
+      redemptions: ctx.redemptions
+    })
+    const line_items = priceLineItems(lines, rule, evaluated.lineDiscounts)
+    const discounts: Discounts | undefined = ctx.catalog.coupons.length === 0 && draft.codes.length === 0
+      ? undefined
+      : {
+        codes: draft.codes,
+        applied: evaluated.applied,
+        rejected: evaluated.rejected.map(({ code, message, reason }) => ({ code, reason, message }))
+      }
     const options = fulfillmentOptions({ catalog: ctx.catalog, products, address: draft.address, rule, now: ctx.now })
     return Either.map(selectOption(options, draft), (selected) => {
       const messages = readinessMessages({
@@ -252,7 +290,9 @@ const priceDraft = (
         fulfillment_options: options,
         selectedOptionId: selected?.id,
         totals: computeTotals(line_items, selected),
-        messages
+        messages: [...messages, ...evaluated.rejected.map(rejectionMessage)],
+        discounts,
+        rejected: evaluated.rejected
       }
     })
   })
@@ -273,11 +313,17 @@ const withChoices = (
   }
 }
 
+const withoutDiscounts = (session: Session): Session => {
+  const { discounts: _discounts, ...rest } = session
+  return rest
+}
+
 /** The session with a draft and its pricing applied. */
 const applyPriced = (session: Session, draft: Draft, priced: Priced): Session =>
   withChoices(
     {
-      ...session,
+      ...withoutDiscounts(session),
+      ...(priced.discounts === undefined ? {} : { discounts: priced.discounts }),
       status: priced.status,
       items: draft.items,
       line_items: priced.line_items,
@@ -303,6 +349,10 @@ export const sessionCapabilities = (
 ): Capabilities => {
   const declared = agent?.interventions?.supported
   const merchant = catalog.interventions
+  const extensions = catalog.coupons.length > 0 &&
+      !catalog.extensions.some((extension) => extension.name === DISCOUNT_EXTENSION.name)
+    ? [...catalog.extensions, { ...DISCOUNT_EXTENSION, extends: [...DISCOUNT_EXTENSION.extends] }]
+    : catalog.extensions
   const interventions =
     merchant === undefined || declared === undefined
       ? merchant
@@ -310,7 +360,7 @@ export const sessionCapabilities = (
   return {
     payment: { handlers: catalog.paymentHandlers },
     ...(interventions === undefined ? {} : { interventions }),
-    ...(catalog.extensions.length === 0 ? {} : { extensions: catalog.extensions })
+    ...(extensions.length === 0 ? {} : { extensions })
   }
 }
 
@@ -326,7 +376,8 @@ const create = (
     buyer: request.buyer,
     address: normalizeAddress(request.fulfillment_address),
     previousOptionId: undefined,
-    requestedOptionId: undefined
+    requestedOptionId: undefined,
+    codes: request.discounts?.codes ?? []
   }
   return Either.flatMap(checkItems(request.items, ctx), () =>
     Either.map(priceDraft(id, draft, ctx), (priced) => {
@@ -361,7 +412,8 @@ const update = (
     buyer: request.buyer ?? current.buyer,
     address: normalizeAddress(request.fulfillment_address) ?? current.fulfillment_address,
     previousOptionId: current.fulfillment_option_id,
-    requestedOptionId: request.fulfillment_option_id
+    requestedOptionId: request.fulfillment_option_id,
+    codes: request.discounts?.codes ?? current.discounts?.codes ?? []
   }
   const checked = request.items === undefined ? Either.void : checkItems(request.items, ctx)
   return Either.flatMap(checked, () =>
@@ -375,6 +427,26 @@ const update = (
   )
 }
 
+const isError = (message: Message): message is MessageError => message.type === "error"
+
+/** The rejection of an automatic coupon that no longer applies (it has no code index). */
+const lostAutomatic = (
+  couponId: string,
+  code: string,
+  ctx: ReducerContext,
+  session: Session
+): RejectedDiscount & { readonly index: number } => {
+  const coupon = ctx.catalog.coupons.find((c) => c.id === couponId)
+  const base = session.line_items.reduce((sum, line) => sum + line.base_amount, 0)
+  const why = coupon === undefined ? undefined : ineligibility(coupon, base, ctx.now, ctx.redemptions)
+  return {
+    index: -1,
+    code,
+    reason: why?.reason ?? "discount_code_invalid",
+    message: why?.message ?? `Discount ${code} is no longer available.`
+  }
+}
+
 const prepareCompletion = (
   current: Session,
   buyer: Buyer | undefined,
@@ -386,13 +458,24 @@ const prepareCompletion = (
     buyer: buyer ?? current.buyer,
     address: current.fulfillment_address,
     previousOptionId: current.fulfillment_option_id,
-    requestedOptionId: undefined
+    requestedOptionId: undefined,
+    codes: current.discounts?.codes ?? []
   }
-  return Either.flatMap(priceDraft(current.id, draft, ctx), (priced) =>
-    priced.status === "ready_for_payment"
-      ? Either.right(transition({ ...applyPriced(current, draft, priced), updated_at: iso(ctx.now) }))
-      : Either.left(new SessionNotReady({ messages: priced.messages }))
-  )
+  return Either.flatMap(priceDraft(current.id, draft, ctx), (priced): Either.Either<Transition, ReducerError> => {
+    if (priced.status !== "ready_for_payment") {
+      return Either.left(new SessionNotReady({ messages: priced.messages.filter(isError) }))
+    }
+    const session: Session = { ...applyPriced(current, draft, priced), updated_at: iso(ctx.now) }
+    // A discount the agent saw applied must still apply: never charge more than the shown total.
+    const now = new Set((priced.discounts?.applied ?? []).map((applied) => applied.coupon.id))
+    const lost = (current.discounts?.applied ?? []).find((applied) => !now.has(applied.coupon.id))
+    if (lost !== undefined) {
+      const rejected = priced.rejected.find((r) => r.code.trim().toUpperCase() === lost.code.toUpperCase()) ??
+        lostAutomatic(lost.coupon.id, lost.code, ctx, session)
+      return Either.left(new DiscountUnavailable({ rejected, session }))
+    }
+    return Either.right(transition(session))
+  })
 }
 
 /**
@@ -423,7 +506,11 @@ const recordPaymentFailure = (
   return Either.right(
     transition({
       ...current,
-      messages: [...readinessOfSession(current, ctx.catalog), message],
+      messages: [
+        ...readinessOfSession(current, ctx.catalog),
+        ...current.messages.filter((m) => m.type === "info"),
+        message
+      ],
       updated_at: iso(ctx.now)
     })
   )

@@ -21,6 +21,7 @@ import {
   PayloadTooLargeWire,
   PaymentRequiredWire,
   ServiceUnavailableWire,
+  TooManyRequestsWire,
   UnauthorizedWire,
   UnprocessableWire
 } from "./errors.ts"
@@ -46,6 +47,7 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
       .addSuccess(CheckoutSession, { status: 201 })
       .addError(UnprocessableWire)
       .addError(ConflictWire)
+      .addError(TooManyRequestsWire)
   )
   .add(
     HttpApiEndpoint.get("get", "/checkout_sessions/:checkout_session_id")
@@ -63,6 +65,7 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
       .addError(NotFoundWire)
       .addError(ConflictWire)
       .addError(UnprocessableWire)
+      .addError(TooManyRequestsWire)
   )
   .add(
     HttpApiEndpoint.post("complete", "/checkout_sessions/:checkout_session_id/complete")

@@ -17,7 +17,11 @@ import { optional } from "../domain/schema-helpers.ts"
 import { CheckoutService } from "../services/checkout-service.ts"
 import { Api } from "./api.ts"
 import { mapCheckoutErrors } from "./error-mapping.ts"
-import { BadRequest } from "./errors.ts"
+import { BadRequest, TooManyRequests } from "./errors.ts"
+import { RateLimiter } from "../domain/rate-limit.ts"
+import type { Session } from "../domain/session-model.ts"
+import { setRetryAfter } from "./delegate-handlers.ts"
+import { CurrentClient } from "./security.ts"
 import { decodeJson, decodeJsonBody, parseJson, readJsonText } from "./request-body.ts"
 
 const CompleteEnvelope = Schema.Struct({
@@ -66,18 +70,58 @@ const decodeCompleteBody = readJsonText.pipe(
   )
 )
 
+/** Rejected discount codes allowed per API key: this many at once, refilled over a minute (CONTRACT §9). */
+export const DISCOUNT_CODE_REJECTIONS_PER_MINUTE = 20
+const discountCodeBucket = {
+  capacity: DISCOUNT_CODE_REJECTIONS_PER_MINUTE,
+  refillPerSecond: DISCOUNT_CODE_REJECTIONS_PER_MINUTE / 60
+}
+
 export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers) =>
   Effect.gen(function*() {
     const checkout = yield* CheckoutService
+    const limiter = yield* RateLimiter
+
+    /**
+     * Code guessing (CONTRACT §9): a request carrying codes is refused with 429 (and Retry-After,
+     * nothing applied) while the API key's bucket of rejected codes is empty; after the change,
+     * each code it got rejected takes one token.
+     */
+    const limitDiscountCodes = <E, R>(
+      codes: ReadonlyArray<string> | undefined,
+      change: Effect.Effect<Session, E, R>
+    ): Effect.Effect<Session, E | TooManyRequests, R | CurrentClient> =>
+      codes === undefined || codes.length === 0 ? change : Effect.gen(function*() {
+        const key = `discount_codes:${(yield* CurrentClient).keyId}`
+        yield* limiter.peek(key, discountCodeBucket).pipe(
+          Effect.catchTag("RateLimited", (limited) =>
+            Effect.zipRight(
+              setRetryAfter(limited.retryAfterSeconds),
+              Effect.fail(
+                new TooManyRequests({
+                  type: "invalid_request",
+                  code: "too_many_requests",
+                  message: `Too many rejected discount codes; retry after ${limited.retryAfterSeconds} s.`,
+                  param: "$.discounts.codes"
+                })
+              )
+            ))
+        )
+        const session = yield* change
+        for (const _ of session.discounts?.rejected ?? []) yield* Effect.ignore(limiter.consume(key, discountCodeBucket))
+        return session
+      })
     return handlers
       .handleRaw("create", () =>
         decodeJsonBody(CheckoutSessionCreateRequest).pipe(
-          Effect.flatMap((body) => mapCheckoutErrors(checkout.create(body)))
+          Effect.flatMap((body) => limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.create(body))))
         ))
       .handle("get", ({ path }) => mapCheckoutErrors(checkout.get(path.checkout_session_id)))
       .handleRaw("update", ({ path }) =>
         decodeJsonBody(CheckoutSessionUpdateRequest).pipe(
-          Effect.flatMap((body) => mapCheckoutErrors(checkout.update(path.checkout_session_id, body)))
+          Effect.flatMap((body) =>
+            limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.update(path.checkout_session_id, body)))
+          )
         ))
       .handleRaw("complete", ({ path }) =>
         decodeCompleteBody.pipe(

@@ -34,7 +34,8 @@ export type CheckoutFailure =
 /** The API error each failure becomes; `Final` picks 409 (complete) or 405 (cancel) for a final session. */
 export type ApiErrorOf<E, Final extends 405 | 409> = E extends
   { readonly _tag: "UnknownProduct" | "UnknownFulfillmentOption" | "InvalidPaymentData" } ? BadRequest
-  : E extends { readonly _tag: "OutOfStock" | "SessionNotModifiable" | "SessionNotReady" | "PaymentRejected" }
+  : E extends
+    { readonly _tag: "OutOfStock" | "SessionNotModifiable" | "SessionNotReady" | "PaymentRejected" | "DiscountUnavailable" }
     ? Unprocessable
   : E extends { readonly _tag: "SessionNotFound" } ? NotFound
   : E extends { readonly _tag: "PaymentDeclined" } ? PaymentRequired
@@ -114,6 +115,13 @@ export const toApiError = (error: CheckoutFailure, final: 405 | 409 = 409) => {
         code: "payment_declined",
         message: error.message,
         param: error.param
+      })
+    case "DiscountUnavailable":
+      return new Unprocessable({
+        type: "invalid_request",
+        code: error.rejected.reason,
+        message: `${error.rejected.message} The session was re-priced without it; review the new total and complete again.`,
+        param: error.rejected.index >= 0 ? `$.discounts.codes[${error.rejected.index}]` : "$.discounts"
       })
     case "StorageError":
       return error.reason === "unavailable" ? serviceUnavailable() : internalError()

@@ -78,7 +78,15 @@ export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unproces
   code: Schema.Union(
     Schema.Literal("out_of_stock", "session_not_modifiable", "session_not_ready", "payment_declined", "invalid"),
     /** Order refunds: the sum of refunds would exceed the order total. */
-    Schema.Literal("refund_exceeds_total")
+    Schema.Literal("refund_exceeds_total"),
+    /** Complete: a discount applied on the session no longer applies (the reason of its rejection). */
+    Schema.Literal(
+      "discount_code_invalid",
+      "discount_code_expired",
+      "discount_code_usage_limit_reached",
+      "discount_code_minimum_not_met",
+      "discount_code_already_applied"
+    )
   )
 }) {}
 

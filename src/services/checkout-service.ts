@@ -15,11 +15,13 @@ import type {
   Order,
   PaymentData
 } from "../domain/checkout.ts"
+import { relevantCoupons } from "../domain/discounts.ts"
 import { reduce, view } from "../domain/session-reducer.ts"
 import {
   type ReducerContext,
   type ReducerError,
   type Session,
+  type DiscountUnavailable,
   SessionFinal,
   SessionCommand,
   type Transition
@@ -142,13 +144,26 @@ export const CheckoutServiceLive = Layer.effect(
     const orderEvents = yield* OrderEvents
     // The catalog file seeds stock for products the database does not know yet.
     yield* store.seedStock([...catalog.products.values()].map((product) => ({ id: product.id, stock: product.stock })))
+    // Likewise the coupons' redemption counts (discount extension).
+    yield* store.seedCoupons(catalog.coupons.map((coupon) => ({ id: coupon.id, timesRedeemed: coupon.times_redeemed ?? 0 })))
 
-    const context = (now: number, available: ReadonlyMap<string, number> = new Map()): ReducerContext => ({
+    const context = (
+      now: number,
+      available: ReadonlyMap<string, number> = new Map(),
+      redemptions?: ReadonlyMap<string, number>
+    ): ReducerContext => ({
       catalog,
       now,
       sessionTtlSeconds: config.sessionTtlSeconds,
-      available
+      available,
+      redemptions
     })
+
+    /** Redemptions of the coupons `codes` name and of the automatic ones (locked when completing). */
+    const couponUsage = (codes: ReadonlyArray<string>, now: number, sessionId: string, lock: boolean) => {
+      const ids = relevantCoupons(catalog.coupons, codes).map((coupon) => coupon.id)
+      return ids.length === 0 ? Effect.succeed(new Map<string, number>()) : store.couponUsage(ids, now, sessionId, lock)
+    }
 
     const lockExisting = (id: string) =>
       Effect.flatMap(
@@ -175,7 +190,12 @@ export const CheckoutServiceLive = Layer.effect(
         const id = yield* ids.make("cs_")
         return yield* store.transaction(Effect.gen(function*() {
           const available = yield* store.lockStock(uniqueProductIds(request.items), now, id)
-          const transition = yield* reduce(undefined, SessionCommand.Create({ id, request }), context(now, available))
+          const redemptions = yield* couponUsage(request.discounts?.codes ?? [], now, id, false)
+          const transition = yield* reduce(
+            undefined,
+            SessionCommand.Create({ id, request }),
+            context(now, available, redemptions)
+          )
           yield* store.insertSession(transition.session)
           yield* store.setReservations(id, transition.reservations, Date.parse(transition.session.expires_at))
           return transition.session
@@ -198,7 +218,13 @@ export const CheckoutServiceLive = Layer.effect(
           const available = request.items === undefined
             ? new Map<string, number>()
             : yield* store.lockStock(uniqueProductIds(session.items, request.items), now, id)
-          const transition = yield* reduce(session, SessionCommand.Update({ request }), context(now, available))
+          const codes = request.discounts?.codes ?? session.discounts?.codes ?? []
+          const redemptions = yield* couponUsage(codes, now, id, false)
+          const transition = yield* reduce(
+            session,
+            SessionCommand.Update({ request }),
+            context(now, available, redemptions)
+          )
           yield* save(transition)
           return transition.session
         }))
@@ -221,11 +247,20 @@ export const CheckoutServiceLive = Layer.effect(
         const started = yield* Clock.currentTimeMillis
         const begun = yield* store.transaction(Effect.gen(function*() {
           const session = yield* lockExisting(id)
-          const prepared = yield* reduce(
+          // Discount extension: lock the coupon rows (id order) and count redemptions and holds.
+          const redemptions = yield* couponUsage(session.discounts?.codes ?? [], started, id, true)
+          const preparing = reduce(
             session,
             SessionCommand.PrepareCompletion({ buyer: request.buyer }),
-            context(started)
+            context(started, new Map(), redemptions)
           )
+          if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
+            // Store the session re-priced without the discount, then answer 422: never charge more
+            // than the total the agent saw.
+            yield* store.updateSession(preparing.left.session)
+            return Either.left<DiscountUnavailable | PaymentDeclined | PaymentRejected>(preparing.left)
+          }
+          const prepared = yield* preparing
           const amount = sessionTotal(prepared.session)
           const latest = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
           const reuse = latest?.state === "pending" && latest.amount === amount &&
@@ -263,6 +298,12 @@ export const CheckoutServiceLive = Layer.effect(
             ))
             return Either.left(authorized.left)
           }
+          // Hold the applied coupons until the completing transaction counts them (or a decline frees them).
+          yield* store.holdCoupons(
+            id,
+            (prepared.session.discounts?.applied ?? []).map((applied) => applied.coupon.id),
+            Date.parse(prepared.session.expires_at)
+          )
           if (!reuse) yield* store.insertPaymentAttempt(attempt)
           // The buyer of the request is applied first, whatever the payment's outcome.
           yield* store.updateSession(prepared.session)
@@ -290,6 +331,7 @@ export const CheckoutServiceLive = Layer.effect(
           if (Either.isLeft(charged)) {
             const failure = charged.left as PaymentDeclined | PaymentRejected
             yield* payments.release(charge)
+            yield* store.releaseCouponHolds(id)
             yield* store.updatePaymentAttempt({ ...attempt, state: "declined", updatedAt: now })
             yield* save(yield* reduce(
               session,
@@ -308,6 +350,8 @@ export const CheckoutServiceLive = Layer.effect(
           yield* payments.settle(charge, charged.right)
           yield* store.updatePaymentAttempt({ ...attempt, state: "succeeded", chargeId: charged.right.id, updatedAt: now })
           yield* store.consumeReservations(id)
+          // Discount extension: count the held coupon redemptions in the completing transaction.
+          yield* store.redeemCoupons(id)
           yield* store.insertOrder({ order, sessionId: id, createdAt: now })
           yield* orderEvents.recordOrderCreated({ order, session: completed.session })
           yield* store.updateSession(completed.session)

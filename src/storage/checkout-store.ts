@@ -112,6 +112,36 @@ export interface CheckoutStoreService {
   /** Stores the outcome of an attempt (by session and sequence). */
   readonly updatePaymentAttempt: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
 
+  // Coupons (discount extension, issue 8). A hold is taken in the first completion transaction
+  // (before the charge) and turned into a counted redemption in the completing one.
+
+  /** Inserts coupon rows not yet stored with their initial count (the catalog seeds; the database keeps). */
+  readonly seedCoupons: (
+    coupons: ReadonlyArray<{ readonly id: string; readonly timesRedeemed: number }>
+  ) => Effect.Effect<void, StorageError>
+  /**
+   * For each stored coupon of `couponIds`: times redeemed plus the holds of other sessions live at
+   * `now`. With `lock`, the coupon rows are locked (`FOR UPDATE`, in id order) for the transaction.
+   */
+  readonly couponUsage: (
+    couponIds: ReadonlyArray<string>,
+    now: number,
+    forSession: string,
+    lock: boolean
+  ) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
+  /** Replaces the session's holds with one per coupon; they count until `expiresAt` (epoch ms). */
+  readonly holdCoupons: (
+    sessionId: string,
+    couponIds: ReadonlyArray<string>,
+    expiresAt: number
+  ) => Effect.Effect<void, StorageError>
+  /** Counts one redemption per hold of the session (rows locked in id order) and removes the holds. */
+  readonly redeemCoupons: (sessionId: string) => Effect.Effect<void, StorageError>
+  /** Removes the session's holds without counting them. */
+  readonly releaseCouponHolds: (sessionId: string) => Effect.Effect<void, StorageError>
+  /** Times redeemed per stored coupon id (diagnostics and tests). */
+  readonly couponRedemptions: Effect.Effect<ReadonlyMap<string, number>, StorageError>
+
   /** A cheap round trip to the store, for `/readyz`. */
   readonly ping: Effect.Effect<void, StorageError>
 }

@@ -42,6 +42,10 @@ interface State {
   readonly orderBySession: Map<string, string>
   /** Session id → attempts in sequence order. Arrays are replaced, never mutated. */
   readonly attempts: Map<string, ReadonlyArray<PaymentAttempt>>
+  /** Coupon id → times redeemed. */
+  readonly coupons: Map<string, number>
+  /** Session id → coupon id → hold expiry (epoch ms). Inner maps are replaced, never mutated. */
+  readonly couponHolds: Map<string, ReadonlyMap<string, number>>
 }
 
 const emptyState = (): State => ({
@@ -50,7 +54,9 @@ const emptyState = (): State => ({
   reservations: new Map(),
   orders: new Map(),
   orderBySession: new Map(),
-  attempts: new Map()
+  attempts: new Map(),
+  coupons: new Map(),
+  couponHolds: new Map()
 })
 
 const copyState = (state: State): State => ({
@@ -59,7 +65,9 @@ const copyState = (state: State): State => ({
   reservations: new Map(state.reservations),
   orders: new Map(state.orders),
   orderBySession: new Map(state.orderBySession),
-  attempts: new Map(state.attempts)
+  attempts: new Map(state.attempts),
+  coupons: new Map(state.coupons),
+  couponHolds: new Map(state.couponHolds)
 })
 
 const failure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })
@@ -263,7 +271,73 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
       return Effect.void
     })
 
+  const seedCoupons = (coupons: ReadonlyArray<{ readonly id: string; readonly timesRedeemed: number }>) =>
+    atomic(() => {
+      const fresh = coupons.filter((c, index) => !state.coupons.has(c.id) && coupons.findIndex((x) => x.id === c.id) === index)
+      if (fresh.some((c) => !Number.isInteger(c.timesRedeemed) || c.timesRedeemed < 0)) {
+        return Effect.fail(failure("times_redeemed must be a non-negative integer"))
+      }
+      if (fresh.length > 0) {
+        const s = writable()
+        for (const c of fresh) s.coupons.set(c.id, c.timesRedeemed)
+      }
+      return Effect.void
+    })
+
+  const couponUsage = (couponIds: ReadonlyArray<string>, now: number, forSession: string, _lock: boolean) =>
+    read((s) => {
+      const usage = new Map<string, number>()
+      for (const id of [...new Set(couponIds)].sort()) {
+        const redeemed = s.coupons.get(id)
+        if (redeemed === undefined) continue
+        let held = 0
+        for (const [sessionId, holds] of s.couponHolds) {
+          const expiresAt = holds.get(id)
+          if (sessionId !== forSession && expiresAt !== undefined && expiresAt > now) held++
+        }
+        usage.set(id, redeemed + held)
+      }
+      return usage as ReadonlyMap<string, number>
+    })
+
+  const holdCoupons = (sessionId: string, couponIds: ReadonlyArray<string>, expiresAt: number) =>
+    atomic(() => {
+      const ids = [...new Set(couponIds)]
+      const unknown = ids.find((id) => !state.coupons.has(id))
+      if (unknown !== undefined) return Effect.fail(failure(`no coupon ${unknown}`))
+      const s = writable()
+      if (ids.length === 0) s.couponHolds.delete(sessionId)
+      else s.couponHolds.set(sessionId, new Map(ids.map((id) => [id, expiresAt])))
+      return Effect.void
+    })
+
+  const redeemCoupons = (sessionId: string) =>
+    atomic(() =>
+      Effect.sync(() => {
+        const holds = state.couponHolds.get(sessionId)
+        if (holds === undefined) return
+        const s = writable()
+        for (const id of holds.keys()) s.coupons.set(id, (s.coupons.get(id) ?? 0) + 1)
+        s.couponHolds.delete(sessionId)
+      })
+    )
+
+  const releaseCouponHolds = (sessionId: string) =>
+    atomic(() =>
+      Effect.sync(() => {
+        if (state.couponHolds.has(sessionId)) writable().couponHolds.delete(sessionId)
+      })
+    )
+
+  const couponRedemptions = read((s) => new Map(s.coupons) as ReadonlyMap<string, number>)
+
   return CheckoutStore.of({
+    seedCoupons,
+    couponUsage,
+    holdCoupons,
+    redeemCoupons,
+    releaseCouponHolds,
+    couponRedemptions,
     latestPaymentAttempt,
     insertPaymentAttempt,
     updatePaymentAttempt,

@@ -201,13 +201,35 @@ const m0005_payments: Migration = Effect.gen(function*() {
     )`
 })
 
+/**
+ * Coupons (issue 8): the redemption count per catalog coupon (seeded from the catalog like stock)
+ * and the holds a completion takes before the charge, counted in the completing transaction.
+ */
+const m0006_coupons: Migration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE coupons (
+      id              text PRIMARY KEY,
+      times_redeemed  integer NOT NULL CHECK (times_redeemed >= 0)
+    )`
+  yield* sql`
+    CREATE TABLE coupon_holds (
+      coupon_id   text NOT NULL REFERENCES coupons (id),
+      session_id  text NOT NULL,
+      expires_at  timestamptz NOT NULL,
+      PRIMARY KEY (coupon_id, session_id)
+    )`
+  yield* sql`CREATE INDEX coupon_holds_session ON coupon_holds (session_id)`
+})
+
 /** All migrations, by `<id>_<name>`. Append new ones at the end. */
 export const migrations: Record<string, Migration> = {
   "0001_checkout": m0001_checkout,
   "0002_idempotency_keys": m0002_idempotency_keys,
   "0003_vault_tokens": m0003_vault_tokens,
   "0004_orders_outbox": m0004_orders_outbox,
-  "0005_payments": m0005_payments
+  "0005_payments": m0005_payments,
+  "0006_coupons": m0006_coupons
 }
 
 /** The loader for `Migrator.make(...)({ loader })` / `PgMigrator.layer({ loader })`. */

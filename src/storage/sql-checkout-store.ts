@@ -221,13 +221,22 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     })
 
   const consumeReservations = (sessionId: string) =>
-    run(sql`
-      WITH consumed AS (
-        DELETE FROM reservations WHERE session_id = ${sessionId} RETURNING product_id, quantity
-      )
-      UPDATE stock SET on_hand = stock.on_hand - consumed.quantity
-      FROM consumed
-      WHERE stock.product_id = consumed.product_id`).pipe(Effect.asVoid)
+    Effect.zipRight(
+      // Lock the stock rows in product-id order first, as `lockStock` does: the UPDATE below locks
+      // them in join order, which deadlocked against a concurrent create/update (bench, issue 9).
+      run(sql`
+        SELECT product_id FROM stock
+        WHERE product_id IN (SELECT product_id FROM reservations WHERE session_id = ${sessionId})
+        ORDER BY product_id
+        FOR UPDATE`),
+      run(sql`
+        WITH consumed AS (
+          DELETE FROM reservations WHERE session_id = ${sessionId} RETURNING product_id, quantity
+        )
+        UPDATE stock SET on_hand = stock.on_hand - consumed.quantity
+        FROM consumed
+        WHERE stock.product_id = consumed.product_id`)
+    ).pipe(Effect.asVoid)
 
   const releaseReservations = (sessionId: string) =>
     run(sql`DELETE FROM reservations WHERE session_id = ${sessionId}`).pipe(Effect.asVoid)
@@ -357,7 +366,76 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       )
     )
 
+  const seedCoupons = (coupons: ReadonlyArray<{ readonly id: string; readonly timesRedeemed: number }>) => {
+    const rows = new Map<string, number>()
+    for (const coupon of coupons) if (!rows.has(coupon.id)) rows.set(coupon.id, coupon.timesRedeemed)
+    return rows.size === 0 ? Effect.void : run(sql`
+      INSERT INTO coupons ${sql.insert([...rows].map(([id, times_redeemed]) => ({ id, times_redeemed })))}
+      ON CONFLICT (id) DO NOTHING`).pipe(Effect.asVoid)
+  }
+
+  const couponUsage = (couponIds: ReadonlyArray<string>, now: number, forSession: string, lock: boolean) =>
+    Effect.gen(function*() {
+      const ids = [...new Set(couponIds)].sort()
+      const usage = new Map<string, number>()
+      if (ids.length === 0) return usage as ReadonlyMap<string, number>
+      const rows = yield* run(
+        lock
+          ? sql<{ id: string; times_redeemed: number }>`
+              SELECT id, times_redeemed FROM coupons WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`
+          : sql<{ id: string; times_redeemed: number }>`
+              SELECT id, times_redeemed FROM coupons WHERE id IN ${sql.in(ids)}`
+      )
+      if (rows.length === 0) return usage
+      // A separate statement, so that it sees what the transactions we waited for committed.
+      const held = yield* run(sql<{ coupon_id: string; held: number }>`
+        SELECT coupon_id, COUNT(*)::int AS held FROM coupon_holds
+        WHERE coupon_id IN ${sql.in(rows.map((row) => row.id))}
+          AND session_id <> ${forSession}
+          AND expires_at > ${iso(now)}::timestamptz
+        GROUP BY coupon_id`)
+      for (const row of rows) usage.set(row.id, Number(row.times_redeemed))
+      for (const row of held) usage.set(row.coupon_id, (usage.get(row.coupon_id) ?? 0) + Number(row.held))
+      return usage
+    })
+
+  const holdCoupons = (sessionId: string, couponIds: ReadonlyArray<string>, expiresAt: number) =>
+    Effect.gen(function*() {
+      yield* run(sql`DELETE FROM coupon_holds WHERE session_id = ${sessionId}`)
+      const ids = [...new Set(couponIds)].sort()
+      if (ids.length > 0) {
+        yield* run(sql`INSERT INTO coupon_holds ${
+          sql.insert(ids.map((coupon_id) => ({ coupon_id, session_id: sessionId, expires_at: iso(expiresAt) })))
+        }`)
+      }
+    })
+
+  const redeemCoupons = (sessionId: string) =>
+    Effect.gen(function*() {
+      const holds = yield* run(sql<{ coupon_id: string }>`
+        SELECT coupon_id FROM coupon_holds WHERE session_id = ${sessionId} ORDER BY coupon_id`)
+      if (holds.length === 0) return
+      const ids = holds.map((row) => row.coupon_id)
+      yield* run(sql`SELECT id FROM coupons WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`)
+      yield* run(sql`UPDATE coupons SET times_redeemed = times_redeemed + 1 WHERE id IN ${sql.in(ids)}`)
+      yield* run(sql`DELETE FROM coupon_holds WHERE session_id = ${sessionId}`)
+    })
+
+  const releaseCouponHolds = (sessionId: string) =>
+    run(sql`DELETE FROM coupon_holds WHERE session_id = ${sessionId}`).pipe(Effect.asVoid)
+
+  const couponRedemptions = run(sql<{ id: string; times_redeemed: number }>`SELECT id, times_redeemed FROM coupons`)
+    .pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [row.id, Number(row.times_redeemed)])) as ReadonlyMap<string, number>)
+    )
+
   return CheckoutStore.of({
+    seedCoupons,
+    couponUsage,
+    holdCoupons,
+    redeemCoupons,
+    releaseCouponHolds,
+    couponRedemptions,
     latestPaymentAttempt,
     insertPaymentAttempt,
     updatePaymentAttempt,

@@ -86,7 +86,11 @@ describe("Create", () => {
     ])
     expect(session.messages).toEqual([])
     expect(session.links).toEqual(demoCatalog.links)
-    expect(session.capabilities).toEqual({ payment: { handlers: demoCatalog.paymentHandlers } })
+    expect(session.capabilities).toEqual({
+      payment: { handlers: demoCatalog.paymentHandlers },
+      interventions: demoCatalog.interventions,
+      extensions: [expect.objectContaining({ name: "dev.proto.discount" })]
+    })
     expect(session.created_at).toBe("2026-01-30T12:00:00.000Z")
     expect(session.updated_at).toBe("2026-01-30T12:00:00.000Z")
     expect(session.expires_at).toBe("2026-01-30T13:00:00.000Z")
@@ -226,7 +230,8 @@ describe("Create", () => {
     const catalog: CatalogSnapshot = {
       ...demoCatalog,
       interventions: { supported: ["3ds", "address_verification"], enforcement: "conditional" },
-      extensions: [{ name: "discount", extends: ["$.discounts"] }]
+      extensions: [{ name: "discount", extends: ["$.discounts"] }],
+      coupons: []
     }
     const ctx = context({ catalog })
     const items = [{ id: "mug-ceramic", quantity: 1 }]
@@ -243,7 +248,8 @@ describe("Create", () => {
     expect(create({ items }, ctx).capabilities.interventions).toEqual(catalog.interventions)
     expect(create({ items, capabilities: {} }, ctx).capabilities.interventions).toEqual(catalog.interventions)
     // catalog without interventions: none, whatever the agent says
-    expect(create({ items, capabilities: { interventions: { supported: ["3ds"] } } }).capabilities).toEqual({
+    const plain = context({ catalog: { ...demoCatalog, interventions: undefined, coupons: [] } })
+    expect(create({ items, capabilities: { interventions: { supported: ["3ds"] } } }, plain).capabilities).toEqual({
       payment: { handlers: demoCatalog.paymentHandlers }
     })
   })
