@@ -32,6 +32,7 @@ import { AppConfig } from "./config.ts"
 import { Ids } from "./ids.ts"
 import { OrderEvents } from "./order-service.ts"
 import {
+  type Charge,
   type ChargeRequest,
   credentialRef,
   type PaymentCredential,
@@ -231,132 +232,157 @@ export const CheckoutServiceLive = Layer.effect(
       })
 
     /**
+     * Step 1 of completing, one transaction: lock the session, check it can be paid, record the
+     * payment attempt (or take over the pending one a crashed or concurrent request left), let the
+     * provider hold the credential and hold the applied coupons.
+     */
+    const beginPayment = (
+      id: string,
+      request: CheckoutSessionCompleteRequest,
+      credential: PaymentCredential,
+      started: number
+    ) =>
+      store.transaction(Effect.gen(function*() {
+        const session = yield* lockExisting(id)
+        // Discount extension: lock the coupon rows (id order) and count redemptions and holds.
+        const redemptions = yield* couponUsage(session.discounts?.codes ?? [], started, id, true)
+        const preparing = reduce(
+          session,
+          SessionCommand.PrepareCompletion({ buyer: request.buyer }),
+          context(started, new Map(), redemptions)
+        )
+        if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
+          // Store the session re-priced without the discount, then answer 422: never charge more
+          // than the total the agent saw.
+          yield* store.updateSession(preparing.left.session)
+          return Either.left<DiscountUnavailable | PaymentDeclined | PaymentRejected>(preparing.left)
+        }
+        const prepared = yield* preparing
+        const amount = sessionTotal(prepared.session)
+        const latest = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
+        const reuse = latest?.state === "pending" && latest.amount === amount &&
+          latest.credentialRef === credentialRef(credential)
+        if (latest?.state === "pending" && !reuse) {
+          return yield* new PaymentInProgress({ sessionId: id })
+        }
+        const sequence = reuse ? latest!.sequence : (latest?.sequence ?? 0) + 1
+        const attempt: PaymentAttempt = reuse ? latest! : {
+          sessionId: id,
+          sequence,
+          idempotencyKey: `${id}:${sequence}`,
+          amount,
+          currency: prepared.session.currency,
+          credentialRef: credentialRef(credential),
+          state: "pending",
+          chargeId: undefined,
+          createdAt: started,
+          updatedAt: started
+        }
+        const charge: ChargeRequest = {
+          sessionId: id,
+          amount,
+          currency: attempt.currency,
+          credential,
+          idempotencyKey: attempt.idempotencyKey
+        }
+        const authorized = yield* Effect.either(payments.authorize(charge))
+        if (Either.isLeft(authorized)) {
+          if (authorized.left._tag === "StorageError") return yield* authorized.left
+          yield* save(yield* reduce(
+            prepared.session,
+            SessionCommand.RecordPaymentFailure({ message: paymentMessage(authorized.left) }),
+            context(started)
+          ))
+          return Either.left(authorized.left)
+        }
+        // Hold the applied coupons until the completing transaction counts them (or a decline frees them).
+        yield* store.holdCoupons(
+          id,
+          (prepared.session.discounts?.applied ?? []).map((applied) => applied.coupon.id),
+          Date.parse(prepared.session.expires_at)
+        )
+        if (!reuse) yield* store.insertPaymentAttempt(attempt)
+        // The buyer of the request is applied first, whatever the payment's outcome.
+        yield* store.updateSession(prepared.session)
+        return Either.right({ attempt, charge })
+      }))
+
+    /**
+     * Step 3 of completing, one transaction: on success the order, the stock, token and coupon
+     * consumption, the `order_create` outbox row and the completed status together; on a decline
+     * the message, with the token and coupons given back.
+     */
+    const commitPayment = (
+      id: string,
+      attempt: PaymentAttempt,
+      charge: ChargeRequest,
+      charged: Either.Either<Charge, PaymentDeclined | PaymentRejected>,
+      now: number
+    ) =>
+      store.transaction(Effect.gen(function*() {
+        const session = yield* lockExisting(id)
+        const current = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
+        if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+          // A concurrent request settled this attempt first.
+          if (session.status === "completed") {
+            return yield* new SessionFinal({ status: "completed", command: "complete" })
+          }
+          return current?.state === "declined" && Either.isLeft(charged)
+            ? Either.left(charged.left)
+            : yield* new PaymentInProgress({ sessionId: id })
+        }
+        if (Either.isLeft(charged)) {
+          const failure = charged.left
+          yield* payments.release(charge)
+          yield* store.releaseCouponHolds(id)
+          yield* store.updatePaymentAttempt({ ...attempt, state: "declined", updatedAt: now })
+          yield* save(yield* reduce(
+            session,
+            SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
+            context(now)
+          ))
+          return Either.left(failure)
+        }
+        const orderId = yield* ids.make("ord_")
+        const order = {
+          id: orderId,
+          checkout_session_id: id,
+          permalink_url: `${config.publicBaseUrl}/orders/${orderId}`
+        }
+        const completed = yield* reduce(session, SessionCommand.MarkCompleted({ order }), context(now))
+        yield* payments.settle(charge, charged.right)
+        yield* store.updatePaymentAttempt({ ...attempt, state: "succeeded", chargeId: charged.right.id, updatedAt: now })
+        yield* store.consumeReservations(id)
+        // Discount extension: count the held coupon redemptions in the completing transaction.
+        yield* store.redeemCoupons(id)
+        yield* store.insertOrder({ order, sessionId: id, createdAt: now })
+        yield* orderEvents.recordOrderCreated({ order, session: completed.session })
+        yield* store.updateSession(completed.session)
+        return Either.right({ ...completed.session, order })
+      }))
+
+    /**
      * Completing is two transactions around the provider call (issue 6, exactly-once):
-     * 1. lock the session, check it can be paid, record the payment attempt (or take over the
-     *    pending one a crashed or concurrent request left) and let the provider hold the credential;
-     * 2. charge, outside any transaction, with the attempt's idempotency key;
-     * 3. lock the session again and commit the outcome: on success the order, stock consumption,
-     *    credential consumption and the completed status together; on a decline the message.
-     * A retry after a crash anywhere reuses the pending attempt and its key, so the provider returns
-     * the first charge instead of making a second; a concurrent complete of the same session does
-     * the same and then finds the session completed (409).
+     * `beginPayment`, then the charge outside any transaction with the attempt's idempotency key,
+     * then `commitPayment`. A retry after a crash anywhere reuses the pending attempt and its key,
+     * so the provider returns the first charge instead of making a second; a concurrent complete
+     * of the same session does the same and then finds the session completed (409).
      */
     const complete: CheckoutServiceShape["complete"] = (id, request) =>
       Effect.gen(function*() {
         const credential = yield* resolveCredential(request.payment_data, catalog)
-        const started = yield* Clock.currentTimeMillis
-        const begun = yield* store.transaction(Effect.gen(function*() {
-          const session = yield* lockExisting(id)
-          // Discount extension: lock the coupon rows (id order) and count redemptions and holds.
-          const redemptions = yield* couponUsage(session.discounts?.codes ?? [], started, id, true)
-          const preparing = reduce(
-            session,
-            SessionCommand.PrepareCompletion({ buyer: request.buyer }),
-            context(started, new Map(), redemptions)
-          )
-          if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
-            // Store the session re-priced without the discount, then answer 422: never charge more
-            // than the total the agent saw.
-            yield* store.updateSession(preparing.left.session)
-            return Either.left<DiscountUnavailable | PaymentDeclined | PaymentRejected>(preparing.left)
-          }
-          const prepared = yield* preparing
-          const amount = sessionTotal(prepared.session)
-          const latest = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
-          const reuse = latest?.state === "pending" && latest.amount === amount &&
-            latest.credentialRef === credentialRef(credential)
-          if (latest?.state === "pending" && !reuse) {
-            return yield* new PaymentInProgress({ sessionId: id })
-          }
-          const sequence = reuse ? latest!.sequence : (latest?.sequence ?? 0) + 1
-          const attempt: PaymentAttempt = reuse ? latest! : {
-            sessionId: id,
-            sequence,
-            idempotencyKey: `${id}:${sequence}`,
-            amount,
-            currency: prepared.session.currency,
-            credentialRef: credentialRef(credential),
-            state: "pending",
-            chargeId: undefined,
-            createdAt: started,
-            updatedAt: started
-          }
-          const charge: ChargeRequest = {
-            sessionId: id,
-            amount,
-            currency: attempt.currency,
-            credential,
-            idempotencyKey: attempt.idempotencyKey
-          }
-          const authorized = yield* Effect.either(payments.authorize(charge))
-          if (Either.isLeft(authorized)) {
-            if (authorized.left._tag === "StorageError") return yield* authorized.left
-            yield* save(yield* reduce(
-              prepared.session,
-              SessionCommand.RecordPaymentFailure({ message: paymentMessage(authorized.left) }),
-              context(started)
-            ))
-            return Either.left(authorized.left)
-          }
-          // Hold the applied coupons until the completing transaction counts them (or a decline frees them).
-          yield* store.holdCoupons(
-            id,
-            (prepared.session.discounts?.applied ?? []).map((applied) => applied.coupon.id),
-            Date.parse(prepared.session.expires_at)
-          )
-          if (!reuse) yield* store.insertPaymentAttempt(attempt)
-          // The buyer of the request is applied first, whatever the payment's outcome.
-          yield* store.updateSession(prepared.session)
-          return Either.right({ attempt, charge })
-        }))
+        const begun = yield* beginPayment(id, request, credential, yield* Clock.currentTimeMillis)
         if (Either.isLeft(begun)) return yield* begun.left
         const { attempt, charge } = begun.right
-
         const charged = yield* Effect.either(payments.charge(charge))
         if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
-
-        const now = yield* Clock.currentTimeMillis
-        const outcome = yield* store.transaction(Effect.gen(function*() {
-          const session = yield* lockExisting(id)
-          const current = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
-          if (current?.sequence !== attempt.sequence || current.state !== "pending") {
-            // A concurrent request settled this attempt first.
-            if (session.status === "completed") {
-              return yield* new SessionFinal({ status: "completed", command: "complete" })
-            }
-            return current?.state === "declined" && Either.isLeft(charged)
-              ? Either.left(charged.left as PaymentDeclined | PaymentRejected)
-              : yield* new PaymentInProgress({ sessionId: id })
-          }
-          if (Either.isLeft(charged)) {
-            const failure = charged.left as PaymentDeclined | PaymentRejected
-            yield* payments.release(charge)
-            yield* store.releaseCouponHolds(id)
-            yield* store.updatePaymentAttempt({ ...attempt, state: "declined", updatedAt: now })
-            yield* save(yield* reduce(
-              session,
-              SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
-              context(now)
-            ))
-            return Either.left(failure)
-          }
-          const orderId = yield* ids.make("ord_")
-          const order = {
-            id: orderId,
-            checkout_session_id: id,
-            permalink_url: `${config.publicBaseUrl}/orders/${orderId}`
-          }
-          const completed = yield* reduce(session, SessionCommand.MarkCompleted({ order }), context(now))
-          yield* payments.settle(charge, charged.right)
-          yield* store.updatePaymentAttempt({ ...attempt, state: "succeeded", chargeId: charged.right.id, updatedAt: now })
-          yield* store.consumeReservations(id)
-          // Discount extension: count the held coupon redemptions in the completing transaction.
-          yield* store.redeemCoupons(id)
-          yield* store.insertOrder({ order, sessionId: id, createdAt: now })
-          yield* orderEvents.recordOrderCreated({ order, session: completed.session })
-          yield* store.updateSession(completed.session)
-          return Either.right({ ...completed.session, order })
-        }))
+        const outcome = yield* commitPayment(
+          id,
+          attempt,
+          charge,
+          charged as Either.Either<Charge, PaymentDeclined | PaymentRejected>,
+          yield* Clock.currentTimeMillis
+        )
         return yield* outcome
       })
 
