@@ -4,39 +4,22 @@
  * each step. Usage: `npm run agent` (server on BASE_URL, default
  * http://localhost:8080; API key from API_KEY or DATA_DIR/secrets.json).
  */
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
+import {
+  address,
+  buyer,
+  clientOptionsFromEnv,
+  makeCall,
+  money,
+  paymentBody,
+  type Session,
+  tokenizeBody,
+  totalOf
+} from "./lib/acp-client.ts"
 
-const baseUrl = (process.env["BASE_URL"] ?? "http://localhost:8080").replace(/\/+$/, "")
-const apiKey = process.env["API_KEY"] ??
-  (JSON.parse(readFileSync(join(process.env["DATA_DIR"] ?? "./data", "secrets.json"), "utf8")) as { api_key: string })
-    .api_key
-
-interface Session {
-  id: string
-  status: string
-  totals: Array<{ type: string; amount: number }>
-  fulfillment_option_id?: string
-  fulfillment_options: Array<{ id: string; title: string; total: number }>
-  order?: { id: string; permalink_url: string }
-  messages: Array<{ type: string; code?: string; content: string }>
-}
-
-const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-  const response = await fetch(baseUrl + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      "api-version": "2026-01-30",
-      ...(body !== undefined ? { "content-type": "application/json" } : {})
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-  })
-  return { status: response.status, body: await response.json() }
-}
-
-const money = (amount: number) => `$${(amount / 100).toFixed(2)}`
-const total = (session: Session) => money(session.totals.find((t) => t.type === "total")?.amount ?? 0)
+const options = clientOptionsFromEnv()
+const baseUrl = options.baseUrl
+const call = makeCall(options)
+const total = (session: Session) => money(totalOf(session))
 
 const expectStatus = (step: string, result: { status: number; body: unknown }, status: number) => {
   if (result.status !== status) {
@@ -54,15 +37,8 @@ const main = async () => {
   for (const message of session.messages) console.log(`   - ${message.content}`)
 
   const updated = await call("POST", `/checkout_sessions/${session.id}`, {
-    buyer: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" },
-    fulfillment_address: {
-      name: "Ada Lovelace",
-      line_one: "1 Main Street",
-      city: "New York",
-      state: "NY",
-      country: "US",
-      postal_code: "10001"
-    },
+    buyer,
+    fulfillment_address: address,
     items: [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }]
   })
   expectStatus("update", updated, 200)
@@ -75,39 +51,11 @@ const main = async () => {
   console.log(`3. selected ${session.fulfillment_option_id}: total ${total(session)}`)
 
   const amount = session.totals.find((t) => t.type === "total")?.amount ?? 0
-  const tokenized = await call("POST", "/agentic_commerce/delegate_payment", {
-    payment_method: {
-      type: "card",
-      card_number_type: "fpan",
-      number: "4242424242424242",
-      exp_month: "12",
-      exp_year: "2030",
-      cvc: "123",
-      display_card_funding_type: "credit",
-      display_brand: "visa",
-      display_last4: "4242",
-      metadata: {}
-    },
-    allowance: {
-      reason: "one_time",
-      max_amount: amount,
-      currency: "usd",
-      checkout_session_id: session.id,
-      merchant_id: process.env["MERCHANT_ID"] ?? "merchant_demo",
-      expires_at: new Date(Date.now() + 15 * 60_000).toISOString()
-    },
-    risk_signals: [{ type: "card_testing", score: 1, action: "authorized" }],
-    metadata: { agent: "scripts/agent.ts" }
-  })
+  const tokenized = await call("POST", "/agentic_commerce/delegate_payment", tokenizeBody(session.id, amount, "scripts/agent.ts"))
   expectStatus("tokenize", tokenized, 201)
   console.log(`4. tokenized the card: ${tokenized.body.id} (allowance ${money(amount)})`)
 
-  const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, {
-    payment_data: {
-      handler_id: "card_tokenized",
-      instrument: { type: "card", credential: { type: "spt", token: tokenized.body.id } }
-    }
-  })
+  const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, paymentBody(tokenized.body.id))
   expectStatus("complete", completed, 200)
   session = completed.body as Session
   console.log(`5. completed: order ${session.order?.id} (${session.order?.permalink_url})`)

@@ -86,6 +86,11 @@ export const requestMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Def
       Effect.catchAllCause((cause) => {
         const failure = Cause.squash(cause)
         if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, request.url))
+        // The client went away and the request was interrupted: nothing to answer, nothing wrong
+        // on our side (499 "client closed request" in the access log).
+        if (Cause.isInterruptedOnly(cause)) {
+          return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+        }
         return Effect.as(
           Effect.logError("unhandled failure", Cause.pretty(cause)),
           errorResponse(internalError())

@@ -137,6 +137,11 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   // The effect's own failures are wrapped on the way through, so that a SqlError of BEGIN (or a
   // savepoint) is told apart from them. `withTransaction` turns a failing COMMIT or ROLLBACK into a
   // defect (e.g. the connection was lost): those become StorageError too.
+  // Uninterruptible: a transaction runs to its COMMIT or ROLLBACK even when its request is
+  // interrupted (client gone). Interrupting a statement makes @effect/sql-pg cancel it through
+  // another pool connection while the transaction keeps its own, row locks held; under load the
+  // pool is full of transactions waiting on those locks, so everything stalled for seconds (bench,
+  // issue 9).
   const transaction: CheckoutStoreService["transaction"] = (effect) =>
     effect.pipe(
       Effect.mapError((error) => new Inner(error)),
@@ -144,7 +149,8 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       Effect.catchAll((error) => Effect.fail(error instanceof Inner ? error.error : fromSqlError(error))),
       Effect.catchSomeDefect((defect) =>
         defect instanceof SqlErrorClass ? Option.some(Effect.fail(fromSqlError(defect))) : Option.none()
-      )
+      ),
+      Effect.uninterruptible
     )
 
   const getSession = (id: string) =>

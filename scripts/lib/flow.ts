@@ -1,0 +1,127 @@
+/**
+ * The full checkout flow as a load: N concurrent agent loops, each repeating create (one or two
+ * random products of the catalog, buyer, address) → update (select a fulfillment option) →
+ * tokenize the card → complete, with fetch, for a fixed time. Requests go round-robin over `baseUrls` (several processes on one database).
+ */
+import { address, API_VERSION, buyer, paymentBody, tokenizeBody, totalOf } from "./acp-client.ts"
+
+export interface FlowStats {
+  readonly agents: number
+  readonly durationSeconds: number
+  readonly requests: number
+  readonly checkouts: number
+  readonly errors: number
+  readonly serverErrors: number
+  readonly statusCounts: Record<string, number>
+  readonly errorSamples: ReadonlyArray<string>
+  /** Per request, milliseconds. */
+  readonly latencies: Float64Array
+  /** Per completed checkout (4 requests), milliseconds. */
+  readonly checkoutLatencies: Float64Array
+}
+
+export const FLOW_ITEMS = [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }] as const
+
+/** The demo catalog's products (the bench catalog gives each a large stock). */
+export const FLOW_PRODUCTS = ["tshirt-classic", "mug-ceramic", "hoodie-zip", "print-limited", "ebook-field-guide", "gift-card-50"]
+
+/** One or two distinct random products, 1-3 of each: checkouts spread over the catalog like a shop's. */
+const randomItems = () => {
+  const first = Math.floor(Math.random() * FLOW_PRODUCTS.length)
+  const second = Math.floor(Math.random() * FLOW_PRODUCTS.length)
+  const ids = second === first ? [first] : [first, second]
+  return ids.map((i) => ({ id: FLOW_PRODUCTS[i]!, quantity: 1 + Math.floor(Math.random() * 3) }))
+}
+
+class UnexpectedStatus extends Error {}
+
+export const runFlow = async (options: {
+  readonly baseUrls: ReadonlyArray<string>
+  readonly apiKey: string
+  readonly agents: number
+  readonly durationMillis: number
+}): Promise<FlowStats> => {
+  const headers = {
+    authorization: `Bearer ${options.apiKey}`,
+    "api-version": API_VERSION,
+    "content-type": "application/json"
+  }
+  const latencies: Array<number> = []
+  const checkoutLatencies: Array<number> = []
+  const statusCounts: Record<string, number> = {}
+  const errorSamples: Array<string> = []
+  let requests = 0
+  let checkouts = 0
+  let errors = 0
+  let serverErrors = 0
+  let next = 0
+  const deadline = Date.now() + options.durationMillis
+
+  const request = async (path: string, body: string, expected: number) => {
+    const base = options.baseUrls[next++ % options.baseUrls.length]!
+    const started = performance.now()
+    const response = await fetch(base + path, { method: "POST", headers, body })
+    const text = await response.text()
+    latencies.push(performance.now() - started)
+    requests++
+    statusCounts[response.status] = (statusCounts[response.status] ?? 0) + 1
+    if (response.status >= 500) serverErrors++
+    if (response.status !== expected) {
+      throw new UnexpectedStatus(`POST ${path.replace(/cs_[A-Za-z0-9_]+/, "cs_…")}: ${response.status} ${text.slice(0, 200)}`)
+    }
+    return JSON.parse(text)
+  }
+
+  const agent = async () => {
+    while (Date.now() < deadline) {
+      const started = performance.now()
+      try {
+        const createBody = JSON.stringify({ items: randomItems(), buyer, fulfillment_address: address })
+        const session = await request("/checkout_sessions", createBody, 201)
+        // The agent picks the last offered option (express when shipping, else the digital one).
+        const options = session.fulfillment_options as ReadonlyArray<{ id: string }>
+        const selectBody = JSON.stringify({ fulfillment_option_id: options[options.length - 1]?.id })
+        const ready = await request(`/checkout_sessions/${session.id}`, selectBody, 200)
+        if (ready.status !== "ready_for_payment") throw new UnexpectedStatus(`update: session is ${ready.status}`)
+        const token = await request(
+          "/agentic_commerce/delegate_payment",
+          JSON.stringify(tokenizeBody(session.id, totalOf(ready), "scripts/bench.ts")),
+          201
+        )
+        const completed = await request(`/checkout_sessions/${session.id}/complete`, JSON.stringify(paymentBody(token.id)), 200)
+        if (completed.status !== "completed" || completed.order?.id === undefined) {
+          throw new UnexpectedStatus(`complete: session is ${completed.status}`)
+        }
+        checkouts++
+        checkoutLatencies.push(performance.now() - started)
+      } catch (error) {
+        errors++
+        if (!(error instanceof UnexpectedStatus)) statusCounts["network"] = (statusCounts["network"] ?? 0) + 1
+        if (errorSamples.length < 5) errorSamples.push(error instanceof Error ? error.message : String(error))
+      }
+    }
+  }
+
+  const started = Date.now()
+  await Promise.all(Array.from({ length: options.agents }, agent))
+  return {
+    agents: options.agents,
+    durationSeconds: (Date.now() - started) / 1000,
+    requests,
+    checkouts,
+    errors,
+    serverErrors,
+    statusCounts,
+    errorSamples,
+    latencies: Float64Array.from(latencies),
+    checkoutLatencies: Float64Array.from(checkoutLatencies)
+  }
+}
+
+/** The p-th percentile (0-100) of the values, by nearest rank. */
+export const percentile = (values: Float64Array, p: number): number => {
+  if (values.length === 0) return 0
+  const sorted = Float64Array.from(values).sort()
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  return sorted[rank]!
+}
