@@ -22,9 +22,8 @@ import {
   type OrderStoreService,
   type StoredFullOrder
 } from "./order-store.ts"
-import { fromSqlError } from "./sql-checkout-store.ts"
+import { fromSqlError, sqlTransaction } from "./sql-checkout-store.ts"
 
-const SqlErrorClass = SqlError.SqlError
 
 const decodeOrder = Schema.decodeUnknown(Order)
 const decodeEvent = Schema.decodeUnknown(OutgoingWebhookEvent)
@@ -37,9 +36,6 @@ const ms = (value: number | string | null): number | null => (value === null ? n
 
 const fromParseError = (error: ParseResult.ParseError): StorageError => new StorageError({ reason: "failure", cause: error })
 
-class Inner<E> {
-  constructor(readonly error: E) {}
-}
 
 interface OutboxRow {
   readonly id: string
@@ -91,15 +87,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
     Effect.mapError(effect, fromSqlError)
 
-  const transaction: OrderStoreService["transaction"] = (effect) =>
-    effect.pipe(
-      Effect.mapError((error) => new Inner(error)),
-      sql.withTransaction,
-      Effect.catchAll((error) => Effect.fail(error instanceof Inner ? error.error : fromSqlError(error))),
-      Effect.catchSomeDefect((defect) =>
-        defect instanceof SqlErrorClass ? Option.some(Effect.fail(fromSqlError(defect))) : Option.none()
-      )
-    )
+  const transaction: OrderStoreService["transaction"] = sqlTransaction(sql)
 
   const events = (rows: ReadonlyArray<OutboxRow>) => Effect.forEach(rows, toEvent)
 

@@ -14,7 +14,7 @@ import {
   ReceivedEventsStore,
   type ReceivedOrder
 } from "./received-events-store.ts"
-import { fromSqlError } from "./sql-checkout-store.ts"
+import { fromSqlError, sqlTransaction } from "./sql-checkout-store.ts"
 
 const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
@@ -83,7 +83,7 @@ export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.Sq
             payload = EXCLUDED.payload, updated_at = EXCLUDED.updated_at
         WHERE ${event.type} <> 'order_create'`
       return "stored" as const
-    }).pipe(sql.withTransaction, run)
+    }).pipe(run, sqlTransaction(sql))
 
   const orderColumns = sql.literal(
     `order_id, status, last_request_id, payload, (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms`

@@ -13,7 +13,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { StorageError } from "./checkout-store.ts"
-import { fromSqlError } from "./sql-checkout-store.ts"
+import { fromSqlError, sqlTransaction } from "./sql-checkout-store.ts"
 import { VaultStore, type VaultStoreService, VaultTokenRecord } from "./vault-store.ts"
 
 interface TokenRow {
@@ -83,9 +83,6 @@ const recordFromRow = (row: TokenRow): Effect.Effect<VaultTokenRecord, StorageEr
     catch: (cause) => new StorageError({ reason: "failure", cause })
   }).pipe(Effect.flatMap((raw) => Effect.mapError(decodeRecord(raw), fromParseError)))
 
-class Inner<E> {
-  constructor(readonly error: E) {}
-}
 
 export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -96,12 +93,7 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
   const firstRecord = (rows: ReadonlyArray<TokenRow>) =>
     rows[0] === undefined ? Effect.succeed(Option.none<VaultTokenRecord>()) : Effect.map(recordFromRow(rows[0]), Option.some)
 
-  const transaction: VaultStoreService["transaction"] = (effect) =>
-    effect.pipe(
-      Effect.mapError((error) => new Inner(error)),
-      sql.withTransaction,
-      Effect.catchAll((error) => Effect.fail(error instanceof Inner ? error.error : fromSqlError(error)))
-    )
+  const transaction: VaultStoreService["transaction"] = sqlTransaction(sql)
 
   const insertToken = (record: VaultTokenRecord) =>
     run(sql`
