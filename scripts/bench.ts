@@ -16,7 +16,8 @@
  * up, every order event delivered), no 5xx, no error log lines, and flat memory. Exits 1 on failure.
  *
  * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
- * (soak: 32), --targets bare,floor,postgres,embedded, --log-level <level> (server LOG_LEVEL;
+ * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios get,create,flow (of our
+ * server; the floor runs its read with get and its write with create), --log-level <level> (server LOG_LEVEL;
  * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
  * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
  * directory with the server logs).
@@ -54,6 +55,7 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "1,16,64" },
     agents: { type: "string" },
     targets: { type: "string", default: "bare,floor,postgres,embedded" },
+    scenarios: { type: "string", default: "get,create,flow" },
     "log-level": { type: "string" },
     profile: { type: "boolean", default: false },
     out: { type: "string", default: join(PROJECT_ROOT, "bench", "results") },
@@ -183,6 +185,7 @@ const cannon = (options: {
   })
 
 const perRunSeconds = Number(args.duration ?? "5")
+const scenarios = new Set(args.scenarios.split(",").map((s) => s.trim()))
 const levels = args.connections.split(",").map((c) => Number(c.trim())).filter((c) => c > 0)
 
 /** CPU in cores: server / PostgreSQL / load generator / everything else. */
@@ -268,19 +271,20 @@ const benchOurs = async (target: string, proc: NodeProcess) => {
       ids.push(body.id)
     }
   }))
-  await cannonScenario(target, proc, "get_session", {
+  if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", {
     path: "/checkout_sessions/" + ids[0],
     headers: authHeaders,
     paths: ids.map((id) => `/checkout_sessions/${id}`),
     expected: 200
   })
-  await cannonScenario(target, proc, "create_session", {
+  if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", {
     path: "/checkout_sessions",
     method: "POST",
     headers: jsonHeaders,
     body: createBody,
     expected: 201
   })
+  if (!scenarios.has("flow")) return void (peaks[target] = (memoryOf(proc.pid)?.hwm ?? 0) / MB)
   await runFlow({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents: 16, durationMillis: 2_000 })
   for (const agents of levels) {
     const sampler = sampleRss([proc.pid], 200)

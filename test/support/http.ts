@@ -7,7 +7,7 @@ import { HttpApp, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { HttpAppService } from "../../src/http/app.ts"
 import { ApplicationServices, PaymentsLive } from "../../src/server.ts"
-import { DemoCatalog } from "../../src/services/catalog.ts"
+import { type Catalog, DemoCatalog } from "../../src/services/catalog.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/services/config.ts"
 import type { PaymentProvider } from "../../src/services/payment-provider.ts"
 import type { ChargeStore } from "../../src/storage/charge-store.ts"
@@ -40,12 +40,14 @@ export interface TestAppOptions {
   readonly chargeStore?: Layer.Layer<ChargeStore, unknown>
   /** The webhook receiver's events; in memory by default (fresh per `testApp`). */
   readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown>
+  /** The catalog; the demo catalog by default. */
+  readonly catalog?: Layer.Layer<Catalog>
 }
 
 /** The application with in-memory storage, the demo catalog and the built-in test processor. */
 export const testApp = (options: TestAppOptions = {}) =>
   ApplicationServices.pipe(
-    Layer.provide([DemoCatalog, options.payments ?? PaymentsLive]),
+    Layer.provide([options.catalog ?? DemoCatalog, options.payments ?? PaymentsLive]),
     Layer.provideMerge(options.chargeStore ?? MemoryChargeStore),
     Layer.provideMerge(options.store ?? MemoryCheckoutStore),
     Layer.provide(options.vaultStore ?? MemoryVaultStore),
