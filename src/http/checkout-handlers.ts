@@ -1,6 +1,6 @@
 /**
  * Checkout Session API handlers: decode the body by the common rules, call the service, map its
- * failures. The success value is encoded by the endpoint's schema.
+ * failures. Sessions are answered in their wire form (`./session-response.ts`).
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, type ParseResult, Schema } from "effect"
@@ -23,6 +23,7 @@ import type { Session } from "../domain/session-model.ts"
 import { setRetryAfter } from "./delegate-handlers.ts"
 import { CurrentClient } from "./security.ts"
 import { decodeJson, decodeJsonBody, parseJson, readJsonText } from "./request-body.ts"
+import { completedSessionResponse, sessionResponse } from "./session-response.ts"
 
 const CompleteEnvelope = Schema.Struct({
   buyer: optional(Buyer),
@@ -114,18 +115,22 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
     return handlers
       .handleRaw("create", () =>
         decodeJsonBody(CheckoutSessionCreateRequest).pipe(
-          Effect.flatMap((body) => limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.create(body))))
+          Effect.flatMap((body) => limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.create(body)))),
+          Effect.map((session) => sessionResponse(session, 201))
         ))
-      .handle("get", ({ path }) => mapCheckoutErrors(checkout.get(path.checkout_session_id)))
+      .handle("get", ({ path }) => Effect.map(mapCheckoutErrors(checkout.get(path.checkout_session_id)), sessionResponse))
       .handleRaw("update", ({ path }) =>
         decodeJsonBody(CheckoutSessionUpdateRequest).pipe(
           Effect.flatMap((body) =>
             limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.update(path.checkout_session_id, body)))
-          )
+          ),
+          Effect.map(sessionResponse)
         ))
       .handleRaw("complete", ({ path }) =>
         decodeCompleteBody.pipe(
-          Effect.flatMap((body) => mapCheckoutErrors(checkout.complete(path.checkout_session_id, body)))
+          Effect.flatMap((body) => mapCheckoutErrors(checkout.complete(path.checkout_session_id, body))),
+          Effect.map(completedSessionResponse)
         ))
-      .handle("cancel", ({ path }) => mapCheckoutErrors(checkout.cancel(path.checkout_session_id), 405))
+      .handle("cancel", ({ path }) =>
+        Effect.map(mapCheckoutErrors(checkout.cancel(path.checkout_session_id), 405), sessionResponse))
   }))

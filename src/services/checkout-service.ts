@@ -355,7 +355,8 @@ export const CheckoutServiceLive = Layer.effect(
         yield* store.consumeReservations(id)
         // Discount extension: count the held coupon redemptions in the completing transaction.
         yield* store.redeemCoupons(id)
-        yield* store.insertOrder({ order, sessionId: id, createdAt: now })
+        // The full order (one row per session: `orders.checkout_session_id` is unique) and its
+        // `order_create` event.
         yield* orderEvents.recordOrderCreated({ order, session: completed.session })
         yield* store.updateSession(completed.session)
         return Either.right({ ...completed.session, order })

@@ -1,20 +1,41 @@
 /**
- * Prefixed opaque identifiers (`cs_`, `ord_`, `vt_`, `evt_`, …): 128 random bits, base62.
+ * Prefixed opaque identifiers (`cs_`, `ord_`, `vt_`, `evt_`, …): 22 base62 characters, each drawn
+ * uniformly from the OS's cryptographic random source (≈ 131 random bits).
  */
 import { Context, Effect, Layer } from "effect"
-import { randomBytes } from "node:crypto"
+import { randomFillSync } from "node:crypto"
 
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+const ID_LENGTH = 22
+/** Bytes at or above this are skipped, so that `byte % 62` is uniform (248 = 4 × 62). */
+const UNBIASED_LIMIT = 248
 
-/** 22 base62 characters from 16 random bytes. */
-export const randomId = (prefix: string): string => {
-  let n = BigInt("0x" + randomBytes(16).toString("hex"))
-  let out = ""
-  for (let i = 0; i < 22; i++) {
-    out = alphabet[Number(n % 62n)] + out
-    n /= 62n
+/**
+ * Random bytes are drawn 4 KiB at a time and used once each: one call into the OS per ~180 ids
+ * instead of one per id (ids are made several times per request: request ids, line items).
+ */
+const pool = Buffer.alloc(4096)
+let position = pool.length
+
+const randomByte = (): number => {
+  if (position === pool.length) {
+    randomFillSync(pool)
+    position = 0
   }
-  return prefix + out
+  return pool[position++]!
+}
+
+/** `prefix` followed by 22 uniformly random base62 characters. */
+export const randomId = (prefix: string): string => {
+  let out = prefix
+  for (let i = 0; i < ID_LENGTH;) {
+    const byte = randomByte()
+    if (byte < UNBIASED_LIMIT) {
+      out += alphabet[byte % 62]
+      i++
+    }
+  }
+  return out
 }
 
 export interface IdsService {

@@ -1,8 +1,8 @@
 /**
  * Orders after checkout (CONTRACT §8).
  *
- * - `OrderEvents.recordOrderCreated`: called inside the completing checkout transaction, right
- *   after `CheckoutStore.insertOrder`. It builds the full order from the completed session (line
+ * - `OrderEvents.recordOrderCreated`: called inside the completing checkout transaction. It
+ *   writes the session's one order row and builds the full order from the completed session (line
  *   items, totals) and the catalog (line titles and kinds), stores it and queues the
  *   `order_create` event — through the same `SqlClient`, so it commits or rolls back with the
  *   completion.

@@ -35,14 +35,19 @@ export const SqlChargeStore = Layer.effect(
       )
     return {
       findCharge: (key) => select(key).pipe(Effect.mapError(fromSqlError)),
+      // One round trip when the key is new (the usual case): the insert returns the stored row;
+      // when another request stored this key first, its charge is read and returned instead.
       recordCharge: (charge) =>
-        sql`
+        sql<ChargeRow>`
           INSERT INTO processor_charges (idempotency_key, id, amount, currency, outcome, created_at)
           VALUES (${charge.idempotencyKey}, ${charge.id}, ${charge.amount}, ${charge.currency}, ${charge.outcome},
                   ${new Date(charge.createdAt).toISOString()}::timestamptz)
-          ON CONFLICT (idempotency_key) DO NOTHING`.pipe(
-          Effect.zipRight(select(charge.idempotencyKey)),
-          Effect.map(Option.getOrElse(() => charge)),
+          ON CONFLICT (idempotency_key) DO NOTHING
+          RETURNING idempotency_key, id, amount, currency, outcome,
+                    (extract(epoch FROM created_at) * 1000)::float8 AS created_ms`.pipe(
+          Effect.flatMap((rows) =>
+            rows[0] !== undefined ? Effect.succeed(fromRow(rows[0])) : Effect.map(select(charge.idempotencyKey), Option.getOrElse(() => charge))
+          ),
           Effect.mapError(fromSqlError)
         ),
       listCharges: sql<ChargeRow>`

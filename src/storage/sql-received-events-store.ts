@@ -1,9 +1,9 @@
 /**
  * `ReceivedEventsStore` over an `@effect/sql` client speaking PostgreSQL (tables
- * `received_events` and `received_orders`, migration 0004). `recordEvent` is one transaction:
+ * `received_events` and `received_orders`, migration 0004). `recordEvent` is one statement:
  * `INSERT … ON CONFLICT DO NOTHING` on the event (the primary key on the Request-Id and the
- * unique body hash make a concurrent redelivery wait for the first and then do nothing), then the
- * upsert of the order's latest state.
+ * unique body hash make a concurrent redelivery wait for the first and then do nothing) and, in
+ * the same statement, the upsert of the order's latest state when the event was new.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
@@ -14,7 +14,7 @@ import {
   ReceivedEventsStore,
   type ReceivedOrder
 } from "./received-events-store.ts"
-import { fromSqlError, sqlTransaction } from "./sql-checkout-store.ts"
+import { fromSqlError } from "./sql-checkout-store.ts"
 
 const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
@@ -64,26 +64,33 @@ export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.Sq
   const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
     Effect.mapError(effect, fromSqlError)
 
+  // One statement (atomic by itself, one round trip): the event row, and — only when the event
+  // is new — the order's latest state, which `order_create` never overwrites.
   const recordEvent = (event: ReceivedEvent) =>
-    Effect.gen(function*() {
+    Effect.suspend(() => {
       const payload = JSON.stringify(event.payload)
-      const inserted = yield* sql<{ request_id: string }>`
-        INSERT INTO received_events (request_id, body_hash, order_id, type, status, payload, received_at)
-        VALUES (${event.requestId}, ${event.bodyHash}, ${event.orderId}, ${event.type}, ${event.status},
-                ${payload}::jsonb, ${iso(event.receivedAt)}::timestamptz)
-        ON CONFLICT DO NOTHING
-        RETURNING request_id`
-      if (inserted.length === 0) return "duplicate" as const
-      yield* sql`
-        INSERT INTO received_orders (order_id, status, last_request_id, payload, updated_at)
-        VALUES (${event.orderId}, ${event.status}, ${event.requestId}, ${payload}::jsonb,
-                ${iso(event.receivedAt)}::timestamptz)
-        ON CONFLICT (order_id) DO UPDATE
-        SET status = EXCLUDED.status, last_request_id = EXCLUDED.last_request_id,
-            payload = EXCLUDED.payload, updated_at = EXCLUDED.updated_at
-        WHERE ${event.type} <> 'order_create'`
-      return "stored" as const
-    }).pipe(run, sqlTransaction(sql))
+      return run(sql<{ stored: number }>`
+        WITH inserted AS (
+          INSERT INTO received_events (request_id, body_hash, order_id, type, status, payload, received_at)
+          VALUES (${event.requestId}, ${event.bodyHash}, ${event.orderId}, ${event.type}, ${event.status},
+                  ${payload}::jsonb, ${iso(event.receivedAt)}::timestamptz)
+          ON CONFLICT DO NOTHING
+          RETURNING request_id
+        ), latest AS (
+          INSERT INTO received_orders (order_id, status, last_request_id, payload, updated_at)
+          SELECT ${event.orderId}, ${event.status}, ${event.requestId}, ${payload}::jsonb,
+                 ${iso(event.receivedAt)}::timestamptz
+          FROM inserted
+          ON CONFLICT (order_id) DO UPDATE
+          SET status = EXCLUDED.status, last_request_id = EXCLUDED.last_request_id,
+              payload = EXCLUDED.payload, updated_at = EXCLUDED.updated_at
+          WHERE ${event.type} <> 'order_create'
+          RETURNING order_id
+        )
+        SELECT (SELECT COUNT(*) FROM inserted)::int AS stored`).pipe(
+        Effect.map((rows) => (Number(rows[0]?.stored ?? 0) > 0 ? "stored" as const : "duplicate" as const))
+      )
+    })
 
   const orderColumns = sql.literal(
     `order_id, status, last_request_id, payload, (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms`

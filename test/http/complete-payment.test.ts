@@ -60,7 +60,7 @@ const approvedCharges = Effect.flatMap(ChargeStore, (store) => store.listCharges
   Effect.map((charges) => charges.filter((charge) => charge.outcome === "approved"))
 )
 
-/** The completing transaction fails once at its last write, as if the process died there. */
+/** The completing transaction fails once at its stock write (after the charge), as if the process died there. */
 const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown>) =>
   Layer.effect(
     CheckoutStore,
@@ -68,8 +68,8 @@ const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown>) =>
       let crashes = 1
       return {
         ...store,
-        insertOrder: (order: Parameters<typeof store.insertOrder>[0]) =>
-          crashes-- > 0 ? Effect.die(new Error("crash before commit")) : store.insertOrder(order)
+        consumeReservations: (sessionId: string) =>
+          crashes-- > 0 ? Effect.die(new Error("crash before commit")) : store.consumeReservations(sessionId)
       }
     })
   ).pipe(Layer.provide(base))

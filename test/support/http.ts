@@ -4,7 +4,8 @@
  * otherwise.
  */
 import { HttpApp, HttpServer } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer, Schema } from "effect"
+import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/domain/checkout.ts"
 import { HttpAppService } from "../../src/http/app.ts"
 import { ApplicationServices, PaymentsLive } from "../../src/server.ts"
 import { type Catalog, DemoCatalog } from "../../src/services/catalog.ts"
@@ -102,8 +103,29 @@ export const request = (method: string, path: string, options: RequestOptions = 
     } catch {
       parsed = undefined
     }
+    checkSessionResponse(method, path, response.status, parsed)
     return { status: response.status, headers: response.headers, text, body: parsed } satisfies TestResponse
   })
+
+const strictly = { onExcessProperty: "error" } as const
+const isCheckoutSession = Schema.decodeUnknownEither(CheckoutSession, strictly)
+const isCheckoutSessionWithOrder = Schema.decodeUnknownEither(CheckoutSessionWithOrder, strictly)
+
+/**
+ * Every successful checkout session response of every test must be exactly its endpoint's schema:
+ * nothing missing, nothing extra at any depth (session responses are built without a schema pass,
+ * `src/http/session-response.ts`). A response that is not fails the test that made it.
+ */
+const checkSessionResponse = (method: string, path: string, status: number, body: unknown) => {
+  if (status !== 200 && status !== 201) return
+  const route = path.split("?")[0]!
+  if (!/^\/checkout_sessions(\/[^/]+(\/(complete|cancel))?)?$/.test(route)) return
+  if (method === "GET" && route === "/checkout_sessions") return
+  const decoded = route.endsWith("/complete") ? isCheckoutSessionWithOrder(body) : isCheckoutSession(body)
+  if (Either.isLeft(decoded)) {
+    throw new Error(`${method} ${route}: the response does not match its schema:\n${decoded.left.message}`)
+  }
+}
 
 export const post = (path: string, body?: unknown, options: Omit<RequestOptions, "body"> = {}) =>
   request("POST", path, { ...options, ...(body !== undefined ? { body } : {}) })
