@@ -4,6 +4,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { ConfigError, Effect, Layer, Logger } from "effect"
+import { batchedLogFmt } from "./services/log-output.ts"
 import { ServerLive } from "./server.ts"
 import { AppConfig, describeConfigError, loadConfig } from "./services/config.ts"
 
@@ -24,7 +25,7 @@ const program = Effect.gen(function*() {
   }
   return yield* Layer.launch(ServerLive).pipe(
     Effect.provideService(AppConfig, config),
-    Effect.provide(Logger.logFmt),
+    Effect.provide(batchedLogFmt()),
     Logger.withMinimumLogLevel(config.logLevel)
   )
 }).pipe(
