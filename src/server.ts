@@ -39,11 +39,27 @@ export const DatabaseFromConfig = Layer.unwrapEffect(
     ))
 )
 
-/** Expires idle sessions and releases their stock every few seconds (safe with several processes). */
+/** Sessions expired per sweep transaction. */
+export const EXPIRY_BATCH = 50
+
+/**
+ * Expires idle sessions and releases their stock (safe with several processes). A sweep expires
+ * batches of `EXPIRY_BATCH` sessions, one transaction each, until a batch is not full, then waits
+ * 5 seconds: small batches, because a batch holds the stock rows of its sessions' products locked
+ * until it commits and creates of those products wait for it.
+ */
 export const ExpirySweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const checkout = yield* CheckoutService
-    yield* checkout.expireDue(500).pipe(
+    const sweep = Effect.gen(function*() {
+      let total = 0
+      for (;;) {
+        const count = yield* checkout.expireDue(EXPIRY_BATCH)
+        total += count
+        if (count < EXPIRY_BATCH) return total
+      }
+    })
+    yield* sweep.pipe(
       Effect.tap((count) => (count > 0 ? Effect.logInfo(`expired ${count} idle sessions`) : Effect.void)),
       Effect.catchAll((error) => Effect.logWarning("session expiry sweep failed", error.reason)),
       Effect.repeat(Schedule.spaced("5 seconds")),

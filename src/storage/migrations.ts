@@ -222,6 +222,136 @@ const m0006_coupons: Migration = Effect.gen(function*() {
   yield* sql`CREATE INDEX coupon_holds_session ON coupon_holds (session_id)`
 })
 
+/**
+ * The reserved units per product, kept on the stock row (issue 9: summing the reservations of
+ * every open session made each create linear in the open sessions, with the hot stock rows
+ * locked): `stock.reserved` = the sum of the quantities of *all* the product's rows in
+ * `reservations`, expired or not, backfilled here with `reservations` locked against writes.
+ * (Processes of an earlier version write reservations without it: stop them before this runs.)
+ *
+ * Every write to `reservations` goes through one of the functions below, which keep the counter
+ * exact in the same call, the stock rows concerned locked first with one
+ * `SELECT … ORDER BY product_id FOR UPDATE` (stock rows are always locked in ascending
+ * product-id order, so two transactions never deadlock on them). Functions, so that each store
+ * operation is one round trip whose statements are planned once per connection; in READ
+ * COMMITTED each statement in them sees what was committed before it started (a statement after
+ * a lock that waited sees what the transaction it waited for committed). The session's own rows
+ * are written only by a transaction holding the session's lock, so they do not change under a
+ * call. To change a function, add a migration with `CREATE OR REPLACE FUNCTION`.
+ *
+ * `SET enable_seqscan = off`: PL/pgSQL prepares each statement once per connection and, after a
+ * few calls, may keep a generic plan made with the statistics of that moment until the next
+ * ANALYZE. Made while `reservations` is small (a new database), such a plan scans the whole table
+ * and goes on doing so as it grows (measured: 1.9 ms a call after a few thousand creates, against
+ * 0.35 ms). Every statement here has an index to go by (primary keys,
+ * `reservations_product_expires_at`): no plan needs a sequential scan.
+ */
+const m0007_stock_reserved: Migration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`LOCK TABLE reservations IN SHARE MODE`
+  yield* sql`ALTER TABLE stock ADD COLUMN reserved integer NOT NULL DEFAULT 0 CHECK (reserved >= 0)`
+  yield* sql`
+    UPDATE stock s SET reserved = r.total
+    FROM (SELECT product_id, SUM(quantity)::int AS total FROM reservations GROUP BY product_id) r
+    WHERE s.product_id = r.product_id`
+
+  // CheckoutStore.lockStock: locks the stock rows of p_products (product-id order) and returns
+  // the units available to p_session at p_now: on hand minus the counter, plus what the counter
+  // holds that is available to p_session anyway — its own reservations and other sessions'
+  // reservations expired but not swept yet. The second statement reads them with a snapshot
+  // taken after the locks (primary key and reservations_product_expires_at index scans).
+  yield* sql.unsafe(`
+    CREATE FUNCTION checkout_lock_stock(p_products text[], p_session text, p_now timestamptz)
+    RETURNS TABLE (out_product text, out_available integer)
+    LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+    DECLARE
+      v_products text[];
+      v_free integer[];
+    BEGIN
+      SELECT array_agg(l.product_id ORDER BY l.product_id), array_agg(l.free ORDER BY l.product_id)
+      INTO v_products, v_free
+      FROM (
+        SELECT s.product_id, s.on_hand - s.reserved AS free FROM stock s
+        WHERE s.product_id = ANY (p_products)
+        ORDER BY s.product_id
+        FOR UPDATE
+      ) l;
+      RETURN QUERY
+        SELECT l.product_id, (l.free + COALESCE(b.back, 0))::integer
+        FROM unnest(v_products, v_free) AS l (product_id, free)
+        LEFT JOIN (
+          SELECT r.product_id, SUM(r.quantity) AS back FROM reservations r
+          WHERE r.product_id = ANY (v_products) AND (r.session_id = p_session OR r.expires_at <= p_now)
+          GROUP BY r.product_id
+        ) b ON b.product_id = l.product_id;
+    END
+    $fn$`)
+
+  // CheckoutStore.setReservations: makes p_session's rows p_products × p_quantities expiring at
+  // p_expires_at, writing only the difference (nothing when nothing changes; only the expiry,
+  // in place, when only it changes), and moves the counters by the differences in quantity.
+  yield* sql.unsafe(`
+    CREATE FUNCTION checkout_set_reservations(
+      p_session text, p_products text[], p_quantities integer[], p_expires_at timestamptz
+    ) RETURNS void
+    LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+    DECLARE
+      v_products text[];
+      v_deltas integer[];
+    BEGIN
+      SELECT array_agg(d.product_id ORDER BY d.product_id), array_agg(d.delta ORDER BY d.product_id)
+      INTO v_products, v_deltas
+      FROM (
+        SELECT COALESCE(w.product_id, o.product_id) AS product_id,
+               COALESCE(w.quantity, 0) - COALESCE(o.quantity, 0) AS delta
+        FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+        FULL JOIN (SELECT r.product_id, r.quantity FROM reservations r WHERE r.session_id = p_session) o
+          ON o.product_id = w.product_id
+      ) d
+      WHERE d.delta <> 0;
+      IF v_products IS NOT NULL THEN
+        PERFORM 1 FROM stock s WHERE s.product_id = ANY (v_products) ORDER BY s.product_id FOR UPDATE;
+        UPDATE stock s SET reserved = s.reserved + d.delta
+        FROM unnest(v_products, v_deltas) AS d (product_id, delta)
+        WHERE s.product_id = d.product_id;
+        DELETE FROM reservations r WHERE r.session_id = p_session AND r.product_id <> ALL (p_products);
+        INSERT INTO reservations (session_id, product_id, quantity, expires_at)
+        SELECT p_session, w.product_id, w.quantity, p_expires_at
+        FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+        WHERE NOT EXISTS (SELECT FROM reservations r WHERE r.session_id = p_session AND r.product_id = w.product_id);
+      END IF;
+      UPDATE reservations r SET quantity = w.quantity, expires_at = p_expires_at
+      FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+      WHERE r.session_id = p_session AND r.product_id = w.product_id
+        AND (r.quantity <> w.quantity OR r.expires_at <> p_expires_at);
+    END
+    $fn$`)
+
+  // CheckoutStore.releaseReservations (p_consume false) and consumeReservations (true): deletes
+  // p_session's rows and takes them off the counters (consuming: off the stock on hand too).
+  yield* sql.unsafe(`
+    CREATE FUNCTION checkout_remove_reservations(p_session text, p_consume boolean) RETURNS void
+    LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+    DECLARE
+      v_products text[];
+    BEGIN
+      SELECT array_agg(r.product_id) INTO v_products FROM reservations r WHERE r.session_id = p_session;
+      IF v_products IS NULL THEN
+        RETURN;
+      END IF;
+      PERFORM 1 FROM stock s WHERE s.product_id = ANY (v_products) ORDER BY s.product_id FOR UPDATE;
+      WITH removed AS (
+        DELETE FROM reservations r WHERE r.session_id = p_session RETURNING r.product_id, r.quantity
+      )
+      UPDATE stock s
+      SET reserved = s.reserved - removed.quantity,
+          on_hand = CASE WHEN p_consume THEN s.on_hand - removed.quantity ELSE s.on_hand END
+      FROM removed
+      WHERE s.product_id = removed.product_id;
+    END
+    $fn$`)
+})
+
 /** All migrations, by `<id>_<name>`. Append new ones at the end. */
 export const migrations: Record<string, Migration> = {
   "0001_checkout": m0001_checkout,
@@ -229,7 +359,8 @@ export const migrations: Record<string, Migration> = {
   "0003_vault_tokens": m0003_vault_tokens,
   "0004_orders_outbox": m0004_orders_outbox,
   "0005_payments": m0005_payments,
-  "0006_coupons": m0006_coupons
+  "0006_coupons": m0006_coupons,
+  "0007_stock_reserved": m0007_stock_reserved
 }
 
 /** The loader for `Migrator.make(...)({ loader })` / `PgMigrator.layer({ loader })`. */

@@ -5,14 +5,32 @@
  * Concurrency is handled by row locks, in the default READ COMMITTED isolation:
  * - `lockSession` is `SELECT … FOR UPDATE` on the session row; a second transaction on the same
  *   session waits there until the first commits, then reads the committed row;
- * - `lockStock` locks the stock rows in product-id order (so two transactions never deadlock),
- *   then, in a *second* statement, sums the live reservations of other sessions. The sum must be a
- *   separate statement: a READ COMMITTED statement reads with the snapshot taken when it started,
- *   so an aggregate in the locking statement would miss reservations committed by the transaction
- *   it waited for;
+ * - the reservations of one session are written only by a transaction holding that session's
+ *   lock (or creating it): `setReservations`, `consumeReservations` and `releaseReservations`
+ *   compute their changes from the session's rows as their statement sees them;
  * - `findExpiredSessionIds` uses `FOR UPDATE SKIP LOCKED`, so several sweepers share the work.
  * The `version` column is bumped on each update for diagnostics; it is not used for optimistic
  * locking.
+ *
+ * Stock and reservations. `stock.reserved` is the sum of the quantities of *all* the product's
+ * rows in `reservations`, expired or not. Every write to `reservations` is one call of a PL/pgSQL
+ * function of migration 0007 (`checkout_set_reservations`, `checkout_remove_reservations`) that
+ * keeps the counter exact in the same call, the stock rows concerned locked first by one
+ * `SELECT … ORDER BY product_id FOR UPDATE`. Two transactions never deadlock on stock rows as
+ * long as each takes its stock locks in one ascending pass: `lockStock` locks every product the
+ * transaction's reservation write then touches (that write re-locks rows already held), and the
+ * expiry sweep, which releases many sessions in one transaction, has all their stock rows locked
+ * at once by `findExpiredSessionIds`.
+ *
+ * `lockStock` (`checkout_lock_stock`) locks the stock rows in product-id order and returns
+ * `on_hand - reserved` (a locking read returns the latest committed version of each row, counter
+ * included) plus what the counter holds that is available to the session anyway: its own
+ * reservations and other sessions' reservations expired but not swept yet. Those are read by a
+ * *second* statement, indexed (primary key; `reservations_product_expires_at`), whatever the
+ * number of open sessions: a READ COMMITTED statement reads with the snapshot taken when it
+ * started, so a read inside the locking statement would miss what the transaction it waited for
+ * committed (an expired reservation it deleted, already taken off the counter, say). Functions,
+ * so that each of these is one round trip, with statements planned once per connection.
  *
  * `transaction` is `sql.withTransaction`: the outermost call is BEGIN/COMMIT, nested calls are
  * savepoints (a failing inner call rolls back only its own writes), and every statement run inside
@@ -20,8 +38,8 @@
  */
 import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
-import { Order } from "../domain/checkout.ts"
-import { Session } from "../domain/session-model.ts"
+import { Order, SessionStatus } from "../domain/checkout.ts"
+import type { Session } from "../domain/session-model.ts"
 import {
   CheckoutStore,
   type CheckoutStoreService,
@@ -93,8 +111,20 @@ const fromParseError = (error: ParseResult.ParseError): StorageError =>
 // ---------------------------------------------------------------------------------------------
 // Rows
 
-const decodeSession = Schema.decodeUnknown(Session)
 const decodeOrder = Schema.decodeUnknown(Order)
+
+const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
+
+/**
+ * A stored session. The JSON is written only by this store, from an already typed `Session`
+ * (`sessionJson`), so a full schema decode on every read (about 50 µs, a large part of a GET)
+ * would only re-check what was checked before writing: a structural check that it is what this
+ * store writes (an object with a string `id` and a known `status`) is enough.
+ */
+const isStoredSession = (value: unknown): value is Session =>
+  typeof value === "object" && value !== null && !Array.isArray(value) &&
+  typeof (value as { readonly id?: unknown }).id === "string" &&
+  SESSION_STATUSES.has((value as { readonly status?: unknown }).status)
 
 /** The stored JSON is the session as typed: the schema has no transformations (checked here). */
 const sessionJson = (session: Session): string => {
@@ -148,14 +178,22 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
     Effect.mapError(effect, fromSqlError)
 
-  const sessionFromRow = (row: { readonly data: unknown } | undefined) =>
-    row === undefined
-      ? Effect.succeed(Option.none<Session>())
-      : Effect.try({ try: () => jsonValue(row.data), catch: (cause) => new StorageError({ reason: "failure", cause }) })
-        .pipe(
-          Effect.flatMap((json) => Effect.mapError(decodeSession(json), fromParseError)),
-          Effect.map(Option.some)
-        )
+  const sessionFromRow = (
+    row: { readonly data: unknown } | undefined
+  ): Effect.Effect<Option.Option<Session>, StorageError> => {
+    if (row === undefined) return Effect.succeed(Option.none())
+    let json: unknown
+    try {
+      json = jsonValue(row.data)
+    } catch (cause) {
+      return Effect.fail(new StorageError({ reason: "failure", cause }))
+    }
+    return isStoredSession(json)
+      ? Effect.succeed(Option.some(json))
+      : Effect.fail(
+        new StorageError({ reason: "failure", cause: new Error("stored session: not an object with an id and a status") })
+      )
+  }
 
   const transaction: CheckoutStoreService["transaction"] = sqlTransaction(sql)
 
@@ -195,63 +233,26 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   const lockStock = (productIds: ReadonlyArray<string>, now: number, forSession: string) =>
     Effect.gen(function*() {
       const ids = [...new Set(productIds)].sort()
-      const available = new Map<string, number>()
-      if (ids.length === 0) return available as ReadonlyMap<string, number>
-      const locked = yield* run(sql<{ product_id: string; on_hand: number }>`
-        SELECT product_id, on_hand FROM stock
-        WHERE product_id IN ${sql.in(ids)}
-        ORDER BY product_id
-        FOR UPDATE`)
-      if (locked.length === 0) return available
-      // A separate statement, so that it sees what the transactions we waited for committed.
-      const held = yield* run(sql<{ product_id: string; held: number }>`
-        SELECT product_id, SUM(quantity)::int AS held FROM reservations
-        WHERE product_id IN ${sql.in(locked.map((row) => row.product_id))}
-          AND session_id <> ${forSession}
-          AND expires_at > ${iso(now)}::timestamptz
-        GROUP BY product_id`)
-      for (const row of locked) available.set(row.product_id, Number(row.on_hand))
-      for (const row of held) {
-        const onHand = available.get(row.product_id)
-        if (onHand !== undefined) available.set(row.product_id, onHand - Number(row.held))
-      }
-      return available
+      if (ids.length === 0) return new Map<string, number>() as ReadonlyMap<string, number>
+      const rows = yield* run(sql<{ product_id: string; available: number }>`
+        SELECT out_product AS product_id, out_available AS available
+        FROM checkout_lock_stock(${ids}::text[], ${forSession}, ${iso(now)}::timestamptz)`)
+      return new Map(rows.map((row) => [row.product_id, Number(row.available)])) as ReadonlyMap<string, number>
     })
 
-  const setReservations = (sessionId: string, reservations: ReadonlyMap<string, number>, expiresAt: number) =>
-    Effect.gen(function*() {
-      yield* run(sql`DELETE FROM reservations WHERE session_id = ${sessionId}`)
-      const rows = [...reservations]
-        .filter(([, quantity]) => quantity > 0)
-        .map(([product_id, quantity]) => ({
-          session_id: sessionId,
-          product_id,
-          quantity,
-          expires_at: iso(expiresAt)
-        }))
-      if (rows.length > 0) yield* run(sql`INSERT INTO reservations ${sql.insert(rows)}`)
-    })
+  const setReservations = (sessionId: string, reservations: ReadonlyMap<string, number>, expiresAt: number) => {
+    const wanted = [...reservations].filter(([, quantity]) => quantity > 0)
+    return run(sql`
+      SELECT checkout_set_reservations(${sessionId}, ${wanted.map(([productId]) => productId)}::text[],
+                                       ${wanted.map(([, quantity]) => quantity)}::int[], ${iso(expiresAt)}::timestamptz)`)
+      .pipe(Effect.asVoid)
+  }
 
   const consumeReservations = (sessionId: string) =>
-    Effect.zipRight(
-      // Lock the stock rows in product-id order first, as `lockStock` does: the UPDATE below locks
-      // them in join order, which deadlocked against a concurrent create/update (bench, issue 9).
-      run(sql`
-        SELECT product_id FROM stock
-        WHERE product_id IN (SELECT product_id FROM reservations WHERE session_id = ${sessionId})
-        ORDER BY product_id
-        FOR UPDATE`),
-      run(sql`
-        WITH consumed AS (
-          DELETE FROM reservations WHERE session_id = ${sessionId} RETURNING product_id, quantity
-        )
-        UPDATE stock SET on_hand = stock.on_hand - consumed.quantity
-        FROM consumed
-        WHERE stock.product_id = consumed.product_id`)
-    ).pipe(Effect.asVoid)
+    run(sql`SELECT checkout_remove_reservations(${sessionId}, true)`).pipe(Effect.asVoid)
 
   const releaseReservations = (sessionId: string) =>
-    run(sql`DELETE FROM reservations WHERE session_id = ${sessionId}`).pipe(Effect.asVoid)
+    run(sql`SELECT checkout_remove_reservations(${sessionId}, false)`).pipe(Effect.asVoid)
 
   const insertOrder = (stored: StoredOrder) =>
     run(sql`
@@ -285,28 +286,68 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   const findExpiredSessionIds = (now: number, limit: number) =>
     limit <= 0
       ? Effect.succeed([])
-      : run(sql<{ id: string }>`
+      : Effect.gen(function*() {
+        const rows = yield* run(sql<{ id: string }>`
           SELECT id FROM checkout_sessions
           WHERE status IN ('not_ready_for_payment', 'ready_for_payment', 'authentication_required')
             AND expires_at <= ${iso(now)}::timestamptz
           ORDER BY expires_at
           LIMIT ${Math.floor(limit)}
-          FOR UPDATE SKIP LOCKED`).pipe(Effect.map((rows) => rows.map((row) => row.id)))
+          FOR UPDATE SKIP LOCKED`)
+        const ids = rows.map((row) => row.id)
+        // The sweep then releases these sessions' reservations one session at a time in this
+        // transaction, each release locking its products' stock rows: lock them all now, in one
+        // ascending pass, so that the sweep never locks one out of order (it deadlocked with
+        // creates locking the same rows in order: test/storage/reservation-counter.test.ts).
+        // Outside a transaction the locks would end with the statement: not taken.
+        if (ids.length > 0 && Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
+          yield* run(sql`
+            SELECT product_id FROM stock
+            WHERE product_id IN (SELECT product_id FROM reservations WHERE session_id = ANY (${ids}::text[]))
+            ORDER BY product_id
+            FOR UPDATE`)
+        }
+        return ids
+      })
 
-  const seedStock = (products: ReadonlyArray<{ readonly id: string; readonly stock: number }>) => {
-    const rows = new Map<string, number>()
-    for (const product of products) if (!rows.has(product.id)) rows.set(product.id, product.stock)
-    return rows.size === 0 ? Effect.void : run(sql`
-      INSERT INTO stock ${sql.insert([...rows].map(([product_id, on_hand]) => ({ product_id, on_hand })))}
-      ON CONFLICT (product_id) DO NOTHING`).pipe(Effect.asVoid)
-  }
+  /**
+   * New stock rows start with the counter of the reservations already stored for them (normally
+   * none): with the reservations table locked against writes (SHARE) while they are inserted, so
+   * no reservation lands between the sum and the row. Only when some product is missing, which
+   * is at the first start with a new catalog.
+   */
+  const seedStock = (products: ReadonlyArray<{ readonly id: string; readonly stock: number }>) =>
+    Effect.gen(function*() {
+      const rows = new Map<string, number>()
+      for (const product of products) if (!rows.has(product.id)) rows.set(product.id, product.stock)
+      if (rows.size === 0) return
+      const stored = yield* run(sql<{ product_id: string }>`
+        SELECT product_id FROM stock WHERE product_id = ANY (${[...rows.keys()]}::text[])`)
+      for (const row of stored) rows.delete(row.product_id)
+      if (rows.size === 0) return
+      const missing = [...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      yield* transaction(Effect.zipRight(
+        run(sql`LOCK TABLE reservations IN SHARE MODE`),
+        run(sql`
+          INSERT INTO stock (product_id, on_hand, reserved)
+          SELECT v.product_id, v.on_hand,
+                 COALESCE((SELECT SUM(r.quantity) FROM reservations r WHERE r.product_id = v.product_id), 0)
+          FROM unnest(${missing.map(([id]) => id)}::text[], ${missing.map(([, stock]) => stock)}::int[])
+            AS v (product_id, on_hand)
+          ON CONFLICT (product_id) DO NOTHING`)
+      ))
+    })
 
+  /** Live reservations: the counter minus the expired ones not swept yet. */
   const stockLevels = (now: number) =>
     run(sql<{ product_id: string; on_hand: number; reserved: number }>`
-      SELECT s.product_id, s.on_hand, COALESCE(SUM(r.quantity), 0)::int AS reserved
+      SELECT s.product_id, s.on_hand, s.reserved - COALESCE(e.expired, 0) AS reserved
       FROM stock s
-      LEFT JOIN reservations r ON r.product_id = s.product_id AND r.expires_at > ${iso(now)}::timestamptz
-      GROUP BY s.product_id, s.on_hand
+      LEFT JOIN (
+        SELECT product_id, SUM(quantity)::int AS expired FROM reservations
+        WHERE expires_at <= ${iso(now)}::timestamptz
+        GROUP BY product_id
+      ) e ON e.product_id = s.product_id
       ORDER BY s.product_id COLLATE "C"`).pipe(
       Effect.map((rows) =>
         rows.map((row): StockLevel => ({
