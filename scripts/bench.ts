@@ -33,6 +33,8 @@ import { address, API_VERSION, buyer } from "./lib/acp-client.ts"
 import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
 import { FLOW_ITEMS, type FlowStats, percentile, runFlow } from "./lib/flow.ts"
 import {
+  buildFloor,
+  buildServer,
   cpuMeter,
   type CpuUse,
   createDatabase,
@@ -43,6 +45,7 @@ import {
   postgresReachable,
   PROJECT_ROOT,
   sampleRss,
+  serverNodeArgs,
   spawnNode,
   sqlClient,
   waitHealthy
@@ -107,15 +110,15 @@ const stop = async (proc: NodeProcess) => {
   running.delete(proc)
 }
 
+/** Our server as `npm start` runs it: compiled to dist/ (built on first use), with its Node flags. */
 const startOurs = async (name: string, catalogFile: string, env: Record<string, string>, profileDir?: string) => {
+  buildServer()
   const port = await freePort()
   const dataDir = join(workDir, `${name}-data`)
   mkdirSync(dataDir, { recursive: true })
   const nodeArgs = [
     ...(profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
-    "--import",
-    "tsx",
-    "src/main.ts"
+    ...serverNodeArgs()
   ]
   return start(name, nodeArgs, serverEnv(catalogFile, { PORT: String(port), DATA_DIR: dataDir, ...env }), port)
 }
@@ -462,7 +465,8 @@ const bench = async () => {
     const db = await createDatabase(ADMIN_URL, "bench_floor")
     try {
       const port = await freePort()
-      const proc = await start("floor", ["--import", "tsx", "scripts/bench-floor.ts"], { PORT: String(port), DATABASE_URL: db.url }, port)
+      const floorArgs = [...serverNodeArgs().slice(0, -1), buildFloor()] // our server's Node flags, compiled
+      const proc = await start("floor", floorArgs, { PORT: String(port), DATABASE_URL: db.url }, port)
       await cannonScenario("floor", proc, "floor_read", {
         path: "/read/0",
         paths: Array.from({ length: 500 }, (_, i) => `/read/${i}`),

@@ -5,14 +5,51 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, ManagedRuntime, Redacted } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { closeSync, openSync, readdirSync, readFileSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import ts from "typescript"
 import { createServer } from "node:net"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url))
+
+/**
+ * The Node arguments of our server as production runs it: package.json's `start` script is
+ * `node [flags] dist/main.js` (after `prestart` builds dist/), and this returns its flags and file,
+ * so the bench and the soak measure exactly what `npm start` runs.
+ */
+export const serverNodeArgs = (): ReadonlyArray<string> => {
+  const start = String(JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).scripts?.start ?? "")
+  const match = /^node((?:\s+--\S+)*)\s+(\S+\.js)$/.exec(start.trim())
+  if (match === null) throw new Error(`package.json "start" is not \`node [--flags] <file>.js\`: ${start}`)
+  return [...match[1]!.split(/\s+/).filter((flag) => flag !== ""), match[2]!]
+}
+
+let built = false
+
+/** `npm run build` (src/ → dist/, a few seconds), once per process: the bench runs the compiled server. */
+export const buildServer = () => {
+  if (built) return
+  execFileSync("npm", ["run", "--silent", "build"], { cwd: PROJECT_ROOT, stdio: ["ignore", "inherit", "inherit"] })
+  built = true
+}
+
+/**
+ * `scripts/bench-floor.ts` transpiled to `dist/bench-floor.js` (it imports only packages), so the
+ * floor runs as plain JavaScript like our server: the comparison is not skewed by tsx.
+ */
+export const buildFloor = (): string => {
+  const source = readFileSync(join(PROJECT_ROOT, "scripts", "bench-floor.ts"), "utf8")
+  const output = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false }
+  })
+  const file = join(PROJECT_ROOT, "dist", "bench-floor.js")
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, output.outputText)
+  return file
+}
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 /**
- * Storage of checkout sessions, stock, reservations and orders.
+ * Storage of checkout sessions, stock, reservations, payment attempts and coupon redemptions (the
+ * order row of a completed session is the `OrderStore`'s).
  *
  * Every state change runs inside `transaction`: in PostgreSQL one SQL transaction with row locks
  * (`SELECT … FOR UPDATE` on the session row and on the stock rows of the products concerned, in
@@ -7,7 +8,6 @@
  * rollback on failure. Calls made inside `transaction` join it (it is re-entrant).
  */
 import { Context, Data, type Effect, type Option } from "effect"
-import type { Order } from "../domain/checkout.ts"
 import type { Reservations, Session } from "../domain/session-model.ts"
 
 /** The database could not be reached (→ 503 with Retry-After) or failed unexpectedly (→ 500). */
@@ -18,14 +18,6 @@ export class StorageError extends Data.TaggedError("StorageError")<{
   override get message() {
     return this.reason === "unavailable" ? "storage unavailable" : "storage failure"
   }
-}
-
-/** A stored order row (the checkout part; the order lifecycle adds to it later). */
-export interface StoredOrder {
-  readonly order: Order
-  readonly sessionId: string
-  /** Epoch milliseconds. */
-  readonly createdAt: number
 }
 
 /**
@@ -90,8 +82,6 @@ export interface CheckoutStoreService {
   /** Removes the session's reservations, returning the units to the available stock. */
   readonly releaseReservations: (sessionId: string) => Effect.Effect<void, StorageError>
 
-  readonly insertOrder: (order: StoredOrder) => Effect.Effect<void, StorageError>
-  readonly getOrder: (id: string) => Effect.Effect<Option.Option<StoredOrder>, StorageError>
 
   /**
    * Ids of active sessions whose `expires_at` is at or before `now`, at most `limit`, skipping

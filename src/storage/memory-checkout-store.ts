@@ -12,8 +12,8 @@
  *   failing inner call undoes only its own writes, and the outer failure undoes everything.
  * - Values are deep-copied (`structuredClone`) on the way in and out.
  *
- * Same semantics as the SQL store, including its errors: duplicate session or order ids, a second
- * order for a session and stock going negative fail with `StorageError` "failure".
+ * Same semantics as the SQL store, including its errors: a duplicate session id and stock going
+ * negative fail with `StorageError` "failure".
  */
 import { Effect, Exit, FiberRef, Layer, Option } from "effect"
 import type { Reservations, Session } from "../domain/session-model.ts"
@@ -22,8 +22,7 @@ import {
   type CheckoutStoreService,
   type PaymentAttempt,
   type StockLevel,
-  StorageError,
-  type StoredOrder
+  StorageError
 } from "./checkout-store.ts"
 
 interface Reservation {
@@ -37,9 +36,6 @@ interface State {
   readonly stock: Map<string, number>
   /** Session id → product id → reservation. Inner maps are replaced, never mutated. */
   readonly reservations: Map<string, ReadonlyMap<string, Reservation>>
-  readonly orders: Map<string, StoredOrder>
-  /** Session id → order id (the unique constraint on orders.checkout_session_id). */
-  readonly orderBySession: Map<string, string>
   /** Session id → attempts in sequence order. Arrays are replaced, never mutated. */
   readonly attempts: Map<string, ReadonlyArray<PaymentAttempt>>
   /** Coupon id → times redeemed. */
@@ -52,8 +48,6 @@ const emptyState = (): State => ({
   sessions: new Map(),
   stock: new Map(),
   reservations: new Map(),
-  orders: new Map(),
-  orderBySession: new Map(),
   attempts: new Map(),
   coupons: new Map(),
   couponHolds: new Map()
@@ -63,8 +57,6 @@ const copyState = (state: State): State => ({
   sessions: new Map(state.sessions),
   stock: new Map(state.stock),
   reservations: new Map(state.reservations),
-  orders: new Map(state.orders),
-  orderBySession: new Map(state.orderBySession),
   attempts: new Map(state.attempts),
   coupons: new Map(state.coupons),
   couponHolds: new Map(state.couponHolds)
@@ -196,21 +188,6 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
         if (state.reservations.has(sessionId)) writable().reservations.delete(sessionId)
       })
     )
-
-  const insertOrder = (stored: StoredOrder) =>
-    atomic(() => {
-      if (state.orders.has(stored.order.id)) return Effect.fail(failure(`duplicate order id ${stored.order.id}`))
-      if (state.orderBySession.has(stored.sessionId)) {
-        return Effect.fail(failure(`session ${stored.sessionId} already has an order`))
-      }
-      const s = writable()
-      s.orders.set(stored.order.id, structuredClone(stored))
-      s.orderBySession.set(stored.sessionId, stored.order.id)
-      return Effect.void
-    })
-
-  const getOrder = (id: string) =>
-    read((s) => Option.map(Option.fromNullable(s.orders.get(id)), (stored) => structuredClone(stored)))
 
   const findExpiredSessionIds = (now: number, limit: number) =>
     read((s) =>
@@ -350,8 +327,6 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
     setReservations,
     consumeReservations,
     releaseReservations,
-    insertOrder,
-    getOrder,
     findExpiredSessionIds,
     seedStock,
     stockLevels,

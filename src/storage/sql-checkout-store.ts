@@ -37,16 +37,15 @@
  * uses the transaction's connection.
  */
 import { SqlClient, SqlError } from "@effect/sql"
-import { Effect, Layer, Option, ParseResult, Schema } from "effect"
-import { Order, SessionStatus } from "../domain/checkout.ts"
+import { Effect, Layer, Option } from "effect"
+import { SessionStatus } from "../domain/checkout.ts"
 import type { Session } from "../domain/session-model.ts"
 import {
   CheckoutStore,
   type CheckoutStoreService,
   type PaymentAttempt,
   type StockLevel,
-  StorageError,
-  type StoredOrder
+  StorageError
 } from "./checkout-store.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -105,13 +104,8 @@ export const isConnectionProblem = (error: unknown): boolean => {
 export const fromSqlError = (error: SqlError.SqlError): StorageError =>
   new StorageError({ reason: isConnectionProblem(error) ? "unavailable" : "failure", cause: error })
 
-const fromParseError = (error: ParseResult.ParseError): StorageError =>
-  new StorageError({ reason: "failure", cause: error })
-
 // ---------------------------------------------------------------------------------------------
 // Rows
-
-const decodeOrder = Schema.decodeUnknown(Order)
 
 const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
 
@@ -129,10 +123,6 @@ const isStoredSession = (value: unknown): value is Session =>
 /** The stored JSON is the session as typed: the schema has no transformations (checked here). */
 const sessionJson = (session: Session): string => {
   const encoded: typeof Session.Encoded = session
-  return JSON.stringify(encoded)
-}
-const orderJson = (order: Order): string => {
-  const encoded: typeof Order.Encoded = order
   return JSON.stringify(encoded)
 }
 
@@ -253,35 +243,6 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
 
   const releaseReservations = (sessionId: string) =>
     run(sql`SELECT checkout_remove_reservations(${sessionId}, false)`).pipe(Effect.asVoid)
-
-  const insertOrder = (stored: StoredOrder) =>
-    run(sql`
-      INSERT INTO orders (id, checkout_session_id, data, created_at)
-      VALUES (${stored.order.id}, ${stored.sessionId}, ${orderJson(stored.order)}::jsonb,
-              ${iso(stored.createdAt)}::timestamptz)`).pipe(Effect.asVoid)
-
-  const getOrder = (id: string) =>
-    run(sql<{ checkout_session_id: string; data: unknown; created_ms: number | string }>`
-      SELECT checkout_session_id, data, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
-      FROM orders WHERE id = ${id}`).pipe(
-      Effect.flatMap((rows) => {
-        const row = rows[0]
-        if (row === undefined) return Effect.succeed(Option.none<StoredOrder>())
-        return Effect.try({
-          try: () => jsonValue(row.data),
-          catch: (cause) => new StorageError({ reason: "failure", cause })
-        }).pipe(
-          Effect.flatMap((json) => Effect.mapError(decodeOrder(json), fromParseError)),
-          Effect.map((order) =>
-            Option.some<StoredOrder>({
-              order,
-              sessionId: row.checkout_session_id,
-              createdAt: Math.round(Number(row.created_ms))
-            })
-          )
-        )
-      })
-    )
 
   const findExpiredSessionIds = (now: number, limit: number) =>
     limit <= 0
@@ -501,8 +462,6 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     setReservations,
     consumeReservations,
     releaseReservations,
-    insertOrder,
-    getOrder,
     findExpiredSessionIds,
     seedStock,
     stockLevels,

@@ -5,7 +5,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { CheckoutStore, type PaymentAttempt, StorageError, type StoredOrder } from "../../src/storage/checkout-store.ts"
+import { CheckoutStore, type PaymentAttempt, StorageError } from "../../src/storage/checkout-store.ts"
 import type { Session } from "../../src/domain/session-model.ts"
 
 const uid = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
@@ -93,15 +93,6 @@ export const makeSession = (id: string, overrides: Partial<Session> = {}): Sessi
   items: [{ id: "prod_tshirt", quantity: 2 }],
   ...overrides
 })
-
-const makeOrder = (sessionId: string, createdAt = Date.parse("2026-01-30T12:34:56.789Z")): StoredOrder => {
-  const id = uid("ord")
-  return {
-    order: { id, checkout_session_id: sessionId, permalink_url: `https://merchant.example/orders/${id}` },
-    sessionId,
-    createdAt
-  }
-}
 
 class Boom {
   readonly _tag = "Boom"
@@ -353,26 +344,21 @@ export const checkoutStoreContract = <E>(
         ])
       }))
 
-    it.effect("orders: insert and get; a second order for the session fails", () =>
+    it.effect("a duplicate session id fails; inside a transaction the failure is caught and the rest commits", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
-        const session = uid("cs")
-        const order = makeOrder(session)
-        yield* store.insertOrder(order)
-        expect(yield* store.getOrder(order.order.id)).toEqual(Option.some(order))
-        expect(yield* store.getOrder(uid("ord_missing"))).toEqual(Option.none())
-
-        const second = yield* Effect.flip(store.insertOrder(makeOrder(session)))
-        expect(second).toBeInstanceOf(StorageError)
-        expect(second.reason).toBe("failure")
-        const sameId = yield* Effect.flip(store.insertOrder({ ...makeOrder(uid("cs")), order: order.order }))
-        expect(sameId).toBeInstanceOf(StorageError)
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        const duplicate = yield* Effect.flip(store.insertSession({ ...session, status: "canceled" }))
+        expect(duplicate).toBeInstanceOf(StorageError)
+        expect(duplicate.reason).toBe("failure")
+        expect(yield* store.getSession(session.id)).toEqual(Option.some(session))
 
         // Inside a transaction the failure can be caught and the transaction goes on (savepoint).
         const other = makeSession(uid("cs"))
         yield* store.transaction(Effect.gen(function*() {
           yield* store.insertSession(other)
-          const failed = yield* Effect.flip(store.transaction(store.insertOrder(makeOrder(session))))
+          const failed = yield* Effect.flip(store.transaction(store.insertSession(session)))
           expect(failed).toBeInstanceOf(StorageError)
         }))
         expect(yield* store.getSession(other.id)).toEqual(Option.some(other))
