@@ -185,18 +185,32 @@ export const CheckoutServiceLive = Layer.effect(
           )
       )
 
+    /**
+     * Creating is one atomic store step in the usual case: the reducer runs first as if every
+     * product were in stock, then `insertSessionIfAvailable` locks the stock rows, checks that each
+     * reservation fits and writes the session with them — no stock lock is held while the
+     * reducer runs or between round trips. When a reservation does not fit (or the reducer
+     * refuses the request for any reason), the create runs again the exact way, in a transaction:
+     * stock locked, the reducer given what is available, so the answer (e.g. `out_of_stock` with
+     * the first item that does not fit) is the same as it would have been.
+     */
     const create: CheckoutServiceShape["create"] = (request) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const id = yield* ids.make("cs_")
+        const productIds = uniqueProductIds(request.items)
+        const redemptions = yield* couponUsage(request.discounts?.codes ?? [], now, id, false)
+        const command = SessionCommand.Create({ id, request })
+        const unlimited = new Map(productIds.map((productId) => [productId, Number.MAX_SAFE_INTEGER]))
+        const optimistic = reduce(undefined, command, context(now, unlimited, redemptions))
+        if (Either.isRight(optimistic)) {
+          const { reservations, session } = optimistic.right
+          const outcome = yield* store.insertSessionIfAvailable(session, reservations, Date.parse(session.expires_at), now)
+          if (outcome.inserted) return session
+        }
         return yield* store.transaction(Effect.gen(function*() {
-          const available = yield* store.lockStock(uniqueProductIds(request.items), now, id)
-          const redemptions = yield* couponUsage(request.discounts?.codes ?? [], now, id, false)
-          const transition = yield* reduce(
-            undefined,
-            SessionCommand.Create({ id, request }),
-            context(now, available, redemptions)
-          )
+          const available = yield* store.lockStock(productIds, now, id)
+          const transition = yield* reduce(undefined, command, context(now, available, redemptions))
           yield* store.insertSession(transition.session)
           yield* store.setReservations(id, transition.reservations, Date.parse(transition.session.expires_at))
           return transition.session

@@ -43,6 +43,11 @@ export interface PaymentAttempt {
   readonly updatedAt: number
 }
 
+/** The outcome of `insertSessionIfAvailable`. */
+export type InsertIfAvailable =
+  | { readonly inserted: true }
+  | { readonly inserted: false; readonly available: ReadonlyMap<string, number> }
+
 export interface StockLevel {
   readonly productId: string
   readonly onHand: number
@@ -60,6 +65,19 @@ export interface CheckoutStoreService {
   readonly lockSession: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
   readonly insertSession: (session: Session) => Effect.Effect<void, StorageError>
   readonly updateSession: (session: Session) => Effect.Effect<void, StorageError>
+  /**
+   * Creates a session with its reservations in one atomic step, if they fit: locks the stock rows
+   * of the reserved products and, when each reservation is at most what is available to the new
+   * session at `now` (as `lockStock` counts), inserts the session and the reservations (counting
+   * until `expiresAt`, epoch ms) and answers `inserted`; otherwise changes nothing and answers the
+   * availability it saw (known products only). Needs no surrounding transaction.
+   */
+  readonly insertSessionIfAvailable: (
+    session: Session,
+    reservations: Reservations,
+    expiresAt: number,
+    now: number
+  ) => Effect.Effect<InsertIfAvailable, StorageError>
 
   /**
    * Locks the stock rows of `productIds` and returns, for each known product, the units available

@@ -20,6 +20,7 @@ import type { Reservations, Session } from "../domain/session-model.ts"
 import {
   CheckoutStore,
   type CheckoutStoreService,
+  type InsertIfAvailable,
   type PaymentAttempt,
   type StockLevel,
   StorageError
@@ -151,6 +152,28 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
       }
       return available as ReadonlyMap<string, number>
     })
+
+  const insertSessionIfAvailable: CheckoutStoreService["insertSessionIfAvailable"] = (
+    session,
+    reservations,
+    expiresAt,
+    now
+  ) =>
+    transaction(
+      Effect.flatMap(lockStock([...reservations.keys()], now, session.id), (available): Effect.Effect<
+        InsertIfAvailable,
+        StorageError
+      > => {
+        const fits = [...reservations].every(([productId, quantity]) =>
+          quantity <= 0 || quantity <= (available.get(productId) ?? Number.NEGATIVE_INFINITY)
+        )
+        if (!fits) return Effect.succeed({ inserted: false, available })
+        return insertSession(session).pipe(
+          Effect.zipRight(setReservations(session.id, reservations, expiresAt)),
+          Effect.as({ inserted: true })
+        )
+      })
+    )
 
   const setReservations = (sessionId: string, reservations: Reservations, expiresAt: number) =>
     atomic(() =>
@@ -323,6 +346,7 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
     lockSession: getSession,
     insertSession,
     updateSession,
+    insertSessionIfAvailable,
     lockStock,
     setReservations,
     consumeReservations,

@@ -43,6 +43,7 @@ import type { Session } from "../domain/session-model.ts"
 import {
   CheckoutStore,
   type CheckoutStoreService,
+  type InsertIfAvailable,
   type PaymentAttempt,
   type StockLevel,
   StorageError
@@ -219,6 +220,34 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
           )
       )
     )
+
+  const insertSessionIfAvailable: CheckoutStoreService["insertSessionIfAvailable"] = (
+    session,
+    reservations,
+    expiresAt,
+    now
+  ) => {
+    const wanted = [...reservations].filter(([, quantity]) => quantity > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return run(sql<{ result: unknown }>`
+      SELECT checkout_create_session(
+        ${session.id}, ${session.status}, ${sessionJson(session)}::jsonb, ${session.expires_at}::timestamptz,
+        ${session.created_at}::timestamptz, ${session.updated_at}::timestamptz,
+        ${wanted.map(([productId]) => productId)}::text[], ${wanted.map(([, quantity]) => quantity)}::int[],
+        ${iso(expiresAt)}::timestamptz, ${iso(now)}::timestamptz
+      ) AS result`).pipe(
+      Effect.flatMap((rows): Effect.Effect<InsertIfAvailable, StorageError> => {
+        const result = jsonValue(rows[0]?.result) as
+          | { readonly inserted?: unknown; readonly available?: Record<string, unknown> }
+          | undefined
+        if (result?.inserted === true) return Effect.succeed({ inserted: true })
+        if (result?.inserted === false && typeof result.available === "object" && result.available !== null) {
+          const available = new Map(Object.entries(result.available).map(([id, n]) => [id, Number(n)]))
+          return Effect.succeed({ inserted: false, available })
+        }
+        return Effect.fail(new StorageError({ reason: "failure", cause: new Error("checkout_create_session: no result") }))
+      })
+    )
+  }
 
   const lockStock = (productIds: ReadonlyArray<string>, now: number, forSession: string) =>
     Effect.gen(function*() {
@@ -458,6 +487,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     lockSession,
     insertSession,
     updateSession,
+    insertSessionIfAvailable,
     lockStock,
     setReservations,
     consumeReservations,

@@ -421,10 +421,10 @@ describe("failures are not stored", () => {
       let failures = 1
       const flaky: CheckoutStoreService = {
         ...base,
-        insertSession: (session) =>
+        insertSessionIfAvailable: (...args) =>
           failures-- > 0
             ? Effect.fail(new StorageError({ reason: "unavailable", cause: new Error("connection refused") }))
-            : base.insertSession(session)
+            : base.insertSessionIfAvailable(...args)
       }
       yield* run(
         Effect.gen(function*() {

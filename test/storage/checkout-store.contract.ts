@@ -269,6 +269,52 @@ export const checkoutStoreContract = <E>(
         ].sort((x, y) => (x.productId < y.productId ? -1 : 1)))
       }))
 
+    it.effect("insertSessionIfAvailable: writes the session and its reservations only when every one fits", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const [p1, p2, unknown] = [uid("prod_a"), uid("prod_b"), uid("prod_unknown")]
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        yield* store.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 5 }])
+        yield* store.setReservations(uid("cs"), new Map([[p1, 6]]), now + 60_000) // live: counts
+        yield* store.setReservations(uid("cs"), new Map([[p2, 4]]), now - 1) // expired: does not
+        const until = now + 3_600_000
+
+        // p1: 4 available, p2: 5.
+        const fits = makeSession(uid("cs"))
+        expect(yield* store.insertSessionIfAvailable(fits, new Map([[p2, 5], [p1, 4]]), until, now)).toEqual({
+          inserted: true
+        })
+        expect(yield* store.getSession(fits.id)).toEqual(Option.some(fits))
+        expect(yield* store.transaction(store.lockStock([p1, p2], now, uid("cs")))).toEqual(new Map([[p1, 0], [p2, 0]]))
+        // Its reservations count until `until`.
+        expect(yield* store.transaction(store.lockStock([p1], until, uid("cs")))).toEqual(new Map([[p1, 10]]))
+
+        // Nothing left: refused, the availability seen is answered, nothing is written.
+        const refused = makeSession(uid("cs"))
+        expect(yield* store.insertSessionIfAvailable(refused, new Map([[p1, 1], [unknown, 1]]), until, now)).toEqual({
+          inserted: false,
+          available: new Map([[p1, 0]])
+        })
+        const unknownOnly = makeSession(uid("cs"))
+        expect(yield* store.insertSessionIfAvailable(unknownOnly, new Map([[unknown, 1]]), until, now)).toEqual({
+          inserted: false,
+          available: new Map()
+        })
+        expect(yield* store.getSession(refused.id)).toEqual(Option.none())
+        expect(yield* store.getSession(unknownOnly.id)).toEqual(Option.none())
+        expect(yield* levelsOf([p1, p2], now)).toEqual([
+          { productId: p1, onHand: 10, reserved: 10 },
+          { productId: p2, onHand: 5, reserved: 5 }
+        ].sort((x, y) => (x.productId < y.productId ? -1 : 1)))
+
+        // No reservations: the session alone. A duplicate id fails and changes nothing.
+        const empty = makeSession(uid("cs"))
+        expect(yield* store.insertSessionIfAvailable(empty, new Map(), until, now)).toEqual({ inserted: true })
+        expect(yield* store.getSession(empty.id)).toEqual(Option.some(empty))
+        const duplicate = yield* Effect.flip(store.insertSessionIfAvailable(fits, new Map([[p2, 0]]), until, now))
+        expect(duplicate).toBeInstanceOf(StorageError)
+      }))
+
     it.effect("setReservations replaces the session's reservations", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
