@@ -82,6 +82,7 @@ export const requestMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Def
     const given = request.headers["request-id"]
     const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
     const started = Date.now()
+    // One log annotation for the request's whole run, the access log line included.
     const response = yield* app.pipe(
       Effect.catchAllCause((cause) => {
         const failure = Cause.squash(cause)
@@ -96,11 +97,10 @@ export const requestMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Def
           errorResponse(internalError())
         )
       }),
-      Effect.annotateLogs({ request_id: requestId })
-    )
-    const path = request.url.split("?")[0]
-    yield* Effect.logInfo(`${request.method} ${path} ${response.status} ${Date.now() - started}ms`).pipe(
-      Effect.annotateLogs({ request_id: requestId })
+      Effect.tap((response) =>
+        Effect.logInfo(`${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+      ),
+      Effect.annotateLogs("request_id", requestId)
     )
     return response.pipe(
       HttpServerResponse.setHeader("request-id", requestId),
