@@ -240,7 +240,12 @@ export const CheckoutServiceLive = Layer.effect(
             SessionCommand.Update({ request }),
             context(now, available, redemptions)
           )
-          yield* save(transition)
+          // The same items keep the same reservations: only their expiry follows the session's.
+          if (request.items === undefined && transition.reservations.size > 0) {
+            yield* store.updateSessionKeepingReservations(transition.session, Date.parse(transition.session.expires_at))
+          } else {
+            yield* save(transition)
+          }
           return transition.session
         }))
       })
@@ -309,12 +314,13 @@ export const CheckoutServiceLive = Layer.effect(
           ))
           return Either.left(authorized.left)
         }
-        // Hold the applied coupons until the completing transaction counts them (or a decline frees them).
-        yield* store.holdCoupons(
-          id,
-          (prepared.session.discounts?.applied ?? []).map((applied) => applied.coupon.id),
-          Date.parse(prepared.session.expires_at)
-        )
+        // Hold the applied coupons until the completing transaction counts them (or a decline frees
+        // them). Holds are only ever taken here: before the session's first attempt there are none
+        // to replace, so with nothing to hold that write is skipped.
+        const held = (prepared.session.discounts?.applied ?? []).map((applied) => applied.coupon.id)
+        if (held.length > 0 || latest !== undefined) {
+          yield* store.holdCoupons(id, held, Date.parse(prepared.session.expires_at))
+        }
         if (!reuse) yield* store.insertPaymentAttempt(attempt)
         // The buyer of the request is applied first, whatever the payment's outcome.
         yield* store.updateSession(prepared.session)

@@ -66,6 +66,11 @@ export interface CheckoutStoreService {
   readonly insertSession: (session: Session) => Effect.Effect<void, StorageError>
   readonly updateSession: (session: Session) => Effect.Effect<void, StorageError>
   /**
+   * `updateSession` and, in the same step, moves the expiry of the session's reservations to
+   * `expiresAt` (epoch ms), their quantities unchanged: a change that keeps the items.
+   */
+  readonly updateSessionKeepingReservations: (session: Session, expiresAt: number) => Effect.Effect<void, StorageError>
+  /**
    * Creates a session with its reservations in one atomic step, if they fit: locks the stock rows
    * of the reserved products and, when each reservation is at most what is available to the new
    * session at `now` (as `lockStock` counts), inserts the session and the reservations (counting

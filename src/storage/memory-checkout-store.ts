@@ -153,6 +153,21 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
       return available as ReadonlyMap<string, number>
     })
 
+  const updateSessionKeepingReservations = (session: Session, expiresAt: number) =>
+    atomic(() => {
+      if (!state.sessions.has(session.id)) return Effect.fail(failure(`updateSession: no session ${session.id}`))
+      const s = writable()
+      s.sessions.set(session.id, structuredClone(session))
+      const reservations = s.reservations.get(session.id)
+      if (reservations !== undefined) {
+        s.reservations.set(
+          session.id,
+          new Map([...reservations].map(([productId, reservation]) => [productId, { ...reservation, expiresAt }]))
+        )
+      }
+      return Effect.void
+    })
+
   const insertSessionIfAvailable: CheckoutStoreService["insertSessionIfAvailable"] = (
     session,
     reservations,
@@ -347,6 +362,7 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
     insertSession,
     updateSession,
     insertSessionIfAvailable,
+    updateSessionKeepingReservations,
     lockStock,
     setReservations,
     consumeReservations,

@@ -221,6 +221,31 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       )
     )
 
+  // One statement: the reservation rows' expiry follows the session's (quantities, and so the
+  // stock counters, unchanged).
+  const updateSessionKeepingReservations = (session: Session, expiresAt: number) =>
+    run(sql<{ updated: number }>`
+      WITH updated AS (
+        UPDATE checkout_sessions
+        SET status = ${session.status}, data = ${sessionJson(session)}::jsonb,
+            expires_at = ${session.expires_at}::timestamptz, updated_at = ${session.updated_at}::timestamptz,
+            version = version + 1
+        WHERE id = ${session.id}
+        RETURNING id
+      ), moved AS (
+        UPDATE reservations SET expires_at = ${iso(expiresAt)}::timestamptz
+        WHERE session_id = (SELECT id FROM updated) AND expires_at <> ${iso(expiresAt)}::timestamptz
+      )
+      SELECT (SELECT COUNT(*) FROM updated)::int AS updated`).pipe(
+      Effect.flatMap((rows) =>
+        Number(rows[0]?.updated ?? 0) === 1
+          ? Effect.void
+          : Effect.fail(
+            new StorageError({ reason: "failure", cause: new Error(`updateSession: no session ${session.id}`) })
+          )
+      )
+    )
+
   const insertSessionIfAvailable: CheckoutStoreService["insertSessionIfAvailable"] = (
     session,
     reservations,
@@ -488,6 +513,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     insertSession,
     updateSession,
     insertSessionIfAvailable,
+    updateSessionKeepingReservations,
     lockStock,
     setReservations,
     consumeReservations,

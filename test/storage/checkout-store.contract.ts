@@ -315,6 +315,33 @@ export const checkoutStoreContract = <E>(
         expect(duplicate).toBeInstanceOf(StorageError)
       }))
 
+    it.effect("updateSessionKeepingReservations: stores the session and moves its reservations' expiry", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const p1 = uid("prod_a")
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        yield* store.seedStock([{ id: p1, stock: 10 }])
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        yield* store.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
+        const later = now + 3_600_000
+        const changed = { ...session, status: "ready_for_payment" as const, updated_at: new Date(now).toISOString() }
+        yield* store.updateSessionKeepingReservations(changed, later)
+        expect(yield* store.getSession(session.id)).toEqual(Option.some(changed))
+        // Still 3 held after the old expiry, until the new one; the counters did not move.
+        const other = uid("cs")
+        expect(yield* store.transaction(store.lockStock([p1], now + 120_000, other))).toEqual(new Map([[p1, 7]]))
+        expect(yield* store.transaction(store.lockStock([p1], later, other))).toEqual(new Map([[p1, 10]]))
+        expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
+
+        // A session without reservations; a missing session fails.
+        const bare = makeSession(uid("cs"))
+        yield* store.insertSession(bare)
+        yield* store.updateSessionKeepingReservations(bare, later)
+        const missing = yield* Effect.flip(store.updateSessionKeepingReservations(makeSession(uid("cs")), later))
+        expect(missing).toBeInstanceOf(StorageError)
+      }))
+
     it.effect("setReservations replaces the session's reservations", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
