@@ -3,7 +3,9 @@
  *
  * Each operation reads what the reducer needs (the session, locked; the stock available to it,
  * locked), runs the pure reducer at the Clock's time, then writes the new session, its
- * reservations and, on completion, the order — all in the same transaction.
+ * reservations and, on completion, the order — all in the same transaction. Create is the
+ * exception in the usual case: the reducer runs first and one atomic store step checks the stock
+ * and writes (see `create`).
  */
 import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
 import type { CatalogSnapshot } from "../domain/catalog.ts"
