@@ -204,6 +204,12 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       VALUES (${session.id}, ${session.status}, ${sessionJson(session)}::jsonb, ${session.expires_at}::timestamptz,
               ${session.created_at}::timestamptz, ${session.updated_at}::timestamptz, 1)`).pipe(Effect.asVoid)
 
+  /** An update of `session` must have matched its row. */
+  const updatedOne = (session: Session) => (rows: ReadonlyArray<{ readonly id: string }>) =>
+    rows.length === 1
+      ? Effect.void
+      : Effect.fail(new StorageError({ reason: "failure", cause: new Error(`updateSession: no session ${session.id}`) }))
+
   const updateSession = (session: Session) =>
     run(sql<{ id: string }>`
       UPDATE checkout_sessions
@@ -211,20 +217,12 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
           expires_at = ${session.expires_at}::timestamptz, updated_at = ${session.updated_at}::timestamptz,
           version = version + 1
       WHERE id = ${session.id}
-      RETURNING id`).pipe(
-      Effect.flatMap((rows) =>
-        rows.length === 1
-          ? Effect.void
-          : Effect.fail(
-            new StorageError({ reason: "failure", cause: new Error(`updateSession: no session ${session.id}`) })
-          )
-      )
-    )
+      RETURNING id`).pipe(Effect.flatMap(updatedOne(session)))
 
   // One statement: the reservation rows' expiry follows the session's (quantities, and so the
   // stock counters, unchanged).
   const updateSessionKeepingReservations = (session: Session, expiresAt: number) =>
-    run(sql<{ updated: number }>`
+    run(sql<{ id: string }>`
       WITH updated AS (
         UPDATE checkout_sessions
         SET status = ${session.status}, data = ${sessionJson(session)}::jsonb,
@@ -236,15 +234,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
         UPDATE reservations SET expires_at = ${iso(expiresAt)}::timestamptz
         WHERE session_id = (SELECT id FROM updated) AND expires_at <> ${iso(expiresAt)}::timestamptz
       )
-      SELECT (SELECT COUNT(*) FROM updated)::int AS updated`).pipe(
-      Effect.flatMap((rows) =>
-        Number(rows[0]?.updated ?? 0) === 1
-          ? Effect.void
-          : Effect.fail(
-            new StorageError({ reason: "failure", cause: new Error(`updateSession: no session ${session.id}`) })
-          )
-      )
-    )
+      SELECT id FROM updated`).pipe(Effect.flatMap(updatedOne(session)))
 
   const insertSessionIfAvailable: CheckoutStoreService["insertSessionIfAvailable"] = (
     session,
