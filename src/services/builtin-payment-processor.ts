@@ -12,9 +12,9 @@
  * - Every charge is stored under its idempotency key before it is answered; the same key returns
  *   the stored outcome, so a retried attempt never charges twice.
  */
-import { Clock, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Either, Layer, Option } from "effect"
 import { checkAllowance } from "../domain/allowance.ts"
-import { ChargeStore, type ChargeOutcome } from "../storage/charge-store.ts"
+import { ChargeStore, type ChargeOutcome, type ProcessorCharge } from "../storage/charge-store.ts"
 import { VaultStore, type VaultTokenRecord } from "../storage/vault-store.ts"
 import { AppConfig } from "./config.ts"
 import { Ids } from "./ids.ts"
@@ -108,23 +108,35 @@ export const BuiltInPaymentProcessor = Layer.effect(
         return TEST_CARD_OUTCOMES[card.number] ?? "approved"
       })
 
+    /**
+     * The charge of the request's idempotency key: the one already made, else a new one. Decided
+     * first and then recorded unless a charge exists for the key (`recordCharge` keeps the first):
+     * one read fewer than looking the key up first, in the usual case of a first try. When the
+     * token can no longer be read (gone, unreadable), an earlier charge still answers a retry.
+     */
+    const answer = (stored: ProcessorCharge): Effect.Effect<Charge, PaymentDeclined> =>
+      stored.outcome === "approved"
+        ? Effect.succeed({ id: stored.id, amount: stored.amount, currency: stored.currency })
+        : Effect.fail(new PaymentDeclined({ reason: stored.outcome, message: declineMessages[stored.outcome] }))
+
     const charge = (request: ChargeRequest) =>
       Effect.gen(function*() {
-        const existing = yield* charges.findCharge(request.idempotencyKey)
-        const stored = Option.isSome(existing)
-          ? existing.value
-          : yield* charges.recordCharge({
+        const outcome = yield* Effect.either(decide(request))
+        if (Either.isLeft(outcome)) {
+          if (outcome.left._tag === "StorageError") return yield* outcome.left
+          const earlier = yield* charges.findCharge(request.idempotencyKey)
+          return yield* Option.isSome(earlier) ? answer(earlier.value) : Effect.fail(outcome.left)
+        }
+        return yield* answer(
+          yield* charges.recordCharge({
             idempotencyKey: request.idempotencyKey,
             id: yield* ids.make("ch_"),
             amount: request.amount,
             currency: request.currency,
-            outcome: yield* decide(request),
+            outcome: outcome.right,
             createdAt: yield* Clock.currentTimeMillis
           })
-        if (stored.outcome !== "approved") {
-          return yield* new PaymentDeclined({ reason: stored.outcome, message: declineMessages[stored.outcome] })
-        }
-        return { id: stored.id, amount: stored.amount, currency: stored.currency } satisfies Charge
+        )
       })
 
     return {

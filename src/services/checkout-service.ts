@@ -174,6 +174,13 @@ export const CheckoutServiceLive = Layer.effect(
         Option.match({ onNone: () => Effect.fail(new SessionNotFound({ id })), onSome: Effect.succeed })
       )
 
+    /** `lockExisting` for a payment step: with the latest attempt and the coupon holds. */
+    const lockForPayment = (id: string) =>
+      Effect.flatMap(
+        store.lockSessionForPayment(id),
+        Option.match({ onNone: () => Effect.fail(new SessionNotFound({ id })), onSome: Effect.succeed })
+      )
+
     /** Writes a transition of an existing session: the session row and its reservations. */
     const save = (transition: Transition) =>
       Effect.zipRight(
@@ -264,7 +271,7 @@ export const CheckoutServiceLive = Layer.effect(
       started: number
     ) =>
       store.transaction(Effect.gen(function*() {
-        const session = yield* lockExisting(id)
+        const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
         // Discount extension: lock the coupon rows (id order) and count redemptions and holds.
         const redemptions = yield* couponUsage(session.discounts?.codes ?? [], started, id, true)
         const preparing = reduce(
@@ -280,7 +287,7 @@ export const CheckoutServiceLive = Layer.effect(
         }
         const prepared = yield* preparing
         const amount = sessionTotal(prepared.session)
-        const latest = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
+        const latest = Option.getOrUndefined(latestAttempt)
         const reuse = latest?.state === "pending" && latest.amount === amount &&
           latest.credentialRef === credentialRef(credential)
         if (latest?.state === "pending" && !reuse) {
@@ -317,15 +324,15 @@ export const CheckoutServiceLive = Layer.effect(
           return Either.left(authorized.left)
         }
         // Hold the applied coupons until the completing transaction counts them (or a decline frees
-        // them). Holds are only ever taken here: before the session's first attempt there are none
-        // to replace, so with nothing to hold that write is skipped.
+        // them); with nothing to hold and nothing held, there is nothing to write.
         const held = (prepared.session.discounts?.applied ?? []).map((applied) => applied.coupon.id)
-        if (held.length > 0 || latest !== undefined) {
+        if (held.length > 0 || couponHolds.length > 0) {
           yield* store.holdCoupons(id, held, Date.parse(prepared.session.expires_at))
         }
-        if (!reuse) yield* store.insertPaymentAttempt(attempt)
         // The buyer of the request is applied first, whatever the payment's outcome.
-        yield* store.updateSession(prepared.session)
+        yield* reuse
+          ? store.updateSession(prepared.session)
+          : store.updateSessionAndAttempt(prepared.session, attempt, "insert")
         return Either.right({ attempt, charge })
       }))
 
@@ -342,8 +349,8 @@ export const CheckoutServiceLive = Layer.effect(
       now: number
     ) =>
       store.transaction(Effect.gen(function*() {
-        const session = yield* lockExisting(id)
-        const current = Option.getOrUndefined(yield* store.latestPaymentAttempt(id))
+        const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
+        const current = Option.getOrUndefined(latestAttempt)
         if (current?.sequence !== attempt.sequence || current.state !== "pending") {
           // A concurrent request settled this attempt first.
           if (session.status === "completed") {
@@ -373,14 +380,17 @@ export const CheckoutServiceLive = Layer.effect(
         }
         const completed = yield* reduce(session, SessionCommand.MarkCompleted({ order }), context(now))
         yield* payments.settle(charge, charged.right)
-        yield* store.updatePaymentAttempt({ ...attempt, state: "succeeded", chargeId: charged.right.id, updatedAt: now })
         yield* store.consumeReservations(id)
         // Discount extension: count the held coupon redemptions in the completing transaction.
-        yield* store.redeemCoupons(id)
+        if (couponHolds.length > 0) yield* store.redeemCoupons(id)
         // The full order (one row per session: `orders.checkout_session_id` is unique) and its
         // `order_create` event.
         yield* orderEvents.recordOrderCreated({ order, session: completed.session })
-        yield* store.updateSession(completed.session)
+        yield* store.updateSessionAndAttempt(
+          completed.session,
+          { ...attempt, state: "succeeded", chargeId: charged.right.id, updatedAt: now },
+          "update"
+        )
         return Either.right({ ...completed.session, order })
       }))
 

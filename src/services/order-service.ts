@@ -2,10 +2,9 @@
  * Orders after checkout (CONTRACT §8).
  *
  * - `OrderEvents.recordOrderCreated`: called inside the completing checkout transaction. It
- *   writes the session's one order row and builds the full order from the completed session (line
- *   items, totals) and the catalog (line titles and kinds), stores it and queues the
- *   `order_create` event — through the same `SqlClient`, so it commits or rolls back with the
- *   completion.
+ *   builds the full order from the completed session (line items, totals) and the catalog (line
+ *   titles and kinds) and writes the session's one order row with its `order_create` event in one
+ *   atomic step — through the same `SqlClient`, so it commits or rolls back with the completion.
  * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
  *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
  *   queue an `order_update` event carrying the full order.
@@ -59,7 +58,7 @@ export const OrderEventsLive = Layer.effect(
     const ids = yield* Ids
     return OrderEvents.of({
       recordOrderCreated: ({ order: summary, session }) =>
-        store.transaction(Effect.gen(function*() {
+        Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const lineItems: ReadonlyArray<OrderSourceLineItem> = session.line_items.map((line) => {
             const product = catalog.products.get(line.item.id)
@@ -72,11 +71,13 @@ export const OrderEventsLive = Layer.effect(
             lineItems,
             totals: session.totals
           })
-          yield* store.saveOrder({ order, sessionId: summary.checkout_session_id, createdAt: now })
           const id = yield* ids.make("evt_")
-          yield* store.enqueueEvent({ id, payload: makeOrderEvent("order_create", order), now })
+          yield* store.saveOrderWithEvent(
+            { order, sessionId: summary.checkout_session_id, createdAt: now },
+            { id, payload: makeOrderEvent("order_create", order), now }
+          )
           return order
-        }))
+        })
     })
   })
 )
@@ -100,9 +101,11 @@ export const OrderServiceLive = Layer.effect(
           const now = yield* Clock.currentTimeMillis
           const changed = applyOrderCommand(stored.order, command, new Date(now).toISOString())
           if (Either.isLeft(changed)) return yield* Effect.fail(changed.left)
-          yield* store.saveOrder({ ...stored, order: changed.right })
           const eventId = yield* ids.make("evt_")
-          yield* store.enqueueEvent({ id: eventId, payload: makeOrderEvent("order_update", changed.right), now })
+          yield* store.saveOrderWithEvent(
+            { ...stored, order: changed.right },
+            { id: eventId, payload: makeOrderEvent("order_update", changed.right), now }
+          )
           return changed.right
         }))
     })

@@ -43,6 +43,15 @@ export interface PaymentAttempt {
   readonly updatedAt: number
 }
 
+/** A session locked for a payment step, with what that step reads about it, in one round trip. */
+export interface SessionForPayment {
+  readonly session: Session
+  /** Its most recent payment attempt. */
+  readonly latestAttempt: Option.Option<PaymentAttempt>
+  /** The coupons it holds (live or expired), in id order. */
+  readonly couponHolds: ReadonlyArray<string>
+}
+
 /** The outcome of `insertSessionIfAvailable`. */
 export type InsertIfAvailable =
   | { readonly inserted: true }
@@ -120,6 +129,20 @@ export interface CheckoutStoreService {
 
   /** The session's most recent payment attempt. */
   readonly latestPaymentAttempt: (sessionId: string) => Effect.Effect<Option.Option<PaymentAttempt>, StorageError>
+  /**
+   * `lockSession`, and the session's latest payment attempt and coupon holds as they are once the
+   * lock is held (what a transaction that held it before committed is seen).
+   */
+  readonly lockSessionForPayment: (id: string) => Effect.Effect<Option.Option<SessionForPayment>, StorageError>
+  /**
+   * `updateSession` and, in the same step, records a new attempt (`insert`) or stores the outcome
+   * of an existing one (`update`, by session and sequence; it must exist).
+   */
+  readonly updateSessionAndAttempt: (
+    session: Session,
+    attempt: PaymentAttempt,
+    write: "insert" | "update"
+  ) => Effect.Effect<void, StorageError>
   /** Records a new attempt; (session, sequence) is unique. */
   readonly insertPaymentAttempt: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
   /** Stores the outcome of an attempt (by session and sequence). */

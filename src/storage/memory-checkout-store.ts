@@ -22,6 +22,7 @@ import {
   type CheckoutStoreService,
   type InsertIfAvailable,
   type PaymentAttempt,
+  type SessionForPayment,
   type StockLevel,
   StorageError
 } from "./checkout-store.ts"
@@ -286,6 +287,21 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
       return Effect.void
     })
 
+  const lockSessionForPayment = (id: string) =>
+    read((s) =>
+      Option.map(Option.fromNullable(s.sessions.get(id)), (session): SessionForPayment => ({
+        session: structuredClone(session),
+        latestAttempt: Option.map(Option.fromNullable(s.attempts.get(id)?.at(-1)), (attempt) => ({ ...attempt })),
+        couponHolds: [...(s.couponHolds.get(id)?.keys() ?? [])].sort()
+      }))
+    )
+
+  const updateSessionAndAttempt: CheckoutStoreService["updateSessionAndAttempt"] = (session, attempt, write) =>
+    transaction(Effect.zipRight(
+      write === "insert" ? insertPaymentAttempt(attempt) : updatePaymentAttempt(attempt),
+      updateSession(session)
+    ))
+
   const seedCoupons = (coupons: ReadonlyArray<{ readonly id: string; readonly timesRedeemed: number }>) =>
     atomic(() => {
       const fresh = coupons.filter((c, index) => !state.coupons.has(c.id) && coupons.findIndex((x) => x.id === c.id) === index)
@@ -354,6 +370,8 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
     releaseCouponHolds,
     couponRedemptions,
     latestPaymentAttempt,
+    lockSessionForPayment,
+    updateSessionAndAttempt,
     insertPaymentAttempt,
     updatePaymentAttempt,
     transaction,

@@ -77,6 +77,9 @@ export const make: Effect.Effect<OrderStoreService> = Effect.sync(() => {
       return Effect.succeed(clone(event))
     })
 
+  const saveOrderWithEvent: OrderStoreService["saveOrderWithEvent"] = (stored, event) =>
+    cell.transaction(Effect.zipRight(saveOrder(stored), enqueueEvent(event)))
+
   const claimDue: OrderStoreService["claimDue"] = (now, limit, leaseMs) =>
     cell.atomic(() =>
       Effect.sync(() => {
@@ -172,6 +175,7 @@ export const make: Effect.Effect<OrderStoreService> = Effect.sync(() => {
     lockOrder: getOrder,
     saveOrder,
     enqueueEvent,
+    saveOrderWithEvent,
     claimDue,
     finishAttempt,
     getEvent,

@@ -412,6 +412,39 @@ const m0008_create_session: Migration = Effect.gen(function*() {
     $fn$`)
 })
 
+/**
+ * Locking a session for a payment step in one round trip (issue 9): `checkout_lock_session_for_payment`
+ * locks the session row, then reads its latest payment attempt and its coupon holds in statements
+ * of their own, so they see what a transaction it waited for committed (in one plain statement
+ * they would be read on the snapshot taken before the wait). No row when the session is absent.
+ * `CheckoutStore.lockSessionForPayment`.
+ */
+const m0009_lock_session_for_payment: Migration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`
+    CREATE FUNCTION checkout_lock_session_for_payment(p_session text)
+    RETURNS TABLE (out_data jsonb, out_attempt jsonb, out_coupon_holds text[])
+    LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+    BEGIN
+      SELECT s.data INTO out_data FROM checkout_sessions s WHERE s.id = p_session FOR UPDATE;
+      IF NOT FOUND THEN
+        RETURN;
+      END IF;
+      SELECT jsonb_build_object(
+               'session_id', a.session_id, 'sequence', a.sequence, 'idempotency_key', a.idempotency_key,
+               'amount', a.amount, 'currency', a.currency, 'credential_ref', a.credential_ref, 'state', a.state,
+               'charge_id', a.charge_id,
+               'created_ms', (extract(epoch FROM a.created_at) * 1000)::float8,
+               'updated_ms', (extract(epoch FROM a.updated_at) * 1000)::float8)
+      INTO out_attempt
+      FROM payment_attempts a WHERE a.session_id = p_session
+      ORDER BY a.sequence DESC LIMIT 1;
+      out_coupon_holds := ARRAY(SELECT h.coupon_id FROM coupon_holds h WHERE h.session_id = p_session ORDER BY h.coupon_id);
+      RETURN NEXT;
+    END
+    $fn$`)
+})
+
 /** All migrations, by `<id>_<name>`. Append new ones at the end. */
 export const migrations: Record<string, Migration> = {
   "0001_checkout": m0001_checkout,
@@ -421,7 +454,8 @@ export const migrations: Record<string, Migration> = {
   "0005_payments": m0005_payments,
   "0006_coupons": m0006_coupons,
   "0007_stock_reserved": m0007_stock_reserved,
-  "0008_create_session": m0008_create_session
+  "0008_create_session": m0008_create_session,
+  "0009_lock_session_for_payment": m0009_lock_session_for_payment
 }
 
 /** The loader for `Migrator.make(...)({ loader })` / `PgMigrator.layer({ loader })`. */

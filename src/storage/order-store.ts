@@ -77,6 +77,14 @@ export interface OrderStoreService {
   /** Inserts the order, or replaces the data of the order with the same id. */
   readonly saveOrder: (stored: StoredFullOrder) => Effect.Effect<void, StorageError>
 
+  /**
+   * `saveOrder` and `enqueueEvent` in one atomic step (no surrounding transaction needed): the
+   * order change and the event announcing it (`payload` is about `stored.order`).
+   */
+  readonly saveOrderWithEvent: (
+    stored: StoredFullOrder,
+    event: { readonly id: string; readonly payload: OutgoingWebhookEvent; readonly now: number }
+  ) => Effect.Effect<OutboxEvent, StorageError>
   /** Appends a pending event for `payload.data.id` with the next sequence of that order, due at `now`. */
   readonly enqueueEvent: (
     input: { readonly id: string; readonly payload: OutgoingWebhookEvent; readonly now: number }

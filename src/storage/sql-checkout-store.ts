@@ -45,6 +45,7 @@ import {
   type CheckoutStoreService,
   type InsertIfAvailable,
   type PaymentAttempt,
+  type SessionForPayment,
   type StockLevel,
   StorageError
 } from "./checkout-store.ts"
@@ -400,6 +401,62 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), attemptFromRow))
     )
 
+  const lockSessionForPayment = (id: string) =>
+    run(sql<{ out_data: unknown; out_attempt: unknown; out_coupon_holds: ReadonlyArray<string> | null }>`
+      SELECT out_data, out_attempt, out_coupon_holds FROM checkout_lock_session_for_payment(${id})`).pipe(
+      Effect.flatMap((rows) => {
+        const row = rows[0]
+        if (row === undefined) return Effect.succeed(Option.none<SessionForPayment>())
+        return Effect.map(sessionFromRow({ data: row.out_data }), (session) =>
+          Option.map(session, (session): SessionForPayment => ({
+            session,
+            latestAttempt: row.out_attempt === null || row.out_attempt === undefined
+              ? Option.none()
+              : Option.some(attemptFromRow(jsonValue(row.out_attempt) as AttemptRow)),
+            couponHolds: row.out_coupon_holds ?? []
+          })))
+      })
+    )
+
+  // One statement, all or nothing: the attempt is written only if the session exists, the session
+  // only if the attempt was written (a missing session or attempt matches no row; a duplicate
+  // attempt fails the statement).
+  const updateSessionAndAttempt: CheckoutStoreService["updateSessionAndAttempt"] = (session, attempt, write) =>
+    run(sql<{ id: string }>`
+      WITH attempt AS (${
+      write === "insert"
+        ? sql`
+        INSERT INTO payment_attempts (session_id, sequence, idempotency_key, amount, currency, credential_ref,
+                                      state, charge_id, created_at, updated_at)
+        SELECT ${attempt.sessionId}, ${attempt.sequence}, ${attempt.idempotencyKey}, ${attempt.amount},
+               ${attempt.currency}, ${attempt.credentialRef}, ${attempt.state}, ${attempt.chargeId ?? null},
+               ${iso(attempt.createdAt)}::timestamptz, ${iso(attempt.updatedAt)}::timestamptz
+        WHERE EXISTS (SELECT 1 FROM checkout_sessions WHERE id = ${session.id})
+        RETURNING sequence`
+        : sql`
+        UPDATE payment_attempts
+        SET state = ${attempt.state}, charge_id = ${attempt.chargeId ?? null},
+            updated_at = ${iso(attempt.updatedAt)}::timestamptz
+        WHERE session_id = ${attempt.sessionId} AND sequence = ${attempt.sequence}
+          AND EXISTS (SELECT 1 FROM checkout_sessions WHERE id = ${session.id})
+        RETURNING sequence`
+    })
+      UPDATE checkout_sessions
+      SET status = ${session.status}, data = ${sessionJson(session)}::jsonb,
+          expires_at = ${session.expires_at}::timestamptz, updated_at = ${session.updated_at}::timestamptz,
+          version = version + 1
+      WHERE id = ${session.id} AND EXISTS (SELECT 1 FROM attempt)
+      RETURNING id`).pipe(
+      Effect.flatMap((rows) =>
+        rows.length === 1 ? Effect.void : Effect.fail(
+          new StorageError({
+            reason: "failure",
+            cause: new Error(`updateSessionAndAttempt: no session ${session.id} or no attempt ${attempt.idempotencyKey}`)
+          })
+        )
+      )
+    )
+
   const insertPaymentAttempt = (attempt: PaymentAttempt) =>
     run(sql`
       INSERT INTO payment_attempts (session_id, sequence, idempotency_key, amount, currency, credential_ref,
@@ -495,6 +552,8 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     releaseCouponHolds,
     couponRedemptions,
     latestPaymentAttempt,
+    lockSessionForPayment,
+    updateSessionAndAttempt,
     insertPaymentAttempt,
     updatePaymentAttempt,
     transaction,

@@ -140,6 +140,45 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
       )
     )
 
+  // One statement. The event row is built from what was written: no read back and decode of the
+  // payload, only its sequence (the next of its order).
+  const saveOrderWithEvent: OrderStoreService["saveOrderWithEvent"] = (stored, { id, now, payload }) =>
+    run(sql<{ sequence: number | string }>`
+      WITH saved AS (
+        INSERT INTO orders (id, checkout_session_id, data, created_at)
+        VALUES (${stored.order.id}, ${stored.sessionId}, ${JSON.stringify(encodeOrder(stored.order))}::jsonb,
+                ${iso(stored.createdAt)}::timestamptz)
+        ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data
+        RETURNING id
+      )
+      INSERT INTO webhook_outbox (id, order_id, sequence, type, payload, state, attempts, next_attempt_at, created_at)
+      SELECT ${id}, ${payload.data.id},
+             COALESCE((SELECT MAX(sequence) FROM webhook_outbox WHERE order_id = ${payload.data.id}), 0) + 1,
+             ${payload.type}, ${JSON.stringify(encodeEvent(payload))}::jsonb, 'pending', 0,
+             ${iso(now)}::timestamptz, ${iso(now)}::timestamptz
+      FROM saved
+      RETURNING sequence`).pipe(
+      Effect.flatMap((rows): Effect.Effect<OutboxEvent, StorageError> =>
+        rows[0] === undefined
+          ? Effect.fail(new StorageError({ reason: "failure", cause: new Error("saveOrderWithEvent: no row") }))
+          : Effect.succeed({
+            id,
+            orderId: payload.data.id,
+            sequence: Number(rows[0].sequence),
+            type: payload.type,
+            payload,
+            state: "pending",
+            attempts: 0,
+            nextAttemptAt: now,
+            firstAttemptAt: null,
+            lastError: null,
+            lastStatus: null,
+            createdAt: now,
+            deliveredAt: null
+          })
+      )
+    )
+
   const claimDue: OrderStoreService["claimDue"] = (now, limit, leaseMs) =>
     limit <= 0 ? Effect.succeed([]) : run(sql<OutboxRow>`
       WITH due AS (
@@ -220,6 +259,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
     lockOrder,
     saveOrder,
     enqueueEvent,
+    saveOrderWithEvent,
     claimDue,
     finishAttempt,
     getEvent,

@@ -8,6 +8,19 @@ import { randomUUID } from "node:crypto"
 import { CheckoutStore, type PaymentAttempt, StorageError } from "../../src/storage/checkout-store.ts"
 import type { Session } from "../../src/domain/session-model.ts"
 
+const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
+  sessionId,
+  sequence,
+  idempotencyKey: `${sessionId}:${sequence}`,
+  amount: 4883,
+  currency: "usd",
+  credentialRef: "vt_abc",
+  state: "pending",
+  chargeId: undefined,
+  createdAt: 1_000 * sequence,
+  updatedAt: 1_000 * sequence
+})
+
 const uid = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
 
 const FAR_FUTURE = "2099-01-01T00:00:00.000Z"
@@ -491,6 +504,80 @@ export const checkoutStoreContract = <E>(
         expect(duplicate).toBeInstanceOf(StorageError)
         const missing = yield* Effect.flip(store.updatePaymentAttempt({ ...first, sequence: 9 }))
         expect(missing).toBeInstanceOf(StorageError)
+      }))
+
+    it.effect("lockSessionForPayment: the session with its latest attempt and coupon holds", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        expect(yield* store.transaction(store.lockSessionForPayment(uid("cs_missing")))).toEqual(Option.none())
+        expect(yield* store.transaction(store.lockSessionForPayment(session.id))).toEqual(
+          Option.some({ session, latestAttempt: Option.none(), couponHolds: [] })
+        )
+        const first = attemptOf(session.id, 1)
+        yield* store.insertPaymentAttempt(first)
+        const second = { ...attemptOf(session.id, 2), amount: 2 ** 40 }
+        yield* store.insertPaymentAttempt(second)
+        const [couponA, couponB] = [uid("coupon_b"), uid("coupon_a")].sort()
+        yield* store.seedCoupons([{ id: couponB!, timesRedeemed: 0 }, { id: couponA!, timesRedeemed: 3 }])
+        yield* store.holdCoupons(session.id, [couponB!, couponA!], Date.parse(FAR_FUTURE))
+        expect(yield* store.transaction(store.lockSessionForPayment(session.id))).toEqual(
+          Option.some({ session, latestAttempt: Option.some(second), couponHolds: [couponA, couponB] })
+        )
+      }))
+
+    it.effect("updateSessionAndAttempt writes the session and the attempt together, or neither", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        const paying = { ...session, status: "authentication_required" as const, updated_at: "2026-01-01T00:01:00.000Z" }
+        const attempt = attemptOf(session.id, 1)
+        yield* store.updateSessionAndAttempt(paying, attempt, "insert")
+        expect(yield* store.getSession(session.id)).toEqual(Option.some(paying))
+        expect(yield* store.latestPaymentAttempt(session.id)).toEqual(Option.some(attempt))
+
+        const completed = { ...paying, status: "completed" as const }
+        const succeeded = { ...attempt, state: "succeeded" as const, chargeId: "ch_1", updatedAt: 9_000 }
+        yield* store.updateSessionAndAttempt(completed, succeeded, "update")
+        expect(yield* store.getSession(session.id)).toEqual(Option.some(completed))
+        expect(yield* store.latestPaymentAttempt(session.id)).toEqual(Option.some(succeeded))
+
+        // A duplicate attempt, an attempt that does not exist, a session that does not exist: a
+        // StorageError and nothing written.
+        const canceled = { ...completed, status: "canceled" as const }
+        const duplicate = yield* Effect.flip(store.updateSessionAndAttempt(canceled, attempt, "insert"))
+        expect(duplicate).toBeInstanceOf(StorageError)
+        const absent = yield* Effect.flip(store.updateSessionAndAttempt(canceled, attemptOf(session.id, 7), "update"))
+        expect(absent).toBeInstanceOf(StorageError)
+        const orphan = attemptOf(uid("cs_missing"), 1)
+        const noSession = yield* Effect.flip(
+          store.updateSessionAndAttempt(makeSession(orphan.sessionId), orphan, "insert")
+        )
+        expect(noSession).toBeInstanceOf(StorageError)
+        expect(yield* store.getSession(session.id)).toEqual(Option.some(completed))
+        expect(yield* store.latestPaymentAttempt(session.id)).toEqual(Option.some(succeeded))
+        expect(yield* store.latestPaymentAttempt(orphan.sessionId)).toEqual(Option.none())
+      }))
+
+    it.effect("lockSessionForPayment waits for the lock and then sees what its holder committed", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        const attempt = attemptOf(session.id, 1)
+        const locked = yield* Effect.makeLatch(false)
+        const holder = yield* Effect.fork(store.transaction(Effect.gen(function*() {
+          yield* store.lockSessionForPayment(session.id)
+          yield* locked.open
+          yield* Effect.sleep("100 millis")
+          yield* store.updateSessionAndAttempt(session, attempt, "insert")
+        })))
+        yield* locked.await
+        const seen = yield* store.transaction(store.lockSessionForPayment(session.id))
+        yield* Fiber.join(holder)
+        expect(Option.getOrThrow(seen).latestAttempt).toEqual(Option.some(attempt))
       }))
 
     it.effect("ping", () => Effect.flatMap(CheckoutStore, (store) => store.ping))

@@ -85,6 +85,40 @@ export const orderStoreContract = (
           expect(yield* store.listEvents({ orderId: rolledBack.id, limit: 10 })).toEqual([])
         }))
 
+      it.effect("saveOrderWithEvent stores the order and its next event in one step, or neither", () =>
+        Effect.gen(function*() {
+          const store = yield* OrderStore
+          const order = sampleOrder()
+          const stored = { order, sessionId: order.checkout_session_id, createdAt: T0 }
+          const created = yield* store.saveOrderWithEvent(stored, {
+            id: unique("evt_"),
+            payload: makeOrderEvent("order_create", order),
+            now: T0
+          })
+          expect(Option.getOrThrow(yield* store.getOrder(order.id))).toEqual(stored)
+          const confirmed: Order = { ...order, status: "confirmed" }
+          const updated = yield* store.saveOrderWithEvent({ ...stored, order: confirmed }, {
+            id: unique("evt_"),
+            payload: makeOrderEvent("order_update", confirmed),
+            now: T0 + 10
+          })
+          expect(Option.getOrThrow(yield* store.getOrder(order.id))).toEqual({ ...stored, order: confirmed })
+          // What it returns is what is stored.
+          expect(yield* store.listEvents({ orderId: order.id, limit: 10 })).toEqual([updated, created])
+          expect([created.sequence, updated.sequence]).toEqual([1, 2])
+          expect(updated).toMatchObject({ type: "order_update", state: "pending", attempts: 0, nextAttemptAt: T0 + 10 })
+
+          // A duplicate event id fails the step: the new order is not stored either.
+          const other = sampleOrder()
+          const failed = yield* Effect.flip(store.saveOrderWithEvent(
+            { order: other, sessionId: other.checkout_session_id, createdAt: T0 },
+            { id: created.id, payload: makeOrderEvent("order_create", other), now: T0 }
+          ))
+          expect(failed._tag).toBe("StorageError")
+          expect(yield* store.getOrder(other.id)).toEqual(Option.none())
+          expect(yield* store.listEvents({ orderId: other.id, limit: 10 })).toEqual([])
+        }))
+
       it.effect("numbers events per order and claims only the lowest pending one of each order", () =>
         Effect.gen(function*() {
           const store = yield* OrderStore

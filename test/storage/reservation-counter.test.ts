@@ -618,7 +618,9 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
           INSERT INTO reservations (session_id, product_id, quantity, expires_at) VALUES
             ('cs_1', 'a', 2, now() + interval '1 hour'), ('cs_1', 'b', 1, now() + interval '1 hour'),
             ('cs_2', 'a', 3, now() - interval '1 hour'), ('cs_3', 'z', 4, now() + interval '1 hour')`
-        expect((yield* migrate(migrations)).map(([id, name]) => `${id}_${name}`)).toEqual(["7_stock_reserved", "8_create_session"])
+        expect((yield* migrate(migrations)).map(([id, name]) => `${id}_${name}`)).toEqual(
+          Object.keys(migrations).filter((key) => key >= "0007").map((key) => key.replace(/^0+/, ""))
+        )
         expect(yield* sql<{ product_id: string; reserved: number }>`
           SELECT product_id, reserved FROM stock ORDER BY product_id`).toEqual([
             { product_id: "a", reserved: 5 },
