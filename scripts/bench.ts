@@ -17,7 +17,8 @@
  *
  * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
  * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios get,create,flow (of our
- * server; the floor runs its read with get and its write with create), --log-level <level> (server LOG_LEVEL;
+ * server; the floor runs its read with get and its write with create), --pool <n> (DATABASE_POOL_SIZE of
+ * the servers and the floor; default 10), --log-level <level> (server LOG_LEVEL;
  * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
  * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
  * directory with the server logs).
@@ -60,6 +61,7 @@ const { values: args } = parseArgs({
     targets: { type: "string", default: "bare,floor,postgres,embedded" },
     scenarios: { type: "string", default: "get,create,flow" },
     "log-level": { type: "string" },
+    pool: { type: "string", default: "10" },
     profile: { type: "boolean", default: false },
     out: { type: "string", default: join(PROJECT_ROOT, "bench", "results") },
     "no-write": { type: "boolean", default: false },
@@ -95,6 +97,7 @@ const serverEnv = (catalogFile: string, extra: Record<string, string>): Record<s
   DELEGATE_RATE_LIMIT_PER_MINUTE: "100000000",
   WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE: "100000000",
   ...(args["log-level"] !== undefined ? { LOG_LEVEL: args["log-level"] } : {}),
+  DATABASE_POOL_SIZE: args.pool,
   ...extra
 })
 
@@ -386,7 +389,7 @@ const markdown = (info: Awaited<ReturnType<typeof machine>>, targets: ReadonlyAr
   lines.push(`| PostgreSQL | ${info.postgres} (same machine, loopback) |`)
   lines.push(`| commit | ${info.commit} (plus the working tree) |`)
   lines.push(`| runs | ${perRunSeconds} s each after a 2 s warm-up; load generator on the same machine |`)
-  lines.push(`| server | LOG_LEVEL ${args["log-level"] ?? "Info (default)"}, pool 10, delegate rate limit raised |`, "")
+  lines.push(`| server | LOG_LEVEL ${args["log-level"] ?? "Info (default)"}, pool ${args.pool}, delegate rate limit raised |`, "")
   lines.push("## Targets", "", "| target | goal | measured | met |", "|---|---|---|---|")
   for (const t of targets) lines.push(`| ${t.name} | ${t.goal} | ${t.measured} | ${t.met === undefined ? "—" : t.met ? "yes" : "**no**"} |`)
   lines.push("", "## Results", "")
@@ -466,7 +469,7 @@ const bench = async () => {
     try {
       const port = await freePort()
       const floorArgs = [...serverNodeArgs().slice(0, -1), buildFloor()] // our server's Node flags, compiled
-      const proc = await start("floor", floorArgs, { PORT: String(port), DATABASE_URL: db.url }, port)
+      const proc = await start("floor", floorArgs, { PORT: String(port), DATABASE_URL: db.url, DATABASE_POOL_SIZE: args.pool }, port)
       await cannonScenario("floor", proc, "floor_read", {
         path: "/read/0",
         paths: Array.from({ length: 500 }, (_, i) => `/read/${i}`),

@@ -234,9 +234,37 @@ export const CheckoutServiceLive = Layer.effect(
         return view(session.value, now)
       })
 
+    /**
+     * An update that keeps the items, without a transaction: read the session, run the reducer,
+     * write it (and its reservations' expiry) if it has not changed since it was read — one
+     * statement each. A refusal answers at once (what was read was the session at that moment);
+     * `undefined` when the session changed in between or has no reservations to keep: then the
+     * locked path decides.
+     */
+    const updateKeepingItems = (id: string, request: CheckoutSessionUpdateRequest, now: number) =>
+      Effect.gen(function*() {
+        const read = yield* store.getSessionVersion(id)
+        if (Option.isNone(read)) return yield* new SessionNotFound({ id })
+        const { session, version } = read.value
+        const codes = request.discounts?.codes ?? session.discounts?.codes ?? []
+        const redemptions = yield* couponUsage(codes, now, id, false)
+        const transition = yield* reduce(session, SessionCommand.Update({ request }), context(now, new Map(), redemptions))
+        if (transition.reservations.size === 0) return undefined
+        const written = yield* store.updateSessionKeepingReservationsIfUnchanged(
+          transition.session,
+          Date.parse(transition.session.expires_at),
+          version
+        )
+        return written ? transition.session : undefined
+      })
+
     const update: CheckoutServiceShape["update"] = (id, request) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
+        if (request.items === undefined) {
+          const updated = yield* updateKeepingItems(id, request, now)
+          if (updated !== undefined) return updated
+        }
         return yield* store.transaction(Effect.gen(function*() {
           const session = yield* lockExisting(id)
           const available = request.items === undefined
@@ -380,9 +408,6 @@ export const CheckoutServiceLive = Layer.effect(
         }
         const completed = yield* reduce(session, SessionCommand.MarkCompleted({ order }), context(now))
         yield* payments.settle(charge, charged.right)
-        yield* store.consumeReservations(id)
-        // Discount extension: count the held coupon redemptions in the completing transaction.
-        if (couponHolds.length > 0) yield* store.redeemCoupons(id)
         // The full order (one row per session: `orders.checkout_session_id` is unique) and its
         // `order_create` event.
         yield* orderEvents.recordOrderCreated({ order, session: completed.session })
@@ -391,6 +416,10 @@ export const CheckoutServiceLive = Layer.effect(
           { ...attempt, state: "succeeded", chargeId: charged.right.id, updatedAt: now },
           "update"
         )
+        // The rows every checkout shares (coupons, stock) last: locked for one round trip, to COMMIT.
+        // Discount extension: count the held coupon redemptions in the completing transaction.
+        if (couponHolds.length > 0) yield* store.redeemCoupons(id)
+        yield* store.consumeReservations(id)
         return Either.right({ ...completed.session, order })
       }))
 

@@ -80,6 +80,23 @@ export interface CheckoutStoreService {
    */
   readonly updateSessionKeepingReservations: (session: Session, expiresAt: number) => Effect.Effect<void, StorageError>
   /**
+   * Reads a session without locking, with its version: a number that every write of the session
+   * (insert, update) moves on. For optimistic updates: read, decide, write if unchanged.
+   */
+  readonly getSessionVersion: (
+    id: string
+  ) => Effect.Effect<Option.Option<{ readonly session: Session; readonly version: number }>, StorageError>
+  /**
+   * `updateSessionKeepingReservations` if the stored session is still at `version` (one atomic
+   * step, no surrounding transaction needed); false, and nothing written, when it is not (changed
+   * since it was read, or absent).
+   */
+  readonly updateSessionKeepingReservationsIfUnchanged: (
+    session: Session,
+    expiresAt: number,
+    version: number
+  ) => Effect.Effect<boolean, StorageError>
+  /**
    * Creates a session with its reservations in one atomic step, if they fit: locks the stock rows
    * of the reserved products and, when each reservation is at most what is available to the new
    * session at `now` (as `lockStock` counts), inserts the session and the reservations (counting

@@ -35,6 +35,8 @@ interface Reservation {
 
 interface State {
   readonly sessions: Map<string, Session>
+  /** Session id → version: 1 when inserted, +1 on every write. */
+  readonly versions: Map<string, number>
   readonly stock: Map<string, number>
   /** Session id → product id → reservation. Inner maps are replaced, never mutated. */
   readonly reservations: Map<string, ReadonlyMap<string, Reservation>>
@@ -48,6 +50,7 @@ interface State {
 
 const emptyState = (): State => ({
   sessions: new Map(),
+  versions: new Map(),
   stock: new Map(),
   reservations: new Map(),
   attempts: new Map(),
@@ -57,12 +60,19 @@ const emptyState = (): State => ({
 
 const copyState = (state: State): State => ({
   sessions: new Map(state.sessions),
+  versions: new Map(state.versions),
   stock: new Map(state.stock),
   reservations: new Map(state.reservations),
   attempts: new Map(state.attempts),
   coupons: new Map(state.coupons),
   couponHolds: new Map(state.couponHolds)
 })
+
+/** Stores a copy of `session` and moves its version on. */
+const putSession = (s: State, session: Session) => {
+  s.sessions.set(session.id, structuredClone(session))
+  s.versions.set(session.id, (s.versions.get(session.id) ?? 0) + 1)
+}
 
 const failure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })
 
@@ -123,14 +133,14 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
   const insertSession = (session: Session) =>
     atomic(() => {
       if (state.sessions.has(session.id)) return Effect.fail(failure(`duplicate session id ${session.id}`))
-      writable().sessions.set(session.id, structuredClone(session))
+      putSession(writable(), session)
       return Effect.void
     })
 
   const updateSession = (session: Session) =>
     atomic(() => {
       if (!state.sessions.has(session.id)) return Effect.fail(failure(`updateSession: no session ${session.id}`))
-      writable().sessions.set(session.id, structuredClone(session))
+      putSession(writable(), session)
       return Effect.void
     })
 
@@ -154,20 +164,42 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
       return available as ReadonlyMap<string, number>
     })
 
+  /** Stores the session and moves its reservations' expiry (the caller checked it exists). */
+  const keepingReservations = (session: Session, expiresAt: number) => {
+    const s = writable()
+    putSession(s, session)
+    const reservations = s.reservations.get(session.id)
+    if (reservations !== undefined) {
+      s.reservations.set(
+        session.id,
+        new Map([...reservations].map(([productId, reservation]) => [productId, { ...reservation, expiresAt }]))
+      )
+    }
+  }
+
   const updateSessionKeepingReservations = (session: Session, expiresAt: number) =>
     atomic(() => {
       if (!state.sessions.has(session.id)) return Effect.fail(failure(`updateSession: no session ${session.id}`))
-      const s = writable()
-      s.sessions.set(session.id, structuredClone(session))
-      const reservations = s.reservations.get(session.id)
-      if (reservations !== undefined) {
-        s.reservations.set(
-          session.id,
-          new Map([...reservations].map(([productId, reservation]) => [productId, { ...reservation, expiresAt }]))
-        )
-      }
+      keepingReservations(session, expiresAt)
       return Effect.void
     })
+
+  const getSessionVersion = (id: string) =>
+    read((s) =>
+      Option.map(Option.fromNullable(s.sessions.get(id)), (session) => ({
+        session: structuredClone(session),
+        version: s.versions.get(id) ?? 0
+      }))
+    )
+
+  const updateSessionKeepingReservationsIfUnchanged = (session: Session, expiresAt: number, version: number) =>
+    atomic(() =>
+      Effect.sync(() => {
+        if (!state.sessions.has(session.id) || state.versions.get(session.id) !== version) return false
+        keepingReservations(session, expiresAt)
+        return true
+      })
+    )
 
   const insertSessionIfAvailable: CheckoutStoreService["insertSessionIfAvailable"] = (
     session,
@@ -381,6 +413,8 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
     updateSession,
     insertSessionIfAvailable,
     updateSessionKeepingReservations,
+    getSessionVersion,
+    updateSessionKeepingReservationsIfUnchanged,
     lockStock,
     setReservations,
     consumeReservations,

@@ -221,21 +221,38 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       RETURNING id`).pipe(Effect.flatMap(updatedOne(session)))
 
   // One statement: the reservation rows' expiry follows the session's (quantities, and so the
-  // stock counters, unchanged).
-  const updateSessionKeepingReservations = (session: Session, expiresAt: number) =>
+  // stock counters, unchanged); with `version`, only if the row is still at that version.
+  const keepingReservations = (session: Session, expiresAt: number, version: number | undefined) =>
     run(sql<{ id: string }>`
       WITH updated AS (
         UPDATE checkout_sessions
         SET status = ${session.status}, data = ${sessionJson(session)}::jsonb,
             expires_at = ${session.expires_at}::timestamptz, updated_at = ${session.updated_at}::timestamptz,
             version = version + 1
-        WHERE id = ${session.id}
+        WHERE id = ${session.id}${version === undefined ? sql`` : sql` AND version = ${version}`}
         RETURNING id
       ), moved AS (
         UPDATE reservations SET expires_at = ${iso(expiresAt)}::timestamptz
         WHERE session_id = (SELECT id FROM updated) AND expires_at <> ${iso(expiresAt)}::timestamptz
       )
-      SELECT id FROM updated`).pipe(Effect.flatMap(updatedOne(session)))
+      SELECT id FROM updated`)
+
+  const updateSessionKeepingReservations = (session: Session, expiresAt: number) =>
+    keepingReservations(session, expiresAt, undefined).pipe(Effect.flatMap(updatedOne(session)))
+
+  const getSessionVersion = (id: string) =>
+    run(sql<{ data: unknown; version: number | string }>`
+      SELECT data, version FROM checkout_sessions WHERE id = ${id}`).pipe(
+      Effect.flatMap((rows) =>
+        Effect.map(
+          sessionFromRow(rows[0]),
+          Option.map((session) => ({ session, version: Number(rows[0]!.version) }))
+        )
+      )
+    )
+
+  const updateSessionKeepingReservationsIfUnchanged = (session: Session, expiresAt: number, version: number) =>
+    keepingReservations(session, expiresAt, version).pipe(Effect.map((rows) => rows.length === 1))
 
   const insertSessionIfAvailable: CheckoutStoreService["insertSessionIfAvailable"] = (
     session,
@@ -563,6 +580,8 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     updateSession,
     insertSessionIfAvailable,
     updateSessionKeepingReservations,
+    getSessionVersion,
+    updateSessionKeepingReservationsIfUnchanged,
     lockStock,
     setReservations,
     consumeReservations,

@@ -355,6 +355,47 @@ export const checkoutStoreContract = <E>(
         expect(missing).toBeInstanceOf(StorageError)
       }))
 
+    it.effect("getSessionVersion: every write moves the version; the conditional update writes only at it", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const p1 = uid("prod_a")
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        yield* store.seedStock([{ id: p1, stock: 10 }])
+        expect(yield* store.getSessionVersion(uid("cs_missing"))).toEqual(Option.none())
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        yield* store.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
+        const v1 = Option.getOrThrow(yield* store.getSessionVersion(session.id))
+        expect(v1.session).toEqual(session)
+        const written: Array<number> = [v1.version]
+        const later = now + 3_600_000
+        const first = { ...session, updated_at: "2026-01-30T12:01:00.000Z" }
+        expect(yield* store.updateSessionKeepingReservationsIfUnchanged(first, later, v1.version)).toBe(true)
+        const v2 = Option.getOrThrow(yield* store.getSessionVersion(session.id))
+        expect(v2.session).toEqual(first)
+        written.push(v2.version)
+        // The reservations' expiry moved with it, as with updateSessionKeepingReservations.
+        expect(yield* store.transaction(store.lockStock([p1], now + 120_000, uid("cs")))).toEqual(new Map([[p1, 7]]))
+
+        // Read at v1, written since: nothing written.
+        const stale = { ...session, status: "canceled" as const }
+        expect(yield* store.updateSessionKeepingReservationsIfUnchanged(stale, now, v1.version)).toBe(false)
+        expect(Option.getOrThrow(yield* store.getSessionVersion(session.id))).toEqual(v2)
+        expect(yield* store.transaction(store.lockStock([p1], now + 120_000, uid("cs")))).toEqual(new Map([[p1, 7]]))
+
+        // Every other kind of write moves the version too.
+        yield* store.updateSession({ ...first, status: "ready_for_payment" })
+        written.push(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version)
+        yield* store.updateSessionKeepingReservations(first, later)
+        written.push(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version)
+        yield* store.updateSessionAndAttempt(first, attemptOf(session.id, 1), "insert")
+        written.push(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version)
+        expect(new Set(written).size).toBe(written.length)
+        expect(written).toEqual([...written].sort((a, b) => a - b))
+        expect(yield* store.updateSessionKeepingReservationsIfUnchanged(stale, now, v2.version)).toBe(false)
+        expect(yield* store.updateSessionKeepingReservationsIfUnchanged(makeSession(uid("cs")), now, 1)).toBe(false)
+      }))
+
     it.effect("setReservations replaces the session's reservations", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
