@@ -445,6 +445,102 @@ const m0009_lock_session_for_payment: Migration = Effect.gen(function*() {
     $fn$`)
 })
 
+/**
+ * The add-back of `checkout_lock_stock` and `checkout_create_session` (the session's own
+ * reservations and other sessions' expired ones) as two index range scans (issue 9): written as
+ * one condition with OR, it was planned as a scan of every reservation of the products, live ones
+ * included — a create or stock lock cost grew with the number of open carts holding the product
+ * (3.5 ms at 20 000). Now it reads only the rows it adds back: the session's (primary key) and the
+ * expired ones (`reservations_product_expires_at`). Same results; same signatures.
+ */
+const m0010_add_back_by_index: Migration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`
+    CREATE OR REPLACE FUNCTION checkout_lock_stock(p_products text[], p_session text, p_now timestamptz)
+    RETURNS TABLE (out_product text, out_available integer)
+    LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+    DECLARE
+      v_products text[];
+      v_free integer[];
+    BEGIN
+      SELECT array_agg(l.product_id ORDER BY l.product_id), array_agg(l.free ORDER BY l.product_id)
+      INTO v_products, v_free
+      FROM (
+        SELECT s.product_id, s.on_hand - s.reserved AS free FROM stock s
+        WHERE s.product_id = ANY (p_products)
+        ORDER BY s.product_id
+        FOR UPDATE
+      ) l;
+      RETURN QUERY
+        SELECT l.product_id, (l.free + COALESCE(b.back, 0))::integer
+        FROM unnest(v_products, v_free) AS l (product_id, free)
+        LEFT JOIN (
+          SELECT x.product_id, SUM(x.quantity) AS back FROM (
+            SELECT r.product_id, r.quantity FROM reservations r
+            WHERE r.session_id = p_session AND r.product_id = ANY (v_products)
+            UNION ALL
+            SELECT r.product_id, r.quantity FROM reservations r
+            WHERE r.product_id = ANY (v_products) AND r.expires_at <= p_now AND r.session_id <> p_session
+          ) x
+          GROUP BY x.product_id
+        ) b ON b.product_id = l.product_id;
+    END
+    $fn$`)
+  yield* sql.unsafe(`
+    CREATE OR REPLACE FUNCTION checkout_create_session(
+      p_id text, p_status text, p_data jsonb, p_expires_at timestamptz, p_created_at timestamptz,
+      p_updated_at timestamptz, p_products text[], p_quantities integer[], p_reserved_until timestamptz,
+      p_now timestamptz
+    ) RETURNS jsonb
+    LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+    DECLARE
+      v_products text[];
+      v_free integer[];
+      v_fits boolean;
+      v_available jsonb;
+    BEGIN
+      SELECT array_agg(l.product_id ORDER BY l.product_id), array_agg(l.free ORDER BY l.product_id)
+      INTO v_products, v_free
+      FROM (
+        SELECT s.product_id, s.on_hand - s.reserved AS free FROM stock s
+        WHERE s.product_id = ANY (p_products)
+        ORDER BY s.product_id
+        FOR UPDATE
+      ) l;
+      SELECT COALESCE(bool_and(l.product_id IS NOT NULL AND w.quantity <= l.free + COALESCE(b.back, 0)), true),
+             COALESCE(jsonb_object_agg(l.product_id, l.free + COALESCE(b.back, 0)) FILTER (WHERE l.product_id IS NOT NULL),
+                      '{}'::jsonb)
+      INTO v_fits, v_available
+      FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+      LEFT JOIN unnest(v_products, v_free) AS l (product_id, free) ON l.product_id = w.product_id
+      LEFT JOIN (
+        SELECT x.product_id, SUM(x.quantity) AS back FROM (
+          SELECT r.product_id, r.quantity FROM reservations r
+          WHERE r.session_id = p_id AND r.product_id = ANY (v_products)
+          UNION ALL
+          SELECT r.product_id, r.quantity FROM reservations r
+          WHERE r.product_id = ANY (v_products) AND r.expires_at <= p_now AND r.session_id <> p_id
+        ) x
+        GROUP BY x.product_id
+      ) b ON b.product_id = w.product_id;
+      IF NOT v_fits THEN
+        RETURN jsonb_build_object('inserted', false, 'available', v_available);
+      END IF;
+      INSERT INTO checkout_sessions (id, status, data, expires_at, created_at, updated_at, version)
+      VALUES (p_id, p_status, p_data, p_expires_at, p_created_at, p_updated_at, 1);
+      IF cardinality(p_products) > 0 THEN
+        UPDATE stock s SET reserved = s.reserved + w.quantity
+        FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+        WHERE s.product_id = w.product_id;
+        INSERT INTO reservations (session_id, product_id, quantity, expires_at)
+        SELECT p_id, w.product_id, w.quantity, p_reserved_until
+        FROM unnest(p_products, p_quantities) AS w (product_id, quantity);
+      END IF;
+      RETURN jsonb_build_object('inserted', true);
+    END
+    $fn$`)
+})
+
 /** All migrations, by `<id>_<name>`. Append new ones at the end. */
 export const migrations: Record<string, Migration> = {
   "0001_checkout": m0001_checkout,
@@ -455,7 +551,8 @@ export const migrations: Record<string, Migration> = {
   "0006_coupons": m0006_coupons,
   "0007_stock_reserved": m0007_stock_reserved,
   "0008_create_session": m0008_create_session,
-  "0009_lock_session_for_payment": m0009_lock_session_for_payment
+  "0009_lock_session_for_payment": m0009_lock_session_for_payment,
+  "0010_add_back_by_index": m0010_add_back_by_index
 }
 
 /** The loader for `Migrator.make(...)({ loader })` / `PgMigrator.layer({ loader })`. */
