@@ -10,6 +10,7 @@ import {
   type DeliveryCounts,
   type OutboxEvent,
   OrderStore,
+  pendingEvent,
   type OrderStoreService,
   type StoredFullOrder
 } from "./order-store.ts"
@@ -56,21 +57,7 @@ export const make: Effect.Effect<OrderStoreService> = Effect.sync(() => {
       for (const row of s.events.values()) {
         if (row.event.orderId === orderId) sequence = Math.max(sequence, row.event.sequence)
       }
-      const event: OutboxEvent = {
-        id,
-        orderId,
-        sequence: sequence + 1,
-        type: payload.type,
-        payload: clone(payload),
-        state: "pending",
-        attempts: 0,
-        nextAttemptAt: now,
-        firstAttemptAt: null,
-        lastError: null,
-        lastStatus: null,
-        createdAt: now,
-        deliveredAt: null
-      }
+      const event = pendingEvent({ id, now, payload: clone(payload) }, sequence + 1)
       const events = new Map(s.events)
       events.set(id, { event, lockedUntil: null, position: s.position + 1 })
       cell.set({ ...s, events, position: s.position + 1 })

@@ -67,6 +67,26 @@ export interface DeliveryCounts {
   readonly dead: number
 }
 
+/** The outbox row `enqueueEvent` makes: event `id` of `payload`'s order, number `sequence`, due at `now`. */
+export const pendingEvent = (
+  { id, now, payload }: { readonly id: string; readonly payload: OutgoingWebhookEvent; readonly now: number },
+  sequence: number
+): OutboxEvent => ({
+  id,
+  orderId: payload.data.id,
+  sequence,
+  type: payload.type,
+  payload,
+  state: "pending",
+  attempts: 0,
+  nextAttemptAt: now,
+  firstAttemptAt: null,
+  lastError: null,
+  lastStatus: null,
+  createdAt: now,
+  deliveredAt: null
+})
+
 export interface OrderStoreService {
   /** Runs `effect` atomically; nested calls (and calls inside the SQL client's transaction) join. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>

@@ -20,6 +20,7 @@ import {
   type OutboxEvent,
   OrderStore,
   type OrderStoreService,
+  pendingEvent,
   type StoredFullOrder
 } from "./order-store.ts"
 import { fromSqlError, sqlTransaction } from "./sql-checkout-store.ts"
@@ -161,21 +162,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
       Effect.flatMap((rows): Effect.Effect<OutboxEvent, StorageError> =>
         rows[0] === undefined
           ? Effect.fail(new StorageError({ reason: "failure", cause: new Error("saveOrderWithEvent: no row") }))
-          : Effect.succeed({
-            id,
-            orderId: payload.data.id,
-            sequence: Number(rows[0].sequence),
-            type: payload.type,
-            payload,
-            state: "pending",
-            attempts: 0,
-            nextAttemptAt: now,
-            firstAttemptAt: null,
-            lastError: null,
-            lastStatus: null,
-            createdAt: now,
-            deliveredAt: null
-          })
+          : Effect.succeed(pendingEvent({ id, now, payload }, Number(rows[0].sequence)))
       )
     )
 
