@@ -26,7 +26,9 @@ const program = Effect.gen(function*() {
   return yield* Layer.launch(ServerLive).pipe(
     Effect.provideService(AppConfig, config),
     Effect.provide(batchedLogFmt()),
-    Logger.withMinimumLogLevel(config.logLevel)
+    Logger.withMinimumLogLevel(config.logLevel),
+    // Spans (one per SQL statement, per request…) go nowhere without a trace exporter: not made.
+    Effect.withTracerEnabled(false)
   )
 }).pipe(
   Effect.catchAllCause((cause) =>

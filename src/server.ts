@@ -2,7 +2,7 @@
  * The service assembled from its layers: configuration, database, storage, catalog, payment,
  * the HTTP application, and background work. `main.ts` runs it; tests build parts of it.
  */
-import { HttpServer } from "@effect/platform"
+import { HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { Data, Effect, Layer, Option, Schedule } from "effect"
 import { readFileSync } from "node:fs"
@@ -109,6 +109,9 @@ export const HttpServerLive = Layer.unwrapEffect(
     const app = yield* HttpAppService
     const server = yield* makeNodeServer(config.tls)
     return HttpServer.serve(app).pipe(
+      // No trace exporter is configured: the platform's per-request span (the URL parsed, every
+      // header copied into span attributes) would be built and dropped on every request.
+      HttpMiddleware.withTracerDisabledWhen(() => true),
       HttpServer.withLogAddress,
       Layer.provide(
         shutdownGrace(server).pipe(
