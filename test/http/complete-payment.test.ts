@@ -5,9 +5,12 @@
  * set), with the checkout, vault, charge and order stores sharing one database.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer, Option, TestClock } from "effect"
 import { ChargeStore } from "../../src/storage/charge-store.ts"
 import { CheckoutStore } from "../../src/storage/checkout-store.ts"
+import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
+import { MemoryVaultStore } from "../../src/storage/memory-vault-store.ts"
+import { VaultStore } from "../../src/storage/vault-store.ts"
 import { address, buyer, createReadySession, get, post, testApp } from "../support/http.ts"
 import { type StoreUnderTest, storesUnderTest } from "../support/store-under-test.ts"
 
@@ -61,7 +64,7 @@ const approvedCharges = Effect.flatMap(ChargeStore, (store) => store.listCharges
 )
 
 /** The completing transaction fails once at its stock write (after the charge), as if the process died there. */
-const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown>) =>
+const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown>, onCrash: () => void) =>
   Layer.effect(
     CheckoutStore,
     Effect.map(CheckoutStore, (store) => {
@@ -69,19 +72,44 @@ const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown>) =>
       return {
         ...store,
         consumeReservations: (sessionId: string) =>
-          crashes-- > 0 ? Effect.die(new Error("crash before commit")) : store.consumeReservations(sessionId)
+          crashes-- > 0
+            ? Effect.sync(onCrash).pipe(Effect.zipRight(Effect.die(new Error("crash before commit"))))
+            : store.consumeReservations(sessionId)
       }
     })
   ).pipe(Layer.provide(base))
 
+/** The vault store, except that no token can be read any more once `gone()` (purged, or its key retired). */
+const forgettingTokens = (base: Layer.Layer<VaultStore, unknown>, gone: () => boolean) =>
+  Layer.effect(
+    VaultStore,
+    Effect.map(VaultStore, (store) => ({
+      ...store,
+      getToken: (id: string) => (gone() ? Effect.succeed(Option.none()) : store.getToken(id))
+    }))
+  ).pipe(Layer.provide(base))
+
 const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
   /** Runs `effect` against a fresh application over fresh stores of this kind. */
-  const run = <A, E>(effect: Effect.Effect<A, E, any>, crash = false) =>
-    Effect.flatMap(storeUnderTest.freshStores, (stores) =>
-      Effect.provide(
+  /**
+   * Runs `effect` against a fresh application over fresh stores of this kind; `crash`: the first
+   * completing transaction dies before COMMIT; `tokensGoneAfterCrash`: then no vault token can be
+   * read any more.
+   */
+  const run = <A, E>(effect: Effect.Effect<A, E, any>, crash = false, tokensGoneAfterCrash = false) =>
+    Effect.flatMap(storeUnderTest.freshStores, (stores) => {
+      let crashed = false
+      const store = stores.store ?? MemoryCheckoutStore
+      const vaultStore = stores.vaultStore ?? MemoryVaultStore
+      return Effect.provide(
         effect,
-        testApp({ ...stores, ...(crash && stores.store ? { store: crashingOnce(stores.store) } : {}) })
-      )) as Effect.Effect<A, E, never>
+        testApp({
+          ...stores,
+          ...(crash ? { store: crashingOnce(store, () => void (crashed = true)) } : {}),
+          ...(tokensGoneAfterCrash ? { vaultStore: forgettingTokens(vaultStore, () => crashed) } : {})
+        })
+      )
+    }) as Effect.Effect<A, E, never>
 
   describe("complete with a vt_ token", () => {
     it.effect("pays with either payment_data shape and consumes the token", () =>
@@ -235,6 +263,30 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.stockLevels(0))
           expect(stock.find((level) => level.productId === "print-limited")?.onHand).toBe(2)
         }),
+        true
+      ))
+
+    it.effect("a retry after the crash is answered by the first charge even when the token can no longer be read", () =>
+      run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          const crashed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(crashed.status).toBe(500)
+          expect(yield* approvedCharges).toHaveLength(1) // charged, not committed; now the token is unreadable
+          const retried = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(retried.status).toBe(200)
+          expect(retried.body.status).toBe("completed")
+          expect(yield* approvedCharges).toHaveLength(1) // the same charge, not a decline of a paid session
+
+          // Without an earlier charge, an unreadable token is a refusal, as before.
+          const other = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+          const otherToken = yield* tokenize(other.id)
+          const refused = yield* post(`/checkout_sessions/${other.id}/complete`, handlerPayment(otherToken))
+          expect(refused.status).toBe(422)
+          expect(yield* approvedCharges).toHaveLength(1)
+        }),
+        true,
         true
       ))
 
