@@ -4,8 +4,8 @@
  *
  * - `deliverDue` claims due events (a lease in a short transaction, `FOR UPDATE SKIP LOCKED`, so
  *   any number of processes may run it; only the lowest pending event of each order is claimable,
- *   so the events of one order arrive in order), POSTs each outside any transaction, and records
- *   the result. No transaction is held during the HTTP call: the default target is this process's
+ *   so the events of one order arrive in order), POSTs them concurrently outside any transaction,
+ *   and records the round's results in one store call. No transaction is held during the HTTP call: the default target is this process's
  *   own receiver, which needs the database too (and the embedded one has a single connection).
  * - Request: the exact JSON body (the event encoded in schema key order, the same bytes on every
  *   attempt), `Content-Type: application/json`, `Merchant-Signature: t=<unix>,v1=<hex HMAC>` over
@@ -22,7 +22,7 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule, Schema } from "effect"
 import { type DeliveryResponse, isPastHorizon, OutgoingWebhookEvent, retryDecision, signPayload } from "../domain/webhook.ts"
 import type { StorageError } from "../storage/checkout-store.ts"
-import { type OutboxEvent, OrderStore } from "../storage/order-store.ts"
+import { type FinishedAttempt, type OutboxEvent, OrderStore } from "../storage/order-store.ts"
 import { AppConfig, type AppConfigShape } from "./config.ts"
 
 export const ORDER_EVENTS_PATH = "/agentic_checkout/webhooks/order_events"
@@ -111,7 +111,8 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
         )
       })
 
-    const deliver = (event: OutboxEvent) =>
+    /** One attempt: the POST and what to record of it. */
+    const attempt = (event: OutboxEvent) =>
       Effect.gen(function*() {
         const result = yield* post(event)
         const now = yield* Clock.currentTimeMillis
@@ -125,25 +126,44 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
           ? "dead" as const
           : "retry" as const
         const lastError = result.error ?? (outcome === "delivered" ? null : `HTTP ${result.status}`)
-        yield* store.finishAttempt(event.id, event.attempts, {
-          state: outcome === "retry" ? "pending" : outcome,
-          nextAttemptAt: outcome === "retry" ? nextAttemptAt : now,
-          lastStatus: result.status,
-          lastError,
-          at: now
-        })
-        if (outcome === "dead") {
-          yield* Effect.logWarning(`order event ${event.id} dead-lettered after ${event.attempts} attempts: ${lastError}`)
-        } else if (outcome === "retry") {
-          yield* Effect.logInfo(`order event ${event.id} attempt ${event.attempts} failed (${lastError}); retry in ${decision.delayMs} ms`)
+        const finished: FinishedAttempt = {
+          id: event.id,
+          attempt: event.attempts,
+          result: {
+            state: outcome === "retry" ? "pending" : outcome,
+            nextAttemptAt: outcome === "retry" ? nextAttemptAt : now,
+            lastStatus: result.status,
+            lastError,
+            at: now
+          }
         }
-        return { eventId: event.id, attempt: event.attempts, outcome, status: result.status } satisfies DeliveryReport
+        const report: DeliveryReport = { eventId: event.id, attempt: event.attempts, outcome, status: result.status }
+        return { finished, report, delayMs: decision.delayMs }
       })
 
+    /**
+     * One round: the claimed events are posted concurrently and their results recorded together,
+     * in one store call, once every POST of the round has answered or timed out (well within the
+     * lease). A process that dies before that records nothing: the leases run out and the events
+     * are sent again (at least once; the receiver deduplicates by Request-Id).
+     */
     const deliverDue: WebhookSenderShape["deliverDue"] = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const claimed = yield* store.claimDue(now, batchSize, leaseMs)
-      return yield* Effect.forEach(claimed, deliver, { concurrency: batchSize })
+      const attempts = yield* Effect.forEach(claimed, attempt, { concurrency: batchSize })
+      yield* store.finishAttempts(attempts.map((a) => a.finished))
+      for (const { delayMs, finished, report } of attempts) {
+        if (report.outcome === "dead") {
+          yield* Effect.logWarning(
+            `order event ${report.eventId} dead-lettered after ${report.attempt} attempts: ${finished.result.lastError}`
+          )
+        } else if (report.outcome === "retry") {
+          yield* Effect.logInfo(
+            `order event ${report.eventId} attempt ${report.attempt} failed (${finished.result.lastError}); retry in ${delayMs} ms`
+          )
+        }
+      }
+      return attempts.map((a) => a.report)
     })
 
     return WebhookSender.of({ deliverDue })

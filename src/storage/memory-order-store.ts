@@ -100,24 +100,27 @@ export const make: Effect.Effect<OrderStoreService> = Effect.sync(() => {
       })
     )
 
-  const finishAttempt: OrderStoreService["finishAttempt"] = (id, attempt, result) =>
+  const finishAttempts: OrderStoreService["finishAttempts"] = (finished) =>
     cell.atomic(() =>
       Effect.sync(() => {
         const s = cell.get()
-        const row = s.events.get(id)
-        if (row === undefined || row.event.state !== "pending" || row.event.attempts !== attempt) return false
-        const event: OutboxEvent = {
-          ...row.event,
-          state: result.state,
-          nextAttemptAt: result.nextAttemptAt,
-          lastStatus: result.lastStatus,
-          lastError: result.lastError,
-          deliveredAt: result.state === "delivered" ? result.at : row.event.deliveredAt
-        }
         const events = new Map(s.events)
-        events.set(id, { ...row, event, lockedUntil: null })
+        const recorded = finished.map(({ attempt, id, result }) => {
+          const row = events.get(id)
+          if (row === undefined || row.event.state !== "pending" || row.event.attempts !== attempt) return false
+          const event: OutboxEvent = {
+            ...row.event,
+            state: result.state,
+            nextAttemptAt: result.nextAttemptAt,
+            lastStatus: result.lastStatus,
+            lastError: result.lastError,
+            deliveredAt: result.state === "delivered" ? result.at : row.event.deliveredAt
+          }
+          events.set(id, { ...row, event, lockedUntil: null })
+          return true
+        })
         cell.set({ ...s, events })
-        return true
+        return recorded
       })
     )
 
@@ -164,7 +167,7 @@ export const make: Effect.Effect<OrderStoreService> = Effect.sync(() => {
     enqueueEvent,
     saveOrderWithEvent,
     claimDue,
-    finishAttempt,
+    finishAttempts,
     getEvent,
     listEvents,
     redrive,

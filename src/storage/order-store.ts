@@ -10,8 +10,8 @@
  * - Memory: one critical section with rollback on failure, like the memory checkout store.
  *
  * Delivery by several workers: `claimDue` takes a lease (`locked_until`) on each event it returns,
- * in a short transaction (`FOR UPDATE SKIP LOCKED`), and counts the attempt; `finishAttempt`
- * records the result only if the claim is still the current one (same attempt number). Only the
+ * in a short transaction (`FOR UPDATE SKIP LOCKED`), and counts the attempt; `finishAttempts`
+ * records each result only if its claim is still the current one (same attempt number). Only the
  * lowest pending sequence of each order is ever claimable, so the events of one order are
  * delivered one after the other, in order.
  */
@@ -59,6 +59,14 @@ export interface AttemptResult {
   readonly lastError: string | null
   /** Epoch ms of the result. */
   readonly at: number
+}
+
+/** The result of one delivery attempt, for `finishAttempts`. */
+export interface FinishedAttempt {
+  readonly id: string
+  /** The attempt number the claim counted (`OutboxEvent.attempts` as claimed). */
+  readonly attempt: number
+  readonly result: AttemptResult
 }
 
 export interface DeliveryCounts {
@@ -117,10 +125,13 @@ export interface OrderStoreService {
    */
   readonly claimDue: (now: number, limit: number, leaseMs: number) => Effect.Effect<ReadonlyArray<OutboxEvent>, StorageError>
   /**
-   * Records the result of attempt number `attempt` of event `id` and ends its lease; returns false
-   * (and changes nothing) when the event is no longer pending under that attempt.
+   * Records, in one step, the result of attempt number `attempt` of each event `id` (distinct ids)
+   * and ends its lease; answers, in the same order, whether each was recorded: false (and nothing
+   * changed for it) when that event is no longer pending under that attempt.
    */
-  readonly finishAttempt: (id: string, attempt: number, result: AttemptResult) => Effect.Effect<boolean, StorageError>
+  readonly finishAttempts: (
+    finished: ReadonlyArray<FinishedAttempt>
+  ) => Effect.Effect<ReadonlyArray<boolean>, StorageError>
 
   readonly getEvent: (id: string) => Effect.Effect<Option.Option<OutboxEvent>, StorageError>
   /** Events, newest first, optionally of one state and/or one order. */

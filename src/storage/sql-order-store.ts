@@ -192,17 +192,32 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
         Effect.map((claimed) => [...claimed].sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.createdAt - b.createdAt))
       )
 
-  const finishAttempt: OrderStoreService["finishAttempt"] = (id, attempt, result) =>
-    run(sql<{ id: string }>`
-      UPDATE webhook_outbox
-      SET state = ${result.state},
-          next_attempt_at = ${iso(result.nextAttemptAt)}::timestamptz,
-          last_status = ${result.lastStatus},
-          last_error = ${result.lastError},
-          delivered_at = CASE WHEN ${result.state} = 'delivered' THEN ${iso(result.at)}::timestamptz ELSE delivered_at END,
+  // One statement for a whole round of deliveries.
+  const finishAttempts: OrderStoreService["finishAttempts"] = (finished) =>
+    finished.length === 0 ? Effect.succeed([]) : run(sql<{ id: string }>`
+      UPDATE webhook_outbox o
+      SET state = v.state,
+          next_attempt_at = v.next_attempt_at,
+          last_status = v.last_status,
+          last_error = v.last_error,
+          delivered_at = CASE WHEN v.state = 'delivered' THEN v.at ELSE o.delivered_at END,
           locked_until = NULL
-      WHERE id = ${id} AND state = 'pending' AND attempts = ${attempt}
-      RETURNING id`).pipe(Effect.map((rows) => rows.length === 1))
+      FROM unnest(
+        ${finished.map((f) => f.id)}::text[],
+        ${finished.map((f) => f.attempt)}::int[],
+        ${finished.map((f) => f.result.state)}::text[],
+        ${finished.map((f) => iso(f.result.nextAttemptAt))}::timestamptz[],
+        ${finished.map((f) => f.result.lastStatus)}::int[],
+        ${finished.map((f) => f.result.lastError)}::text[],
+        ${finished.map((f) => iso(f.result.at))}::timestamptz[]
+      ) AS v (id, attempt, state, next_attempt_at, last_status, last_error, at)
+      WHERE o.id = v.id AND o.state = 'pending' AND o.attempts = v.attempt
+      RETURNING o.id`).pipe(
+      Effect.map((rows) => {
+        const recorded = new Set(rows.map((row) => row.id))
+        return finished.map((f) => recorded.has(f.id))
+      })
+    )
 
   const getEvent = (id: string) =>
     run(sql<OutboxRow>`SELECT ${columns} FROM webhook_outbox WHERE id = ${id}`).pipe(
@@ -248,7 +263,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
     enqueueEvent,
     saveOrderWithEvent,
     claimDue,
-    finishAttempt,
+    finishAttempts,
     getEvent,
     listEvents,
     redrive,

@@ -148,18 +148,46 @@ export const orderStoreContract = (
           expect(again.filter((e) => e.orderId === a.order.id || e.orderId === b.order.id)).toEqual([])
 
           // Stale claims cannot record a result; the current one can.
-          expect(yield* store.finishAttempt(a.ids[0]!, 7, { state: "delivered", nextAttemptAt: T0, lastStatus: 200, lastError: null, at: T0 }))
-            .toBe(false)
-          expect(
-            yield* store.finishAttempt(a.ids[0]!, 1, { state: "pending", nextAttemptAt: T0 + 5000, lastStatus: 500, lastError: "HTTP 500", at: T0 })
-          ).toBe(true)
+          expect(yield* store.finishAttempts([
+            { id: a.ids[0]!, attempt: 7, result: { state: "delivered", nextAttemptAt: T0, lastStatus: 200, lastError: null, at: T0 } }
+          ])).toEqual([false])
+          expect(yield* store.finishAttempts([
+            { id: a.ids[0]!, attempt: 1, result: { state: "pending", nextAttemptAt: T0 + 5000, lastStatus: 500, lastError: "HTTP 500", at: T0 } }
+          ])).toEqual([true])
           expect((yield* store.claimDue(T0 + 4999, 100, 60_000)).filter((e) => e.orderId === a.order.id)).toEqual([])
           const retried = (yield* store.claimDue(T0 + 5000, 100, 60_000)).filter((e) => e.orderId === a.order.id)
           expect(retried).toMatchObject([{ id: a.ids[0], attempts: 2, firstAttemptAt: T0, lastStatus: 500 }])
-          yield* store.finishAttempt(a.ids[0]!, 2, { state: "delivered", nextAttemptAt: T0 + 6000, lastStatus: 200, lastError: null, at: T0 + 6000 })
+          yield* store.finishAttempts([
+            { id: a.ids[0]!, attempt: 2, result: { state: "delivered", nextAttemptAt: T0 + 6000, lastStatus: 200, lastError: null, at: T0 + 6000 } }
+          ])
           expect(Option.getOrThrow(yield* store.getEvent(a.ids[0]!))).toMatchObject({ state: "delivered", deliveredAt: T0 + 6000 })
           const next = (yield* store.claimDue(T0 + 6000, 100, 60_000)).filter((e) => e.orderId === a.order.id)
           expect(next.map((e) => e.id)).toEqual([a.ids[1]])
+        }))
+
+      it.effect("finishAttempts records a whole round at once, each only under its current claim", () =>
+        Effect.gen(function*() {
+          const store = yield* OrderStore
+          const when = T0 + 5 * 86_400_000
+          const orders = [yield* orderWithEvents(0, when), yield* orderWithEvents(0, when), yield* orderWithEvents(0, when)]
+          const ids = orders.map((o) => o.ids[0]!)
+          const claimed = (yield* store.claimDue(when, 100, 60_000)).filter((e) => ids.includes(e.id))
+          expect(claimed.map((e) => e.id).sort()).toEqual([...ids].sort())
+          const [delivered, retried, stale] = ids
+          expect(yield* store.finishAttempts([
+            { id: delivered!, attempt: 1, result: { state: "delivered", nextAttemptAt: when, lastStatus: 204, lastError: null, at: when + 1 } },
+            { id: stale!, attempt: 3, result: { state: "delivered", nextAttemptAt: when, lastStatus: 200, lastError: null, at: when } },
+            { id: retried!, attempt: 1, result: { state: "pending", nextAttemptAt: when + 900, lastStatus: null, lastError: "ECONNRESET", at: when } }
+          ])).toEqual([true, false, true])
+          expect(Option.getOrThrow(yield* store.getEvent(delivered!)))
+            .toMatchObject({ state: "delivered", deliveredAt: when + 1, lastStatus: 204, lastError: null })
+          expect(Option.getOrThrow(yield* store.getEvent(retried!)))
+            .toMatchObject({ state: "pending", nextAttemptAt: when + 900, lastStatus: null, lastError: "ECONNRESET", deliveredAt: null })
+          // The stale claim changed nothing: still pending, still leased.
+          expect(Option.getOrThrow(yield* store.getEvent(stale!))).toMatchObject({ state: "pending", attempts: 1, lastStatus: null })
+          expect((yield* store.claimDue(when + 900, 100, 60_000)).map((e) => e.id).filter((id) => ids.includes(id)))
+            .toEqual([retried])
+          expect(yield* store.finishAttempts([])).toEqual([])
         }))
 
       it.effect("an expired lease makes the event claimable again", () =>
@@ -180,7 +208,9 @@ export const orderStoreContract = (
           const a = yield* orderWithEvents(1, when)
           const before = yield* store.countByState
           const [claimed] = (yield* store.claimDue(when, 100, 60_000)).filter((e) => e.orderId === a.order.id)
-          yield* store.finishAttempt(claimed!.id, 1, { state: "dead", nextAttemptAt: when, lastStatus: 400, lastError: "HTTP 400", at: when })
+          yield* store.finishAttempts([
+            { id: claimed!.id, attempt: 1, result: { state: "dead", nextAttemptAt: when, lastStatus: 400, lastError: "HTTP 400", at: when } }
+          ])
           const dead = yield* store.listEvents({ state: "dead", orderId: a.order.id, limit: 10 })
           expect(dead.map((e) => e.id)).toEqual([a.ids[0]])
           // A dead event no longer holds back the order's later events.
