@@ -144,24 +144,21 @@ export interface CheckoutStoreService {
   ) => Effect.Effect<void, StorageError>
   readonly stockLevels: (now: number) => Effect.Effect<ReadonlyArray<StockLevel>, StorageError>
 
-  /** The session's most recent payment attempt. */
-  readonly latestPaymentAttempt: (sessionId: string) => Effect.Effect<Option.Option<PaymentAttempt>, StorageError>
   /**
    * `lockSession`, and the session's latest payment attempt and coupon holds as they are once the
    * lock is held (what a transaction that held it before committed is seen).
    */
   readonly lockSessionForPayment: (id: string) => Effect.Effect<Option.Option<SessionForPayment>, StorageError>
   /**
-   * `updateSession` and, in the same step, records a new attempt (`insert`) or stores the outcome
-   * of an existing one (`update`, by session and sequence; it must exist).
+   * `updateSession` and, in the same step, records a new attempt (`insert`; (session, sequence) is
+   * unique, a duplicate fails) or stores the outcome of an existing one (`update`, by session and
+   * sequence; it must exist). All or nothing.
    */
   readonly updateSessionAndAttempt: (
     session: Session,
     attempt: PaymentAttempt,
     write: "insert" | "update"
   ) => Effect.Effect<void, StorageError>
-  /** Records a new attempt; (session, sequence) is unique. */
-  readonly insertPaymentAttempt: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
   /** Stores the outcome of an attempt (by session and sequence). */
   readonly updatePaymentAttempt: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
 

@@ -293,9 +293,6 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
       }))
     )
 
-  const latestPaymentAttempt = (sessionId: string) =>
-    read((s) => Option.fromNullable(s.attempts.get(sessionId)?.at(-1)))
-
   const insertPaymentAttempt = (attempt: PaymentAttempt) =>
     atomic(() => {
       const existing = state.attempts.get(attempt.sessionId) ?? []
@@ -401,10 +398,8 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
     redeemCoupons,
     releaseCouponHolds,
     couponRedemptions,
-    latestPaymentAttempt,
     lockSessionForPayment,
     updateSessionAndAttempt,
-    insertPaymentAttempt,
     updatePaymentAttempt,
     transaction,
     getSession,

@@ -408,16 +408,6 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     updatedAt: Math.round(Number(row.updated_ms))
   })
 
-  const latestPaymentAttempt = (sessionId: string) =>
-    run(sql<AttemptRow>`
-      SELECT session_id, sequence, idempotency_key, amount, currency, credential_ref, state, charge_id,
-             (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
-             (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms
-      FROM payment_attempts WHERE session_id = ${sessionId}
-      ORDER BY sequence DESC LIMIT 1`).pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), attemptFromRow))
-    )
-
   const lockSessionForPayment = (id: string) =>
     run(sql<{ out_data: unknown; out_attempt: unknown; out_coupon_holds: ReadonlyArray<string> | null }>`
       SELECT out_data, out_attempt, out_coupon_holds FROM checkout_lock_session_for_payment(${id})`).pipe(
@@ -473,14 +463,6 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
         )
       )
     )
-
-  const insertPaymentAttempt = (attempt: PaymentAttempt) =>
-    run(sql`
-      INSERT INTO payment_attempts (session_id, sequence, idempotency_key, amount, currency, credential_ref,
-                                    state, charge_id, created_at, updated_at)
-      VALUES (${attempt.sessionId}, ${attempt.sequence}, ${attempt.idempotencyKey}, ${attempt.amount},
-              ${attempt.currency}, ${attempt.credentialRef}, ${attempt.state}, ${attempt.chargeId ?? null},
-              ${iso(attempt.createdAt)}::timestamptz, ${iso(attempt.updatedAt)}::timestamptz)`).pipe(Effect.asVoid)
 
   const updatePaymentAttempt = (attempt: PaymentAttempt) =>
     run(sql<{ sequence: number }>`
@@ -568,10 +550,8 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     redeemCoupons,
     releaseCouponHolds,
     couponRedemptions,
-    latestPaymentAttempt,
     lockSessionForPayment,
     updateSessionAndAttempt,
-    insertPaymentAttempt,
     updatePaymentAttempt,
     transaction,
     getSession,

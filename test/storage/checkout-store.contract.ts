@@ -21,6 +21,13 @@ const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
   updatedAt: 1_000 * sequence
 })
 
+/** The latest payment attempt of a stored session, as a payment step sees it. */
+const latestAttemptOf = (sessionId: string) =>
+  Effect.flatMap(CheckoutStore, (store) =>
+    store.transaction(store.lockSessionForPayment(sessionId)).pipe(
+      Effect.map((found) => Option.flatMap(found, (payment) => payment.latestAttempt))
+    ))
+
 const uid = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
 
 const FAR_FUTURE = "2099-01-01T00:00:00.000Z"
@@ -514,35 +521,23 @@ export const checkoutStoreContract = <E>(
         expect(yield* store.findExpiredSessionIds(now, 10)).toEqual([second.id, third.id])
       }))
 
-    it.effect("payment attempts: latest by sequence, outcome updates, (session, sequence) unique", () =>
+    it.effect("payment attempts: latest by sequence, outcome updates; a missing one cannot be updated", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
-        const sessionId = uid("cs")
-        expect(yield* store.latestPaymentAttempt(sessionId)).toEqual(Option.none())
-        const first: PaymentAttempt = {
-          sessionId,
-          sequence: 1,
-          idempotencyKey: `${sessionId}:1`,
-          amount: 4883,
-          currency: "usd",
-          credentialRef: "vt_abc",
-          state: "pending",
-          chargeId: undefined,
-          createdAt: 1_000,
-          updatedAt: 1_000
-        }
-        yield* store.insertPaymentAttempt(first)
-        expect(Option.getOrThrow(yield* store.latestPaymentAttempt(sessionId))).toEqual(first)
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.none())
+        const first = attemptOf(session.id, 1)
+        yield* store.updateSessionAndAttempt(session, first, "insert")
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(first))
         const declined = { ...first, state: "declined" as const, updatedAt: 2_000 }
         yield* store.updatePaymentAttempt(declined)
-        const second = { ...first, sequence: 2, idempotencyKey: `${sessionId}:2`, createdAt: 3_000, updatedAt: 3_000 }
-        yield* store.insertPaymentAttempt(second)
-        expect(Option.getOrThrow(yield* store.latestPaymentAttempt(sessionId))).toEqual(second)
+        const second = attemptOf(session.id, 2)
+        yield* store.updateSessionAndAttempt(session, second, "insert")
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(second))
         const succeeded = { ...second, state: "succeeded" as const, chargeId: "ch_1", updatedAt: 4_000 }
         yield* store.updatePaymentAttempt(succeeded)
-        expect(Option.getOrThrow(yield* store.latestPaymentAttempt(sessionId))).toEqual(succeeded)
-        const duplicate = yield* Effect.flip(store.insertPaymentAttempt(second))
-        expect(duplicate).toBeInstanceOf(StorageError)
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(succeeded))
         const missing = yield* Effect.flip(store.updatePaymentAttempt({ ...first, sequence: 9 }))
         expect(missing).toBeInstanceOf(StorageError)
       }))
@@ -556,10 +551,9 @@ export const checkoutStoreContract = <E>(
         expect(yield* store.transaction(store.lockSessionForPayment(session.id))).toEqual(
           Option.some({ session, latestAttempt: Option.none(), couponHolds: [] })
         )
-        const first = attemptOf(session.id, 1)
-        yield* store.insertPaymentAttempt(first)
+        yield* store.updateSessionAndAttempt(session, attemptOf(session.id, 1), "insert")
         const second = { ...attemptOf(session.id, 2), amount: 2 ** 40 }
-        yield* store.insertPaymentAttempt(second)
+        yield* store.updateSessionAndAttempt(session, second, "insert")
         const [couponA, couponB] = [uid("coupon_b"), uid("coupon_a")].sort()
         yield* store.seedCoupons([{ id: couponB!, timesRedeemed: 0 }, { id: couponA!, timesRedeemed: 3 }])
         yield* store.holdCoupons(session.id, [couponB!, couponA!], Date.parse(FAR_FUTURE))
@@ -577,13 +571,13 @@ export const checkoutStoreContract = <E>(
         const attempt = attemptOf(session.id, 1)
         yield* store.updateSessionAndAttempt(paying, attempt, "insert")
         expect(yield* store.getSession(session.id)).toEqual(Option.some(paying))
-        expect(yield* store.latestPaymentAttempt(session.id)).toEqual(Option.some(attempt))
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attempt))
 
         const completed = { ...paying, status: "completed" as const }
         const succeeded = { ...attempt, state: "succeeded" as const, chargeId: "ch_1", updatedAt: 9_000 }
         yield* store.updateSessionAndAttempt(completed, succeeded, "update")
         expect(yield* store.getSession(session.id)).toEqual(Option.some(completed))
-        expect(yield* store.latestPaymentAttempt(session.id)).toEqual(Option.some(succeeded))
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(succeeded))
 
         // A duplicate attempt, an attempt that does not exist, a session that does not exist: a
         // StorageError and nothing written.
@@ -598,8 +592,10 @@ export const checkoutStoreContract = <E>(
         )
         expect(noSession).toBeInstanceOf(StorageError)
         expect(yield* store.getSession(session.id)).toEqual(Option.some(completed))
-        expect(yield* store.latestPaymentAttempt(session.id)).toEqual(Option.some(succeeded))
-        expect(yield* store.latestPaymentAttempt(orphan.sessionId)).toEqual(Option.none())
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(succeeded))
+        // Nothing was stored for the missing session: created now, it has no attempt.
+        yield* store.insertSession(makeSession(orphan.sessionId))
+        expect(yield* latestAttemptOf(orphan.sessionId)).toEqual(Option.none())
       }))
 
     it.effect("lockSessionForPayment waits for the lock and then sees what its holder committed", () =>
