@@ -168,18 +168,14 @@ export const CheckoutServiceLive = Layer.effect(
       return ids.length === 0 ? Effect.succeed(new Map<string, number>()) : store.couponUsage(ids, now, sessionId, lock)
     }
 
-    const lockExisting = (id: string) =>
-      Effect.flatMap(
-        store.lockSession(id),
-        Option.match({ onNone: () => Effect.fail(new SessionNotFound({ id })), onSome: Effect.succeed })
-      )
+    /** What a store read found, or `SessionNotFound`. */
+    const found = <A, E>(id: string, read: Effect.Effect<Option.Option<A>, E>) =>
+      Effect.flatMap(read, Option.match({ onNone: () => Effect.fail(new SessionNotFound({ id })), onSome: Effect.succeed }))
+
+    const lockExisting = (id: string) => found(id, store.lockSession(id))
 
     /** `lockExisting` for a payment step: with the latest attempt and the coupon holds. */
-    const lockForPayment = (id: string) =>
-      Effect.flatMap(
-        store.lockSessionForPayment(id),
-        Option.match({ onNone: () => Effect.fail(new SessionNotFound({ id })), onSome: Effect.succeed })
-      )
+    const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
 
     /** Writes a transition of an existing session: the session row and its reservations. */
     const save = (transition: Transition) =>
@@ -243,9 +239,7 @@ export const CheckoutServiceLive = Layer.effect(
      */
     const updateKeepingItems = (id: string, request: CheckoutSessionUpdateRequest, now: number) =>
       Effect.gen(function*() {
-        const read = yield* store.getSessionVersion(id)
-        if (Option.isNone(read)) return yield* new SessionNotFound({ id })
-        const { session, version } = read.value
+        const { session, version } = yield* found(id, store.getSessionVersion(id))
         const codes = request.discounts?.codes ?? session.discounts?.codes ?? []
         const redemptions = yield* couponUsage(codes, now, id, false)
         const transition = yield* reduce(session, SessionCommand.Update({ request }), context(now, new Map(), redemptions))
