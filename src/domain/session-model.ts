@@ -29,6 +29,27 @@ export const Session = Schema.Struct({
 }).annotations({ identifier: "StoredSession" })
 export type Session = typeof Session.Type
 
+/** The fields of a stored session that its wire form (`CheckoutSession`) does not have. */
+type InternalSessionField = Exclude<keyof Session, keyof CheckoutSession>
+const internalSessionFields: { readonly [K in InternalSessionField]: true } = { items: true, order: true }
+
+/**
+ * The names of those fields, for stores that project the wire form themselves
+ * (`CheckoutStore.getSessionJson`); the compiler keeps the list complete.
+ */
+export const INTERNAL_SESSION_FIELDS = Object.keys(internalSessionFields) as ReadonlyArray<InternalSessionField>
+
+/**
+ * The wire form of a stored session: everything but the requested `items` and the `order`.
+ * The session schemas have no transformations (their encoded form is their type, checked here by
+ * the compiler), so this is the encoded response as is.
+ */
+export const toCheckoutSession = (session: Session): CheckoutSession => {
+  const { items: _items, order: _order, ...wire } = session
+  const encoded: typeof CheckoutSession.Encoded = wire
+  return encoded
+}
+
 export const isActive = (status: SessionStatus): boolean =>
   status === "not_ready_for_payment" || status === "ready_for_payment" || status === "authentication_required"
 

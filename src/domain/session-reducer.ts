@@ -61,7 +61,7 @@ const iso = (epochMs: number): string => new Date(epochMs).toISOString()
 // Views
 
 /** Whether `session` is active but its idle deadline has passed at `now` (`now >= expires_at`). */
-export const isExpiredAt = (session: Session, now: number): boolean =>
+export const isExpiredAt = (session: Pick<Session, "status" | "expires_at">, now: number): boolean =>
   isActive(session.status) && now >= Date.parse(session.expires_at)
 
 /** The session as seen at `now`: an active session past its deadline shows status `expired`. */

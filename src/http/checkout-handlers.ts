@@ -23,7 +23,7 @@ import type { Session } from "../domain/session-model.ts"
 import { setRetryAfter } from "./delegate-handlers.ts"
 import { CurrentClient } from "./security.ts"
 import { decodeJson, decodeJsonBody, parseJson, readJsonText } from "./request-body.ts"
-import { completedSessionResponse, sessionResponse } from "./session-response.ts"
+import { completedSessionResponse, sessionJsonResponse, sessionResponse } from "./session-response.ts"
 
 const CompleteEnvelope = Schema.Struct({
   buyer: optional(Buyer),
@@ -118,7 +118,8 @@ export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (handlers)
           Effect.flatMap((body) => limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.create(body)))),
           Effect.map((session) => sessionResponse(session, 201))
         ))
-      .handle("get", ({ path }) => Effect.map(mapCheckoutErrors(checkout.get(path.checkout_session_id)), sessionResponse))
+      .handle("get", ({ path }) =>
+        Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id)), sessionJsonResponse))
       .handleRaw("update", ({ path }) =>
         decodeJsonBody(CheckoutSessionUpdateRequest).pipe(
           Effect.flatMap((body) =>

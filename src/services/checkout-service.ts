@@ -18,7 +18,7 @@ import type {
   PaymentData
 } from "../domain/checkout.ts"
 import { relevantCoupons } from "../domain/discounts.ts"
-import { reduce, view } from "../domain/session-reducer.ts"
+import { isExpiredAt, reduce, view } from "../domain/session-reducer.ts"
 import {
   type ReducerContext,
   type ReducerError,
@@ -26,6 +26,7 @@ import {
   type DiscountUnavailable,
   SessionFinal,
   SessionCommand,
+  toCheckoutSession,
   type Transition
 } from "../domain/session-model.ts"
 import { CheckoutStore, type PaymentAttempt, type StorageError } from "../storage/checkout-store.ts"
@@ -70,6 +71,12 @@ export type CompleteError =
 export interface CheckoutServiceShape {
   readonly create: (request: CheckoutSessionCreateRequest) => Effect.Effect<Session, ReducerError | StorageError>
   readonly get: (id: string) => Effect.Effect<Session, SessionNotFound | StorageError>
+  /**
+   * `get`, answered as the session's wire form in JSON text: the store's own serialization when
+   * the session shows as stored (one statement, nothing decoded), the view of `get` serialized
+   * when it must show expired.
+   */
+  readonly getJson: (id: string) => Effect.Effect<string, SessionNotFound | StorageError>
   readonly update: (
     id: string,
     request: CheckoutSessionUpdateRequest
@@ -229,6 +236,13 @@ export const CheckoutServiceLive = Layer.effect(
         if (Option.isNone(session)) return yield* new SessionNotFound({ id })
         return view(session.value, now)
       })
+
+    const getJson: CheckoutServiceShape["getJson"] = (id) =>
+      Effect.flatMap(found(id, store.getSessionJson(id)), (stored) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          isExpiredAt(stored, now)
+            ? Effect.map(get(id), (session) => JSON.stringify(toCheckoutSession(session)))
+            : Effect.succeed(stored.json)))
 
     /**
      * An update that keeps the items, without a transaction: read the session, run the reducer,
@@ -474,6 +488,6 @@ export const CheckoutServiceLive = Layer.effect(
         }))
       })
 
-    return { create, get, update, complete, cancel, expireDue }
+    return { create, get, getJson, update, complete, cancel, expireDue }
   })
 )

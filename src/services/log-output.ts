@@ -7,7 +7,7 @@
  * (`setImmediate`), and whatever is pending is written on process exit. The order of lines is
  * kept; a line is at most one event-loop turn late. Only a SIGKILL can lose that last turn.
  */
-import { Layer, Logger } from "effect"
+import { Cause, FiberId, Inspectable, Layer, Logger } from "effect"
 
 export interface LineBuffer {
   readonly push: (line: string) => void
@@ -40,7 +40,41 @@ export const makeLineBuffer = (
   }
 }
 
-/** The logfmt logger of `effect`, its lines batched onto `write` (stdout by default). */
+/** Values that need no quotes in logfmt: no whitespace, double quote or equals sign. */
+const bareValue = /^[^\s"=]*$/
+const labelUnsafe = /[\s="]/g
+
+const logfmtValue = (text: string) => (bareValue.test(text) ? text : JSON.stringify(text))
+const logfmtLabel = (label: string) => label.replace(labelUnsafe, "_")
+
+/**
+ * A log line in logfmt, exactly as `Logger.logfmtLogger` of `effect` renders it, at a fraction
+ * of its cost: the access log writes one line per request, and the library's renderer builds a
+ * set to name the fiber and a match array per value (issue 9). `test/services/log-output.test.ts`
+ * checks the two agree.
+ */
+export const formatLogfmt = (options: Logger.Logger.Options<unknown>): string => {
+  const { annotations, cause, date, fiberId, logLevel, message, spans } = options
+  let out = `timestamp=${date.toISOString()} level=${logLevel.label} fiber=${
+    fiberId._tag === "Runtime" ? `#${fiberId.id}` : FiberId.threadName(fiberId)
+  }`
+  if (Array.isArray(message)) {
+    for (const part of message) out += ` message=${logfmtValue(Inspectable.toStringUnknown(part, 0))}`
+  } else {
+    out += ` message=${logfmtValue(Inspectable.toStringUnknown(message, 0))}`
+  }
+  if (!Cause.isEmptyType(cause)) out += ` cause=${logfmtValue(Cause.pretty(cause, { renderErrorCause: true }))}`
+  if (spans._tag === "Cons") {
+    const now = date.getTime()
+    for (const span of spans) out += ` ${logfmtLabel(span.label)}=${now - span.startTime}ms`
+  }
+  for (const [label, value] of annotations) {
+    out += ` ${logfmtLabel(label)}=${logfmtValue(Inspectable.toStringUnknown(value, 0))}`
+  }
+  return out
+}
+
+/** The logfmt lines of `formatLogfmt`, batched onto `write` (stdout by default). */
 export const batchedLogFmt = (
   write: (chunk: string) => void = (chunk) => void process.stdout.write(chunk)
 ): Layer.Layer<never> => {
@@ -48,6 +82,6 @@ export const batchedLogFmt = (
   process.once("exit", buffer.flush)
   return Logger.replace(
     Logger.defaultLogger,
-    Logger.make((options) => buffer.push(Logger.logfmtLogger.log(options)))
+    Logger.make((options) => buffer.push(formatLogfmt(options)))
   )
 }

@@ -8,6 +8,7 @@
  * rollback on failure. Calls made inside `transaction` join it (it is re-entrant).
  */
 import { Context, Data, type Effect, type Option } from "effect"
+import type { SessionStatus } from "../domain/checkout.ts"
 import type { Reservations, Session } from "../domain/session-model.ts"
 
 /** The database could not be reached (→ 503 with Retry-After) or failed unexpectedly (→ 500). */
@@ -64,12 +65,25 @@ export interface StockLevel {
   readonly reserved: number
 }
 
+/**
+ * A session's wire form serialized by the store (`toCheckoutSession` of the stored session, as
+ * JSON text), with the status and deadline it holds: enough to answer a read without decoding
+ * the session, and to tell when the session must be shown expired instead.
+ */
+export interface SessionJson {
+  readonly status: SessionStatus
+  readonly expires_at: string
+  readonly json: string
+}
+
 export interface CheckoutStoreService {
   /** Runs `effect` atomically; nested calls join the outer transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
 
   /** Reads a session without locking. */
   readonly getSession: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
+  /** Reads a session's wire form as JSON text, without locking (one statement). */
+  readonly getSessionJson: (id: string) => Effect.Effect<Option.Option<SessionJson>, StorageError>
   /** Reads and locks a session for the rest of the transaction. */
   readonly lockSession: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
   readonly insertSession: (session: Session) => Effect.Effect<void, StorageError>

@@ -16,7 +16,7 @@
  * negative fail with `StorageError` "failure".
  */
 import { Effect, Exit, FiberRef, Layer, Option } from "effect"
-import type { Reservations, Session } from "../domain/session-model.ts"
+import { type Reservations, type Session, toCheckoutSession } from "../domain/session-model.ts"
 import {
   CheckoutStore,
   type CheckoutStoreService,
@@ -129,6 +129,15 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
 
   const getSession = (id: string) =>
     read((s) => Option.map(Option.fromNullable(s.sessions.get(id)), (session) => structuredClone(session)))
+
+  const getSessionJson = (id: string) =>
+    read((s) =>
+      Option.map(Option.fromNullable(s.sessions.get(id)), (session) => ({
+        status: session.status,
+        expires_at: session.expires_at,
+        json: JSON.stringify(toCheckoutSession(session))
+      }))
+    )
 
   const insertSession = (session: Session) =>
     atomic(() => {
@@ -403,6 +412,7 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
     updatePaymentAttempt,
     transaction,
     getSession,
+    getSessionJson,
     lockSession: getSession,
     insertSession,
     updateSession,

@@ -39,13 +39,14 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { SessionStatus } from "../domain/checkout.ts"
-import type { Session } from "../domain/session-model.ts"
+import { INTERNAL_SESSION_FIELDS, type Session } from "../domain/session-model.ts"
 import {
   CheckoutStore,
   type CheckoutStoreService,
   type InsertIfAvailable,
   type PaymentAttempt,
   type SessionForPayment,
+  type SessionJson,
   type StockLevel,
   StorageError
 } from "./checkout-store.ts"
@@ -122,6 +123,14 @@ const isStoredSession = (value: unknown): value is Session =>
   typeof (value as { readonly id?: unknown }).id === "string" &&
   SESSION_STATUSES.has((value as { readonly status?: unknown }).status)
 
+/** A row of `getSessionJson`: what a stored session's status and deadline must be to be answered. */
+const sessionJsonFromRow = (
+  row: { readonly status: unknown; readonly expires_at: unknown; readonly json: unknown }
+): SessionJson | undefined =>
+  SESSION_STATUSES.has(row.status) && typeof row.expires_at === "string" && typeof row.json === "string"
+    ? { status: row.status as SessionJson["status"], expires_at: row.expires_at, json: row.json }
+    : undefined
+
 /** The stored JSON is the session as typed: the schema has no transformations (checked here). */
 const sessionJson = (session: Session): string => {
   const encoded: typeof Session.Encoded = session
@@ -192,6 +201,25 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   const getSession = (id: string) =>
     run(sql<{ data: unknown }>`SELECT data FROM checkout_sessions WHERE id = ${id}`).pipe(
       Effect.flatMap((rows) => sessionFromRow(rows[0]))
+    )
+
+  /**
+   * The wire form projected and serialized by PostgreSQL (`data` without the internal fields, as
+   * text): no JSON parsed or built here. jsonb's text form spaces its separators and orders keys
+   * its own way; it is the same JSON value.
+   */
+  const getSessionJson = (id: string): Effect.Effect<Option.Option<SessionJson>, StorageError> =>
+    run(sql<{ status: unknown; expires_at: unknown; json: unknown }>`
+      SELECT data->>'status' AS status, data->>'expires_at' AS expires_at,
+             (data - ${INTERNAL_SESSION_FIELDS}::text[])::text AS json
+      FROM checkout_sessions WHERE id = ${id}`).pipe(
+      Effect.flatMap((rows) => {
+        if (rows[0] === undefined) return Effect.succeed(Option.none())
+        const read = sessionJsonFromRow(rows[0])
+        return read === undefined
+          ? Effect.fail(new StorageError({ reason: "failure", cause: new Error("stored session: no known status or no deadline") }))
+          : Effect.succeed(Option.some(read))
+      })
     )
 
   const lockSession = (id: string) =>
@@ -555,6 +583,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     updatePaymentAttempt,
     transaction,
     getSession,
+    getSessionJson,
     lockSession,
     insertSession,
     updateSession,

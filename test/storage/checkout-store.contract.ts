@@ -6,7 +6,7 @@ import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { CheckoutStore, type PaymentAttempt, StorageError } from "../../src/storage/checkout-store.ts"
-import type { Session } from "../../src/domain/session-model.ts"
+import { type Session, toCheckoutSession } from "../../src/domain/session-model.ts"
 
 const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
   sessionId,
@@ -156,6 +156,34 @@ export const checkoutStoreContract = <E>(
         expect(Option.getOrThrow(read)).not.toHaveProperty("buyer")
 
         expect(yield* store.getSession(uid("cs_missing"))).toEqual(Option.none())
+      }))
+
+    it.effect("getSessionJson reads the wire form of the stored session as JSON text, as it is now", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const session = makeSession(uid("cs"), { buyer: { first_name: "Zoë", last_name: "\"Quote\"", email: "z@example.com" } })
+        yield* store.insertSession(session)
+        const read = Option.getOrThrow(yield* store.getSessionJson(session.id))
+        expect(read.status).toBe("ready_for_payment")
+        expect(read.expires_at).toBe(session.expires_at)
+        expect(JSON.parse(read.json)).toEqual(toCheckoutSession(session))
+        expect(JSON.parse(read.json)).not.toHaveProperty("items")
+
+        const completed = makeSession(session.id, {
+          status: "completed",
+          expires_at: "2099-06-01T00:00:00.000Z",
+          order: { id: "ord_1", checkout_session_id: session.id, permalink_url: "https://m.example/o/1" }
+        })
+        yield* store.updateSession(completed)
+        const after = Option.getOrThrow(yield* store.getSessionJson(session.id))
+        expect(after.status).toBe("completed")
+        expect(after.expires_at).toBe("2099-06-01T00:00:00.000Z")
+        const wire = JSON.parse(after.json)
+        expect(wire).toEqual(toCheckoutSession(completed))
+        expect(wire).not.toHaveProperty("order")
+        expect(wire).not.toHaveProperty("items")
+
+        expect(yield* store.getSessionJson(uid("cs_missing"))).toEqual(Option.none())
       }))
 
     it.effect("returned and given values are copies", () =>
