@@ -28,6 +28,8 @@ declare module "autocannon" {
     readonly url: string
     readonly connections?: number
     readonly duration?: number
+    /** Stop after this many requests (instead of after `duration`). */
+    readonly amount?: number
     readonly method?: string
     readonly headers?: Record<string, string>
     readonly body?: string
