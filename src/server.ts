@@ -128,21 +128,22 @@ export const HttpServerLive = Layer.unwrapEffect(
  * The platform runs every request with the context it was started in, which here is every
  * service of the application (25); handlers and middleware took theirs when they were built and
  * need only the request and the platform's file, path and ETag services (the HTTP tests run every
- * route with no more: narrowing the application's own context to these passed them all). Each
+ * route with no more: `platformServicesOnly` in `test/support/http.ts`). Each
  * service a request adds (the request, its route, the caller, a span per SQL statement) copies
  * that context: with 5 services instead of 25, a GET runs ≈ 8 % fewer instructions (issue 9,
  * `npm run bench:instructions`). The server itself keeps the scope it closes with.
  */
-type PlatformServices = Scope.Scope | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
+export type PlatformServices = Scope.Scope | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
 
-const pickPlatformServices: (context: Context.Context<PlatformServices>) => Context.Context<PlatformServices> = Context
-  .pick(Scope.Scope, HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)
+/** The part of a context that requests run with (`test/support/http.ts` runs every HTTP test with it). */
+export const platformServicesOnly: (context: Context.Context<PlatformServices>) => Context.Context<PlatformServices> =
+  Context.pick(Scope.Scope, HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)
 
 const serveWithPlatformServicesOnly = (app: HttpAppService["Type"]) =>
   Layer.scopedDiscard(
     Effect.flatMap(
       HttpServer.HttpServer,
-      (server) => Effect.mapInputContext(server.serve(app), pickPlatformServices)
+      (server) => Effect.mapInputContext(server.serve(app), platformServicesOnly)
     )
   )
 

@@ -6,9 +6,9 @@
  * compiler in `toCheckoutSession`), so encoding one only re-validates what the domain built and
  * drops the fields the wire form does not have: a full schema pass over a large nested object on
  * every session response (issue 9). Here the internal fields are dropped by name and the value is
- * serialized as is (a GET sends the store's serialization, see `sessionJsonResponse`); the endpoint schemas
- * still document the responses (OpenAPI), and the HTTP tests check every session response
- * against them strictly (no field missing, none extra, anywhere in the tree).
+ * serialized as is (a GET sends the store's serialization, see `sessionJsonResponse`); the
+ * endpoint schemas still document the responses (OpenAPI), and the HTTP tests check every session
+ * response against them strictly (no field missing, none extra, anywhere in the tree).
  */
 import { HttpServerResponse } from "@effect/platform"
 import type { CheckoutSessionWithOrder, Order } from "../domain/checkout.ts"

@@ -4,10 +4,10 @@
  * otherwise.
  */
 import { HttpApp, HttpServer } from "@effect/platform"
-import { Effect, Either, Layer, Schema } from "effect"
+import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/domain/checkout.ts"
 import { HttpAppService } from "../../src/http/app.ts"
-import { ApplicationServices, PaymentsLive } from "../../src/server.ts"
+import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/server.ts"
 import { type Catalog, DemoCatalog } from "../../src/services/catalog.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/services/config.ts"
 import type { PaymentProvider } from "../../src/services/payment-provider.ts"
@@ -83,7 +83,12 @@ export interface RequestOptions {
 export const request = (method: string, path: string, options: RequestOptions = {}) =>
   Effect.gen(function*() {
     const app = yield* HttpAppService
-    const runtime = yield* Effect.runtime<never>()
+    // Requests run with the platform's services only, as the server runs them (`src/server.ts`):
+    // a route that needed a service from the application's context would fail here.
+    const runtime = Runtime.updateContext(
+      yield* Effect.runtime<never>(),
+      (context) => platformServicesOnly(context as Context.Context<PlatformServices>) as Context.Context<never>
+    )
     const handler = HttpApp.toWebHandlerRuntime(runtime)(app as HttpApp.Default<never, never>)
     const headers = new Headers(options.headers ?? {})
     if (options.auth !== false) headers.set("authorization", `Bearer ${options.auth ?? API_KEY}`)
