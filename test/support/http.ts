@@ -79,17 +79,24 @@ export interface RequestOptions {
   readonly contentType?: string | false
 }
 
+/**
+ * The application as a web handler, on the test's clock and services. Requests run with the
+ * platform's services only, as the server runs them (`src/server.ts`): a route or middleware that
+ * needed a service from the application's context would fail here.
+ */
+export const appHandler = Effect.gen(function*() {
+  const app = yield* HttpAppService
+  const runtime = Runtime.updateContext(
+    yield* Effect.runtime<never>(),
+    (context) => platformServicesOnly(context as Context.Context<PlatformServices>) as Context.Context<never>
+  )
+  return HttpApp.toWebHandlerRuntime(runtime)(app as HttpApp.Default<never, never>)
+})
+
 /** Sends one request to the application and reads the whole response. */
 export const request = (method: string, path: string, options: RequestOptions = {}) =>
   Effect.gen(function*() {
-    const app = yield* HttpAppService
-    // Requests run with the platform's services only, as the server runs them (`src/server.ts`):
-    // a route that needed a service from the application's context would fail here.
-    const runtime = Runtime.updateContext(
-      yield* Effect.runtime<never>(),
-      (context) => platformServicesOnly(context as Context.Context<PlatformServices>) as Context.Context<never>
-    )
-    const handler = HttpApp.toWebHandlerRuntime(runtime)(app as HttpApp.Default<never, never>)
+    const handler = yield* appHandler
     const headers = new Headers(options.headers ?? {})
     if (options.auth !== false) headers.set("authorization", `Bearer ${options.auth ?? API_KEY}`)
     if (options.version !== false) headers.set("api-version", options.version ?? API_VERSION)

@@ -4,13 +4,12 @@
  * fake HTTP clients for the sender — scripted answers, or the in-process application itself (the
  * sender posting to this process's own receiver).
  */
-import { HttpApp, HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Clock, Effect, Layer, Ref, Schema } from "effect"
 import { Session } from "../../src/domain/session-model.ts"
-import { HttpAppService } from "../../src/http/app.ts"
 import { PaymentProvider } from "../../src/services/payment-provider.ts"
 import { OrderEvents } from "../../src/services/order-service.ts"
-import { createReadySession } from "./http.ts"
+import { appHandler, createReadySession } from "./http.ts"
 
 /** A payment provider that is never called (these tests do not complete checkouts over HTTP). */
 export const UnusedPaymentProvider = Layer.succeed(PaymentProvider, {} as never)
@@ -62,9 +61,7 @@ export const scriptedClient = (script: ReadonlyArray<Answer>, fallback: Answer =
   Effect.gen(function*() {
     const sent = yield* Ref.make<ReadonlyArray<SentRequest>>([])
     const remaining = yield* Ref.make<ReadonlyArray<Answer>>(script)
-    const runtime = yield* Effect.runtime<never>()
-    const app = yield* HttpAppService
-    const handler = HttpApp.toWebHandlerRuntime(runtime)(app as HttpApp.Default<never, never>)
+    const handler = yield* appHandler
     const client = HttpClient.make((request, url) =>
       Effect.gen(function*() {
         const at = yield* Clock.currentTimeMillis
