@@ -3,8 +3,8 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
-import { existsSync } from "node:fs"
+import { Cause, ConfigProvider, Context, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { CheckoutStore } from "../../src/storage/checkout-store.ts"
 import { databaseOptionsConfig, DatabaseError, DatabaseLive, makeDatabaseLayer } from "../../src/storage/database.ts"
@@ -80,6 +80,52 @@ describe("database layer", () => {
       expect(migrations.map((row) => row.name).sort()).toEqual(
         Object.keys(allMigrations).map((key) => key.replace(/^\d+_/, "")).sort()
       )
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a new data directory (missing or empty) is initialized, then opened and migrated", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      const missing = join(dir, "missing", "pglite")
+      const empty = join(dir, "empty")
+      mkdirSync(empty)
+      for (const dataDir of [missing, empty]) {
+        const [row] = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM effect_sql_migrations`
+        ).pipe(Effect.provide(makeDatabaseLayer({ kind: "embedded", dataDir })))
+        expect(row!.n).toBe(Object.keys(allMigrations).length)
+        expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true)
+      }
+      // Nothing of the staging directories is left next to the data directories.
+      expect(readdirSync(dir).sort()).toEqual(["empty", "missing"])
+      expect(readdirSync(join(dir, "missing"))).toEqual(["pglite"])
+    }).pipe(Effect.scoped), 120_000)
+
+  it.live("a first start stopped during the initialization leaves no data directory behind", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      const dataDir = join(dir, "pglite")
+      const starting = yield* Effect.fork(Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.scoped))
+      // The initialization takes seconds; stop it once its staging directory exists.
+      yield* Effect.sleep("100 millis").pipe(Effect.repeat({ until: () => readdirSync(dir).length > 0, times: 100 }))
+      expect(readdirSync(dir)).toEqual(["pglite.initializing"])
+      yield* Fiber.interrupt(starting)
+      expect(readdirSync(dir)).toEqual([])
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a data directory that cannot be initialized fails the layer with a one-line DatabaseError", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      // A name the file system accepts to test for but not to create (over 255 bytes with the
+      // staging suffix): the initialization itself fails.
+      const dataDir = join(dir, "p".repeat(250))
+      const error = yield* Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.flip)
+      expect(error).toBeInstanceOf(DatabaseError)
+      expect(error.message).toContain("Cannot open the embedded database (PGlite)")
+      expect(error.message).toContain("initializing the data directory exited with 1")
+      expect(error.message).toContain("ENAMETOOLONG")
+      expect(error.message).not.toContain("\n")
+      expect(readdirSync(dir)).toEqual([])
     }).pipe(Effect.scoped), 60_000)
 })
 
