@@ -38,6 +38,11 @@ export interface AppConfigShape {
   /** Requests per minute per source address accepted by the webhook receiver. */
   readonly webhookReceiverRateLimitPerMinute: number
   readonly vaultKey: Redacted.Redacted<string>
+  /**
+   * Earlier vault keys (`VAULT_RETIRED_KEYS`): they encrypt nothing new but still open the cards
+   * they encrypted, so tokens issued before a key rotation stay usable until they expire.
+   */
+  readonly retiredVaultKeys: ReadonlyArray<Redacted.Redacted<string>>
   readonly sessionTtlSeconds: number
   readonly idempotencyTtlSeconds: number
   readonly requestSigningSecrets: ReadonlyArray<Redacted.Redacted<string>>
@@ -52,10 +57,24 @@ export interface AppConfigShape {
 
 export class AppConfig extends Context.Tag("acp/AppConfig")<AppConfig, AppConfigShape>() {}
 
-const list = (name: string) =>
+/** The items of a comma-separated value, trimmed, empty ones dropped. */
+const splitList = (raw: string): Array<string> => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+
+const list = (name: string) => Config.string(name).pipe(Config.map(splitList), Config.option)
+
+/**
+ * A comma-separated list whose items `validation` checks. The check runs on the variable itself,
+ * before any default or mapping: a check after those reports an error without the variable's name.
+ */
+const checkedList = (
+  name: string,
+  fallback: string,
+  check: { readonly message: string; readonly validation: (items: ReadonlyArray<string>) => boolean }
+) =>
   Config.string(name).pipe(
-    Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
-    Config.option
+    Config.validate({ message: check.message, validation: (raw) => check.validation(splitList(raw)) }),
+    Config.withDefault(fallback),
+    Config.map(splitList)
   )
 
 const positiveInt = (name: string, fallback: number) =>
@@ -66,25 +85,15 @@ const positiveInt = (name: string, fallback: number) =>
 
 const isoDate = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 
-const apiVersions = Config.string("API_VERSIONS").pipe(
-  Config.withDefault(DEFAULT_API_VERSIONS.join(",")),
-  Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
-  Config.validate({
-    message: "Expected a comma-separated list of YYYY-MM-DD dates",
-    validation: (versions) => versions.length > 0 && versions.every((v) => isoDate.test(v))
-  }),
-  Config.map((versions) => [...new Set(versions)].sort().reverse())
-)
+const apiVersions = checkedList("API_VERSIONS", DEFAULT_API_VERSIONS.join(","), {
+  message: "Expected a comma-separated list of YYYY-MM-DD dates",
+  validation: (versions) => versions.length > 0 && versions.every((v) => isoDate.test(v))
+}).pipe(Config.map((versions) => [...new Set(versions)].sort().reverse()))
 
-const roles = Config.string("ROLES").pipe(
-  Config.withDefault(ALL_ROLES.join(",")),
-  Config.map((raw) => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
-  Config.validate({
-    message: `Expected a comma-separated subset of ${ALL_ROLES.join(", ")}`,
-    validation: (names) => names.length > 0 && names.every((n) => (ALL_ROLES as ReadonlyArray<string>).includes(n))
-  }),
-  Config.map((names) => new Set(names as Array<Role>))
-)
+const roles = checkedList("ROLES", ALL_ROLES.join(","), {
+  message: `Expected a comma-separated subset of ${ALL_ROLES.join(", ")}`,
+  validation: (names) => names.length > 0 && names.every((n) => (ALL_ROLES as ReadonlyArray<string>).includes(n))
+}).pipe(Config.map((names) => new Set(names as Array<Role>)))
 
 const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
 
@@ -124,6 +133,10 @@ const raw = Config.all({
       Config.validate({ message: "Expected base64 of exactly 32 bytes", validation: vaultKeyValid })
     )
   ),
+  retiredVaultKeys: checkedList("VAULT_RETIRED_KEYS", "", {
+    message: "Expected comma-separated base64 keys of exactly 32 bytes each",
+    validation: (keys) => keys.every(vaultKeyValid)
+  }),
   sessionTtlSeconds: positiveInt("SESSION_TTL_SECONDS", 21600),
   idempotencyTtlSeconds: positiveInt("IDEMPOTENCY_TTL_SECONDS", 86400),
   requestSigningSecrets: list("REQUEST_SIGNING_SECRETS"),
@@ -226,6 +239,7 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
       webhookRetryHorizonSeconds: env.webhookRetryHorizonSeconds,
       webhookReceiverRateLimitPerMinute: env.webhookReceiverRateLimitPerMinute,
       vaultKey: Redacted.make(Option.getOrElse(env.vaultKey, () => secrets.stored.vault_key!)),
+      retiredVaultKeys: env.retiredVaultKeys.map((k) => Redacted.make(k)),
       sessionTtlSeconds: env.sessionTtlSeconds,
       idempotencyTtlSeconds: env.idempotencyTtlSeconds,
       requestSigningSecrets: Option.getOrElse(env.requestSigningSecrets, () => []).map((s) => Redacted.make(s)),
@@ -264,6 +278,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   webhookRetryHorizonSeconds: 86400,
   webhookReceiverRateLimitPerMinute: 600,
   vaultKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
+  retiredVaultKeys: [],
   sessionTtlSeconds: 21600,
   idempotencyTtlSeconds: 86400,
   requestSigningSecrets: [],

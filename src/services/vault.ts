@@ -162,8 +162,9 @@ export const makeVault = (
     return Vault.of({ tokenize, revealCard })
   })
 
-/** The vault keyed by `AppConfig.vaultKey`, over the `VaultStore` in context. */
+/** The vault keyed by `AppConfig.vaultKey` (and its retired keys), over the `VaultStore` in context. */
 export const VaultLive: Layer.Layer<Vault, VaultKeyError, AppConfig | VaultStore | Ids> = Layer.effect(
   Vault,
-  Effect.flatMap(AppConfig, (config) => makeVault({ vaultKey: config.vaultKey }))
+  Effect.flatMap(AppConfig, (config) =>
+    makeVault({ vaultKey: config.vaultKey, retiredVaultKeys: config.retiredVaultKeys }))
 )

@@ -49,14 +49,18 @@ describe("production configuration", () => {
       expect(config.webhookReceiverSecrets.map(Redacted.value)).toEqual(["whsec_live", "whsec_old"])
     }).pipe(Effect.scoped))
 
-  it.effect("a bad VAULT_KEY, PORT, or a lone TLS file names the variable", () =>
+  it.effect("a bad VAULT_KEY, PORT, list, or a lone TLS file names the variable", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<[Record<string, string>, string]> = [
         [{ ...productionSecrets, VAULT_KEY: "c2hvcnQ=" }, "VAULT_KEY"],
         [{ ...productionSecrets, PORT: "http" }, "PORT"],
         [{ ...productionSecrets, PORT: "70000" }, "PORT"],
         [{ ...productionSecrets, TLS_CERT_FILE: "/etc/cert.pem" }, "TLS_KEY_FILE"],
-        [{ ...productionSecrets, TLS_KEY_FILE: "/etc/key.pem" }, "TLS_CERT_FILE"]
+        [{ ...productionSecrets, TLS_KEY_FILE: "/etc/key.pem" }, "TLS_CERT_FILE"],
+        // Lists checked item by item still name their variable.
+        [{ ...productionSecrets, API_VERSIONS: "2026-01-30,yesterday" }, "API_VERSIONS"],
+        [{ ...productionSecrets, ROLES: "checkout,cashier" }, "ROLES"],
+        [{ ...productionSecrets, VAULT_RETIRED_KEYS: "c2hvcnQ=" }, "VAULT_RETIRED_KEYS"]
       ]
       for (const [env, name] of cases) {
         const message = describeConfigError(yield* Effect.flip(load({ NODE_ENV: "production", ...env })))
