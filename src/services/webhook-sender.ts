@@ -179,8 +179,9 @@ export const webhookSenderLayer = (options: WebhookSenderOptions = {}): Layer.La
 export const WebhookSenderLive = webhookSenderLayer()
 
 /**
- * The background worker (role `webhook_sender`): a round every `interval` (default 1 s), at once
- * again while rounds come back full. Failures are logged and the loop goes on.
+ * The background worker (role `webhook_sender`): a round every `interval` (default 1 s), and at
+ * once another after a round that found events. Failures and defects of a round are logged and
+ * the loop goes on.
  */
 export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second") =>
   Layer.scopedDiscard(Effect.gen(function*() {

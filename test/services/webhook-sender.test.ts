@@ -1,9 +1,15 @@
 import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
+import { Clock, Effect, Either, Layer, Logger, Option, Redacted, TestClock } from "effect"
 import { verifySignature } from "../../src/domain/webhook.ts"
-import type { AppConfigShape } from "../../src/services/config.ts"
-import { makeWebhookSender } from "../../src/services/webhook-sender.ts"
+import { AppConfig, type AppConfigShape, testConfig } from "../../src/services/config.ts"
+import {
+  type DeliveryReport,
+  makeWebhookSender,
+  WebhookSender,
+  webhookSenderWorker
+} from "../../src/services/webhook-sender.ts"
+import { StorageError } from "../../src/storage/checkout-store.ts"
 import { OrderStore } from "../../src/storage/order-store.ts"
 import { get, post, testApp } from "../support/http.ts"
 import { type Answer, createOrder, scriptedClient, UnusedPaymentProvider } from "../support/webhooks.ts"
@@ -222,4 +228,65 @@ describe("webhook sender: ordering", () => {
       expect(delivered.filter((e) => e.data.id === other.id).map((e) => e.type)).toEqual(["order_create"])
       expect((yield* get("/webhooks/metrics")).body).toEqual({ pending: 0, delivered: 4, dead: 0 })
     })))
+})
+
+describe("webhook sender worker (the background loop of role webhook_sender)", () => {
+  type Step = number | "fail" | "die"
+
+  /**
+   * The worker over a sender whose rounds follow `script` (a number: that many reports; "fail": a
+   * storage error; "die": a defect; then empty rounds). Records the TestClock time of every round
+   * and the messages logged.
+   */
+  const startWorker = (script: Array<Step>, config: Partial<AppConfigShape> = {}) =>
+    Effect.gen(function*() {
+      const rounds: Array<number> = []
+      const logged: Array<string> = []
+      const report: DeliveryReport = { eventId: "evt_1", attempt: 1, outcome: "delivered", status: 200 }
+      const deliverDue = Effect.gen(function*() {
+        rounds.push(yield* Clock.currentTimeMillis)
+        const step = script.shift() ?? 0
+        if (step === "fail") return yield* Effect.fail(new StorageError({ reason: "unavailable", cause: "down" }))
+        if (step === "die") return yield* Effect.die(new Error("bug in a round"))
+        return Array.from({ length: step }, () => report)
+      })
+      const logger = Logger.make(({ message }) => void logged.push(String(message)))
+      yield* Layer.build(
+        webhookSenderWorker("1 second").pipe(
+          Layer.provide(Layer.succeed(WebhookSender, WebhookSender.of({ deliverDue }))),
+          Layer.provide(Layer.succeed(AppConfig, testConfig(config))),
+          Layer.provide(Logger.replace(Logger.defaultLogger, logger))
+        )
+      )
+      yield* TestClock.adjust(0) // let the forked loop run its first round
+      return { rounds, logged }
+    })
+
+  it.scoped("a round every interval, at once again after one that found events; failures are logged and it goes on", () =>
+    Effect.gen(function*() {
+      const { logged, rounds } = yield* startWorker(["fail", "die", 2, 1])
+      expect(rounds).toEqual([0])
+      yield* TestClock.adjust("1 second")
+      expect(rounds).toEqual([0, 1000]) // the failure did not stop the loop
+      yield* TestClock.adjust("1 second")
+      // Nor did the defect; 2 reports → another round at once, 1 → again, 0 → wait.
+      expect(rounds).toEqual([0, 1000, 2000, 2000, 2000])
+      yield* TestClock.adjust("3 seconds")
+      expect(rounds).toEqual([0, 1000, 2000, 2000, 2000, 3000, 4000, 5000])
+      expect(logged.filter((m) => m === "order event delivery round failed")).toHaveLength(2)
+    }))
+
+  it.scoped("a process without the webhook_sender role runs no rounds", () =>
+    Effect.gen(function*() {
+      const { rounds } = yield* startWorker([1], { roles: new Set(["checkout", "delegate", "webhook_receiver"]) })
+      yield* TestClock.adjust("10 seconds")
+      expect(rounds).toEqual([])
+    }))
+
+  it.effect("closing the scope stops the loop", () =>
+    Effect.gen(function*() {
+      const { rounds } = yield* startWorker([]).pipe(Effect.scoped)
+      yield* TestClock.adjust("10 seconds")
+      expect(rounds).toEqual([0])
+    }))
 })
