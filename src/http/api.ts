@@ -25,6 +25,7 @@ import {
   UnauthorizedWire,
   UnprocessableWire
 } from "./errors.ts"
+import { documentResponseHeaders } from "./openapi-headers.ts"
 import { RequestSignature } from "./request-signature.ts"
 import { OrdersGroup, ReceivedOrdersGroup, WebhookDeliveriesGroup, WebhookReceiverGroup } from "./orders-api.ts"
 import { ApiVersion, Authorization } from "./security.ts"
@@ -126,6 +127,7 @@ export class Api extends HttpApi.make("agentic-checkout")
   .addError(PayloadTooLargeWire)
   .addError(InternalErrorWire)
   .addError(ServiceUnavailableWire)
+  .annotate(OpenApi.Transform, documentResponseHeaders)
   .annotate(OpenApi.Title, "Agentic Checkout Service")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(

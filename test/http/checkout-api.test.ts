@@ -250,6 +250,14 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         expect(Object.keys(openapi.body.paths)).toContain("/checkout_sessions/{checkout_session_id}/complete")
         const complete = openapi.body.paths["/checkout_sessions/{checkout_session_id}/complete"].post
         expect(Object.keys(complete.responses).sort()).toEqual(["200", "400", "401", "402", "404", "409", "413", "422", "500", "503"])
+        // The headers middleware sets are documented too.
+        const headersOf = (operation: any, status: string) => Object.keys(operation.responses[status].headers ?? {}).sort()
+        expect(headersOf(complete, "200")).toEqual(["Idempotency-Key", "Idempotent-Replayed", "Request-Id"])
+        expect(headersOf(complete, "409")).toEqual(["Idempotency-Key", "Idempotent-Replayed", "Request-Id", "Retry-After"])
+        expect(headersOf(complete, "503")).toEqual(["Idempotency-Key", "Request-Id", "Retry-After"])
+        const receiver = openapi.body.paths["/agentic_checkout/webhooks/order_events"].post
+        expect(headersOf(receiver, "200")).toEqual(["Request-Id"])
+        expect(headersOf(receiver, "429")).toEqual(["Request-Id", "Retry-After"])
         const docs = yield* get("/docs", { auth: false, version: false })
         expect(docs.status).toBe(200)
         expect(docs.headers.get("content-type")).toContain("text/html")
