@@ -9,7 +9,10 @@
  *   - `embedded`: our server on the embedded store (PGlite in a temporary DATA_DIR),
  * and measures, at each concurrency: GET session (autocannon, rotating over pre-created sessions),
  * create session (autocannon), and the full flow create → update → tokenize → complete (N agent
- * loops with fetch; completed checkouts per second). Results: bench/results/<date>-<host>.{json,md}.
+ * loops with fetch; completed checkouts per second). Then, with both floor and postgres targets,
+ * the paired runs: floor and our server running at once, GET and create measured in back-to-back
+ * pairs in alternating order (--pairs rounds); the GET and create targets use the median ratio.
+ * Results: bench/results/<date>-<host>.{json,md}.
  *
  * Soak: the full flow for --duration seconds against two server processes on one PostgreSQL
  * database, then checks the database (one order and one charge per completed session, stock adds
@@ -18,7 +21,7 @@
  * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
  * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios get,create,flow (of our
  * server; the floor runs its read with get and its write with create), --pool <n> (DATABASE_POOL_SIZE of
- * the servers and the floor; default 10), --log-level <level> (server LOG_LEVEL;
+ * the servers and the floor; default 10), --pairs <n> (rounds of paired runs; default 3, 0: none), --log-level <level> (server LOG_LEVEL;
  * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
  * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
  * directory with the server logs).
@@ -62,6 +65,7 @@ const { values: args } = parseArgs({
     scenarios: { type: "string", default: "get,create,flow" },
     "log-level": { type: "string" },
     pool: { type: "string", default: "10" },
+    pairs: { type: "string", default: "3" },
     profile: { type: "boolean", default: false },
     out: { type: "string", default: join(PROJECT_ROOT, "bench", "results") },
     "no-write": { type: "boolean", default: false },
@@ -124,6 +128,13 @@ const startOurs = async (name: string, catalogFile: string, env: Record<string, 
     ...serverNodeArgs()
   ]
   return start(name, nodeArgs, serverEnv(catalogFile, { PORT: String(port), DATA_DIR: dataDir, ...env }), port)
+}
+
+/** The stack floor (`scripts/bench-floor.ts`, compiled) on the database at `url`, with our server's Node flags. */
+const startFloor = async (name: string, url: string) => {
+  const port = await freePort()
+  const floorArgs = [...serverNodeArgs().slice(0, -1), buildFloor()]
+  return start(name, floorArgs, { PORT: String(port), DATABASE_URL: url, DATABASE_POOL_SIZE: args.pool }, port)
 }
 
 const BARE_SERVER = `
@@ -211,38 +222,43 @@ const record = (row: Row) => {
   for (const sample of row.errorSamples ?? []) log(`      ! ${sample}`)
 }
 
-/** Runs autocannon at every level (after a short warm-up), sampling the server's RSS. */
-const cannonScenario = async (
-  target: string,
-  proc: NodeProcess,
-  scenario: Row["scenario"],
-  options: Omit<Parameters<typeof cannon>[0], "connections" | "seconds" | "url"> & { path: string; expected: number }
-) => {
-  const url = proc.baseUrl + options.path
-  await cannon({ ...options, url, connections: 16, seconds: 2 })
-  for (const connections of levels) {
-    const sampler = sampleRss([proc.pid], 200)
-    const meter = cpuMeter([proc.pid])
-    const result = await cannon({ ...options, url, connections, seconds: perRunSeconds })
-    const cpu = meter.stop()
-    sampler.stop()
-    const unexpected = Object.entries(result.statusCodeStats)
-      .filter(([status]) => Number(status) !== options.expected)
-      .reduce((sum, [, stat]) => sum + Number(stat.count), 0)
-    record({
-      target,
-      scenario,
-      connections,
-      requestsPerSecond: result.requests.total / result.duration,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      requests: result.requests.total,
-      errors: unexpected + result.errors,
-      peakRssMb: (sampler.peak()[0] ?? 0) / MB,
-      cpu,
-      ...(unexpected + result.errors > 0 ? { statusCounts: Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, Number(v.count)])) } : {})
-    })
+type CannonOptions = Omit<Parameters<typeof cannon>[0], "connections" | "seconds" | "url"> & {
+  path: string
+  expected: number
+}
+
+/** One autocannon run of `perRunSeconds` at `connections`, sampling the server's RSS and CPU. */
+const measure = async (target: string, proc: NodeProcess, scenario: Row["scenario"], options: CannonOptions, connections: number): Promise<Row> => {
+  const sampler = sampleRss([proc.pid], 200)
+  const meter = cpuMeter([proc.pid])
+  const result = await cannon({ ...options, url: proc.baseUrl + options.path, connections, seconds: perRunSeconds })
+  const cpu = meter.stop()
+  sampler.stop()
+  const unexpected = Object.entries(result.statusCodeStats)
+    .filter(([status]) => Number(status) !== options.expected)
+    .reduce((sum, [, stat]) => sum + Number(stat.count), 0)
+  return {
+    target,
+    scenario,
+    connections,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    errors: unexpected + result.errors,
+    peakRssMb: (sampler.peak()[0] ?? 0) / MB,
+    cpu,
+    ...(unexpected + result.errors > 0 ? { statusCounts: Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, Number(v.count)])) } : {})
   }
+}
+
+const warmUp = (proc: NodeProcess, options: CannonOptions) =>
+  cannon({ ...options, url: proc.baseUrl + options.path, connections: 16, seconds: 2 })
+
+/** Runs autocannon at every level (after a short warm-up), sampling the server's RSS. */
+const cannonScenario = async (target: string, proc: NodeProcess, scenario: Row["scenario"], options: CannonOptions) => {
+  await warmUp(proc, options)
+  for (const connections of levels) record(await measure(target, proc, scenario, options, connections))
 }
 
 const flowRow = (target: string, stats: FlowStats, peakRss: number, cpu: CpuUse): Row => ({
@@ -263,12 +279,12 @@ const flowRow = (target: string, stats: FlowStats, peakRss: number, cpu: CpuUse)
   cpu
 })
 
-/** GET session, create session and the full flow against one of our servers. */
-const benchOurs = async (target: string, proc: NodeProcess) => {
-  // Sessions to read: created up front, read in rotation.
+const createBody = JSON.stringify({ items: FLOW_ITEMS, buyer, fulfillment_address: address })
+const jsonHeaders = { ...authHeaders, "content-type": "application/json" }
+
+/** Sessions for the GET scenario, created up front (read in rotation). */
+const preCreateSessions = async (proc: NodeProcess): Promise<Array<string>> => {
   const ids: Array<string> = []
-  const createBody = JSON.stringify({ items: FLOW_ITEMS, buyer, fulfillment_address: address })
-  const jsonHeaders = { ...authHeaders, "content-type": "application/json" }
   await Promise.all(Array.from({ length: 10 }, async () => {
     while (ids.length < 500) {
       const response = await fetch(proc.baseUrl + "/checkout_sessions", { method: "POST", headers: jsonHeaders, body: createBody })
@@ -277,19 +293,44 @@ const benchOurs = async (target: string, proc: NodeProcess) => {
       ids.push(body.id)
     }
   }))
-  if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", {
-    path: "/checkout_sessions/" + ids[0],
-    headers: authHeaders,
-    paths: ids.map((id) => `/checkout_sessions/${id}`),
-    expected: 200
-  })
-  if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", {
-    path: "/checkout_sessions",
-    method: "POST",
-    headers: jsonHeaders,
-    body: createBody,
-    expected: 201
-  })
+  return ids
+}
+
+const getSessionLoad = (ids: ReadonlyArray<string>): CannonOptions => ({
+  path: "/checkout_sessions/" + ids[0],
+  headers: authHeaders,
+  paths: ids.map((id) => `/checkout_sessions/${id}`),
+  expected: 200
+})
+
+const createSessionLoad: CannonOptions = {
+  path: "/checkout_sessions",
+  method: "POST",
+  headers: jsonHeaders,
+  body: createBody,
+  expected: 201
+}
+
+const floorReadLoad: CannonOptions = {
+  path: "/read/0",
+  paths: Array.from({ length: 500 }, (_, i) => `/read/${i}`),
+  expected: 200
+}
+
+/** One hot row, like every create locking the same products' stock rows. */
+const floorWriteLoad: CannonOptions = {
+  path: "/write/1",
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ quantity: 1 }),
+  expected: 201
+}
+
+/** GET session, create session and the full flow against one of our servers. */
+const benchOurs = async (target: string, proc: NodeProcess) => {
+  const ids = await preCreateSessions(proc)
+  if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", getSessionLoad(ids))
+  if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", createSessionLoad)
   if (!scenarios.has("flow")) return void (peaks[target] = (memoryOf(proc.pid)?.hwm ?? 0) / MB)
   await runFlow({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents: 16, durationMillis: 2_000 })
   for (const agents of levels) {
@@ -302,6 +343,81 @@ const benchOurs = async (target: string, proc: NodeProcess) => {
   }
   peaks[target] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
 }
+
+// ---------------------------------------------------------------------------------------------
+// Paired runs: ours and the floor back to back
+
+/** One pair: our server and the floor at the same concurrency, measured one right after the other. */
+interface Pair {
+  readonly connections: number
+  readonly round: number
+  readonly ours: number
+  readonly floor: number
+  readonly errors: number
+}
+
+const pairs: Record<"get_session" | "create_session", Array<Pair>> = { get_session: [], create_session: [] }
+const pairRounds = Number(args.pairs)
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/**
+ * The ratios of the targets measured in pairs. Request rates on a shared VM drift by up to 2×
+ * within minutes, and the main runs measure the floor and our server minutes apart; here both run
+ * at once (on databases of their own), each pair is measured back to back, the order alternates
+ * from one round to the next (floor first, then ours first), and the targets take the median
+ * ratio of the `--pairs` rounds.
+ */
+const pairedRuns = async (catalogFile: string) => {
+  log(`\n[pairs] our server and the floor back to back, ${pairRounds} rounds, alternating order`)
+  const floorDb = await createDatabase(ADMIN_URL, "bench_floor_pairs")
+  const oursDb = await createDatabase(ADMIN_URL, "bench_acp_pairs")
+  try {
+    const floor = await startFloor("floor-pairs", floorDb.url)
+    const ours = await startOurs("postgres-pairs", catalogFile, { DATABASE_URL: oursDb.url })
+    const ids = await preCreateSessions(ours)
+    const kinds = [
+      ...(scenarios.has("get") ? [["get_session", getSessionLoad(ids), floorReadLoad] as const] : []),
+      ...(scenarios.has("create") ? [["create_session", createSessionLoad, floorWriteLoad] as const] : [])
+    ]
+    for (const [scenario, oursLoad, floorLoad] of kinds) {
+      await warmUp(ours, oursLoad)
+      await warmUp(floor, floorLoad)
+      for (const connections of levels) {
+        for (let round = 1; round <= pairRounds; round++) {
+          const runOurs = () => measure("postgres", ours, scenario, oursLoad, connections)
+          const runFloor = () => measure("floor", floor, scenario === "get_session" ? "floor_read" : "floor_write", floorLoad, connections)
+          const [o, f] = round % 2 === 1
+            ? await runFloor().then(async (f) => [await runOurs(), f] as const)
+            : await runOurs().then(async (o) => [o, await runFloor()] as const)
+          const pair = { connections, round, ours: o.requestsPerSecond, floor: f.requestsPerSecond, errors: o.errors + f.errors }
+          pairs[scenario].push(pair)
+          log(
+            `  ${scenario.padEnd(15)} c=${String(connections).padStart(3)} round ${round}: ours ${o.requestsPerSecond.toFixed(0).padStart(6)}` +
+              ` floor ${f.requestsPerSecond.toFixed(0).padStart(6)} req/s → ${pct(pair.ours / pair.floor)}` +
+              `${pair.errors > 0 ? `  errors ${pair.errors}` : ""}  cpu other ${Math.max(o.cpu.other, f.cpu.other).toFixed(2)}`
+          )
+        }
+      }
+    }
+    await stop(ours)
+    await stop(floor)
+  } finally {
+    await oursDb.drop()
+    await floorDb.drop()
+  }
+}
+
+/** Per concurrency: the ratios ours / floor of the pairs and their median (none without pairs). */
+const pairedRatios = (scenario: keyof typeof pairs) =>
+  levels.flatMap((connections) => {
+    const ratios = pairs[scenario].filter((p) => p.connections === connections && p.floor > 0).map((p) => p.ours / p.floor)
+    return ratios.length === 0 ? [] : [{ connections, ratios, median: median(ratios) }]
+  })
 
 // ---------------------------------------------------------------------------------------------
 // Report
@@ -349,7 +465,19 @@ const evaluateTargets = (): Array<Target> => {
     const base = find("floor", floor, connections)
     return ours && base && base.requestsPerSecond > 0 ? ours.requestsPerSecond / base.requestsPerSecond : undefined
   }
-  const ratioTarget = (name: string, scenario: Row["scenario"], floor: Row["scenario"], goal: number) => {
+  const ratioTarget = (name: string, scenario: "get_session" | "create_session", floor: Row["scenario"], goal: number) => {
+    const paired = pairedRatios(scenario)
+    if (paired.length > 0) {
+      const errors = pairs[scenario].reduce((sum, p) => sum + p.errors, 0)
+      targets.push({
+        name,
+        goal: `≥ ${pct(goal)} of the floor, every concurrency`,
+        measured: `median of ${pairRounds} back-to-back pairs: ` +
+          paired.map((p) => `c=${p.connections}: ${pct(p.median)}`).join(", ") + (errors > 0 ? ` (${errors} errors)` : ""),
+        met: paired.every((p) => p.median >= goal) && errors === 0
+      })
+      return
+    }
     const ratios = levels.map((c) => [c, ratio(scenario, floor, c)] as const).filter(([, r]) => r !== undefined)
     targets.push({
       name,
@@ -420,6 +548,25 @@ const markdown = (info: Awaited<ReturnType<typeof machine>>, targets: ReadonlyAr
     )
   }
   lines.push("", "Peak RSS over the whole run (VmHWM): " + Object.entries(peaks).map(([t, v]) => `${t} ${v.toFixed(0)} MB`).join(", "))
+  if (pairs.get_session.length + pairs.create_session.length > 0) {
+    lines.push("", "## Paired runs", "")
+    lines.push(
+      `Both servers running at once on databases of their own; each pair measured back to back (${perRunSeconds} s each), ` +
+        "floor first in odd rounds and ours first in even ones. The targets use the median ratio.",
+      ""
+    )
+    lines.push("| scenario | conc. | ours / floor req/s per round | ratios | median |", "|---|---:|---|---|---:|")
+    for (const scenario of ["get_session", "create_session"] as const) {
+      for (const p of pairedRatios(scenario)) {
+        const rounds = pairs[scenario].filter((pair) => pair.connections === p.connections)
+        lines.push(
+          `| ${scenario} | ${p.connections} | ${rounds.map((r) => `${r.ours.toFixed(0)} / ${r.floor.toFixed(0)}`).join(", ")} | ${
+            p.ratios.map(pct).join(", ")
+          } | ${pct(p.median)} |`
+        )
+      }
+    }
+  }
   if (notes.length > 0) lines.push("", "## Notes", "", ...notes.map((n) => `- ${n}`))
   return lines.join("\n") + "\n"
 }
@@ -467,22 +614,9 @@ const bench = async () => {
     log("\n[floor] HttpApi + @effect/sql-pg on PostgreSQL")
     const db = await createDatabase(ADMIN_URL, "bench_floor")
     try {
-      const port = await freePort()
-      const floorArgs = [...serverNodeArgs().slice(0, -1), buildFloor()] // our server's Node flags, compiled
-      const proc = await start("floor", floorArgs, { PORT: String(port), DATABASE_URL: db.url, DATABASE_POOL_SIZE: args.pool }, port)
-      await cannonScenario("floor", proc, "floor_read", {
-        path: "/read/0",
-        paths: Array.from({ length: 500 }, (_, i) => `/read/${i}`),
-        expected: 200
-      })
-      // One hot row, like every create locking the same products' stock rows.
-      await cannonScenario("floor", proc, "floor_write", {
-        path: "/write/1",
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ quantity: 1 }),
-        expected: 201
-      })
+      const proc = await startFloor("floor", db.url)
+      await cannonScenario("floor", proc, "floor_read", floorReadLoad)
+      await cannonScenario("floor", proc, "floor_write", floorWriteLoad)
       peaks["floor"] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
       await stop(proc)
     } finally {
@@ -510,6 +644,10 @@ const bench = async () => {
     }
   }
 
+  if (pgUp && wanted.has("floor") && wanted.has("postgres") && pairRounds > 0 && (scenarios.has("get") || scenarios.has("create"))) {
+    await pairedRuns(catalogFile)
+  }
+
   if (wanted.has("embedded")) {
     log("\n[embedded] our server on PGlite (DATA_DIR in a temp dir)")
     const proc = await startOurs("embedded", catalogFile, {})
@@ -521,7 +659,7 @@ const bench = async () => {
   const targets = evaluateTargets()
   log("\nTargets:")
   for (const t of targets) log(`  ${t.met === undefined ? "—  " : t.met ? "met" : "MISSED"}  ${t.name}: ${t.measured} (goal ${t.goal})`)
-  writeResults("", { machine: info, options: { perRunSeconds, levels, logLevel: args["log-level"] ?? "Info" }, targets, rows, peakRssMb: peaks, notes }, markdown(info, targets), info)
+  writeResults("", { machine: info, options: { perRunSeconds, levels, logLevel: args["log-level"] ?? "Info" }, targets, rows, pairs, peakRssMb: peaks, notes }, markdown(info, targets), info)
 }
 
 // ---------------------------------------------------------------------------------------------
