@@ -193,7 +193,7 @@ const initializeDataDir = (dataDir: string): Effect.Effect<void, EmbeddedStartEr
     })
     // Interrupted (the server is stopping): stop the child; its exit removes the staging directory.
     return Effect.async<void>((stopped) => {
-      if (child.exitCode !== null || child.signalCode !== null) return stopped(Effect.void)
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return stopped(Effect.void)
       child.once("exit", () => stopped(Effect.void))
       child.kill()
     })
