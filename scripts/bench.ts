@@ -401,6 +401,9 @@ const pairedRuns = async (catalogFile: string) => {
               ` floor ${f.requestsPerSecond.toFixed(0).padStart(6)} req/s → ${pct(pair.ours / pair.floor)}` +
               `${pair.errors > 0 ? `  errors ${pair.errors}` : ""}  cpu other ${Math.max(o.cpu.other, f.cpu.other).toFixed(2)}`
           )
+          for (const row of [o, f]) {
+            if (row.errors > 0) log(`      ! ${row.target}: ${row.errors} errors, statuses ${JSON.stringify(row.statusCounts ?? {})}`)
+          }
         }
       }
     }
