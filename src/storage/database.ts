@@ -204,24 +204,23 @@ const embeddedClient = (
   loadDataDir: Blob | undefined
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    let isNew = dataDir === undefined
+    // A new database starts from `loadDataDir` when given; a new directory without it is
+    // initialized first.
+    const isNew = dataDir === undefined || isNewDataDir(dataDir)
     if (dataDir !== undefined) {
       yield* Effect.try({
         try: () => mkdirSync(dirname(resolve(dataDir)), { recursive: true }),
         catch: (cause) => new EmbeddedStartError({ message: "cannot create the data directory", cause })
       })
-      isNew = isNewDataDir(dataDir)
-      if (isNew && loadDataDir === undefined) {
-        yield* initializeDataDir(dataDir)
-        isNew = false
-      }
+      if (isNew && loadDataDir === undefined) yield* initializeDataDir(dataDir)
     }
+    const loadFrom = isNew ? loadDataDir : undefined
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => {
           const options = {
             startParams: [...PGLITE_START_PARAMS],
-            ...(isNew && loadDataDir !== undefined ? { loadDataDir } : {})
+            ...(loadFrom !== undefined ? { loadDataDir: loadFrom } : {})
           }
           return dataDir === undefined ? PGlite.create(options) : PGlite.create(dataDir, options)
         },
