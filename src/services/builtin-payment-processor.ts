@@ -142,8 +142,6 @@ export const BuiltInPaymentProcessor = Layer.effect(
     return {
       authorize,
       charge,
-      // The token was marked used by this session in `authorize`: nothing more to consume.
-      settle: () => Effect.void,
       release: (request) =>
         isVaultToken(request.credential.token)
           ? tokens.releaseToken(request.credential.token, request.sessionId)

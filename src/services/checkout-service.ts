@@ -3,9 +3,11 @@
  *
  * Each operation reads what the reducer needs (the session, locked; the stock available to it,
  * locked), runs the pure reducer at the Clock's time, then writes the new session, its
- * reservations and, on completion, the order — all in the same transaction. Create is the
- * exception in the usual case: the reducer runs first and one atomic store step checks the stock
- * and writes (see `create`).
+ * reservations and, on completion, the order — all in the same transaction. Three are single
+ * atomic store steps in the usual case instead, the reducer run first: create (one step checks
+ * the stock and writes, see `create`), an update that keeps the items (written if the session is
+ * unchanged since it was read) and the completion of a paid session (written if unchanged since
+ * the payment began, see `completePaid`).
  */
 import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
 import type { CatalogSnapshot } from "../domain/catalog.ts"
@@ -365,12 +367,43 @@ export const CheckoutServiceLive = Layer.effect(
         if (held.length > 0 || couponHolds.length > 0) {
           yield* store.holdCoupons(id, held, Date.parse(prepared.session.expires_at))
         }
-        // The buyer of the request is applied first, whatever the payment's outcome.
-        yield* reuse
-          ? store.updateSession(prepared.session)
-          : store.updateSessionAndAttempt(prepared.session, attempt, "insert")
-        return Either.right({ attempt, charge })
+        // The buyer of the request is applied first, whatever the payment's outcome. A new
+        // attempt answers the version written, for the one-step completion (`completePaid`).
+        const version = reuse
+          ? yield* Effect.as(store.updateSession(prepared.session), undefined)
+          : yield* store.updateSessionAndAttempt(prepared.session, attempt, "insert")
+        return Either.right({ attempt, charge, paying: prepared.session, version })
       }))
+
+    /**
+     * Step 3 of completing when the charge succeeded and nothing changed the session since step 1
+     * wrote it at `version` (the usual case): the completed session, the attempt's success, the
+     * order with its `order_create` event, the coupon redemptions and the stock consumption in one
+     * atomic store step — one round trip instead of a transaction of six, no lock held between
+     * round trips. `undefined` when the session changed meanwhile (a concurrent complete or
+     * cancel, the expiry sweep): then `commitPayment` decides under the lock.
+     */
+    const completePaid = (paying: Session, version: number, attempt: PaymentAttempt, charged: Charge, now: number) =>
+      Effect.gen(function*() {
+        const orderId = yield* ids.make("ord_")
+        const order = {
+          id: orderId,
+          checkout_session_id: paying.id,
+          permalink_url: `${config.publicBaseUrl}/orders/${orderId}`
+        }
+        const completed = reduce(paying, SessionCommand.MarkCompleted({ order }), context(now))
+        if (Either.isLeft(completed)) return undefined
+        const session = completed.right.session
+        const written = yield* store.completePaidSessionIfUnchanged({
+          session,
+          version,
+          attemptSequence: attempt.sequence,
+          chargeId: charged.id,
+          now,
+          order: yield* orderEvents.orderCreated({ order, session })
+        })
+        return written ? { ...session, order } : undefined
+      })
 
     /**
      * Step 3 of completing, one transaction: on success the order, the stock, token and coupon
@@ -415,7 +448,6 @@ export const CheckoutServiceLive = Layer.effect(
           permalink_url: `${config.publicBaseUrl}/orders/${orderId}`
         }
         const completed = yield* reduce(session, SessionCommand.MarkCompleted({ order }), context(now))
-        yield* payments.settle(charge, charged.right)
         // The full order (one row per session: `orders.checkout_session_id` is unique) and its
         // `order_create` event.
         yield* orderEvents.recordOrderCreated({ order, session: completed.session })
@@ -432,20 +464,25 @@ export const CheckoutServiceLive = Layer.effect(
       }))
 
     /**
-     * Completing is two transactions around the provider call (issue 6, exactly-once):
+     * Completing is two atomic steps around the provider call (issue 6, exactly-once):
      * `beginPayment`, then the charge outside any transaction with the attempt's idempotency key,
-     * then `commitPayment`. A retry after a crash anywhere reuses the pending attempt and its key,
-     * so the provider returns the first charge instead of making a second; a concurrent complete
-     * of the same session does the same and then finds the session completed (409).
+     * then `completePaid` (or `commitPayment` for a decline, or when the session changed in
+     * between). A retry after a crash anywhere reuses the pending attempt and its key, so the
+     * provider returns the first charge instead of making a second; a concurrent complete of the
+     * same session does the same and then finds the session completed (409).
      */
     const complete: CheckoutServiceShape["complete"] = (id, request) =>
       Effect.gen(function*() {
         const credential = yield* resolveCredential(request.payment_data, catalog)
         const begun = yield* beginPayment(id, request, credential, yield* Clock.currentTimeMillis)
         if (Either.isLeft(begun)) return yield* begun.left
-        const { attempt, charge } = begun.right
+        const { attempt, charge, paying, version } = begun.right
         const charged = yield* Effect.either(payments.charge(charge))
         if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
+        if (Either.isRight(charged) && version !== undefined) {
+          const completed = yield* completePaid(paying, version, attempt, charged.right, yield* Clock.currentTimeMillis)
+          if (completed !== undefined) return completed
+        }
         const outcome = yield* commitPayment(
           id,
           attempt,

@@ -1,10 +1,11 @@
 /**
  * Orders after checkout (CONTRACT §8).
  *
- * - `OrderEvents.recordOrderCreated`: called inside the completing checkout transaction. It
- *   builds the full order from the completed session (line items, totals) and the catalog (line
- *   titles and kinds) and writes the session's one order row with its `order_create` event in one
- *   atomic step — through the same `SqlClient`, so it commits or rolls back with the completion.
+ * - `OrderEvents.orderCreated` builds the full order of a completed session (line items, totals)
+ *   with the catalog's line titles and kinds, and its `order_create` event: the checkout service
+ *   hands them to the store step that completes the session (`completePaidSessionIfUnchanged`).
+ *   `recordOrderCreated` writes them itself, inside the locked completing transaction (through the
+ *   same `SqlClient`, so they commit or roll back with the completion).
  * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
  *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
  *   queue an `order_update` event carrying the full order.
@@ -22,7 +23,7 @@ import {
 import type { Session } from "../domain/session-model.ts"
 import { makeOrderEvent } from "../domain/webhook.ts"
 import type { StorageError } from "../storage/checkout-store.ts"
-import { OrderStore } from "../storage/order-store.ts"
+import { type OrderChange, OrderStore } from "../storage/order-store.ts"
 import { Catalog } from "./catalog.ts"
 import { Ids } from "./ids.ts"
 
@@ -36,6 +37,11 @@ export interface RecordOrderCreatedInput {
 }
 
 export interface OrderEventsShape {
+  /**
+   * The full `created` order of a completed session and its `order_create` event, made at the
+   * Clock's time and not yet written: for a store step that writes them with the completion.
+   */
+  readonly orderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<OrderChange>
   /** Stores the full `created` order and queues `order_create`; joins the caller's transaction. */
   readonly recordOrderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<Order, StorageError>
 }
@@ -56,28 +62,31 @@ export const OrderEventsLive = Layer.effect(
     const store = yield* OrderStore
     const catalog = yield* Catalog
     const ids = yield* Ids
-    return OrderEvents.of({
-      recordOrderCreated: ({ order: summary, session }) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const lineItems: ReadonlyArray<OrderSourceLineItem> = session.line_items.map((line) => {
-            const product = catalog.products.get(line.item.id)
-            return { ...line, title: product?.title ?? line.item.id, kind: product?.kind ?? "physical" }
-          })
-          const order = makeOrder({
-            id: summary.id,
-            checkoutSessionId: summary.checkout_session_id,
-            permalinkUrl: summary.permalink_url,
-            lineItems,
-            totals: session.totals
-          })
-          const id = yield* ids.make("evt_")
-          yield* store.saveOrderWithEvent(
-            { order, sessionId: summary.checkout_session_id, createdAt: now },
-            { id, payload: makeOrderEvent("order_create", order), now }
-          )
-          return order
+    const orderCreated: OrderEventsShape["orderCreated"] = ({ order: summary, session }) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const lineItems: ReadonlyArray<OrderSourceLineItem> = session.line_items.map((line) => {
+          const product = catalog.products.get(line.item.id)
+          return { ...line, title: product?.title ?? line.item.id, kind: product?.kind ?? "physical" }
         })
+        const order = makeOrder({
+          id: summary.id,
+          checkoutSessionId: summary.checkout_session_id,
+          permalinkUrl: summary.permalink_url,
+          lineItems,
+          totals: session.totals
+        })
+        const id = yield* ids.make("evt_")
+        return {
+          stored: { order, sessionId: summary.checkout_session_id, createdAt: now },
+          event: { id, payload: makeOrderEvent("order_create", order), now }
+        }
+      })
+    return OrderEvents.of({
+      orderCreated,
+      recordOrderCreated: (input) =>
+        Effect.flatMap(orderCreated(input), ({ event, stored }) =>
+          Effect.as(store.saveOrderWithEvent(stored, event), stored.order))
     })
   })
 )

@@ -7,8 +7,9 @@
  *    session, so no other session can spend it meanwhile;
  * 2. `charge`, outside any transaction: the charge itself, keyed by the attempt's idempotency key —
  *    calling it again with the same key returns the first result, never a second charge;
- * 3. `settle` (the charge succeeded) or `release` (it was declined), inside the completing
- *    transaction: consume the credential, or give it back.
+ * 3. `release`, when the charge was declined, inside the transaction that records the decline:
+ *    gives the credential back. A successful charge needs no third step: the credential stays
+ *    held by the session it paid for.
  */
 import { Context, Data, type Effect } from "effect"
 import type { StorageError } from "../storage/checkout-store.ts"
@@ -61,7 +62,6 @@ export class PaymentRejected extends Data.TaggedError("PaymentRejected")<{
 export interface PaymentProviderService {
   readonly authorize: (request: ChargeRequest) => Effect.Effect<void, PaymentRejected | StorageError>
   readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | StorageError>
-  readonly settle: (request: ChargeRequest, charge: Charge) => Effect.Effect<void, StorageError>
   readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
 }
 

@@ -1,6 +1,7 @@
 /**
  * Storage of checkout sessions, stock, reservations, payment attempts and coupon redemptions (the
- * order row of a completed session is the `OrderStore`'s).
+ * order row of a completed session is the `OrderStore`'s; `completePaidSessionIfUnchanged` writes
+ * it too, in the same atomic step as the completion).
  *
  * Every state change runs inside `transaction`: in PostgreSQL one SQL transaction with row locks
  * (`SELECT … FOR UPDATE` on the session row and on the stock rows of the products concerned, in
@@ -10,6 +11,7 @@
 import { Context, Data, type Effect, type Option } from "effect"
 import type { SessionStatus } from "../domain/checkout.ts"
 import type { Reservations, Session } from "../domain/session-model.ts"
+import type { OrderChange } from "./order-store.ts"
 
 /** The database could not be reached (→ 503 with Retry-After) or failed unexpectedly (→ 500). */
 export class StorageError extends Data.TaggedError("StorageError")<{
@@ -51,6 +53,24 @@ export interface SessionForPayment {
   readonly latestAttempt: Option.Option<PaymentAttempt>
   /** The coupons it holds (live or expired), in id order. */
   readonly couponHolds: ReadonlyArray<string>
+}
+
+/** What `completePaidSessionIfUnchanged` writes. */
+export interface PaidCompletion {
+  /** The session completed (status `completed`, with its order). */
+  readonly session: Session
+  /**
+   * The stored session's version when the payment began (what `updateSessionAndAttempt` answered):
+   * nothing is written unless the session is still at it.
+   */
+  readonly version: number
+  /** The pending attempt that was charged: it becomes `succeeded` with `chargeId` at `now`. */
+  readonly attemptSequence: number
+  readonly chargeId: string
+  /** Epoch ms. */
+  readonly now: number
+  /** The session's order and its `order_create` event (rows of the `OrderStore`). */
+  readonly order: OrderChange
 }
 
 /** The outcome of `insertSessionIfAvailable`. */
@@ -166,13 +186,23 @@ export interface CheckoutStoreService {
   /**
    * `updateSession` and, in the same step, records a new attempt (`insert`; (session, sequence) is
    * unique, a duplicate fails) or stores the outcome of an existing one (`update`, by session and
-   * sequence; it must exist). All or nothing.
+   * sequence; it must exist). All or nothing. Answers the session's version after the write (as
+   * `getSessionVersion` counts).
    */
   readonly updateSessionAndAttempt: (
     session: Session,
     attempt: PaymentAttempt,
     write: "insert" | "update"
-  ) => Effect.Effect<void, StorageError>
+  ) => Effect.Effect<number, StorageError>
+  /**
+   * Completes a paid session in one atomic step (no surrounding transaction needed), if the stored
+   * session is still at `completion.version` and its attempt `attemptSequence` still pending:
+   * marks the attempt succeeded, stores the session, writes the order and queues its event (as
+   * `OrderStore.saveOrderWithEvent`), counts the session's coupon holds as redemptions and
+   * consumes its reservations (as `redeemCoupons` and `consumeReservations`). False, and nothing
+   * written, when the session changed since (or is absent) or the attempt is not pending.
+   */
+  readonly completePaidSessionIfUnchanged: (completion: PaidCompletion) => Effect.Effect<boolean, StorageError>
   /** Stores the outcome of an attempt (by session and sequence). */
   readonly updatePaymentAttempt: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
 

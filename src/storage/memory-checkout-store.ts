@@ -13,9 +13,12 @@
  * - Values are deep-copied (`structuredClone`) on the way in and out.
  *
  * Same semantics as the SQL store, including its errors: a duplicate session id and stock going
- * negative fail with `StorageError` "failure".
+ * negative fail with `StorageError` "failure". `completePaidSessionIfUnchanged` writes the order
+ * and its event through the `OrderStore` in context, last: that write is not undone if the
+ * transaction around it fails later (the two memory stores have separate state).
  */
 import { Effect, Exit, FiberRef, Layer, Option } from "effect"
+import { OrderStore } from "./order-store.ts"
 import { type Reservations, type Session, toCheckoutSession } from "../domain/session-model.ts"
 import {
   CheckoutStore,
@@ -79,7 +82,7 @@ const failure = (message: string) => new StorageError({ reason: "failure", cause
 const isActiveStatus = (status: Session["status"]) =>
   status === "not_ready_for_payment" || status === "ready_for_payment" || status === "authentication_required"
 
-export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
+export const make: Effect.Effect<CheckoutStoreService, never, OrderStore> = Effect.map(OrderStore, (orders) => {
   let state = emptyState()
   /** Whether `state` is referenced by a transaction's snapshot (then the next write copies it). */
   let shared = false
@@ -337,8 +340,25 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
   const updateSessionAndAttempt: CheckoutStoreService["updateSessionAndAttempt"] = (session, attempt, write) =>
     transaction(Effect.zipRight(
       write === "insert" ? insertPaymentAttempt(attempt) : updatePaymentAttempt(attempt),
-      updateSession(session)
+      Effect.zipRight(updateSession(session), Effect.sync(() => state.versions.get(session.id) ?? 0))
     ))
+
+  const completePaidSessionIfUnchanged: CheckoutStoreService["completePaidSessionIfUnchanged"] = (completion) =>
+    transaction(Effect.suspend(() => {
+      const { session } = completion
+      const attempt = state.attempts.get(session.id)?.find((a) => a.sequence === completion.attemptSequence)
+      if (state.versions.get(session.id) !== completion.version || attempt?.state !== "pending") {
+        return Effect.succeed(false)
+      }
+      return updatePaymentAttempt({ ...attempt, state: "succeeded", chargeId: completion.chargeId, updatedAt: completion.now })
+        .pipe(
+          Effect.zipRight(updateSession(session)),
+          Effect.zipRight(redeemCoupons(session.id)),
+          Effect.zipRight(consumeReservations(session.id)),
+          Effect.zipRight(orders.saveOrderWithEvent(completion.order.stored, completion.order.event)),
+          Effect.as(true)
+        )
+    }))
 
   const seedCoupons = (coupons: ReadonlyArray<{ readonly id: string; readonly timesRedeemed: number }>) =>
     atomic(() => {
@@ -409,6 +429,7 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
     couponRedemptions,
     lockSessionForPayment,
     updateSessionAndAttempt,
+    completePaidSessionIfUnchanged,
     updatePaymentAttempt,
     transaction,
     getSession,
@@ -431,5 +452,5 @@ export const make: Effect.Effect<CheckoutStoreService> = Effect.sync(() => {
   })
 })
 
-/** A fresh, empty in-memory store. */
-export const MemoryCheckoutStore: Layer.Layer<CheckoutStore> = Layer.effect(CheckoutStore, make)
+/** A fresh, empty in-memory store; completions write orders to the `OrderStore` in context. */
+export const MemoryCheckoutStore: Layer.Layer<CheckoutStore, never, OrderStore> = Layer.effect(CheckoutStore, make)

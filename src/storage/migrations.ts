@@ -541,6 +541,86 @@ const m0010_add_back_by_index: Migration = Effect.gen(function*() {
     $fn$`)
 })
 
+/**
+ * Completing a paid session in one statement (issue 9): the completing transaction was six round
+ * trips (BEGIN, lock, order and event, session and attempt, reservations, COMMIT), each costing
+ * the server as much CPU to send as PostgreSQL spends running it.
+ *
+ * - `order_save_with_event` writes an order row (a new one, or the new state of an existing one)
+ *   and queues its webhook event with the next sequence of the order: `OrderStore.saveOrderWithEvent`
+ *   and the completion below both call it, so the SQL of an order change is written once.
+ * - `checkout_complete_paid` is `CheckoutStore.completePaidSessionIfUnchanged`: it locks the
+ *   session and goes on only if the session is still at `p_version` (what the caller's first
+ *   payment transaction wrote) and its attempt `p_sequence` is still pending; then it marks the
+ *   attempt succeeded, stores the completed session, saves the order with its `order_create`
+ *   event, counts the held coupons and consumes the reservations — locks in the order of the
+ *   transaction it replaces (session, coupons in id order, stock in product-id order). It returns
+ *   the event's sequence, or NULL with nothing written when the session changed.
+ */
+const m0011_complete_paid: Migration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`
+    CREATE FUNCTION order_save_with_event(
+      p_order_id text, p_session text, p_order_data jsonb, p_order_created_at timestamptz,
+      p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
+    ) RETURNS integer
+    LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+    DECLARE
+      v_sequence integer;
+    BEGIN
+      INSERT INTO orders (id, checkout_session_id, data, created_at)
+      VALUES (p_order_id, p_session, p_order_data, p_order_created_at)
+      ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data;
+      INSERT INTO webhook_outbox (id, order_id, sequence, type, payload, state, attempts, next_attempt_at, created_at)
+      VALUES (p_event_id, p_order_id,
+              COALESCE((SELECT MAX(o.sequence) FROM webhook_outbox o WHERE o.order_id = p_order_id), 0) + 1,
+              p_event_type, p_event_payload, 'pending', 0, p_now, p_now)
+      RETURNING sequence INTO v_sequence;
+      RETURN v_sequence;
+    END
+    $fn$`)
+  yield* sql.unsafe(`
+    CREATE FUNCTION checkout_complete_paid(
+      p_session text, p_version bigint, p_status text, p_data jsonb, p_expires_at timestamptz,
+      p_updated_at timestamptz, p_sequence integer, p_charge_id text, p_paid_at timestamptz,
+      -- then the arguments of order_save_with_event
+      p_order_id text, p_order_session text, p_order_data jsonb, p_order_created_at timestamptz,
+      p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
+    ) RETURNS integer
+    LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+    DECLARE
+      v_version bigint;
+      v_coupons text[];
+      v_sequence integer;
+    BEGIN
+      SELECT s.version INTO v_version FROM checkout_sessions s WHERE s.id = p_session FOR UPDATE;
+      IF v_version IS DISTINCT FROM p_version THEN
+        RETURN NULL;
+      END IF;
+      UPDATE payment_attempts a SET state = 'succeeded', charge_id = p_charge_id, updated_at = p_paid_at
+      WHERE a.session_id = p_session AND a.sequence = p_sequence AND a.state = 'pending';
+      IF NOT FOUND THEN
+        RETURN NULL;
+      END IF;
+      UPDATE checkout_sessions
+      SET status = p_status, data = p_data, expires_at = p_expires_at, updated_at = p_updated_at,
+          version = version + 1
+      WHERE id = p_session;
+      v_sequence := order_save_with_event(p_order_id, p_order_session, p_order_data, p_order_created_at,
+                                          p_event_id, p_event_type, p_event_payload, p_now);
+      -- The rows every checkout shares last, so they stay locked the shortest time.
+      SELECT array_agg(h.coupon_id ORDER BY h.coupon_id) INTO v_coupons FROM coupon_holds h WHERE h.session_id = p_session;
+      IF v_coupons IS NOT NULL THEN
+        PERFORM 1 FROM coupons c WHERE c.id = ANY (v_coupons) ORDER BY c.id FOR UPDATE;
+        UPDATE coupons c SET times_redeemed = c.times_redeemed + 1 WHERE c.id = ANY (v_coupons);
+        DELETE FROM coupon_holds h WHERE h.session_id = p_session;
+      END IF;
+      PERFORM checkout_remove_reservations(p_session, true);
+      RETURN v_sequence;
+    END
+    $fn$`)
+})
+
 /** All migrations, by `<id>_<name>`. Append new ones at the end. */
 export const migrations: Record<string, Migration> = {
   "0001_checkout": m0001_checkout,
@@ -552,7 +632,8 @@ export const migrations: Record<string, Migration> = {
   "0007_stock_reserved": m0007_stock_reserved,
   "0008_create_session": m0008_create_session,
   "0009_lock_session_for_payment": m0009_lock_session_for_payment,
-  "0010_add_back_by_index": m0010_add_back_by_index
+  "0010_add_back_by_index": m0010_add_back_by_index,
+  "0011_complete_paid": m0011_complete_paid
 }
 
 /** The loader for `Migrator.make(...)({ loader })` / `PgMigrator.layer({ loader })`. */

@@ -77,7 +77,7 @@ export interface DeliveryCounts {
 
 /** The outbox row `enqueueEvent` makes: event `id` of `payload`'s order, number `sequence`, due at `now`. */
 export const pendingEvent = (
-  { id, now, payload }: { readonly id: string; readonly payload: OutgoingWebhookEvent; readonly now: number },
+  { id, now, payload }: NewOrderEvent,
   sequence: number
 ): OutboxEvent => ({
   id,
@@ -95,6 +95,19 @@ export const pendingEvent = (
   deliveredAt: null
 })
 
+/** An event to queue: `id` (`evt_…`), the event as sent, and when it is made (epoch ms). */
+export interface NewOrderEvent {
+  readonly id: string
+  readonly payload: OutgoingWebhookEvent
+  readonly now: number
+}
+
+/** An order as it now is, with the event announcing the change (`payload` is about `stored.order`). */
+export interface OrderChange {
+  readonly stored: StoredFullOrder
+  readonly event: NewOrderEvent
+}
+
 export interface OrderStoreService {
   /** Runs `effect` atomically; nested calls (and calls inside the SQL client's transaction) join. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
@@ -109,14 +122,9 @@ export interface OrderStoreService {
    * `saveOrder` and `enqueueEvent` in one atomic step (no surrounding transaction needed): the
    * order change and the event announcing it (`payload` is about `stored.order`).
    */
-  readonly saveOrderWithEvent: (
-    stored: StoredFullOrder,
-    event: { readonly id: string; readonly payload: OutgoingWebhookEvent; readonly now: number }
-  ) => Effect.Effect<OutboxEvent, StorageError>
+  readonly saveOrderWithEvent: (stored: StoredFullOrder, event: NewOrderEvent) => Effect.Effect<OutboxEvent, StorageError>
   /** Appends a pending event for `payload.data.id` with the next sequence of that order, due at `now`. */
-  readonly enqueueEvent: (
-    input: { readonly id: string; readonly payload: OutgoingWebhookEvent; readonly now: number }
-  ) => Effect.Effect<OutboxEvent, StorageError>
+  readonly enqueueEvent: (input: NewOrderEvent) => Effect.Effect<OutboxEvent, StorageError>
 
   /**
    * Claims at most `limit` events due at `now` whose order has no earlier pending event and that

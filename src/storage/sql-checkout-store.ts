@@ -9,8 +9,9 @@
  *   lock (or creating it): `setReservations`, `consumeReservations` and `releaseReservations`
  *   compute their changes from the session's rows as their statement sees them;
  * - `findExpiredSessionIds` uses `FOR UPDATE SKIP LOCKED`, so several sweepers share the work.
- * The `version` column is bumped on each update for diagnostics; it is not used for optimistic
- * locking.
+ * - the `version` column moves on with every write of the session: the single-statement writes
+ *   that need no transaction (`updateSessionKeepingReservationsIfUnchanged`,
+ *   `completePaidSessionIfUnchanged`) write only if the session is still at the version read.
  *
  * Stock and reservations. `stock.reserved` is the sum of the quantities of *all* the product's
  * rows in `reservations`, expired or not. Every write to `reservations` is one call of a PL/pgSQL
@@ -50,6 +51,7 @@ import {
   type StockLevel,
   StorageError
 } from "./checkout-store.ts"
+import { orderChangeArguments } from "./sql-order-change.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Error mapping
@@ -457,7 +459,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   // only if the attempt was written (a missing session or attempt matches no row; a duplicate
   // attempt fails the statement).
   const updateSessionAndAttempt: CheckoutStoreService["updateSessionAndAttempt"] = (session, attempt, write) =>
-    run(sql<{ id: string }>`
+    run(sql<{ version: number | string }>`
       WITH attempt AS (${
       write === "insert"
         ? sql`
@@ -481,9 +483,9 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
           expires_at = ${session.expires_at}::timestamptz, updated_at = ${session.updated_at}::timestamptz,
           version = version + 1
       WHERE id = ${session.id} AND EXISTS (SELECT 1 FROM attempt)
-      RETURNING id`).pipe(
+      RETURNING version`).pipe(
       Effect.flatMap((rows) =>
-        rows.length === 1 ? Effect.void : Effect.fail(
+        rows.length === 1 ? Effect.succeed(Number(rows[0]!.version)) : Effect.fail(
           new StorageError({
             reason: "failure",
             cause: new Error(`updateSessionAndAttempt: no session ${session.id} or no attempt ${attempt.idempotencyKey}`)
@@ -491,6 +493,17 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
         )
       )
     )
+
+  // One statement: `checkout_complete_paid` (migration 0011).
+  const completePaidSessionIfUnchanged: CheckoutStoreService["completePaidSessionIfUnchanged"] = (completion) => {
+    const { session } = completion
+    return run(sql<{ sequence: number | string | null }>`
+      SELECT checkout_complete_paid(
+        ${session.id}, ${completion.version}, ${session.status}, ${sessionJson(session)}::jsonb,
+        ${session.expires_at}::timestamptz, ${session.updated_at}::timestamptz, ${completion.attemptSequence},
+        ${completion.chargeId}, ${iso(completion.now)}::timestamptz, ${orderChangeArguments(sql, completion.order)}
+      ) AS sequence`).pipe(Effect.map((rows) => rows[0]?.sequence !== undefined && rows[0].sequence !== null))
+  }
 
   const updatePaymentAttempt = (attempt: PaymentAttempt) =>
     run(sql<{ sequence: number }>`
@@ -580,6 +593,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     couponRedemptions,
     lockSessionForPayment,
     updateSessionAndAttempt,
+    completePaidSessionIfUnchanged,
     updatePaymentAttempt,
     transaction,
     getSession,

@@ -24,6 +24,7 @@ import {
   type StoredFullOrder
 } from "./order-store.ts"
 import { fromSqlError, sqlTransaction } from "./sql-checkout-store.ts"
+import { orderChangeArguments } from "./sql-order-change.ts"
 
 
 const decodeOrder = Schema.decodeUnknown(Order)
@@ -141,28 +142,15 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
       )
     )
 
-  // One statement. The event row is built from what was written: no read back and decode of the
-  // payload, only its sequence (the next of its order).
-  const saveOrderWithEvent: OrderStoreService["saveOrderWithEvent"] = (stored, { id, now, payload }) =>
-    run(sql<{ sequence: number | string }>`
-      WITH saved AS (
-        INSERT INTO orders (id, checkout_session_id, data, created_at)
-        VALUES (${stored.order.id}, ${stored.sessionId}, ${JSON.stringify(encodeOrder(stored.order))}::jsonb,
-                ${iso(stored.createdAt)}::timestamptz)
-        ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data
-        RETURNING id
-      )
-      INSERT INTO webhook_outbox (id, order_id, sequence, type, payload, state, attempts, next_attempt_at, created_at)
-      SELECT ${id}, ${payload.data.id},
-             COALESCE((SELECT MAX(sequence) FROM webhook_outbox WHERE order_id = ${payload.data.id}), 0) + 1,
-             ${payload.type}, ${JSON.stringify(encodeEvent(payload))}::jsonb, 'pending', 0,
-             ${iso(now)}::timestamptz, ${iso(now)}::timestamptz
-      FROM saved
-      RETURNING sequence`).pipe(
+  // One statement (`order_save_with_event`, migration 0011). The event row is built from what was
+  // written: no read back and decode of the payload, only its sequence (the next of its order).
+  const saveOrderWithEvent: OrderStoreService["saveOrderWithEvent"] = (stored, event) =>
+    run(sql<{ sequence: number | string | null }>`
+      SELECT order_save_with_event(${orderChangeArguments(sql, { stored, event })}) AS sequence`).pipe(
       Effect.flatMap((rows): Effect.Effect<OutboxEvent, StorageError> =>
-        rows[0] === undefined
+        rows[0]?.sequence === undefined || rows[0].sequence === null
           ? Effect.fail(new StorageError({ reason: "failure", cause: new Error("saveOrderWithEvent: no row") }))
-          : Effect.succeed(pendingEvent({ id, now, payload }, Number(rows[0].sequence)))
+          : Effect.succeed(pendingEvent(event, Number(rows[0].sequence)))
       )
     )
 

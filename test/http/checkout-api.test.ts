@@ -414,7 +414,6 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
       const declining = Layer.succeed(PaymentProvider, {
         authorize: () => Effect.void,
         charge: () => Effect.fail(new PaymentDeclined({ reason: "card_declined", message: "Your card was declined." })),
-        settle: () => Effect.void,
         release: () => Effect.void
       })
       return run(

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, TestClock } from "effect"
 import { ChargeStore } from "../../src/storage/charge-store.ts"
-import { CheckoutStore } from "../../src/storage/checkout-store.ts"
+import { CheckoutStore, type PaidCompletion } from "../../src/storage/checkout-store.ts"
+import { OrderStore } from "../../src/storage/order-store.ts"
 import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
 import { MemoryVaultStore } from "../../src/storage/memory-vault-store.ts"
 import { VaultStore } from "../../src/storage/vault-store.ts"
@@ -63,20 +64,44 @@ const approvedCharges = Effect.flatMap(ChargeStore, (store) => store.listCharges
   Effect.map((charges) => charges.filter((charge) => charge.outcome === "approved"))
 )
 
-/** The completing transaction fails once at its stock write (after the charge), as if the process died there. */
-const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown>, onCrash: () => void) =>
+/**
+ * The completing step fails once after the charge, before anything of it is stored, as if the
+ * process died there: the one-step completion before it writes, or the locked completion at its
+ * stock write (before COMMIT).
+ */
+const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, OrderStore>, onCrash: () => void) =>
   Layer.effect(
     CheckoutStore,
     Effect.map(CheckoutStore, (store) => {
       let crashes = 1
+      const crash = <A, E>(step: Effect.Effect<A, E>) =>
+        Effect.suspend(() =>
+          crashes-- > 0 ? Effect.sync(onCrash).pipe(Effect.zipRight(Effect.die(new Error("crash before commit")))) : step
+        )
       return {
         ...store,
-        consumeReservations: (sessionId: string) =>
-          crashes-- > 0
-            ? Effect.sync(onCrash).pipe(Effect.zipRight(Effect.die(new Error("crash before commit"))))
-            : store.consumeReservations(sessionId)
+        completePaidSessionIfUnchanged: (completion: PaidCompletion) => crash(store.completePaidSessionIfUnchanged(completion)),
+        consumeReservations: (sessionId: string) => crash(store.consumeReservations(sessionId))
       }
     })
+  ).pipe(Layer.provide(base))
+
+/**
+ * The checkout store, except that the session is written again (as it is) just before each one-step
+ * completion, as a concurrent request would: that completion then finds the session changed.
+ */
+const writtenBeforeCompleting = (base: Layer.Layer<CheckoutStore, unknown, OrderStore>, onWrite: () => void) =>
+  Layer.effect(
+    CheckoutStore,
+    Effect.map(CheckoutStore, (store) => ({
+      ...store,
+      completePaidSessionIfUnchanged: (completion: PaidCompletion) =>
+        store.getSession(completion.session.id).pipe(
+          Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: store.updateSession })),
+          Effect.tap(() => Effect.sync(onWrite)),
+          Effect.zipRight(store.completePaidSessionIfUnchanged(completion))
+        )
+    }))
   ).pipe(Layer.provide(base))
 
 /** The vault store, except that no token can be read any more once `gone()` (purged, or its key retired). */
@@ -90,23 +115,27 @@ const forgettingTokens = (base: Layer.Layer<VaultStore, unknown>, gone: () => bo
   ).pipe(Layer.provide(base))
 
 const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
-  /** Runs `effect` against a fresh application over fresh stores of this kind. */
   /**
    * Runs `effect` against a fresh application over fresh stores of this kind; `crash`: the first
-   * completing transaction dies before COMMIT; `tokensGoneAfterCrash`: then no vault token can be
-   * read any more.
+   * completing step dies before it stores anything; `tokensGoneAfterCrash`: then no vault token can
+   * be read any more; `writtenBeforeCompleting`: something writes the session just before each
+   * one-step completion.
    */
-  const run = <A, E>(effect: Effect.Effect<A, E, any>, crash = false, tokensGoneAfterCrash = false) =>
+  const run = <A, E>(
+    effect: Effect.Effect<A, E, any>,
+    options: { crash?: boolean; tokensGoneAfterCrash?: boolean; writtenBeforeCompleting?: () => void } = {}
+  ) =>
     Effect.flatMap(storeUnderTest.freshStores, (stores) => {
       let crashed = false
-      const store = stores.store ?? MemoryCheckoutStore
+      const base = stores.store ?? MemoryCheckoutStore
+      const store = options.writtenBeforeCompleting ? writtenBeforeCompleting(base, options.writtenBeforeCompleting) : base
       const vaultStore = stores.vaultStore ?? MemoryVaultStore
       return Effect.provide(
         effect,
         testApp({
           ...stores,
-          ...(crash ? { store: crashingOnce(store, () => void (crashed = true)) } : {}),
-          ...(tokensGoneAfterCrash ? { vaultStore: forgettingTokens(vaultStore, () => crashed) } : {})
+          store: options.crash ? crashingOnce(store, () => void (crashed = true)) : store,
+          ...(options.tokensGoneAfterCrash ? { vaultStore: forgettingTokens(vaultStore, () => crashed) } : {})
         })
       )
     }) as Effect.Effect<A, E, never>
@@ -263,8 +292,31 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.stockLevels(0))
           expect(stock.find((level) => level.productId === "print-limited")?.onHand).toBe(2)
         }),
-        true
+        { crash: true }
       ))
+
+    it.effect("a session written between the charge and the completion is completed under its lock, once", () => {
+      let writes = 0
+      return run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          const completed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(writes).toBe(1)
+          expect(completed.status).toBe(200)
+          expect(completed.body.status).toBe("completed")
+          const order = completed.body.order
+          expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
+          expect(yield* approvedCharges).toHaveLength(1)
+          const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.stockLevels(0))
+          expect(stock.find((level) => level.productId === "print-limited")).toMatchObject({ onHand: 2, reserved: 0 })
+          const orders = yield* OrderStore
+          expect(Option.getOrThrow(yield* orders.getOrder(order.id)).sessionId).toBe(session.id)
+          expect((yield* orders.listEvents({ limit: 10 })).map((event) => event.type)).toEqual(["order_create"])
+        }),
+        { writtenBeforeCompleting: () => void writes++ }
+      )
+    })
 
     it.effect("a retry after the crash is answered by the first charge even when the token can no longer be read", () =>
       run(
@@ -286,8 +338,7 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           expect(refused.status).toBe(422)
           expect(yield* approvedCharges).toHaveLength(1)
         }),
-        true,
-        true
+        { crash: true, tokensGoneAfterCrash: true }
       ))
 
     it.effect("the buyer of the complete request is kept even when the payment is declined", () =>

@@ -20,6 +20,7 @@ import { CheckoutStore, type CheckoutStoreService, StorageError } from "../../sr
 import { IdempotencyStore, type IdempotencyStoreService } from "../../src/storage/idempotency-store.ts"
 import { make as makeMemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
 import { make as makeMemoryIdempotencyStore } from "../../src/storage/memory-idempotency-store.ts"
+import { MemoryOrderStore } from "../../src/storage/memory-order-store.ts"
 import { SqlCheckoutStore } from "../../src/storage/sql-checkout-store.ts"
 import { SqlIdempotencyStore } from "../../src/storage/sql-idempotency-store.ts"
 import {
@@ -43,6 +44,9 @@ import {
   validDelegateRequest
 } from "../support/delegate.ts"
 
+/** A memory checkout store on its own (the orders of its completions go to a memory order store of its own). */
+const memoryCheckoutStore = Effect.provide(makeMemoryCheckoutStore, MemoryOrderStore)
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
@@ -57,7 +61,6 @@ const countingPayments = (options: { readonly dieOnFirstCharge?: boolean } = {})
         if (options.dieOnFirstCharge === true && calls.length === 1) return Effect.die(new Error("processor crashed"))
         return Effect.succeed<Charge>({ id: `ch_${calls.length}`, amount: request.amount, currency: request.currency })
       }),
-    settle: () => Effect.void,
     release: () => Effect.void
   })
   return { calls, layer }
@@ -94,7 +97,7 @@ const expectIdempotencyError = (response: TestResponse, code: "idempotency_confl
 describe("replays of each POST route", () => {
   it.effect("create: the same key and body return the stored 201 and make no second session", () =>
     Effect.gen(function*() {
-      const store = yield* makeMemoryCheckoutStore
+      const store = yield* memoryCheckoutStore
       yield* run(
         Effect.gen(function*() {
           const first = yield* post("/checkout_sessions", createBody, withKey("create-1"))
@@ -119,7 +122,7 @@ describe("replays of each POST route", () => {
 
   it.effect("without a key every POST runs", () =>
     Effect.gen(function*() {
-      const store = yield* makeMemoryCheckoutStore
+      const store = yield* memoryCheckoutStore
       yield* run(
         Effect.gen(function*() {
           const first = yield* post("/checkout_sessions", createBody)
@@ -283,7 +286,7 @@ describe("fingerprints and scope", () => {
 describe("in flight, concurrency and the lease", () => {
   it.effect("50 concurrent identical creates: one session, the rest in-flight 409s or replays", () =>
     Effect.gen(function*() {
-      const store = yield* makeMemoryCheckoutStore
+      const store = yield* memoryCheckoutStore
       yield* run(
         Effect.gen(function*() {
           const responses = yield* Effect.forEach(
@@ -417,7 +420,7 @@ describe("failures are not stored", () => {
 
   it.effect("a 503 (storage unreachable) releases the key", () =>
     Effect.gen(function*() {
-      const base = yield* makeMemoryCheckoutStore
+      const base = yield* memoryCheckoutStore
       let failures = 1
       const flaky: CheckoutStoreService = {
         ...base,
@@ -440,7 +443,7 @@ describe("failures are not stored", () => {
 
   it.effect("when the idempotency store is unreachable the request is refused with 503, not run unguarded", () =>
     Effect.gen(function*() {
-      const store = yield* makeMemoryCheckoutStore
+      const store = yield* memoryCheckoutStore
       const base = yield* makeMemoryIdempotencyStore
       const down: IdempotencyStoreService = {
         ...base,

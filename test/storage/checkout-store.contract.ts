@@ -5,7 +5,10 @@
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { CheckoutStore, type PaymentAttempt, StorageError } from "../../src/storage/checkout-store.ts"
+import { CheckoutStore, type PaidCompletion, type PaymentAttempt, StorageError } from "../../src/storage/checkout-store.ts"
+import { OrderStore } from "../../src/storage/order-store.ts"
+import { makeOrder } from "../../src/domain/order.ts"
+import { makeOrderEvent } from "../../src/domain/webhook.ts"
 import { type Session, toCheckoutSession } from "../../src/domain/session-model.ts"
 
 const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
@@ -131,7 +134,7 @@ export interface ContractOptions {
 
 export const checkoutStoreContract = <E>(
   name: string,
-  storeLayer: Layer.Layer<CheckoutStore, E>,
+  storeLayer: Layer.Layer<CheckoutStore | OrderStore, E>,
   options: ContractOptions
 ) =>
   layer(storeLayer, { timeout: options.timeout ?? 60_000, excludeTestServices: true })(name, (it) => {
@@ -624,6 +627,84 @@ export const checkoutStoreContract = <E>(
         // Nothing was stored for the missing session: created now, it has no attempt.
         yield* store.insertSession(makeSession(orphan.sessionId))
         expect(yield* latestAttemptOf(orphan.sessionId)).toEqual(Option.none())
+      }))
+
+    it.effect("completePaidSessionIfUnchanged: everything in one step at the version paid, nothing otherwise", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const orders = yield* OrderStore
+        const p1 = uid("prod_a")
+        const [kept, redeemed] = [uid("coupon_k"), uid("coupon_r")]
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        yield* store.seedStock([{ id: p1, stock: 10 }])
+        yield* store.seedCoupons([{ id: kept, timesRedeemed: 0 }, { id: redeemed, timesRedeemed: 4 }])
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        yield* store.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
+        yield* store.holdCoupons(session.id, [redeemed], now + 60_000)
+        const paying = { ...session, updated_at: "2026-01-30T12:00:01.000Z" }
+        const version = yield* store.updateSessionAndAttempt(paying, attemptOf(session.id, 1), "insert")
+        expect(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version).toBe(version)
+
+        const order = makeOrder({
+          id: uid("ord"),
+          checkoutSessionId: session.id,
+          permalinkUrl: "https://merchant.example/orders/1",
+          lineItems: session.line_items.map((line) => ({ ...line, title: "T-shirt", kind: "physical" as const })),
+          totals: session.totals
+        })
+        const completed = { ...paying, status: "completed" as const, updated_at: "2026-01-30T12:00:02.000Z" }
+        const completion = (overrides: Partial<PaidCompletion> = {}): PaidCompletion => ({
+          session: completed,
+          version,
+          attemptSequence: 1,
+          chargeId: "ch_paid",
+          now: now + 2_000,
+          order: {
+            stored: { order, sessionId: session.id, createdAt: now + 2_000 },
+            event: { id: uid("evt"), payload: makeOrderEvent("order_create", order), now: now + 2_000 }
+          },
+          ...overrides
+        })
+        const unchanged = Effect.gen(function*() {
+          expect(yield* store.getSessionVersion(session.id)).toEqual(Option.some({ session: paying, version }))
+          expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attemptOf(session.id, 1)))
+          expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
+          const redemptions = yield* store.couponRedemptions
+          expect([redemptions.get(kept), redemptions.get(redeemed)]).toEqual([0, 4])
+          expect(yield* orders.getOrder(order.id)).toEqual(Option.none())
+        })
+
+        // Not at the version paid, another attempt, another session: false and nothing written.
+        expect(yield* store.completePaidSessionIfUnchanged(completion({ version: version - 1 }))).toBe(false)
+        expect(yield* store.completePaidSessionIfUnchanged(completion({ attemptSequence: 2 }))).toBe(false)
+        expect(
+          yield* store.completePaidSessionIfUnchanged(completion({ session: { ...completed, id: uid("cs_missing") } }))
+        ).toBe(false)
+        yield* unchanged
+
+        expect(yield* store.completePaidSessionIfUnchanged(completion())).toBe(true)
+        expect(yield* store.getSession(session.id)).toEqual(Option.some(completed))
+        expect(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version).toBeGreaterThan(version)
+        expect(yield* latestAttemptOf(session.id)).toEqual(
+          Option.some({ ...attemptOf(session.id, 1), state: "succeeded", chargeId: "ch_paid", updatedAt: now + 2_000 })
+        )
+        expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 7, reserved: 0 }])
+        const redemptions = yield* store.couponRedemptions
+        expect([redemptions.get(kept), redemptions.get(redeemed)]).toEqual([0, 5])
+        expect(Option.getOrThrow(yield* store.transaction(store.lockSessionForPayment(session.id))).couponHolds).toEqual([])
+        expect(yield* orders.getOrder(order.id)).toEqual(
+          Option.some({ order, sessionId: session.id, createdAt: now + 2_000 })
+        )
+        const events = yield* orders.listEvents({ orderId: order.id, limit: 10 })
+        expect(events.map((event) => [event.type, event.sequence, event.state])).toEqual([["order_create", 1, "pending"]])
+        expect(events[0]!.payload).toEqual(makeOrderEvent("order_create", order))
+
+        // The same completion again (a concurrent twin): the version moved on, nothing doubled.
+        expect(yield* store.completePaidSessionIfUnchanged(completion())).toBe(false)
+        expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 7, reserved: 0 }])
+        expect((yield* store.couponRedemptions).get(redeemed)).toBe(5)
+        expect(yield* orders.listEvents({ orderId: order.id, limit: 10 })).toHaveLength(1)
       }))
 
     it.effect("lockSessionForPayment waits for the lock and then sees what its holder committed", () =>

@@ -23,6 +23,7 @@ import type { Session } from "../../src/domain/session-model.ts"
 import { CheckoutService } from "../../src/services/checkout-service.ts"
 import { CheckoutStore, StorageError } from "../../src/storage/checkout-store.ts"
 import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
+import { MemoryOrderStore } from "../../src/storage/memory-order-store.ts"
 import { migrations } from "../../src/storage/migrations.ts"
 import { SqlChargeStore } from "../../src/storage/sql-charge-store.ts"
 import { SqlCheckoutStore } from "../../src/storage/sql-checkout-store.ts"
@@ -277,7 +278,7 @@ const counterContract = <E>(name: string, storeLayer: Layer.Layer<CheckoutStore,
       }))
   })
 
-counterContract("reservation counter: memory", MemoryCheckoutStore)
+counterContract("reservation counter: memory", MemoryCheckoutStore.pipe(Layer.provide(MemoryOrderStore)))
 
 counterContract(
   "reservation counter: SQL on embedded PGlite",

@@ -29,7 +29,8 @@ export const API_VERSION = "2026-01-30"
 
 export interface TestAppOptions {
   readonly config?: Partial<AppConfigShape>
-  readonly store?: Layer.Layer<CheckoutStore, unknown>
+  /** The checkout store; it may write completions' orders to the `orderStore` (as the memory one does). */
+  readonly store?: Layer.Layer<CheckoutStore, unknown, OrderStore>
   /** The delegate payment vault's store; in memory by default. */
   readonly vaultStore?: Layer.Layer<VaultStore, unknown>
   readonly payments?: Layer.Layer<PaymentProvider>

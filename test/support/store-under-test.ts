@@ -12,6 +12,7 @@ import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { CheckoutStore } from "../../src/storage/checkout-store.ts"
+import type { OrderStore } from "../../src/storage/order-store.ts"
 import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
 import { SqlChargeStore } from "../../src/storage/sql-charge-store.ts"
 import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/storage/sql-checkout-store.ts"
@@ -26,8 +27,8 @@ export interface StoreUnderTest {
   readonly available: boolean
   /** Registers the suite's `beforeAll`/`afterAll` (opening and closing a shared database). */
   readonly register: () => void
-  /** A store layer with empty state, for one test. */
-  readonly fresh: Effect.Effect<Layer.Layer<CheckoutStore>>
+  /** A store layer with empty state, for one test (completions write orders to the `OrderStore` in context). */
+  readonly fresh: Effect.Effect<Layer.Layer<CheckoutStore, never, OrderStore>>
   /**
    * Every store of the application with empty state, for one test: on SQL they share one
    * database, so a completion's writes commit or roll back together as in production.
