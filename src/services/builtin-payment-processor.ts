@@ -72,6 +72,12 @@ export const BuiltInPaymentProcessor = Layer.effect(
       usedBySession: record.usedBySession
     })
 
+    /**
+     * Holds the token for this session after checking its allowance, in the caller's transaction.
+     * Consuming it first answers the record in the same round trip (the usual case: an active
+     * token), and a refusal gives it straight back; a token that is not active is read (locked)
+     * and checked as it is — a retry of this session finds it held by itself.
+     */
     const authorize = (request: ChargeRequest) =>
       Effect.gen(function*() {
         const token = request.credential.token
@@ -79,18 +85,28 @@ export const BuiltInPaymentProcessor = Layer.effect(
           return token in TEST_TOKENS ? undefined : yield* rejected(request, "The payment token is not known to the payment processor.")
         }
         const now = yield* Clock.currentTimeMillis
-        const record = Option.getOrUndefined(yield* tokens.lockToken(token))
-        const check = checkAllowance(record ? tokenView(record) : undefined, {
+        const attempt = {
           merchantId: config.merchantId,
           sessionId: request.sessionId,
           currency: request.currency,
           amount: request.amount,
           now
-        })
+        }
+        const consumed = Option.getOrUndefined(yield* tokens.markTokenUsed(token, request.sessionId, now))
+        if (consumed !== undefined) {
+          const check = checkAllowance({ ...tokenView(consumed), state: "active", usedBySession: undefined }, attempt)
+          if (check._tag === "Left") {
+            yield* tokens.releaseToken(token, request.sessionId)
+            return yield* rejected(request, check.left.message)
+          }
+          return
+        }
+        const record = Option.getOrUndefined(yield* tokens.lockToken(token))
+        const check = checkAllowance(record ? tokenView(record) : undefined, attempt)
         if (check._tag === "Left") return yield* rejected(request, check.left.message)
-        // Hold the token for this session (a retry of this session finds it held by itself). The
+        // Given back by a declined payment since it was consumed above: consume it now. The
         // compare-and-set decides between concurrent sessions even where the read took no lock.
-        if (record!.state === "active" && !(yield* tokens.markTokenUsed(token, request.sessionId, now))) {
+        if (record!.state === "active" && Option.isNone(yield* tokens.markTokenUsed(token, request.sessionId, now))) {
           return yield* rejected(request, "The payment token has already been used.")
         }
       })

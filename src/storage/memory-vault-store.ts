@@ -3,7 +3,7 @@
  *
  * - Atomic operations: each operation is one synchronous map read or write, which nothing can
  *   interleave on the single JS thread. `markTokenUsed` checks and writes in the same step, so of
- *   concurrent calls for one token exactly one returns `true`.
+ *   concurrent calls for one token exactly one consumes it.
  * - `transaction` takes no lock (so it can be nested inside the memory checkout store's critical
  *   section, or around it, without lock-ordering concerns). It keeps an undo log in a `FiberRef`:
  *   a transaction that fails or is interrupted puts back the tokens it inserted or consumed;
@@ -60,9 +60,10 @@ export const make: Effect.Effect<VaultStoreService> = Effect.sync(() => {
   const markTokenUsed = (id: string, sessionId: string, at: number) =>
     write(() => {
       const current = tokens.get(id)
-      if (current === undefined || current.state !== "active") return [false, undefined] as const
-      tokens.set(id, { ...current, state: "used", usedAt: at, usedBySession: sessionId })
-      return [true, () => void tokens.set(id, current)] as const
+      if (current === undefined || current.state !== "active") return [Option.none(), undefined] as const
+      const used: VaultTokenRecord = { ...current, state: "used", usedAt: at, usedBySession: sessionId }
+      tokens.set(id, used)
+      return [Option.some(structuredClone(used)), () => void tokens.set(id, current)] as const
     })
 
   const releaseToken = (id: string, sessionId: string) =>

@@ -112,28 +112,25 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
         ${record.usedAt === undefined ? null : iso(record.usedAt)}::timestamptz, ${record.usedBySession ?? null}
       )`).pipe(Effect.asVoid)
 
+  /** The columns of a `TokenRow`. */
+  const tokenColumns = sql`*, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,
+    (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
+    (extract(epoch FROM used_at) * 1000)::float8 AS used_ms`
+
   const select = (id: string, lock: boolean) =>
     lock
-      ? sql<TokenRow>`
-          SELECT *, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,
-                 (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
-                 (extract(epoch FROM used_at) * 1000)::float8 AS used_ms
-          FROM vault_tokens WHERE id = ${id} FOR UPDATE`
-      : sql<TokenRow>`
-          SELECT *, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,
-                 (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
-                 (extract(epoch FROM used_at) * 1000)::float8 AS used_ms
-          FROM vault_tokens WHERE id = ${id}`
+      ? sql<TokenRow>`SELECT ${tokenColumns} FROM vault_tokens WHERE id = ${id} FOR UPDATE`
+      : sql<TokenRow>`SELECT ${tokenColumns} FROM vault_tokens WHERE id = ${id}`
 
   const getToken = (id: string) => run(select(id, false)).pipe(Effect.flatMap(firstRecord))
   const lockToken = (id: string) => run(select(id, true)).pipe(Effect.flatMap(firstRecord))
 
   const markTokenUsed = (id: string, sessionId: string, at: number) =>
-    run(sql<{ id: string }>`
+    run(sql<TokenRow>`
       UPDATE vault_tokens
       SET state = 'used', used_at = ${iso(at)}::timestamptz, used_by_session = ${sessionId}
       WHERE id = ${id} AND state = 'active'
-      RETURNING id`).pipe(Effect.map((rows) => rows.length === 1))
+      RETURNING ${tokenColumns}`).pipe(Effect.flatMap(firstRecord))
 
   const releaseToken = (id: string, sessionId: string) =>
     run(sql<{ id: string }>`

@@ -6,10 +6,11 @@
  * brand, last 4 digits, funding type and a keyed fingerprint. There is no plain card column or
  * field anywhere.
  *
- * Payment side (completing a checkout): inside `transaction`, `lockToken` reads the record and
- * locks it (SQL `SELECT … FOR UPDATE`), then `markTokenUsed` consumes it. `markTokenUsed` is a
- * compare-and-set from `active` to `used`: of concurrent calls for one token exactly one returns
- * `true`, with or without the lock.
+ * Payment side (completing a checkout), inside `transaction`: `markTokenUsed` consumes an active
+ * token and answers it as stored, in one step; `lockToken` reads (and locks: SQL
+ * `SELECT … FOR UPDATE`) one that is not active. `markTokenUsed` is a compare-and-set from
+ * `active` to `used`: of concurrent calls for one token exactly one consumes it, with or without
+ * the lock.
  *
  * Transactions: on SQL, `transaction` is `sql.withTransaction` on the same `SqlClient` as the
  * checkout store, so a vault transaction inside a checkout-store transaction (or the reverse)
@@ -83,10 +84,15 @@ export interface VaultStoreService {
   /** Reads and locks a token for the rest of the transaction (`SELECT … FOR UPDATE`). */
   readonly lockToken: (id: string) => Effect.Effect<Option.Option<VaultTokenRecord>, StorageError>
   /**
-   * Consumes an active token: `active` → `used`, recording when and by which session. `true` when
-   * this call consumed it; `false` when the token is unknown or already used (nothing changes).
+   * Consumes an active token: `active` → `used`, recording when and by which session. The record
+   * as now stored when this call consumed it; None when the token is unknown or already used
+   * (nothing changes).
    */
-  readonly markTokenUsed: (id: string, sessionId: string, at: number) => Effect.Effect<boolean, StorageError>
+  readonly markTokenUsed: (
+    id: string,
+    sessionId: string,
+    at: number
+  ) => Effect.Effect<Option.Option<VaultTokenRecord>, StorageError>
   /**
    * Gives back a token held by `sessionId` whose payment was declined: `used` → `active`. `true`
    * when it did; `false` when the token is not used by that session (nothing changes).

@@ -186,6 +186,11 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           expect(after.status).toBe("ready_for_payment")
           expect(after.messages).toContainEqual(expect.objectContaining({ type: "error", code: "payment_declined" }))
           expect(yield* approvedCharges).toEqual([])
+          // A refused token is not held: it stays active, unused.
+          if (opts !== "missing") {
+            const stored = Option.getOrThrow(yield* Effect.flatMap(VaultStore, (vault) => vault.getToken(token)))
+            expect([stored.state, stored.usedBySession]).toEqual(["active", undefined])
+          }
         })))
     }
 
@@ -197,6 +202,8 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
         const wrongSession = yield* post(`/checkout_sessions/${b.id}/complete`, handlerPayment(token))
         expect(wrongSession.status).toBe(422)
         expect(wrongSession.body.message).toMatch(/another checkout session/)
+        const refused = Option.getOrThrow(yield* Effect.flatMap(VaultStore, (vault) => vault.getToken(token)))
+        expect([refused.state, refused.usedBySession]).toEqual(["active", undefined])
         expect((yield* post(`/checkout_sessions/${a.id}/complete`, handlerPayment(token))).status).toBe(200)
         const reused = yield* post(`/checkout_sessions/${b.id}/complete`, handlerPayment(token))
         expect(reused.status).toBe(422)

@@ -98,17 +98,21 @@ export const vaultStoreContract = <R>(
         expect(Option.getOrThrow(yield* store.getToken(record.id)).brand).toBe("visa")
       }))
 
-    it.effect("markTokenUsed consumes an active token once", () =>
+    it.effect("markTokenUsed consumes an active token once and answers it as stored", () =>
       Effect.gen(function*() {
         const store = yield* VaultStore
         const record = makeRecord(uid("vt_"))
         yield* store.insertToken(record)
         const at = Date.parse("2026-01-30T12:30:00.789Z")
-        expect(yield* store.markTokenUsed(record.id, "cs_first", at)).toBe(true)
-        expect(yield* store.markTokenUsed(record.id, "cs_second", at + 1)).toBe(false)
-        expect(yield* store.markTokenUsed(uid("vt_"), "cs_first", at)).toBe(false)
-        const stored = Option.getOrThrow(yield* store.getToken(record.id))
-        expect(stored).toEqual({ ...record, state: "used", usedAt: at, usedBySession: "cs_first" })
+        const used = { ...record, state: "used" as const, usedAt: at, usedBySession: "cs_first" }
+        expect(yield* store.markTokenUsed(record.id, "cs_first", at)).toEqual(Option.some(used))
+        expect(yield* store.markTokenUsed(record.id, "cs_second", at + 1)).toEqual(Option.none())
+        expect(yield* store.markTokenUsed(uid("vt_"), "cs_first", at)).toEqual(Option.none())
+        expect(yield* store.getToken(record.id)).toEqual(Option.some(used))
+        // Given back, it can be consumed again.
+        expect(yield* store.releaseToken(record.id, "cs_first")).toBe(true)
+        expect(Option.map(yield* store.markTokenUsed(record.id, "cs_second", at + 2), (r) => r.usedBySession))
+          .toEqual(Option.some("cs_second"))
       }))
 
     it.effect("lockToken then markTokenUsed inside one transaction", () =>
@@ -121,7 +125,7 @@ export const vaultStoreContract = <R>(
           expect(locked.state).toBe("active")
           return yield* store.markTokenUsed(record.id, "cs_1", 1_000)
         }))
-        expect(result).toBe(true)
+        expect(Option.isSome(result)).toBe(true)
         expect(Option.getOrThrow(yield* store.getToken(record.id)).state).toBe("used")
       }))
 
@@ -134,7 +138,7 @@ export const vaultStoreContract = <R>(
         const insertedThenRolledBack = makeRecord(uid("vt_"))
         const exit = yield* Effect.exit(store.transaction(Effect.gen(function*() {
           yield* store.insertToken(insertedThenRolledBack)
-          expect(yield* store.markTokenUsed(consumed.id, "cs_1", 5)).toBe(true)
+          expect(Option.isSome(yield* store.markTokenUsed(consumed.id, "cs_1", 5))).toBe(true)
           return yield* Effect.fail("boom" as const)
         })))
         expect(exit).toEqual(Exit.fail("boom"))
@@ -162,8 +166,9 @@ export const vaultStoreContract = <R>(
           (i) => store.markTokenUsed(record.id, `cs_${i}`, 1_000 + i),
           { concurrency: "unbounded" }
         )
-        expect(results.filter(Boolean)).toHaveLength(1)
-        const winner = results.indexOf(true)
+        expect(results.filter(Option.isSome)).toHaveLength(1)
+        const winner = results.findIndex(Option.isSome)
+        expect(Option.getOrThrow(results[winner]!).usedBySession).toBe(`cs_${winner}`)
         expect(Option.getOrThrow(yield* store.getToken(record.id)).usedBySession).toBe(`cs_${winner}`)
       }))
 
@@ -176,7 +181,7 @@ export const vaultStoreContract = <R>(
           store.transaction(Effect.gen(function*() {
             const locked = yield* store.lockToken(record.id)
             if (Option.isNone(locked) || locked.value.state !== "active") return "seen_used" as const
-            return (yield* store.markTokenUsed(record.id, `cs_${i}`, 2_000)) ? "consumed" as const : "lost" as const
+            return Option.isSome(yield* store.markTokenUsed(record.id, `cs_${i}`, 2_000)) ? "consumed" as const : "lost" as const
           }))
         const results = yield* Effect.forEach([0, 1, 2, 3, 4, 5, 6, 7], attempt, { concurrency: "unbounded" })
         expect(results.filter((r) => r === "consumed")).toHaveLength(1)
@@ -195,7 +200,7 @@ export const vaultStoreContract = <R>(
             yield* store.lockToken(record.id)
             order.push("first locked")
             yield* Effect.sleep("300 millis")
-            const won = yield* store.markTokenUsed(record.id, "cs_first", 3_000)
+            const won = Option.isSome(yield* store.markTokenUsed(record.id, "cs_first", 3_000))
             order.push("first done")
             return won
           })))

@@ -52,7 +52,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provide([options.catalog ?? DemoCatalog, options.payments ?? PaymentsLive]),
     Layer.provideMerge(options.chargeStore ?? MemoryChargeStore),
     Layer.provideMerge(options.store ?? MemoryCheckoutStore),
-    Layer.provide(options.vaultStore ?? MemoryVaultStore),
+    Layer.provideMerge(options.vaultStore ?? MemoryVaultStore),
     Layer.provide(options.idempotencyStore ?? MemoryIdempotencyStore),
     Layer.provideMerge(options.orderStore ?? MemoryOrderStore),
     Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
