@@ -375,6 +375,14 @@ export const CheckoutServiceLive = Layer.effect(
         return Either.right({ attempt, charge, paying: prepared.session, version })
       }))
 
+    /** The order summary of a session being completed, with a new id. */
+    const newOrder = (sessionId: string) =>
+      Effect.map(ids.make("ord_"), (orderId): Order => ({
+        id: orderId,
+        checkout_session_id: sessionId,
+        permalink_url: `${config.publicBaseUrl}/orders/${orderId}`
+      }))
+
     /**
      * Step 3 of completing when the charge succeeded and nothing changed the session since step 1
      * wrote it at `version` (the usual case): the completed session, the attempt's success, the
@@ -385,12 +393,7 @@ export const CheckoutServiceLive = Layer.effect(
      */
     const completePaid = (paying: Session, version: number, attempt: PaymentAttempt, charged: Charge, now: number) =>
       Effect.gen(function*() {
-        const orderId = yield* ids.make("ord_")
-        const order = {
-          id: orderId,
-          checkout_session_id: paying.id,
-          permalink_url: `${config.publicBaseUrl}/orders/${orderId}`
-        }
+        const order = yield* newOrder(paying.id)
         const completed = reduce(paying, SessionCommand.MarkCompleted({ order }), context(now))
         if (Either.isLeft(completed)) return undefined
         const session = completed.right.session
@@ -406,9 +409,10 @@ export const CheckoutServiceLive = Layer.effect(
       })
 
     /**
-     * Step 3 of completing, one transaction: on success the order, the stock, token and coupon
-     * consumption, the `order_create` outbox row and the completed status together; on a decline
-     * the message, with the token and coupons given back.
+     * Step 3 of completing, one transaction under the session's lock, when `completePaid` did not
+     * complete: on success the order, the stock and coupon consumption, the `order_create` outbox
+     * row and the completed status together; on a decline the message, with the token and coupons
+     * given back.
      */
     const commitPayment = (
       id: string,
@@ -441,12 +445,7 @@ export const CheckoutServiceLive = Layer.effect(
           ))
           return Either.left(failure)
         }
-        const orderId = yield* ids.make("ord_")
-        const order = {
-          id: orderId,
-          checkout_session_id: id,
-          permalink_url: `${config.publicBaseUrl}/orders/${orderId}`
-        }
+        const order = yield* newOrder(id)
         const completed = yield* reduce(session, SessionCommand.MarkCompleted({ order }), context(now))
         // The full order (one row per session: `orders.checkout_session_id` is unique) and its
         // `order_create` event.
