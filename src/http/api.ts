@@ -22,7 +22,6 @@ import {
   PaymentRequiredWire,
   ServiceUnavailableWire,
   TooManyRequestsWire,
-  UnauthorizedWire,
   UnprocessableWire
 } from "./errors.ts"
 import { documentResponseHeaders } from "./openapi-headers.ts"
@@ -122,8 +121,9 @@ export class Api extends HttpApi.make("agentic-checkout")
   .add(WebhookDeliveriesGroup)
   .add(WebhookReceiverGroup)
   .add(ReceivedOrdersGroup)
+  // 401 is declared by the groups that authenticate (their middleware's failure, or the webhook
+  // receiver's signature check), so the open system routes do not list it.
   .addError(BadRequestWire)
-  .addError(UnauthorizedWire)
   .addError(PayloadTooLargeWire)
   .addError(InternalErrorWire)
   .addError(ServiceUnavailableWire)

@@ -17,6 +17,7 @@ import {
   NotFoundWire,
   PayloadTooLargeWire,
   TooManyRequestsWire,
+  UnauthorizedWire,
   UnprocessableWire
 } from "./errors.ts"
 import { ApiVersion, Authorization } from "./security.ts"
@@ -133,6 +134,7 @@ export class WebhookReceiverGroup extends HttpApiGroup.make("webhookReceiver")
       }))
       .setPayload(Schema.Unknown.annotations({ identifier: "WebhookEvent", description: "WebhookEvent" }))
       .addSuccess(WebhookAck)
+      .addError(UnauthorizedWire)
       .addError(PayloadTooLargeWire)
       .addError(TooManyRequestsWire)
       .annotate(OpenApi.Description, "Receives a signed order event (no bearer token, no API-Version)")

@@ -258,6 +258,16 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         const receiver = openapi.body.paths["/agentic_checkout/webhooks/order_events"].post
         expect(headersOf(receiver, "200")).toEqual(["Request-Id"])
         expect(headersOf(receiver, "429")).toEqual(["Request-Id", "Retry-After"])
+        // 401 where a route authenticates (bearer, or the receiver's signature), not on open routes.
+        expect(Object.keys(receiver.responses)).toContain("401")
+        for (const open of ["/healthz", "/readyz", "/.well-known/acp.json"]) {
+          expect(Object.keys(openapi.body.paths[open].get.responses)).not.toContain("401")
+        }
+        for (const [path, methods] of Object.entries(openapi.body.paths as Record<string, Record<string, any>>)) {
+          if (path.startsWith("/checkout_sessions") || path.startsWith("/orders") || path.startsWith("/agentic_commerce")) {
+            for (const operation of Object.values(methods)) expect(Object.keys(operation.responses)).toContain("401")
+          }
+        }
         const docs = yield* get("/docs", { auth: false, version: false })
         expect(docs.status).toBe(200)
         expect(docs.headers.get("content-type")).toContain("text/html")
