@@ -24,13 +24,11 @@ import {
   type StoredFullOrder
 } from "./order-store.ts"
 import { fromSqlError, sqlTransaction } from "./sql-checkout-store.ts"
-import { orderChangeArguments } from "./sql-order-change.ts"
+import { eventJson, orderChangeArguments, orderJson } from "./sql-order-change.ts"
 
 
 const decodeOrder = Schema.decodeUnknown(Order)
 const decodeEvent = Schema.decodeUnknown(OutgoingWebhookEvent)
-const encodeEvent = Schema.encodeSync(OutgoingWebhookEvent)
-const encodeOrder = Schema.encodeSync(Order)
 
 const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
@@ -124,7 +122,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   const saveOrder = (stored: StoredFullOrder) =>
     run(sql`
       INSERT INTO orders (id, checkout_session_id, data, created_at)
-      VALUES (${stored.order.id}, ${stored.sessionId}, ${JSON.stringify(encodeOrder(stored.order))}::jsonb,
+      VALUES (${stored.order.id}, ${stored.sessionId}, ${orderJson(stored.order)}::jsonb,
               ${iso(stored.createdAt)}::timestamptz)
       ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data`).pipe(Effect.asVoid)
 
@@ -132,7 +130,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
     run(sql<OutboxRow>`
       INSERT INTO webhook_outbox (id, order_id, sequence, type, payload, state, attempts, next_attempt_at, created_at)
       SELECT ${id}, ${payload.data.id}, COALESCE(MAX(sequence), 0) + 1, ${payload.type},
-             ${JSON.stringify(encodeEvent(payload))}::jsonb, 'pending', 0, ${iso(now)}::timestamptz,
+             ${eventJson(payload)}::jsonb, 'pending', 0, ${iso(now)}::timestamptz,
              ${iso(now)}::timestamptz
       FROM webhook_outbox WHERE order_id = ${payload.data.id}
       RETURNING ${columns}`).pipe(
