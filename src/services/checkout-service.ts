@@ -478,18 +478,23 @@ export const CheckoutServiceLive = Layer.effect(
         const { attempt, charge, paying, version } = begun.right
         const charged = yield* Effect.either(payments.charge(charge))
         if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
-        if (Either.isRight(charged) && version !== undefined) {
-          const completed = yield* completePaid(paying, version, attempt, charged.right, yield* Clock.currentTimeMillis)
-          if (completed !== undefined) return completed
-        }
-        const outcome = yield* commitPayment(
-          id,
-          attempt,
-          charge,
-          charged as Either.Either<Charge, PaymentDeclined | PaymentRejected>,
-          yield* Clock.currentTimeMillis
-        )
-        return yield* outcome
+        // The charge's outcome is stored even when the request is interrupted from here on (the
+        // client went away): uninterruptible, like the transactions themselves.
+        return yield* Effect.uninterruptible(Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          if (Either.isRight(charged) && version !== undefined) {
+            const completed = yield* completePaid(paying, version, attempt, charged.right, now)
+            if (completed !== undefined) return completed
+          }
+          const outcome = yield* commitPayment(
+            id,
+            attempt,
+            charge,
+            charged as Either.Either<Charge, PaymentDeclined | PaymentRejected>,
+            now
+          )
+          return yield* outcome
+        }))
       })
 
     const cancel: CheckoutServiceShape["cancel"] = (id) =>

@@ -5,9 +5,14 @@
  * set), with the checkout, vault, charge and order stores sharing one database.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { ChargeStore } from "../../src/storage/charge-store.ts"
-import { CheckoutStore, type PaidCompletion } from "../../src/storage/checkout-store.ts"
+import {
+  CheckoutStore,
+  type CheckoutStoreService,
+  type PaidCompletion,
+  type StorageError
+} from "../../src/storage/checkout-store.ts"
 import { OrderStore } from "../../src/storage/order-store.ts"
 import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
 import { MemoryVaultStore } from "../../src/storage/memory-vault-store.ts"
@@ -86,23 +91,31 @@ const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, OrderStore>, onC
     })
   ).pipe(Layer.provide(base))
 
-/**
- * The checkout store, except that the session is written again (as it is) just before each one-step
- * completion, as a concurrent request would: that completion then finds the session changed.
- */
-const writtenBeforeCompleting = (base: Layer.Layer<CheckoutStore, unknown, OrderStore>, onWrite: () => void) =>
+/** What a one-step completion runs instead of `complete` (the store's own), which it may call. */
+type AroundCompleting = (
+  store: CheckoutStoreService,
+  completion: PaidCompletion,
+  complete: Effect.Effect<boolean, StorageError>
+) => Effect.Effect<boolean, StorageError>
+
+/** The checkout store, except that each one-step completion goes through `around`. */
+const withAroundCompleting = (base: Layer.Layer<CheckoutStore, unknown, OrderStore>, around: AroundCompleting) =>
   Layer.effect(
     CheckoutStore,
     Effect.map(CheckoutStore, (store) => ({
       ...store,
       completePaidSessionIfUnchanged: (completion: PaidCompletion) =>
-        store.getSession(completion.session.id).pipe(
-          Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: store.updateSession })),
-          Effect.tap(() => Effect.sync(onWrite)),
-          Effect.zipRight(store.completePaidSessionIfUnchanged(completion))
-        )
+        around(store, completion, store.completePaidSessionIfUnchanged(completion))
     }))
   ).pipe(Layer.provide(base))
+
+/** The session is written again (as it is) first, as a concurrent request would: the completion finds it changed. */
+const sessionWrittenFirst = (onWrite: () => void): AroundCompleting => (store, completion, complete) =>
+  store.getSession(completion.session.id).pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: store.updateSession })),
+    Effect.zipRight(Effect.sync(onWrite)),
+    Effect.zipRight(complete)
+  )
 
 /** The vault store, except that no token can be read any more once `gone()` (purged, or its key retired). */
 const forgettingTokens = (base: Layer.Layer<VaultStore, unknown>, gone: () => boolean) =>
@@ -118,17 +131,16 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
   /**
    * Runs `effect` against a fresh application over fresh stores of this kind; `crash`: the first
    * completing step dies before it stores anything; `tokensGoneAfterCrash`: then no vault token can
-   * be read any more; `writtenBeforeCompleting`: something writes the session just before each
-   * one-step completion.
+   * be read any more; `aroundCompleting`: what each one-step completion runs instead.
    */
   const run = <A, E>(
     effect: Effect.Effect<A, E, any>,
-    options: { crash?: boolean; tokensGoneAfterCrash?: boolean; writtenBeforeCompleting?: () => void } = {}
+    options: { crash?: boolean; tokensGoneAfterCrash?: boolean; aroundCompleting?: AroundCompleting } = {}
   ) =>
     Effect.flatMap(storeUnderTest.freshStores, (stores) => {
       let crashed = false
       const base = stores.store ?? MemoryCheckoutStore
-      const store = options.writtenBeforeCompleting ? writtenBeforeCompleting(base, options.writtenBeforeCompleting) : base
+      const store = options.aroundCompleting ? withAroundCompleting(base, options.aroundCompleting) : base
       const vaultStore = stores.vaultStore ?? MemoryVaultStore
       return Effect.provide(
         effect,
@@ -321,7 +333,35 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           expect(Option.getOrThrow(yield* orders.getOrder(order.id)).sessionId).toBe(session.id)
           expect((yield* orders.listEvents({ limit: 10 })).map((event) => event.type)).toEqual(["order_create"])
         }),
-        { writtenBeforeCompleting: () => void writes++ }
+        { aroundCompleting: sessionWrittenFirst(() => void writes++) }
+      )
+    })
+
+    it.effect("a complete whose client goes away once charged still completes the session", () => {
+      const entered = Effect.runSync(Effect.makeLatch(false))
+      const proceed = Effect.runSync(Effect.makeLatch(false))
+      const finished = Effect.runSync(Effect.makeLatch(false))
+      return run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          const request = yield* Effect.fork(post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token)))
+          yield* entered.await
+          // The client goes away while the completion is being written.
+          const interrupting = yield* Effect.fork(Fiber.interrupt(request))
+          yield* proceed.open
+          yield* Fiber.join(interrupting)
+          // The server's side of the request goes on by itself: wait until its completion returned.
+          yield* finished.await
+          expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
+          expect(yield* approvedCharges).toHaveLength(1)
+          const orders = yield* OrderStore
+          expect((yield* orders.listEvents({ limit: 10 })).map((event) => event.type)).toEqual(["order_create"])
+        }),
+        {
+          aroundCompleting: (_store, _completion, complete) =>
+            entered.open.pipe(Effect.zipRight(proceed.await), Effect.zipRight(complete), Effect.ensuring(finished.open))
+        }
       )
     })
 

@@ -106,8 +106,9 @@ export const request = (method: string, path: string, options: RequestOptions = 
       body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
       if (options.contentType !== false) headers.set("content-type", options.contentType ?? "application/json")
     }
-    const response = yield* Effect.promise(() =>
-      handler(new Request(`http://acp.test${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }))
+    // Interrupting the request aborts it, as a client that goes away does: the app's fiber is interrupted.
+    const response = yield* Effect.promise((signal) =>
+      handler(new Request(`http://acp.test${path}`, { method, headers, signal, ...(body !== undefined ? { body } : {}) }))
     )
     const text = yield* Effect.promise(() => response.text())
     let parsed: any = undefined
