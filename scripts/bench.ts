@@ -492,11 +492,19 @@ const evaluateTargets = (): Array<Target> => {
   ratioTarget("GET session on PostgreSQL vs floor read", "get_session", "floor_read", 0.85)
   ratioTarget("create session on PostgreSQL vs floor write", "create_session", "floor_write", 0.8)
   const flow = find("postgres", "full_flow", 64)
+  // The goal of 200/s was set on a machine whose floor write ran 1,100–1,400 transactions/s
+  // (issue 9); the same proportion of this machine's floor write says what 200 means here.
+  const floorWrite = find("floor", "floor_write", 64)
+  const scaled = floorWrite
+    ? `; scaled to this machine's floor write (${floorWrite.requestsPerSecond.toFixed(0)} tx/s at c=64), 200/s is ${
+      (200 * floorWrite.requestsPerSecond / 1400).toFixed(0)
+    }–${(200 * floorWrite.requestsPerSecond / 1100).toFixed(0)} checkouts/s`
+    : ""
   targets.push({
     name: "full flow on PostgreSQL, 64 agents",
     goal: "≥ 200 checkouts/s, request p99 < 250 ms, 0 errors",
     measured: flow
-      ? `${flow.checkoutsPerSecond!.toFixed(0)} checkouts/s, p99 ${flow.p99.toFixed(0)} ms, ${flow.errors} errors`
+      ? `${flow.checkoutsPerSecond!.toFixed(0)} checkouts/s, p99 ${flow.p99.toFixed(0)} ms, ${flow.errors} errors${scaled}`
       : "not measured",
     met: flow ? flow.checkoutsPerSecond! >= 200 && flow.p99 < 250 && flow.errors === 0 : undefined
   })

@@ -17,6 +17,7 @@
 import { Data, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { isCountry, isCurrency } from "./iso-codes.ts"
 import { BoundedString, CurrencyCode, JsonPath, MAX_AMOUNT, optional, Timestamp, toJsonPath } from "./schema-helpers.ts"
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "./storable-text.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Small building blocks
@@ -29,7 +30,16 @@ const Matching = (regex: RegExp, expectation: string) =>
 const MaxString = (max: number) =>
   Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
 
-/** An object of string keys and string values (request `metadata`, `payment_method.metadata`). */
+/**
+ * Any JSON object (`payment_method.metadata`: the interface document types it `object`, unlike
+ * the request's string-to-string `metadata`). Not stored: the vault keeps only the card.
+ */
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "JsonObject",
+  description: "Additional data about the payment method (any JSON object)"
+})
+
+/** An object of string keys and string values (request `metadata`). */
 export const StringMap = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
   identifier: "StringMap",
   description: "String-to-string key-value pairs"
@@ -73,8 +83,13 @@ export const parseTimestamp = (input: string): number | undefined => {
   date.setUTCFullYear(year, month - 1, day) // Date.UTC would map years 0-99 to 1900-1999
   date.setUTCHours(hour, minute, second, millis)
   const result = date.getTime() - offsetMinutes * 60_000
-  return Number.isFinite(result) ? result : undefined
+  // An offset can move the instant out of years 0000–9999, which RFC 3339 (and our stores, which
+  // write it back in RFC 3339) cannot represent.
+  return result >= MIN_RFC3339_MILLIS && result <= MAX_RFC3339_MILLIS ? result : undefined
 }
+
+const MIN_RFC3339_MILLIS = Date.parse("0000-01-01T00:00:00.000Z")
+const MAX_RFC3339_MILLIS = Date.parse("9999-12-31T23:59:59.999Z")
 
 /** RFC 3339 timestamp accepted in requests (with any offset; see `parseTimestamp`). */
 export const RequestTimestamp = Schema.String.pipe(
@@ -115,7 +130,7 @@ export const PaymentMethodCard = Schema.Struct({
   display_wallet_type: optional(MaxString(64)),
   display_brand: optional(MaxString(64)),
   display_last4: optional(Matching(/^[0-9]{4}$/, "must be 4 digits")),
-  metadata: StringMap,
+  metadata: JsonObject,
   virtual: optional(Schema.Boolean)
 }).annotations({ identifier: "PaymentMethodCard" })
 export type PaymentMethodCard = typeof PaymentMethodCard.Type
@@ -430,8 +445,9 @@ export const validateDelegatePayment = (
       return Either.left(invalidCard(422, "$.payment_method.exp_year", "the card has expired (payment_method.exp_year is in the past)"))
     }
     if (expYear === nowYear && card.exp_month !== undefined && Number(card.exp_month) < nowMonth) {
+      // CONTRACT §7 names exp_year for any expired card, also when only the month is past.
       return Either.left(
-        invalidCard(422, "$.payment_method.exp_month", "the card has expired (payment_method.exp_month is in the past)")
+        invalidCard(422, "$.payment_method.exp_year", "the card has expired (its expiry month is in the past)")
       )
     }
   }
@@ -481,5 +497,8 @@ export const validateDelegatePayment = (
 export const parseDelegatePayment = (
   input: unknown,
   nowMillis: number
-): Either.Either<ValidatedDelegatePayment, DelegateValidationFailure> =>
-  Either.flatMap(decodeDelegatePaymentRequest(input), (request) => validateDelegatePayment(request, nowMillis))
+): Either.Either<ValidatedDelegatePayment, DelegateValidationFailure> => {
+  const unstorable = unstorableTextPath(input)
+  if (unstorable !== undefined) return Either.left(invalidCard(400, unstorable, `Text ${UNSTORABLE_TEXT_MESSAGE}.`))
+  return Either.flatMap(decodeDelegatePaymentRequest(input), (request) => validateDelegatePayment(request, nowMillis))
+}

@@ -9,6 +9,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 import { Data, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { Order } from "./order.ts"
 import { Amount, optional, toJsonPath } from "./schema-helpers.ts"
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "./storable-text.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Event schemas
@@ -203,6 +204,11 @@ export const parseWebhookBody = (rawBody: string | Uint8Array): Either.Either<We
     json = JSON.parse(typeof rawBody === "string" ? rawBody : Buffer.from(rawBody).toString("utf8"))
   } catch {
     return Either.left({ type: "invalid_request", code: "invalid_json", message: "request body is not valid JSON", param: "$" })
+  }
+  // The whole payload is kept (jsonb), so all of its text must be storable.
+  const unstorable = unstorableTextPath(json)
+  if (unstorable !== undefined) {
+    return Either.left({ type: "invalid_request", code: "invalid", message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`, param: unstorable })
   }
   return decodeWebhookEvent(json)
 }

@@ -3,7 +3,7 @@
  * Swagger UI at `/docs`, and the request middleware. `main.ts` serves it on a port; tests call it
  * directly with a request, on the test's own Clock.
  */
-import { type HttpApp, HttpApiBuilder, HttpApiSwagger, type HttpRouter } from "@effect/platform"
+import { type HttpApp, HttpApiBuilder, HttpApiSwagger, HttpRouter } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { Api } from "./api.ts"
 import { CheckoutHandlers } from "./checkout-handlers.ts"
@@ -41,12 +41,20 @@ const RoutesLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(ApiLive))
 
 /**
+ * Paths match exactly as the interface document writes them: the router's defaults would also take
+ * `/CHECKOUT_SESSIONS`, a trailing slash and doubled slashes as the same route, so one request
+ * would have several spellings, each its own idempotency scope (CONTRACT §6: scoped to the path).
+ * Percent-encoding is still decoded; the idempotency scope makes it canonical (`./idempotency.ts`).
+ */
+const strictRouting = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+
+/**
  * Idempotency sits inside `requestMiddleware`: Request-Id, the access log and the 404/405/500
  * mapping stay per request (a replay gets its own Request-Id), while every POST route, present
  * and future, is covered without doing anything (`./idempotency.ts`). Needs `IdempotencyStore`.
  */
 const httpAppWithMiddleware = Effect.gen(function*() {
-  const app = yield* HttpApiBuilder.httpApp
+  const app = yield* HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig(strictRouting))
   const idempotency = yield* makeIdempotencyMiddleware()
   return requestMiddleware(idempotency(app))
 })

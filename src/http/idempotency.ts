@@ -6,11 +6,14 @@
  * For a POST with an `Idempotency-Key` header, made with a valid API key, on a route the policy
  * covers:
  * 1. the key must be 1–255 printable ASCII characters, else 400 (`param` `$.headers['Idempotency-Key']`);
- * 2. the body is read (the same cached read the handler makes later) and fingerprinted
+ * 2. a request the route refuses for its headers (API-Version; the request signature where
+ *    required) is passed to the route unclaimed: never answered from the store, never kept;
+ * 3. the body is read (the same cached read the handler makes later) and fingerprinted
  *    (`requestFingerprint`: SHA-256 over canonical JSON, or over the bytes when not JSON);
- * 3. the key is claimed atomically in `IdempotencyStore`, scoped to (API key id, method, path):
+ * 4. the key is claimed atomically in `IdempotencyStore`, scoped to (API key id, method, path
+ *    with canonical percent-encoding):
  *    - claimed → the route runs; its result is stored (2xx–4xx) or the key released (5xx, 429, 401:
- *      `isReplayableStatus`), so a retry runs again;
+ *      `isReplayableStatus`; a 400 to a body not sent as JSON), so a retry runs again;
  *    - a record with another fingerprint → 409 `idempotency_conflict`;
  *    - in flight → 409 `idempotency_in_flight` with `Retry-After`;
  *    - completed → the stored status, headers and body again, with `Idempotent-Replayed: true`.
@@ -38,8 +41,9 @@ import {
 } from "../storage/idempotency-store.ts"
 import { internalError, serviceUnavailable } from "./errors.ts"
 import { errorResponse } from "./middleware.ts"
-import { MAX_BODY_BYTES } from "./request-body.ts"
-import { bearerTokenOf, makeApiKeyResolver } from "./security.ts"
+import { isJsonContentType, MAX_BODY_BYTES } from "./request-body.ts"
+import { makeRequestSignatureCheck } from "./request-signature.ts"
+import { bearerTokenOf, makeApiKeyResolver, makeApiVersionCheck } from "./security.ts"
 
 /** How long a claim protects an in-flight request when its process stops renewing it. */
 export const IDEMPOTENCY_LEASE_MILLIS = 60_000
@@ -102,16 +106,37 @@ export interface IdempotencyPolicy {
   readonly covers: (path: string) => boolean
   /** The error flavour of the route family of `path`. */
   readonly errorsFor: (path: string) => IdempotencyErrorFlavour
+  /** Whether the routes of `path` check request signatures (`RequestSignature` in their group). */
+  readonly signed: (path: string) => boolean
 }
 
 /** The webhook receiver authenticates by HMAC signature, not by API key: never covered. */
 const webhookReceiverPrefix = "/agentic_checkout/webhooks/"
 const delegatePrefix = "/agentic_commerce/"
 
+const checkoutPrefix = "/checkout_sessions"
+
 export const defaultIdempotencyPolicy: IdempotencyPolicy = {
   covers: (path) => !path.startsWith(webhookReceiverPrefix),
-  errorsFor: (path) => (path.startsWith(delegatePrefix) ? delegateIdempotencyErrors : checkoutIdempotencyErrors)
+  errorsFor: (path) => (path.startsWith(delegatePrefix) ? delegateIdempotencyErrors : checkoutIdempotencyErrors),
+  signed: (path) => path.startsWith(delegatePrefix) || path === checkoutPrefix || path.startsWith(`${checkoutPrefix}/`)
 }
+
+/**
+ * The path of a request as the scope of its key: each segment's percent-encoding made canonical
+ * (`delegate%5Fpayment` and `delegate_payment` are one route to the router, so one scope here).
+ * Case, trailing and doubled slashes need nothing: the router takes only the exact spelling.
+ */
+export const canonicalPath = (path: string): string =>
+  path.includes("%")
+    ? path.split("/").map((segment) => {
+      try {
+        return encodeURIComponent(decodeURIComponent(segment))
+      } catch {
+        return segment
+      }
+    }).join("/")
+    : path
 
 // ---------------------------------------------------------------------------------------------
 // Responses
@@ -189,13 +214,18 @@ export interface IdempotencyOptions {
 
 const newClaimId = () => randomBytes(16).toString("hex")
 
-/** Runs the claimed request, then stores its result or releases the key. */
+/**
+ * Runs the claimed request, then stores its result or releases the key. `jsonContentType`: whether
+ * the request said its body is JSON. A 400 to a request that did not is not kept: it is most likely
+ * the route refusing the content type, which the client fixes in a header, not in the body.
+ */
 const runClaimed = <E, R>(
   app: HttpApp.Default<E, R>,
   store: IdempotencyStoreService,
   scope: IdempotencyScope,
   claimId: string,
-  timing: { readonly ttlMillis: number; readonly leaseMillis: number; readonly renewEveryMillis: number }
+  timing: { readonly ttlMillis: number; readonly leaseMillis: number; readonly renewEveryMillis: number },
+  jsonContentType: boolean
 ) => {
   const renewLease = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
@@ -213,7 +243,8 @@ const runClaimed = <E, R>(
   )
   const settle = (response: HttpServerResponse.HttpServerResponse) =>
     Effect.gen(function*() {
-      const stored = isReplayableStatus(response.status) ? toStored(response) : undefined
+      const keep = isReplayableStatus(response.status) && (jsonContentType || response.status !== 400)
+      const stored = keep ? toStored(response) : undefined
       if (stored === undefined) {
         yield* release
         return response
@@ -251,6 +282,8 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
     const store = yield* IdempotencyStore
     const config = yield* AppConfig
     const resolveKeyId = makeApiKeyResolver(config.apiKeys)
+    const apiVersionProblem = makeApiVersionCheck(config.apiVersions)
+    const signatureProblem = makeRequestSignatureCheck(config.requestSigningSecrets)
     const policy = options.policy ?? defaultIdempotencyPolicy
     const leaseMillis = options.leaseMillis ?? IDEMPOTENCY_LEASE_MILLIS
     const timing = {
@@ -264,13 +297,16 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const key = request.headers["idempotency-key"]
         if (request.method !== "POST" || key === undefined) return yield* app
-        const path = request.url.split("?")[0]!
+        const path = canonicalPath(request.url.split("?")[0]!)
         if (!policy.covers(path)) return yield* app
         const keyId = resolveKeyId(bearerTokenOf(request.headers["authorization"]))
         // Unauthenticated: not ours to answer (401 from the route) and never stored.
         if (keyId === undefined) return yield* app
         const flavour = policy.errorsFor(path)
         if (!isValidIdempotencyKey(key)) return failureResponse(flavour, "invalid_key")
+        // A request the route refuses for its headers is neither answered from the store nor kept
+        // in it: the route answers 400, and the corrected retry runs.
+        if (apiVersionProblem(request.headers["api-version"]) !== undefined) return yield* app
 
         const declared = Number(request.headers["content-length"] ?? "0")
         if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* app
@@ -281,11 +317,15 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
           Effect.option
         )
         if (Option.isNone(body)) return yield* app
+        // Likewise an unsigned or stale request where signatures are required (the route: 401).
+        const now = yield* Clock.currentTimeMillis
+        if (policy.signed(path) && signatureProblem(request.headers, body.value, now) !== undefined) {
+          return yield* app
+        }
 
         const fingerprint = requestFingerprint(body.value)
         const scope: IdempotencyScope = { keyId, method: request.method, path, key }
         const claimId = newClaimId()
-        const now = yield* Clock.currentTimeMillis
         const leaseUntil = now + timing.leaseMillis
         const outcome = yield* store.claim(scope, {
           fingerprint,
@@ -300,7 +340,7 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
           return storageFailureResponse(outcome.left.reason)
         }
         if (outcome.right._tag === "Existing") return answerFor(outcome.right.record, fingerprint, flavour)
-        return yield* runClaimed(app, store, scope, claimId, timing)
+        return yield* runClaimed(app, store, scope, claimId, timing, isJsonContentType(request.headers["content-type"]))
       })
   })
 

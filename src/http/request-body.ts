@@ -6,6 +6,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Option, ParseResult, Schema } from "effect"
 import { firstIssue } from "../domain/parse-issue.ts"
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../domain/storable-text.ts"
 import { BadRequest, PayloadTooLarge } from "./errors.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -19,7 +20,8 @@ const tooLarge = () =>
 
 const invalidJson = (message: string) => new BadRequest({ type: "invalid_request", code: "invalid_json", message })
 
-const isJsonContentType = (value: string | undefined) => {
+/** `application/json` or `application/<anything>+json`, parameters ignored. */
+export const isJsonContentType = (value: string | undefined) => {
   if (value === undefined) return false
   const mediaType = value.split(";")[0]!.trim().toLowerCase()
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
@@ -65,10 +67,24 @@ export const badRequestFromParseError = (error: ParseResult.ParseError): BadRequ
   return new BadRequest({ type: "invalid_request", code: issue.kind, message: issue.message, param: issue.param })
 }
 
-/** Decodes an already parsed JSON value: strict types, unknown keys ignored, first error reported. */
+/** 400 `invalid` at the first string of `json` that storage cannot keep (`unstorableTextPath`). */
+export const unstorableTextError = (json: unknown): BadRequest | undefined => {
+  const param = unstorableTextPath(json)
+  return param === undefined
+    ? undefined
+    : new BadRequest({ type: "invalid_request", code: "invalid", message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`, param })
+}
+
+/**
+ * Decodes an already parsed JSON value: text storage can keep anywhere in it, then strict types,
+ * unknown keys ignored, first error reported.
+ */
 export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = Schema.decodeUnknown(schema, { errors: "first", onExcessProperty: "ignore" })
-  return (json: unknown): Effect.Effect<A, BadRequest> => Effect.mapError(decode(json), badRequestFromParseError)
+  return (json: unknown): Effect.Effect<A, BadRequest> => {
+    const unstorable = unstorableTextError(json)
+    return unstorable !== undefined ? Effect.fail(unstorable) : Effect.mapError(decode(json), badRequestFromParseError)
+  }
 }
 
 /** Reads, parses and decodes the request body with `schema`. */

@@ -41,11 +41,36 @@ const detailOf = {
   mismatch: "the Signature does not match the request"
 } as const
 
+/**
+ * The signature check of a request with its raw body at `nowMillis`: undefined when it holds (or
+ * when no secret is configured), else the 401. Shared by the `RequestSignature` middleware and the
+ * idempotency middleware, which must not replay a stored answer to an unsigned request.
+ */
+export const makeRequestSignatureCheck = (signingSecrets: ReadonlyArray<Redacted.Redacted<string>>) => {
+  const secrets = signingSecrets.map((secret) => Redacted.value(secret))
+  return (
+    headers: { readonly [name: string]: string | undefined },
+    rawBody: string,
+    nowMillis: number
+  ): Unauthorized | undefined => {
+    if (secrets.length === 0) return undefined
+    const verified = verifyRequestSignature({
+      signature: headers["signature"],
+      timestamp: headers["timestamp"],
+      rawBody,
+      secrets,
+      nowSeconds: Math.floor(nowMillis / 1000),
+      toleranceSeconds: REQUEST_SIGNATURE_TOLERANCE_SECONDS
+    })
+    return Either.isLeft(verified) ? invalidSignature(detailOf[verified.left.reason]) : undefined
+  }
+}
+
 export const RequestSignatureLive = Layer.effect(
   RequestSignature,
   Effect.map(AppConfig, (config) => {
-    const secrets = config.requestSigningSecrets.map((secret) => Redacted.value(secret))
-    if (secrets.length === 0) return Effect.void
+    if (config.requestSigningSecrets.length === 0) return Effect.void
+    const check = makeRequestSignatureCheck(config.requestSigningSecrets)
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const body = yield* request.text.pipe(
@@ -54,16 +79,8 @@ export const RequestSignatureLive = Layer.effect(
       )
       // Unreadable body: the handler reads the same cached failure and answers 413/400.
       if (Option.isNone(body)) return
-      const now = yield* Clock.currentTimeMillis
-      const verified = verifyRequestSignature({
-        signature: request.headers["signature"],
-        timestamp: request.headers["timestamp"],
-        rawBody: body.value,
-        secrets,
-        nowSeconds: Math.floor(now / 1000),
-        toleranceSeconds: REQUEST_SIGNATURE_TOLERANCE_SECONDS
-      })
-      if (Either.isLeft(verified)) return yield* Effect.fail(invalidSignature(detailOf[verified.left.reason]))
+      const problem = check(request.headers, body.value, yield* Clock.currentTimeMillis)
+      if (problem !== undefined) return yield* Effect.fail(problem)
     })
   })
 )

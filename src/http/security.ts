@@ -74,36 +74,44 @@ export const AuthorizationLive = Layer.effect(
 
 const versionPattern = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 
+/**
+ * What is wrong with the `API-Version` header of a request, or undefined when it names a supported
+ * version. Shared by the `ApiVersion` middleware and the idempotency middleware, which must not
+ * replay a stored answer to a request the route would refuse.
+ */
+export const makeApiVersionCheck = (apiVersions: ReadonlyArray<string>) => {
+  const supported = new Set(apiVersions)
+  const supported_versions = [...apiVersions]
+  return (version: string | undefined): BadRequest | undefined => {
+    if (version === undefined || version.trim() === "") {
+      return new BadRequest({
+        type: "invalid_request",
+        code: "missing_api_version",
+        message: "The API-Version header is required.",
+        param: "$.headers['API-Version']",
+        supported_versions
+      })
+    }
+    if (!versionPattern.test(version) || !supported.has(version)) {
+      return new BadRequest({
+        type: "invalid_request",
+        code: "unsupported_api_version",
+        message: `API-Version must be one of ${supported_versions.join(", ")}.`,
+        param: "$.headers['API-Version']",
+        supported_versions
+      })
+    }
+    return undefined
+  }
+}
+
 export const ApiVersionLive = Layer.effect(
   ApiVersion,
   Effect.map(AppConfig, (config) => {
-    const supported = new Set(config.apiVersions)
-    const supported_versions = [...config.apiVersions]
+    const check = makeApiVersionCheck(config.apiVersions)
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const version = request.headers["api-version"]
-      if (version === undefined || version.trim() === "") {
-        return Effect.fail(
-          new BadRequest({
-            type: "invalid_request",
-            code: "missing_api_version",
-            message: "The API-Version header is required.",
-            param: "$.headers['API-Version']",
-            supported_versions
-          })
-        )
-      }
-      if (!versionPattern.test(version) || !supported.has(version)) {
-        return Effect.fail(
-          new BadRequest({
-            type: "invalid_request",
-            code: "unsupported_api_version",
-            message: `API-Version must be one of ${supported_versions.join(", ")}.`,
-            param: "$.headers['API-Version']",
-            supported_versions
-          })
-        )
-      }
-      return Effect.void
+      const problem = check(request.headers["api-version"])
+      return problem === undefined ? Effect.void : Effect.fail(problem)
     })
   })
 )

@@ -114,8 +114,11 @@ export const makeVault = (
           ...(request.billing_address !== undefined ? { billing_address: request.billing_address } : {})
         }
         const envelope = encryptCard({ id: current.keyId, key: current.encryptionKey }, secret, id)
+        // `merchant_id` and `idempotency_key` are ours (CONTRACT §7): the allowance's merchant and the
+        // request's Idempotency-Key, never a value the client put in its metadata under those names.
+        const { idempotency_key: _notTheHeader, ...given } = request.metadata
         const metadata: Record<string, string> = {
-          ...request.metadata,
+          ...given,
           merchant_id: request.allowance.merchant_id,
           ...(context.idempotencyKey !== undefined ? { idempotency_key: context.idempotencyKey } : {})
         }

@@ -149,12 +149,7 @@ describe("delegate payment request schema", () => {
     ],
     ["display_last4 3 digits", (r) => (r.payment_method.display_last4 = "424"), "$.payment_method.display_last4", "4 digits"],
     ["card metadata missing", (r) => delete r.payment_method.metadata, "$.payment_method.metadata", "is required"],
-    [
-      "card metadata value not a string",
-      (r) => (r.payment_method.metadata = { bank: true }),
-      "$.payment_method.metadata.bank",
-      "must be a string"
-    ],
+    ["card metadata not an object", (r) => (r.payment_method.metadata = ["bank"]), "$.payment_method.metadata", "must be an object"],
     ["virtual not a boolean", (r) => (r.payment_method.virtual = "no"), "$.payment_method.virtual", "must be a boolean"],
     [
       "checks_performed not strings",
@@ -344,8 +339,8 @@ describe("delegate payment semantic validation", () => {
       expect422(card("12", "2026"), "$.payment_method.exp_year", Date.parse("2027-01-01T00:00:00Z"))
     })
 
-    it("only the month is past → exp_month", () => {
-      expect422(card("05", "2026"), "$.payment_method.exp_month", Date.parse("2026-06-01T00:00:00Z"))
+    it("only the month is past → still exp_year (CONTRACT §7)", () => {
+      expect422(card("05", "2026"), "$.payment_method.exp_year", Date.parse("2026-06-01T00:00:00Z"))
       expect(Either.isRight(parseDelegatePayment(card("06", "2026"), Date.parse("2026-06-30T23:59:59Z")))).toBe(true)
     })
 
@@ -361,7 +356,7 @@ describe("delegate payment semantic validation", () => {
 
     it("uses UTC, not local time", () => {
       // 2026-07-01T00:30 UTC is still June in America; the card ending 06/2026 is expired in UTC.
-      expect422(card("06", "2026"), "$.payment_method.exp_month", Date.parse("2026-07-01T00:30:00Z"))
+      expect422(card("06", "2026"), "$.payment_method.exp_year", Date.parse("2026-07-01T00:30:00Z"))
     })
   })
 

@@ -194,6 +194,29 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         expect(basic.status).toBe(401)
       })))
 
+    it.effect("text storage cannot keep (NUL, unpaired surrogates) is 400 invalid at its JSONPath, on every route", () =>
+      run(Effect.gen(function*() {
+        const created = yield* post("/checkout_sessions", {
+          items: [{ id: "mug-ceramic", quantity: 1 }],
+          buyer: { ...buyer, first_name: "Ada 😀" }
+        })
+        expect(created.status).toBe(201)
+        const id = created.body.id as string
+        const cases: Array<[string, unknown, string]> = [
+          ["/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], buyer: { ...buyer, last_name: "L\u0000" } }, "$.buyer.last_name"],
+          [`/checkout_sessions/${id}`, { fulfillment_address: { ...address, line_one: "1 Main \ud83d St" } }, "$.fulfillment_address.line_one"],
+          [`/checkout_sessions/${id}/complete`, { payment_data: paymentData, buyer: { ...buyer, email: "a\u0000@b.co" } }, "$.buyer.email"]
+        ]
+        for (const [path, body, param] of cases) {
+          const response = yield* post(path, body)
+          expect(response.status, path).toBe(400)
+          expect(response.body).toEqual({ type: "invalid_request", code: "invalid", message: expect.any(String), param })
+        }
+        const unchanged = yield* get(`/checkout_sessions/${id}`)
+        expect(unchanged.body.status).not.toBe("completed")
+        expect(unchanged.body.buyer.first_name).toBe("Ada 😀")
+      })))
+
     it.effect("authentication comes before the API-Version check", () =>
       run(Effect.gen(function*() {
         const response = yield* get("/checkout_sessions/cs_x", { auth: false, version: false })

@@ -93,6 +93,24 @@ describe("POST /agentic_commerce/delegate_payment: success", () => {
       expect(empty.body.metadata).toEqual({ merchant_id: "merchant_test" })
     })))
 
+  it.effect("metadata: an idempotency_key the client sends is not echoed as if it were the header", () =>
+    run(Effect.gen(function*() {
+      const response = yield* tokenize(delegateRequestWith((r) => {
+        r.metadata = { idempotency_key: "spoofed", note: "emoji 😀 kept" }
+      }))
+      expect(response.status).toBe(201)
+      expect(response.body.metadata).toEqual({ note: "emoji 😀 kept", merchant_id: "merchant_test" })
+    })))
+
+  it.effect("payment_method.metadata is any JSON object; expires_at may be the last instant of year 9999", () =>
+    run(Effect.gen(function*() {
+      const response = yield* tokenize(delegateRequestWith((r) => {
+        r.payment_method.metadata = { bank: true, tries: 2, issuer: { country: "US" }, tags: ["a"], none: null }
+        r.allowance.expires_at = "9999-12-31T23:59:59.999Z"
+      }))
+      expect(response.status).toBe(201)
+    })))
+
   // Real clock: the idempotency middleware in front of every POST keeps a lease on the Clock.
   it.live("metadata: idempotency_key added when an Idempotency-Key is given", () =>
     runLive(Effect.gen(function*() {
@@ -143,6 +161,19 @@ describe("POST /agentic_commerce/delegate_payment: validation", () => {
     ["risk_signals empty", 400, "$.risk_signals", (r) => (r.risk_signals = [])],
     ["risk signal action unknown", 400, "$.risk_signals[0].action", (r) => (r.risk_signals[0].action = "allow")],
     ["metadata value not a string", 400, "$.metadata.n", (r) => (r.metadata = { n: 1 })],
+    // 400: text PostgreSQL cannot keep (it used to fail the insert: a 500)
+    ["NUL in a metadata value", 400, "$.metadata.a", (r) => (r.metadata = { a: "x\u0000y" })],
+    ["NUL in a metadata key", 400, '$.metadata["a\\u0000"]', (r) => (r.metadata = { ["a\u0000"]: "x" })],
+    ["unpaired surrogate in metadata", 400, "$.metadata.a", (r) => (r.metadata = { a: "x\ud800" })],
+    ["NUL in checkout_session_id", 400, "$.allowance.checkout_session_id", (r) => (r.allowance.checkout_session_id = "cs_\u0000")],
+    ["NUL in display_brand", 400, "$.payment_method.display_brand", (r) => (r.payment_method.display_brand = "vi\u0000sa")],
+    ["NUL in card metadata", 400, "$.payment_method.metadata.note[0]", (r) => (r.payment_method.metadata = { note: ["\u0000"] })],
+    [
+      "expires_at past year 9999 once its offset is applied",
+      400,
+      "$.allowance.expires_at",
+      (r) => (r.allowance.expires_at = "9999-12-31T23:59:59-23:59")
+    ],
     // 422: semantic rules of CONTRACT §7
     ["Luhn", 422, "$.payment_method.number", (r) => (r.payment_method.number = "4242424242424241")],
     ["iin not the number's prefix", 422, "$.payment_method.iin", (r) => (r.payment_method.iin = "555555")],
@@ -201,7 +232,8 @@ describe("POST /agentic_commerce/delegate_payment: expiry at the Clock's time", 
       yield* TestClock.setTime(Date.parse("2026-02-01T00:00:00.000Z"))
       const expired = yield* tokenize(body)
       expect(expired.status).toBe(422)
-      expect(expired.body.param).toBe("$.payment_method.exp_month")
+      // CONTRACT §7: exp_year, also when only the month is past.
+      expect(expired.body).toMatchObject({ code: "invalid_card", param: "$.payment_method.exp_year" })
       yield* TestClock.setTime(Date.parse("2027-01-01T00:00:00.000Z"))
       const nextYear = yield* tokenize(body)
       expect(nextYear.body.param).toBe("$.payment_method.exp_year")

@@ -283,6 +283,77 @@ describe("fingerprints and scope", () => {
     ))
 })
 
+describe("one route, one scope", () => {
+  it.effect("the route answers only its exact spelling; percent-encoding is one scope with the plain path", () =>
+    run(Effect.gen(function*() {
+      const first = yield* post("/checkout_sessions", createBody, withKey("spell-1"))
+      expect(first.status).toBe(201)
+      // Other spellings are not the route: 404, nothing created, nothing stored under the key.
+      for (const path of ["/checkout_sessions/", "//checkout_sessions", "/CHECKOUT_SESSIONS"]) {
+        const other = yield* post(path, createBody, withKey("spell-1"))
+        expect(other.status).toBe(404)
+        expect(isReplay(other)).toBe(false)
+      }
+      // The router decodes %5F to "_": the same route, so the same scope (a replay, not a second session).
+      const encoded = yield* post("/checkout%5Fsessions", createBody, withKey("spell-1"))
+      expect(encoded.status).toBe(201)
+      expect(isReplay(encoded)).toBe(true)
+      expect(encoded.body.id).toBe(first.body.id)
+      const conflict = yield* post("/checkout%5fsessions", { items: [{ id: "mug-ceramic", quantity: 1 }] }, withKey("spell-1"))
+      expectIdempotencyError(conflict, "idempotency_conflict")
+    })))
+
+  it.effect("a tokenization under an encoded path is the same token, not a second one", () =>
+    run(Effect.gen(function*() {
+      yield* TestClock.setTime(DELEGATE_NOW)
+      const first = yield* post(DELEGATE_PATH, validDelegateRequest(), withKey("spell-vt"))
+      expect(first.status).toBe(201)
+      const encoded = yield* post("/agentic_commerce/delegate%5Fpayment", validDelegateRequest(), withKey("spell-vt"))
+      expect(encoded.status).toBe(201)
+      expect(isReplay(encoded)).toBe(true)
+      expect(encoded.body.id).toBe(first.body.id)
+      const trailing = yield* post(`${DELEGATE_PATH}/`, validDelegateRequest(), withKey("spell-vt"))
+      expect(trailing.status).toBe(404)
+    })))
+})
+
+describe("requests the route refuses for their headers", () => {
+  it.effect("a stored answer is not replayed without a valid API-Version, and such a 400 is not kept", () =>
+    run(Effect.gen(function*() {
+      const refused = yield* post("/checkout_sessions", createBody, withKey("hdr-1", { version: false }))
+      expect(refused.status).toBe(400)
+      expect(refused.body.code).toBe("missing_api_version")
+      // The corrected retry runs: the 400 was not stored under the key.
+      const first = yield* post("/checkout_sessions", createBody, withKey("hdr-1"))
+      expect(first.status).toBe(201)
+      expect(isReplay(first)).toBe(false)
+      for (const version of [false, "1999-01-01"] as const) {
+        const again = yield* post("/checkout_sessions", createBody, withKey("hdr-1", { version }))
+        expect(again.status).toBe(400)
+        expect(again.body.code).toBe(version === false ? "missing_api_version" : "unsupported_api_version")
+        expect(isReplay(again)).toBe(false)
+      }
+      const replay = yield* post("/checkout_sessions", createBody, withKey("hdr-1"))
+      expect(isReplay(replay)).toBe(true)
+      expect(replay.body.id).toBe(first.body.id)
+    })))
+
+  it.effect("a 400 for a body not sent as JSON is not kept: the retry with the right Content-Type runs", () =>
+    run(Effect.gen(function*() {
+      const refused = yield* post("/checkout_sessions", createBody, withKey("ct-1", { contentType: "text/plain" }))
+      expect(refused.status).toBe(400)
+      expect(refused.body.code).toBe("invalid_content_type")
+      const retried = yield* post("/checkout_sessions", createBody, withKey("ct-1"))
+      expect(retried.status).toBe(201)
+      expect(isReplay(retried)).toBe(false)
+      // A 400 to a JSON request is the answer to its body: kept and replayed.
+      const invalid = yield* post("/checkout_sessions", { items: [] }, withKey("ct-2"))
+      expect(invalid.status).toBe(400)
+      const again = yield* post("/checkout_sessions", { items: [] }, withKey("ct-2"))
+      expect(isReplay(again)).toBe(true)
+    })))
+})
+
 describe("in flight, concurrency and the lease", () => {
   it.effect("50 concurrent identical creates: one session, the rest in-flight 409s or replays", () =>
     Effect.gen(function*() {

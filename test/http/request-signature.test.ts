@@ -110,6 +110,30 @@ describe("request signatures required (REQUEST_SIGNING_SECRETS set)", () => {
     })))
 })
 
+describe("request signatures and idempotent replays", () => {
+  it.effect("a stored answer is replayed only to a signed request; an unsigned or stale retry is 401", () =>
+    run(Effect.gen(function*() {
+      const key = { "idempotency-key": "signed-1" }
+      const first = yield* signed("POST", "/checkout_sessions", createBody, { ...signedHeaders(createBody), ...key })
+      expect(first.status).toBe(201)
+      const unsigned = yield* signed("POST", "/checkout_sessions", createBody, key)
+      const stale = yield* signed("POST", "/checkout_sessions", createBody, {
+        ...signedHeaders(createBody, { timestamp: String(nowSeconds - 301) }),
+        ...key
+      })
+      for (const refused of [unsigned, stale]) {
+        expect(refused.status).toBe(401)
+        expect(refused.body.code).toBe("invalid_signature")
+        expect(refused.headers.get("idempotent-replayed")).toBeNull()
+        expect(refused.text).not.toContain(first.body.id)
+      }
+      const replay = yield* signed("POST", "/checkout_sessions", createBody, { ...signedHeaders(createBody), ...key })
+      expect(replay.status).toBe(201)
+      expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      expect(replay.body.id).toBe(first.body.id)
+    })))
+})
+
 describe("request signatures not configured", () => {
   it.effect("Signature and Timestamp are accepted and ignored, valid or not", () =>
     run(

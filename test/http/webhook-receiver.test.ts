@@ -116,7 +116,10 @@ describe("POST /agentic_checkout/webhooks/order_events: body", () => {
           JSON.stringify({ type: "order_update", data: order("confirmed", { refunds: [{ type: "cash", amount: 1 }] }) }),
           "invalid",
           "$.data.refunds[0].type"
-        ]
+        ],
+        // Kept as jsonb, which holds neither NUL nor an unpaired surrogate (was a 500).
+        [JSON.stringify({ type: "order_create", data: { ...order("created"), note: "a\u0000b" } }), "invalid", "$.data.note"],
+        [JSON.stringify({ type: "order_create", data: order("created"), ["x\udc00"]: 1 }), "invalid", '$["x\\udc00"]']
       ]
       for (const [body, code, param] of cases) {
         const response = yield* deliver(body)

@@ -87,6 +87,18 @@ export const vaultStoreContract = <R>(
         expect(yield* store.transaction(store.lockToken(uid("vt_")))).toEqual(Option.none())
       }))
 
+    it.effect("the extremes the API accepts round-trip: expiry at the end of year 9999, astral text", () =>
+      Effect.gen(function*() {
+        const store = yield* VaultStore
+        const base = makeRecord(uid("vt_"))
+        const record = makeRecord(base.id, {
+          allowance: { ...base.allowance, expiresAt: Date.parse("9999-12-31T23:59:59.999Z") },
+          metadata: { note: "emoji 😀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢" }
+        })
+        yield* store.insertToken(record)
+        expect(yield* store.getToken(record.id)).toEqual(Option.some(record))
+      }))
+
     it.effect("a duplicate token id fails with StorageError failure", () =>
       Effect.gen(function*() {
         const store = yield* VaultStore
