@@ -2,7 +2,7 @@
  * The pure rules of idempotent POSTs (CONTRACT §6): which keys are acceptable, how a request body
  * is fingerprinted, and which results are kept for replay.
  */
-import { createHash } from "node:crypto"
+import { createHash, createHmac } from "node:crypto"
 
 /** 1–255 printable ASCII characters (space excluded), so a key is always safe to echo in a header. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
@@ -29,24 +29,44 @@ export const canonicalJson = (value: unknown): string => {
   return `{${entries.join(",")}}`
 }
 
-/**
- * The fingerprint of a request body: SHA-256 (hex) over its canonical JSON when the body is JSON,
- * else over its bytes. The two cases are domain-separated, so raw text can never collide with the
- * canonical form of some JSON body. Only this hash is stored, never the body.
- */
-export const requestFingerprint = (body: string): string => {
-  let canonical: string | undefined
+/** The text a fingerprint is taken over: canonical JSON when the body is JSON, else its bytes. */
+const fingerprintInput = (body: string): string => {
   if (body.trim() !== "") {
     try {
-      canonical = canonicalJson(JSON.parse(body))
+      return `json\0${canonicalJson(JSON.parse(body))}`
     } catch {
-      canonical = undefined
+      // Not JSON (or nested too deep to canonicalize): the bytes themselves.
     }
   }
-  const hash = createHash("sha256")
-  if (canonical !== undefined) hash.update("json\0").update(canonical, "utf8")
-  else hash.update("raw\0").update(body, "utf8")
-  return hash.digest("hex")
+  return `raw\0${body}`
+}
+
+/** Marks a keyed fingerprint; unmarked hex is the unkeyed SHA-256 of earlier versions. */
+const KEYED_PREFIX = "hmac1:"
+
+/**
+ * The fingerprint of a request body: HMAC-SHA256 under `key` (a server secret, see
+ * `deriveRequestFingerprintKey`) over its canonical JSON when the body is JSON, else over its
+ * bytes; the two cases are domain-separated, so raw text never collides with the canonical form of
+ * some JSON body. Keyed because a body can hold a card number and CVC (the delegate route): a plain
+ * hash of it, stored next to the token it produced, could be brute-forced back to the card. Only
+ * this fingerprint is stored, never the body.
+ */
+export const requestFingerprint = (body: string, key: Uint8Array): string =>
+  KEYED_PREFIX + createHmac("sha256", key).update(fingerprintInput(body), "utf8").digest("hex")
+
+/**
+ * Whether a stored fingerprint is of `body`: under the current key, an earlier key (a `VAULT_KEY`
+ * rotation inside the TTL), or unkeyed (records stored before fingerprints were keyed).
+ */
+export const fingerprintMatches = (
+  stored: string,
+  body: string,
+  keys: { readonly current: Uint8Array; readonly retired: ReadonlyArray<Uint8Array> }
+): boolean => {
+  if (stored === requestFingerprint(body, keys.current)) return true
+  if (stored.startsWith(KEYED_PREFIX)) return keys.retired.some((key) => stored === requestFingerprint(body, key))
+  return stored === createHash("sha256").update(fingerprintInput(body), "utf8").digest("hex")
 }
 
 /**

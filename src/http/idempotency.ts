@@ -9,7 +9,8 @@
  * 2. a request the route refuses for its headers (API-Version; the request signature where
  *    required) is passed to the route unclaimed: never answered from the store, never kept;
  * 3. the body is read (the same cached read the handler makes later) and fingerprinted
- *    (`requestFingerprint`: SHA-256 over canonical JSON, or over the bytes when not JSON);
+ *    (`requestFingerprint`: HMAC-SHA256 under a key derived from VAULT_KEY, over canonical JSON,
+ *    or over the bytes when not JSON);
  * 4. the key is claimed atomically in `IdempotencyStore`, scoped to (API key id, method, path
  *    with canonical percent-encoding):
  *    - claimed → the route runs; its result is stored (2xx–4xx) or the key released (5xx, 429, 401:
@@ -28,10 +29,11 @@
  * result is stored for the retry.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
-import { isReplayableStatus, isValidIdempotencyKey, requestFingerprint } from "../domain/idempotency.ts"
+import { fingerprintMatches, isReplayableStatus, isValidIdempotencyKey, requestFingerprint } from "../domain/idempotency.ts"
 import { AppConfig } from "../services/config.ts"
+import { deriveVaultKeys } from "../services/vault-crypto.ts"
 import {
   type IdempotencyRecord,
   type IdempotencyScope,
@@ -195,9 +197,14 @@ const replay = (stored: StoredResponse): HttpServerResponse.HttpServerResponse =
   return HttpServerResponse.setHeader(response, "idempotent-replayed", "true")
 }
 
-/** What an existing live record means for a request with `fingerprint`. */
-const answerFor = (record: IdempotencyRecord, fingerprint: string, flavour: IdempotencyErrorFlavour) =>
-  record.fingerprint !== fingerprint
+/** What an existing live record means for a request with `body`. */
+const answerFor = (
+  record: IdempotencyRecord,
+  body: string,
+  keys: Parameters<typeof fingerprintMatches>[2],
+  flavour: IdempotencyErrorFlavour
+) =>
+  !fingerprintMatches(record.fingerprint, body, keys)
     ? failureResponse(flavour, "conflict")
     : record.state === "in_flight"
     ? failureResponse(flavour, "in_flight")
@@ -284,6 +291,12 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
     const resolveKeyId = makeApiKeyResolver(config.apiKeys)
     const apiVersionProblem = makeApiVersionCheck(config.apiVersions)
     const signatureProblem = makeRequestSignatureCheck(config.requestSigningSecrets)
+    const fingerprintKeyOf = (key: Redacted.Redacted<string>) =>
+      Effect.map(Effect.orDie(deriveVaultKeys(Redacted.value(key))), (keys) => keys.requestFingerprintKey)
+    const fingerprintKeys = {
+      current: yield* fingerprintKeyOf(config.vaultKey),
+      retired: yield* Effect.forEach(config.retiredVaultKeys, fingerprintKeyOf)
+    }
     const policy = options.policy ?? defaultIdempotencyPolicy
     const leaseMillis = options.leaseMillis ?? IDEMPOTENCY_LEASE_MILLIS
     const timing = {
@@ -323,7 +336,7 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
           return yield* app
         }
 
-        const fingerprint = requestFingerprint(body.value)
+        const fingerprint = requestFingerprint(body.value, fingerprintKeys.current)
         const scope: IdempotencyScope = { keyId, method: request.method, path, key }
         const claimId = newClaimId()
         const leaseUntil = now + timing.leaseMillis
@@ -339,7 +352,9 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
           yield* Effect.logError("idempotency store error", outcome.left.reason, outcome.left.cause)
           return storageFailureResponse(outcome.left.reason)
         }
-        if (outcome.right._tag === "Existing") return answerFor(outcome.right.record, fingerprint, flavour)
+        if (outcome.right._tag === "Existing") {
+          return answerFor(outcome.right.record, body.value, fingerprintKeys, flavour)
+        }
         return yield* runClaimed(app, store, scope, claimId, timing, isJsonContentType(request.headers["content-type"]))
       })
   })

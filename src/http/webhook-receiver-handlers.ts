@@ -27,7 +27,7 @@ import { Api } from "./api.ts"
 import { BadRequest, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "./errors.ts"
 import { errorResponse } from "./middleware.ts"
 import { requireRole, storageFailure } from "./orders-handlers.ts"
-import { MAX_BODY_BYTES } from "./request-body.ts"
+import { isJsonContentType, MAX_BODY_BYTES } from "./request-body.ts"
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 
@@ -37,12 +37,6 @@ const tooLarge = () =>
     code: "request_too_large",
     message: `The request body must be at most ${MAX_BODY_BYTES} bytes.`
   })
-
-const isJsonContentType = (value: string | undefined) => {
-  if (value === undefined) return false
-  const mediaType = value.split(";")[0]!.trim().toLowerCase()
-  return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
-}
 
 /** The exact request bytes, at most 1 MiB. */
 const readRawBody = Effect.gen(function*() {

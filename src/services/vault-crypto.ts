@@ -4,7 +4,8 @@
  * and key id, so that a stored envelope cannot be moved to another token row.
  *
  * Keys come from `VAULT_KEY` (32 random bytes, base64) through HKDF-SHA256 with fixed info labels:
- * one key for encryption, another for the card fingerprint HMAC, so neither use weakens the other.
+ * one key for encryption, another for the card fingerprint HMAC, a third for the fingerprints of
+ * idempotent request bodies (`src/http/idempotency.ts`), so no use weakens another.
  * `keyId` = first 8 hex characters of SHA-256 of the raw VAULT_KEY: it is stored with every
  * envelope, so a rotation is visible and old envelopes can still be opened while their key is kept
  * in the key ring passed to `decryptCard`. Fingerprints are keyed by the current VAULT_KEY, so they
@@ -17,6 +18,7 @@ import { Data, Either } from "effect"
 
 export const ENCRYPTION_INFO = "acp-delegate-vault/card-encryption/aes-256-gcm/v1"
 export const FINGERPRINT_INFO = "acp-delegate-vault/card-fingerprint/hmac-sha256/v1"
+export const REQUEST_FINGERPRINT_INFO = "acp-idempotency/request-fingerprint/hmac-sha256/v1"
 const AAD_PREFIX = "acp-delegate-vault/card/v1"
 const IV_BYTES = 12
 const TAG_BYTES = 16
@@ -29,6 +31,11 @@ export interface VaultKeys {
   readonly encryptionKey: Buffer
   /** HMAC-SHA256 key for card fingerprints (HKDF of VAULT_KEY with `FINGERPRINT_INFO`). */
   readonly fingerprintKey: Buffer
+  /**
+   * HMAC-SHA256 key for the fingerprints of idempotent request bodies, which may hold a card
+   * (HKDF of VAULT_KEY with `REQUEST_FINGERPRINT_INFO`).
+   */
+  readonly requestFingerprintKey: Buffer
 }
 
 /** The stored form of an encrypted card. */
@@ -81,7 +88,8 @@ export const deriveVaultKeys = (vaultKeyBase64: string): Either.Either<VaultKeys
   const keys: VaultKeys = {
     keyId: createHash("sha256").update(raw).digest("hex").slice(0, 8),
     encryptionKey: hkdf(raw, ENCRYPTION_INFO),
-    fingerprintKey: hkdf(raw, FINGERPRINT_INFO)
+    fingerprintKey: hkdf(raw, FINGERPRINT_INFO),
+    requestFingerprintKey: hkdf(raw, REQUEST_FINGERPRINT_INFO)
   }
   raw.fill(0)
   return Either.right(keys)

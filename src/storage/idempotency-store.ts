@@ -32,7 +32,7 @@ export interface StoredResponse {
 
 interface RecordCommon {
   readonly scope: IdempotencyScope
-  /** SHA-256 hex of the request body (see `requestFingerprint`); the body itself is never stored. */
+  /** Keyed fingerprint of the request body (see `requestFingerprint`); the body itself is never stored. */
   readonly fingerprint: string
   readonly createdAt: number
   readonly expiresAt: number

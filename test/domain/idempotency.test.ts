@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
+import { createHash } from "node:crypto"
 import {
   canonicalJson,
+  fingerprintMatches,
   isReplayableStatus,
   isValidIdempotencyKey,
   requestFingerprint
@@ -34,20 +36,50 @@ describe("canonicalJson", () => {
 })
 
 describe("requestFingerprint", () => {
+  const key = Buffer.alloc(32, 1)
+  const fp = (body: string) => requestFingerprint(body, key)
+
   it("ignores key order and whitespace, but not null versus absent, types or array order", () => {
-    const base = requestFingerprint("{\"a\":1,\"b\":[1,2]}")
-    expect(requestFingerprint(" { \"b\" : [1,2], \"a\" : 1 } ")).toBe(base)
-    expect(requestFingerprint("{\"a\":1.0,\"b\":[1,2]}")).toBe(base)
-    expect(requestFingerprint("{\"a\":1,\"b\":[2,1]}")).not.toBe(base)
-    expect(requestFingerprint("{\"a\":\"1\",\"b\":[1,2]}")).not.toBe(base)
-    expect(requestFingerprint("{\"a\":1,\"b\":[1,2],\"c\":null}")).not.toBe(base)
-    expect(base).toMatch(/^[0-9a-f]{64}$/)
+    const base = fp("{\"a\":1,\"b\":[1,2]}")
+    expect(fp(" { \"b\" : [1,2], \"a\" : 1 } ")).toBe(base)
+    expect(fp("{\"a\":1.0,\"b\":[1,2]}")).toBe(base)
+    expect(fp("{\"a\":1,\"b\":[2,1]}")).not.toBe(base)
+    expect(fp("{\"a\":\"1\",\"b\":[1,2]}")).not.toBe(base)
+    expect(fp("{\"a\":1,\"b\":[1,2],\"c\":null}")).not.toBe(base)
+    expect(base).toMatch(/^hmac1:[0-9a-f]{64}$/)
   })
 
   it("fingerprints a body that is not JSON by its bytes", () => {
-    expect(requestFingerprint("not json")).toBe(requestFingerprint("not json"))
-    expect(requestFingerprint("not json")).not.toBe(requestFingerprint("not  json"))
-    expect(requestFingerprint("")).not.toBe(requestFingerprint("\"\""))
+    expect(fp("not json")).toBe(fp("not json"))
+    expect(fp("not json")).not.toBe(fp("not  json"))
+    expect(fp("")).not.toBe(fp("\"\""))
+  })
+
+  it("is keyed: without the key, hashing guessed bodies finds nothing (a body may hold a card)", () => {
+    const body = "{\"payment_method\":{\"number\":\"4242424242424242\",\"cvc\":\"123\"}}"
+    const unkeyed = createHash("sha256").update(`json\0${canonicalJson(JSON.parse(body))}`, "utf8").digest("hex")
+    expect(fp(body)).not.toContain(unkeyed)
+    expect(requestFingerprint(body, Buffer.alloc(32, 2))).not.toBe(fp(body))
+  })
+})
+
+describe("fingerprintMatches", () => {
+  const current = Buffer.alloc(32, 1)
+  const retired = Buffer.alloc(32, 2)
+  const body = "{\"a\":1}"
+
+  it("recognizes the body under the current key, a retired key, or the unkeyed hash of earlier versions", () => {
+    const keys = { current, retired: [retired] }
+    expect(fingerprintMatches(requestFingerprint(" {\"a\" : 1} ", current), body, keys)).toBe(true)
+    expect(fingerprintMatches(requestFingerprint(body, retired), body, keys)).toBe(true)
+    const legacy = createHash("sha256").update("json\0{\"a\":1}", "utf8").digest("hex")
+    expect(fingerprintMatches(legacy, body, keys)).toBe(true)
+  })
+
+  it("refuses another body, and a key that is no longer configured", () => {
+    expect(fingerprintMatches(requestFingerprint("{\"a\":2}", current), body, { current, retired: [retired] })).toBe(false)
+    expect(fingerprintMatches(requestFingerprint(body, retired), body, { current, retired: [] })).toBe(false)
+    expect(fingerprintMatches("0".repeat(64), body, { current, retired: [] })).toBe(false)
   })
 })
 

@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Context, Effect, Layer, Redacted, TestClock } from "effect"
+import { Clock, Context, Effect, Either, Layer, Redacted, TestClock } from "effect"
 import {
   checkoutIdempotencyErrors,
   defaultIdempotencyPolicy,
@@ -14,7 +14,10 @@ import {
   IdempotencySweeper
 } from "../../src/http/idempotency.ts"
 import { apiKeyId } from "../../src/http/security.ts"
-import { requestFingerprint } from "../../src/domain/idempotency.ts"
+import { canonicalJson, requestFingerprint } from "../../src/domain/idempotency.ts"
+import { createHash } from "node:crypto"
+import { testConfig } from "../../src/services/config.ts"
+import { deriveVaultKeys } from "../../src/services/vault-crypto.ts"
 import { type Charge, type ChargeRequest, PaymentProvider } from "../../src/services/payment-provider.ts"
 import { CheckoutStore, type CheckoutStoreService, StorageError } from "../../src/storage/checkout-store.ts"
 import { IdempotencyStore, type IdempotencyStoreService } from "../../src/storage/idempotency-store.ts"
@@ -43,6 +46,9 @@ import {
   NOW as DELEGATE_NOW,
   validDelegateRequest
 } from "../support/delegate.ts"
+
+/** The request fingerprint key of the test configuration's VAULT_KEY. */
+const testFingerprintKey = Either.getOrThrow(deriveVaultKeys(Redacted.value(testConfig().vaultKey))).requestFingerprintKey
 
 /** A memory checkout store on its own (the orders of its completions go to a memory order store of its own). */
 const memoryCheckoutStore = Effect.provide(makeMemoryCheckoutStore, MemoryOrderStore)
@@ -233,6 +239,45 @@ describe("the delegate payment route", () => {
     })))
 })
 
+describe("keyed fingerprints", () => {
+  it.effect("what is stored is keyed, not a hash of the body; replays survive a VAULT_KEY rotation that keeps the old key", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(DELEGATE_NOW)
+      const idempotency = yield* makeMemoryIdempotencyStore
+      const idempotencyStore = Layer.succeed(IdempotencyStore, idempotency)
+      const oldKey = Redacted.make(Buffer.alloc(32, 3).toString("base64"))
+      const newKey = Redacted.make(Buffer.alloc(32, 4).toString("base64"))
+      const body = validDelegateRequest()
+      const tokenize = (config: NonNullable<TestAppOptions["config"]>) =>
+        run(post(DELEGATE_PATH, body, withKey("rot-1")), { idempotencyStore, config })
+
+      const first = yield* tokenize({ vaultKey: oldKey })
+      expect(first.status).toBe(201)
+      // Read the stored record back: a claim with another fingerprint answers it.
+      const scope = { keyId: apiKeyId(API_KEY), method: "POST", path: DELEGATE_PATH, key: "rot-1" }
+      const probe = yield* idempotency.claim(scope, {
+        fingerprint: "probe",
+        claimId: "probe",
+        now: DELEGATE_NOW,
+        leaseUntil: DELEGATE_NOW + 1,
+        expiresAt: DELEGATE_NOW + 2
+      })
+      if (probe._tag !== "Existing") return expect.fail("the tokenization was not stored")
+      const unkeyed = createHash("sha256").update(`json\0${canonicalJson(body)}`, "utf8").digest("hex")
+      expect(probe.record.fingerprint).toMatch(/^hmac1:[0-9a-f]{64}$/)
+      expect(probe.record.fingerprint).not.toContain(unkeyed)
+
+      const rotated = yield* tokenize({ vaultKey: newKey, retiredVaultKeys: [oldKey] })
+      expect(rotated.status).toBe(201)
+      expect(isReplay(rotated)).toBe(true)
+      expect(rotated.body.id).toBe(first.body.id)
+      // Once the old key is dropped, the record can no longer be matched: 409, never a second token.
+      const forgotten = yield* tokenize({ vaultKey: newKey })
+      expect(forgotten.status).toBe(409)
+      expect(forgotten.body.code).toBe("idempotency_conflict")
+    }))
+})
+
 describe("fingerprints and scope", () => {
   it.effect("the same key with another body is 409 idempotency_conflict; key order is ignored", () =>
     run(Effect.gen(function*() {
@@ -395,7 +440,7 @@ describe("in flight, concurrency and the lease", () => {
           yield* idempotency.claim(
             { keyId: apiKeyId(API_KEY), method: "POST", path: "/checkout_sessions", key: "crash-1" },
             {
-              fingerprint: requestFingerprint(JSON.stringify(createBody)),
+              fingerprint: requestFingerprint(JSON.stringify(createBody), testFingerprintKey),
               claimId: "dead-process",
               now,
               leaseUntil: now + IDEMPOTENCY_LEASE_MILLIS,

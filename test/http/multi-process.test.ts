@@ -18,6 +18,12 @@ const INITIAL_STOCK: Record<string, number> = {
   "gift-card-50": 100000
 }
 
+/**
+ * The secret every process of one deployment shares (README, "Several processes"): the vault's
+ * cards and the idempotency fingerprints are keyed by it.
+ */
+const deployment = (url: string) => ({ DATABASE_URL: url, VAULT_KEY: Buffer.alloc(32, 5).toString("base64") })
+
 const count = (results: ReadonlyArray<HttpResult>, status: number) => results.filter((r) => r.status === status).length
 
 describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database", () => {
@@ -25,7 +31,7 @@ describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database",
     Effect.gen(function*() {
       const url = yield* freshPostgresDatabaseUrl
       // Both start at once: the migrations run once, under the migrator's lock.
-      const [a, b] = yield* Effect.all([startServer({ DATABASE_URL: url }), startServer({ DATABASE_URL: url })], {
+      const [a, b] = yield* Effect.all([startServer(deployment(url)), startServer(deployment(url))], {
         concurrency: 2
       })
       const servers = [a, b] as const
@@ -89,7 +95,7 @@ describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database",
   it.live("one Idempotency-Key sent 30 times at once to both processes makes one session and one order", () =>
     Effect.gen(function*() {
       const url = yield* freshPostgresDatabaseUrl
-      const [a, b] = yield* Effect.all([startServer({ DATABASE_URL: url }), startServer({ DATABASE_URL: url })], {
+      const [a, b] = yield* Effect.all([startServer(deployment(url)), startServer(deployment(url))], {
         concurrency: 2
       })
       const servers = [a, b] as const
