@@ -45,8 +45,8 @@ const fingerprintInput = (body: string): string => {
 const KEYED_PREFIX = "hmac1:"
 
 /**
- * The fingerprint of a request body: HMAC-SHA256 under `key` (a server secret, see
- * `deriveRequestFingerprintKey`) over its canonical JSON when the body is JSON, else over its
+ * The fingerprint of a request body: HMAC-SHA256 under `key` (a server secret: the
+ * `requestFingerprintKey` derived from VAULT_KEY) over its canonical JSON when the body is JSON, else over its
  * bytes; the two cases are domain-separated, so raw text never collides with the canonical form of
  * some JSON body. Keyed because a body can hold a card number and CVC (the delegate route): a plain
  * hash of it, stored next to the token it produced, could be brute-forced back to the card. Only
@@ -55,15 +55,17 @@ const KEYED_PREFIX = "hmac1:"
 export const requestFingerprint = (body: string, key: Uint8Array): string =>
   KEYED_PREFIX + createHmac("sha256", key).update(fingerprintInput(body), "utf8").digest("hex")
 
+/** The key fingerprints are made with, and the keys of earlier `VAULT_KEY`s still recognized. */
+export interface FingerprintKeys {
+  readonly current: Uint8Array
+  readonly retired: ReadonlyArray<Uint8Array>
+}
+
 /**
  * Whether a stored fingerprint is of `body`: under the current key, an earlier key (a `VAULT_KEY`
  * rotation inside the TTL), or unkeyed (records stored before fingerprints were keyed).
  */
-export const fingerprintMatches = (
-  stored: string,
-  body: string,
-  keys: { readonly current: Uint8Array; readonly retired: ReadonlyArray<Uint8Array> }
-): boolean => {
+export const fingerprintMatches = (stored: string, body: string, keys: FingerprintKeys): boolean => {
   if (stored === requestFingerprint(body, keys.current)) return true
   if (stored.startsWith(KEYED_PREFIX)) return keys.retired.some((key) => stored === requestFingerprint(body, key))
   return stored === createHash("sha256").update(fingerprintInput(body), "utf8").digest("hex")

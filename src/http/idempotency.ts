@@ -31,7 +31,13 @@
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
-import { fingerprintMatches, isReplayableStatus, isValidIdempotencyKey, requestFingerprint } from "../domain/idempotency.ts"
+import {
+  type FingerprintKeys,
+  fingerprintMatches,
+  isReplayableStatus,
+  isValidIdempotencyKey,
+  requestFingerprint
+} from "../domain/idempotency.ts"
 import { AppConfig } from "../services/config.ts"
 import { deriveVaultKeys } from "../services/vault-crypto.ts"
 import {
@@ -201,7 +207,7 @@ const replay = (stored: StoredResponse): HttpServerResponse.HttpServerResponse =
 const answerFor = (
   record: IdempotencyRecord,
   body: string,
-  keys: Parameters<typeof fingerprintMatches>[2],
+  keys: FingerprintKeys,
   flavour: IdempotencyErrorFlavour
 ) =>
   !fingerprintMatches(record.fingerprint, body, keys)
