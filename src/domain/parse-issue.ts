@@ -25,7 +25,13 @@ const annotatedMessage = (ast: AST.AST, issue: ParseResult.ParseIssue): string |
   return undefined
 }
 
-const article = (word: string) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`)
+/** Schema identifiers in words (`Schema.Int` is identified as "Int"). */
+const identifierWords: Record<string, string> = { Int: "integer" }
+
+const article = (identifier: string) => {
+  const word = identifierWords[identifier] ?? identifier
+  return /^[aeiouAEIOU]/.test(word) ? `an ${word}` : `a ${word}`
+}
 
 /** What a schema expects, in words, without looking at the input. */
 export const describeExpected = (ast: AST.AST): string => {

@@ -4,11 +4,17 @@
  * both fail the statement, so every request body is checked once, right after parsing: such input
  * is a 400 naming the field, never a 500, and the memory stores accept exactly what PostgreSQL does.
  */
+import { Schema } from "effect"
 import { toJsonPath } from "./schema-helpers.ts"
 
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 export const UNSTORABLE_TEXT_MESSAGE = "must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate"
+
+/** A string storage can keep: for ids in paths and query strings, which no body check sees. */
+export const StorableString = Schema.String.pipe(
+  Schema.filter((s) => !unstorable.test(s), { message: () => UNSTORABLE_TEXT_MESSAGE })
+)
 
 interface Visit {
   readonly value: unknown

@@ -12,6 +12,7 @@ import {
   CheckoutSessionWithOrder
 } from "../domain/checkout.ts"
 import { optional } from "../domain/schema-helpers.ts"
+import { StorableString } from "../domain/storable-text.ts"
 import {
   BadRequestWire,
   ConflictWire,
@@ -37,7 +38,7 @@ export const CheckoutHeaders = Schema.Struct({
   "request-id": optional(Schema.String.annotations({ description: "Echoed back; generated when absent" }))
 })
 
-const SessionPath = Schema.Struct({ checkout_session_id: Schema.String })
+const SessionPath = Schema.Struct({ checkout_session_id: StorableString })
 
 export class CheckoutGroup extends HttpApiGroup.make("checkout")
   .add(

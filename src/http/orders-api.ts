@@ -11,6 +11,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Order, RefundRequest, ShipRequest } from "../domain/order.ts"
 import { optional } from "../domain/schema-helpers.ts"
+import { StorableString } from "../domain/storable-text.ts"
 import { WebhookAck } from "../domain/webhook.ts"
 import {
   ConflictWire,
@@ -28,7 +29,7 @@ const MerchantHeaders = Schema.Struct({
   "request-id": optional(Schema.String.annotations({ description: "Echoed back; generated when absent" }))
 })
 
-const OrderPath = Schema.Struct({ order_id: Schema.String })
+const OrderPath = Schema.Struct({ order_id: StorableString })
 
 /** A POST that moves an order: 200 with the full order; 404 unknown order; 409 not allowed now. */
 const orderChange = <const Name extends string>(name: Name, action: string, description: string) =>
@@ -99,13 +100,13 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
   .add(
     HttpApiEndpoint.get("list", "/webhooks/deliveries")
       .setHeaders(MerchantHeaders)
-      .setUrlParams(Schema.Struct({ state: optional(DeliveryStateParam), order_id: optional(Schema.String), limit: optional(Limit) }))
+      .setUrlParams(Schema.Struct({ state: optional(DeliveryStateParam), order_id: optional(StorableString), limit: optional(Limit) }))
       .addSuccess(DeliveryList)
       .annotate(OpenApi.Description, "Order-event deliveries, newest first (`?state=dead`: the dead letters)")
   )
   .add(
     HttpApiEndpoint.post("redrive", "/webhooks/deliveries/:event_id/redrive")
-      .setPath(Schema.Struct({ event_id: Schema.String }))
+      .setPath(Schema.Struct({ event_id: StorableString }))
       .setHeaders(MerchantHeaders)
       .addSuccess(Delivery)
       .addError(NotFoundWire)

@@ -124,6 +124,12 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         })))
     }
 
+    it.effect("a fractional quantity is described in words", () =>
+      run(Effect.gen(function*() {
+        const response = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1.5 }] })
+        expect(response.body.message).toBe("$.items[0].quantity must be an integer")
+      })))
+
     it.effect("unknown product → 400 invalid at $.items[i].id", () =>
       run(Effect.gen(function*() {
         const response = yield* post("/checkout_sessions", {
@@ -215,6 +221,12 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         const unchanged = yield* get(`/checkout_sessions/${id}`)
         expect(unchanged.body.status).not.toBe("completed")
         expect(unchanged.body.buyer.first_name).toBe("Ada 😀")
+        // In the path too, where no body check sees it.
+        for (const [method, path] of [["GET", "/checkout_sessions/cs_%00"], ["POST", "/checkout_sessions/cs_%00/cancel"]]) {
+          const response = yield* request(method!, path!)
+          expect(response.status, path).toBe(400)
+          expect(response.body).toMatchObject({ code: "invalid", param: "$.checkout_session_id" })
+        }
       })))
 
     it.effect("authentication comes before the API-Version check", () =>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { ALL_ROLES, type AppConfigShape } from "../../src/services/config.ts"
 import { OrderStore } from "../../src/storage/order-store.ts"
-import { get, post, testApp } from "../support/http.ts"
+import { get, post, testApp, type TestResponse } from "../support/http.ts"
 import { createOrder, UnusedPaymentProvider } from "../support/webhooks.ts"
 
 const app = (config: Partial<AppConfigShape> = {}) => testApp({ payments: UnusedPaymentProvider, config })
@@ -166,6 +166,21 @@ describe("order routes", () => {
       expect((yield* post("/orders/ord_nope/confirm")).status).toBe(404)
       expect((yield* get("/orders/ord_nope", { auth: false })).status).toBe(401)
       expect((yield* get("/orders/ord_nope", { version: false })).body.code).toBe("missing_api_version")
+    })))
+
+  it.effect("an id storage could not hold (NUL in the path or query) is 400 at its name, not a 500", () =>
+    run(Effect.gen(function*() {
+      const cases: Array<[TestResponse, string]> = [
+        [yield* get("/orders/ord_%00"), "$.order_id"],
+        [yield* post("/orders/ord_%00/confirm"), "$.order_id"],
+        [yield* get("/agentic_checkout/orders/ord_%00"), "$.order_id"],
+        [yield* get("/webhooks/deliveries?order_id=ord_%00"), "$.order_id"],
+        [yield* post("/webhooks/deliveries/evt_%00/redrive"), "$.event_id"]
+      ]
+      for (const [response, param] of cases) {
+        expect(response.status).toBe(400)
+        expect(response.body).toEqual({ type: "invalid_request", code: "invalid", message: expect.any(String), param })
+      }
     })))
 
   it.effect("without the checkout role the order routes do not exist (404)", () =>
