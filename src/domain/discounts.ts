@@ -17,7 +17,7 @@
  */
 import { Schema } from "effect"
 import { roundHalfUp } from "./money.ts"
-import { Amount, BoundedString, CurrencyCode, JsonPath, optional, Timestamp } from "./schema-helpers.ts"
+import { Amount, BoundedString, CurrencyCode, JsonPath, optional, PositiveAmount, Timestamp } from "./schema-helpers.ts"
 
 export const DISCOUNT_EXTENSION_NAME = "dev.proto.discount"
 export const MAX_DISCOUNT_CODES = 10
@@ -60,7 +60,7 @@ export const CatalogCoupon = Schema.Struct({
   /** What agents send; matched case-insensitively. */
   code: BoundedString(MAX_DISCOUNT_CODE_LENGTH),
   percent_off: optional(PercentOff),
-  amount_off: optional(Amount.pipe(Schema.positive({ message: () => "must be a positive integer amount" }))),
+  amount_off: optional(PositiveAmount),
   /** Required with `amount_off`; must be the catalog currency. */
   currency: optional(CurrencyCode),
   start: optional(CouponTimestamp),

@@ -26,7 +26,7 @@
  */
 import { Data, Either, Schema } from "effect"
 import type { LineItem, Total } from "./checkout.ts"
-import { Amount, BoundedString, optional, Timestamp } from "./schema-helpers.ts"
+import { Amount, BoundedString, optional, PositiveAmount, Timestamp } from "./schema-helpers.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -171,7 +171,7 @@ export type ShipRequest = typeof ShipRequest.Type
 
 export const RefundRequest = Schema.Struct({
   type: RefundType,
-  amount: Amount.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be a positive integer amount" }))
+  amount: PositiveAmount
 }).annotations({ identifier: "RefundRequest" })
 export type RefundRequest = typeof RefundRequest.Type
 

@@ -85,6 +85,10 @@ export const firstIssue = (error: ParseResult.ParseError | ParseResult.ParseIssu
         issue = issue.issue
         continue
       case "Composite": {
+        // A value outside a set of literals: name the whole set, not the first literal tried.
+        if (AST.isUnion(issue.ast) && issue.ast.types.every(AST.isLiteral)) {
+          return leaf("invalid", path, root, describeExpected(issue.ast))
+        }
         const next: ParseResult.ParseIssue | undefined = Array.isArray(issue.issues)
           ? issue.issues[0]
           : (issue.issues as ParseResult.ParseIssue)

@@ -27,6 +27,12 @@ export const Amount = Schema.Int.pipe(
   Schema.lessThanOrEqualTo(MAX_AMOUNT, { message: () => `must be at most ${MAX_AMOUNT}` })
 ).annotations({ identifier: "Amount", description: "Integer amount in minor units of the currency" })
 
+/** A positive integer amount of money in minor units (refunds, fixed discounts). */
+export const PositiveAmount = Schema.Int.pipe(
+  Schema.greaterThanOrEqualTo(1, { message: () => "must be a positive integer amount in minor units" }),
+  Schema.lessThanOrEqualTo(MAX_AMOUNT, { message: () => `must be at most ${MAX_AMOUNT}` })
+).annotations({ identifier: "PositiveAmount", description: "Positive integer amount in minor units of the currency" })
+
 /** An amount that may be negative (discount totals are reported as positive amounts; this is for deltas). */
 export const SignedAmount = Schema.Int.annotations({ identifier: "SignedAmount" })
 

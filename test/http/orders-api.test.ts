@@ -150,9 +150,16 @@ describe("order routes", () => {
       const badType = yield* post(`/orders/${order.id}/refunds`, { type: "cash", amount: 10 })
       expect(badType.status).toBe(400)
       expect(badType.body).toMatchObject({ code: "invalid", param: "$.type" })
-      const zero = yield* post(`/orders/${order.id}/refunds`, { type: "store_credit", amount: 0 })
-      expect(zero.status).toBe(400)
-      expect(zero.body).toMatchObject({ code: "invalid", param: "$.amount" })
+      expect(badType.body.message).toBe('$.type must be one of "store_credit", "original_payment"')
+      for (const amount of [0, -1]) {
+        const notPositive = yield* post(`/orders/${order.id}/refunds`, { type: "store_credit", amount })
+        expect(notPositive.status).toBe(400)
+        expect(notPositive.body).toMatchObject({
+          code: "invalid",
+          param: "$.amount",
+          message: "$.amount must be a positive integer amount in minor units"
+        })
+      }
       const notJson = yield* post(`/orders/${order.id}/refunds`, "{", {})
       expect(notJson.status).toBe(400)
       expect(notJson.body.code).toBe("invalid_json")
