@@ -24,9 +24,9 @@ import { SqlCheckoutStore } from "./storage/sql-checkout-store.ts"
 import { SqlOrderStore } from "./storage/sql-order-store.ts"
 import { SqlReceivedEventsStore } from "./storage/sql-received-events-store.ts"
 import { SqlIdempotencyStore } from "./storage/sql-idempotency-store.ts"
+import { SqlRateLimiter } from "./storage/sql-rate-limiter.ts"
 import { SqlVaultStore } from "./storage/sql-vault-store.ts"
 import { VaultLive } from "./services/vault.ts"
-import { RateLimiterLive } from "./domain/rate-limit.ts"
 
 /** PostgreSQL at DATABASE_URL, else the embedded store under DATA_DIR. */
 export const DatabaseFromConfig = Layer.unwrapEffect(
@@ -68,12 +68,14 @@ export const ExpirySweeper = Layer.scopedDiscard(
   })
 )
 
-/** The HTTP application and the checkout service; needs storage, catalog, payments and config. */
+/**
+ * The HTTP application and the checkout service; needs storage (the rate limiter included),
+ * catalog, payments and config.
+ */
 export const ApplicationServices = HttpAppLive.pipe(
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(OrderServicesLive),
-  Layer.provide(RateLimiterLive),
   Layer.provide(Ids.Live)
 )
 
@@ -220,7 +222,8 @@ export const ServerLive = HttpServerLive.pipe(
     SqlIdempotencyStore,
     SqlOrderStore,
     SqlReceivedEventsStore,
-    SqlChargeStore
+    SqlChargeStore,
+    SqlRateLimiter
   ]),
   Layer.provide(DatabaseFromConfig)
 )

@@ -2,8 +2,10 @@
  * Rate limiting: a pure token bucket, and a small in-process `RateLimiter` service keyed by string
  * (e.g. the API key) that reads time from the Effect `Clock` (so tests drive it with `TestClock`).
  *
- * The in-process limiter is per process: with several processes behind a load balancer each
- * enforces its own budget. Its map is bounded: buckets that have refilled completely are the same
+ * The in-process limiter is per process: with several processes each would enforce its own
+ * budget, so the server uses the SQL one (`src/storage/sql-rate-limiter.ts`, the same bucket in
+ * one statement, shared by every process on the database); this one serves the tests that run on
+ * memory stores. Its map is bounded: buckets that have refilled completely are the same
  * as absent ones and are dropped first; past the bound, the least recently used buckets go.
  */
 import { Clock, Context, Data, Effect, Layer, Ref } from "effect"
@@ -46,20 +48,28 @@ export const refill = (state: TokenBucket | undefined, options: BucketOptions, n
 /** Absorbs floating-point drift of fractional refill rates (e.g. 20 s × 1/30 per second). */
 const EPSILON = 1e-9
 
+/**
+ * Whether a bucket holding `tokens` (already refilled to now) has one to give, and else the whole
+ * seconds until it will (at least 1), for `Retry-After`. Shared with the SQL limiter, whose
+ * statement refills and takes but leaves this decision here.
+ */
+export const availability = (
+  tokens: number,
+  options: BucketOptions
+): { readonly allowed: boolean; readonly retryAfterSeconds: number } => {
+  if (tokens + EPSILON >= 1) return { allowed: true, retryAfterSeconds: 0 }
+  const rate = options.refillPerSecond
+  const wait = rate > 0 ? Math.ceil((1 - tokens) / rate - EPSILON) : MAX_RETRY_AFTER_SECONDS
+  return { allowed: false, retryAfterSeconds: Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, wait)) }
+}
+
 /** Takes one token if there is one. An absent bucket is a full one. */
 export const take = (state: TokenBucket | undefined, options: BucketOptions, now: number): TakeResult => {
   const current = refill(state, options, now)
-  if (current.tokens + EPSILON >= 1) {
-    const tokens = Math.max(0, current.tokens - 1)
-    return { allowed: true, state: { tokens, updatedAt: current.updatedAt }, retryAfterSeconds: 0 }
-  }
-  const rate = options.refillPerSecond
-  const wait = rate > 0 ? Math.ceil((1 - current.tokens) / rate - EPSILON) : MAX_RETRY_AFTER_SECONDS
-  return {
-    allowed: false,
-    state: current,
-    retryAfterSeconds: Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, wait))
-  }
+  const { allowed, retryAfterSeconds } = availability(current.tokens, options)
+  return allowed
+    ? { allowed, state: { tokens: Math.max(0, current.tokens - 1), updatedAt: current.updatedAt }, retryAfterSeconds }
+    : { allowed, state: current, retryAfterSeconds }
 }
 
 /** Whether the bucket would be full at `now` (then it can be forgotten without changing anything). */

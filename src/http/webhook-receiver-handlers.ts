@@ -17,7 +17,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
-import { makeRateLimiter } from "../domain/rate-limit.ts"
+import { RateLimiter } from "../domain/rate-limit.ts"
 import { MERCHANT_SIGNATURE_HEADER, parseWebhookBody, verifySignature } from "../domain/webhook.ts"
 import { AppConfig } from "../services/config.ts"
 import { randomId } from "../services/ids.ts"
@@ -66,7 +66,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(Api, "webhookReceive
   Effect.gen(function*() {
     const config = yield* AppConfig
     const store = yield* ReceivedEventsStore
-    const limiter = yield* makeRateLimiter()
+    const limiter = yield* RateLimiter
     const secrets = config.webhookReceiverSecrets.map((secret) => Redacted.value(secret))
     const perMinute = config.webhookReceiverRateLimitPerMinute
     const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }

@@ -622,6 +622,67 @@ const m0011_complete_paid: Migration = Effect.gen(function*() {
 })
 
 /** All migrations, by `<id>_<name>`. Append new ones at the end. */
+/**
+ * Rate limits shared by every process (CONTRACT §1: invariants hold across processes; §7 and the
+ * receiver: per API key, per source). One row per token bucket: tokens left as of `updated_at`
+ * (the processes' clock, Unix ms) and when it will be full again (`full_at`: then the row means
+ * nothing and the sweep deletes it). `rate_limit_take` is the bucket of `src/domain/rate-limit.ts`
+ * in one statement: it creates the row if absent, locks it, refills it to `p_now` and, when
+ * `p_take` and a token is there, takes it; it returns the tokens before taking, from which the
+ * caller decides (with the same epsilon) and computes Retry-After.
+ */
+const m0012_rate_limits: Migration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE rate_limit_buckets (
+      bucket_key  text PRIMARY KEY,
+      tokens      double precision NOT NULL,
+      updated_at  bigint NOT NULL,
+      full_at     bigint NOT NULL
+    )`
+  yield* sql`CREATE INDEX rate_limit_buckets_full_at ON rate_limit_buckets (full_at)`
+  yield* sql.unsafe(`
+    CREATE FUNCTION rate_limit_take(
+      p_key text, p_capacity double precision, p_per_ms double precision, p_now bigint, p_take boolean
+    ) RETURNS double precision
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_tokens double precision;
+      v_updated bigint;
+      v_left double precision;
+    BEGIN
+      IF p_take THEN
+        -- Create it if absent (a concurrent creator waits here), so there is a row to lock.
+        INSERT INTO rate_limit_buckets (bucket_key, tokens, updated_at, full_at)
+        VALUES (p_key, p_capacity, p_now, p_now)
+        ON CONFLICT (bucket_key) DO NOTHING;
+        SELECT b.tokens, b.updated_at INTO v_tokens, v_updated
+        FROM rate_limit_buckets b WHERE b.bucket_key = p_key FOR UPDATE;
+      ELSE
+        SELECT b.tokens, b.updated_at INTO v_tokens, v_updated
+        FROM rate_limit_buckets b WHERE b.bucket_key = p_key;
+      END IF;
+      IF NOT FOUND THEN
+        -- Absent, or swept in between as full: a full bucket either way.
+        v_tokens := p_capacity;
+        v_updated := p_now;
+      END IF;
+      v_tokens := LEAST(p_capacity, v_tokens + GREATEST(0, p_now - v_updated) * p_per_ms);
+      v_updated := GREATEST(p_now, v_updated);
+      IF p_take AND v_tokens + 1e-9 >= 1 THEN
+        v_left := GREATEST(0, v_tokens - 1);
+        INSERT INTO rate_limit_buckets (bucket_key, tokens, updated_at, full_at)
+        VALUES (p_key, v_left, v_updated,
+                CASE WHEN p_per_ms > 0 THEN v_updated + ceil((p_capacity - v_left) / p_per_ms)::bigint
+                     ELSE 9223372036854775807 END)
+        ON CONFLICT (bucket_key) DO UPDATE
+        SET tokens = EXCLUDED.tokens, updated_at = EXCLUDED.updated_at, full_at = EXCLUDED.full_at;
+      END IF;
+      RETURN v_tokens;
+    END
+    $fn$`)
+})
+
 export const migrations: Record<string, Migration> = {
   "0001_checkout": m0001_checkout,
   "0002_idempotency_keys": m0002_idempotency_keys,
@@ -633,7 +694,8 @@ export const migrations: Record<string, Migration> = {
   "0008_create_session": m0008_create_session,
   "0009_lock_session_for_payment": m0009_lock_session_for_payment,
   "0010_add_back_by_index": m0010_add_back_by_index,
-  "0011_complete_paid": m0011_complete_paid
+  "0011_complete_paid": m0011_complete_paid,
+  "0012_rate_limits": m0012_rate_limits
 }
 
 /** The loader for `Migrator.make(...)({ loader })` / `PgMigrator.layer({ loader })`. */

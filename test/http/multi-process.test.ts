@@ -92,6 +92,19 @@ describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database",
       expect(sold.status).toBe(422)
     }).pipe(Effect.scoped), 120_000)
 
+  it.live("the delegate rate limit is one budget per API key across both processes", () =>
+    Effect.gen(function*() {
+      const url = yield* freshPostgresDatabaseUrl
+      const env = { ...deployment(url), DELEGATE_RATE_LIMIT_PER_MINUTE: "4" }
+      const [a, b] = yield* Effect.all([startServer(env), startServer(env)], { concurrency: 2 })
+      // Each request spends a token before its body is looked at (this one is a 400).
+      const statuses: Array<number> = []
+      for (const server of [a, b, a, b, a, b]) {
+        statuses.push((yield* callServer(server, "POST", "/agentic_commerce/delegate_payment", {})).status)
+      }
+      expect(statuses).toEqual([400, 400, 400, 400, 429, 429])
+    }).pipe(Effect.scoped), 120_000)
+
   it.live("one Idempotency-Key sent 30 times at once to both processes makes one session and one order", () =>
     Effect.gen(function*() {
       const url = yield* freshPostgresDatabaseUrl

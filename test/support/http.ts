@@ -7,6 +7,7 @@ import { HttpApp, HttpServer } from "@effect/platform"
 import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/domain/checkout.ts"
 import { HttpAppService } from "../../src/http/app.ts"
+import { RateLimiter, RateLimiterLive } from "../../src/domain/rate-limit.ts"
 import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/server.ts"
 import { type Catalog, DemoCatalog } from "../../src/services/catalog.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/services/config.ts"
@@ -44,6 +45,8 @@ export interface TestAppOptions {
   readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown>
   /** The catalog; the demo catalog by default. */
   readonly catalog?: Layer.Layer<Catalog>
+  /** The rate limiter; in process by default (fresh per `testApp`). */
+  readonly rateLimiter?: Layer.Layer<RateLimiter, unknown>
 }
 
 /** The application with in-memory storage, the demo catalog and the built-in test processor. */
@@ -54,6 +57,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.store ?? MemoryCheckoutStore),
     Layer.provideMerge(options.vaultStore ?? MemoryVaultStore),
     Layer.provide(options.idempotencyStore ?? MemoryIdempotencyStore),
+    Layer.provide(options.rateLimiter ?? RateLimiterLive),
     Layer.provideMerge(options.orderStore ?? MemoryOrderStore),
     Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
