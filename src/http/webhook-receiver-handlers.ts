@@ -17,7 +17,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
-import { RateLimiter } from "../domain/rate-limit.ts"
+import { type BucketOptions, makeRateLimiter, RateLimiter } from "../domain/rate-limit.ts"
 import { MERCHANT_SIGNATURE_HEADER, parseWebhookBody, verifySignature } from "../domain/webhook.ts"
 import { AppConfig } from "../services/config.ts"
 import { randomId } from "../services/ids.ts"
@@ -66,7 +66,14 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(Api, "webhookReceive
   Effect.gen(function*() {
     const config = yield* AppConfig
     const store = yield* ReceivedEventsStore
-    const limiter = yield* RateLimiter
+    // The receiver is unauthenticated until the signature is checked, so a flood must not reach
+    // the database: this process's own bucket turns away what exceeds the budget here, and only
+    // what it lets through spends the budget shared by all processes (`RateLimiter`).
+    const local = yield* makeRateLimiter()
+    const shared = yield* RateLimiter
+    const limiter = {
+      consume: (key: string, options: BucketOptions) => Effect.zipRight(local.consume(key, options), shared.consume(key, options))
+    }
     const secrets = config.webhookReceiverSecrets.map((secret) => Redacted.value(secret))
     const perMinute = config.webhookReceiverRateLimitPerMinute
     const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }

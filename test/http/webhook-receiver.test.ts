@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, TestClock } from "effect"
+import { type BucketOptions, makeRateLimiter, RateLimiter } from "../../src/domain/rate-limit.ts"
 import { signPayload } from "../../src/domain/webhook.ts"
 import { ALL_ROLES, type AppConfigShape } from "../../src/services/config.ts"
 import { get, request, testApp } from "../support/http.ts"
@@ -187,6 +188,26 @@ describe("receiver storage and read routes", () => {
       expect(missing.status).toBe(404)
       expect(missing.body.code).toBe("not_found")
     })))
+
+  it.effect("a flood past the budget is turned away in process: only the budget reaches the shared limiter", () => {
+    let sharedCalls = 0
+    const counting = Layer.effect(
+      RateLimiter,
+      Effect.map(makeRateLimiter(), (inner) => ({
+        ...inner,
+        consume: (key: string, options: BucketOptions) => Effect.zipRight(Effect.sync(() => sharedCalls++), inner.consume(key, options))
+      }))
+    )
+    return run(
+      Effect.gen(function*() {
+        const statuses: Array<number> = []
+        for (let i = 0; i < 10; i++) statuses.push((yield* deliver("{}", { requestId: `evt_flood_${i}` })).status)
+        expect(statuses.filter((s) => s === 429)).toHaveLength(8)
+        expect(sharedCalls).toBe(2)
+      }),
+      testApp({ payments: UnusedPaymentProvider, config: { webhookReceiverRateLimitPerMinute: 2 }, rateLimiter: counting })
+    )
+  })
 
   it.effect("rate limited per source: 429 too_many_requests with Retry-After", () =>
     run(
