@@ -39,6 +39,7 @@ import { FLOW_ITEMS, type FlowStats, percentile, runFlow } from "./lib/flow.ts"
 import {
   buildFloor,
   buildServer,
+  childrenOf,
   cpuMeter,
   type CpuUse,
   createDatabase,
@@ -169,6 +170,8 @@ interface Row {
 const rows: Array<Row> = []
 const notes: Array<string> = []
 const peaks: Record<string, number> = {}
+/** Peak RSS of the embedded store's database process (a child of our server), by target. */
+const databasePeaks: Record<string, number> = {}
 
 const authHeaders = { authorization: `Bearer ${API_KEY}`, "api-version": API_VERSION }
 
@@ -230,7 +233,7 @@ type CannonOptions = Omit<Parameters<typeof cannon>[0], "connections" | "seconds
 /** One autocannon run of `perRunSeconds` at `connections`, sampling the server's RSS and CPU. */
 const measure = async (target: string, proc: NodeProcess, scenario: Row["scenario"], options: CannonOptions, connections: number): Promise<Row> => {
   const sampler = sampleRss([proc.pid], 200)
-  const meter = cpuMeter([proc.pid])
+  const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
   const result = await cannon({ ...options, url: proc.baseUrl + options.path, connections, seconds: perRunSeconds })
   const cpu = meter.stop()
   sampler.stop()
@@ -331,17 +334,24 @@ const benchOurs = async (target: string, proc: NodeProcess) => {
   const ids = await preCreateSessions(proc)
   if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", getSessionLoad(ids))
   if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", createSessionLoad)
-  if (!scenarios.has("flow")) return void (peaks[target] = (memoryOf(proc.pid)?.hwm ?? 0) / MB)
+  if (!scenarios.has("flow")) return void recordPeaks(target, proc)
   await runFlow({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents: 16, durationMillis: 2_000 })
   for (const agents of levels) {
     const sampler = sampleRss([proc.pid], 200)
-    const meter = cpuMeter([proc.pid])
+    const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
     const stats = await runFlow({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents, durationMillis: perRunSeconds * 1000 })
     const cpu = meter.stop()
     sampler.stop()
     record(flowRow(target, stats, sampler.peak()[0] ?? 0, cpu))
   }
+  recordPeaks(target, proc)
+}
+
+/** The peak RSS of our server and, for the embedded store, of its database process. */
+const recordPeaks = (target: string, proc: NodeProcess) => {
   peaks[target] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
+  const database = childrenOf(proc.pid).reduce((sum, pid) => sum + (memoryOf(pid)?.hwm ?? 0), 0)
+  if (database > 0) databasePeaks[target] = database / MB
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -512,7 +522,11 @@ const evaluateTargets = (): Array<Target> => {
   targets.push({
     name: "peak RSS of our server",
     goal: "< 250 MB",
-    measured: rss.length === 0 ? "not measured" : rss.map((t) => `${t}: ${peaks[t]!.toFixed(0)} MB`).join(", "),
+    measured: rss.length === 0 ? "not measured" : rss.map((t) =>
+      `${t}: ${peaks[t]!.toFixed(0)} MB${
+        databasePeaks[t] === undefined ? "" : ` (its database process, not counted: ${databasePeaks[t]!.toFixed(0)} MB)`
+      }`
+    ).join(", "),
     met: rss.length === 0 ? undefined : rss.every((t) => peaks[t]! < 250)
   })
   return targets
@@ -537,7 +551,7 @@ const markdown = (info: Awaited<ReturnType<typeof machine>>, targets: ReadonlyAr
     ""
   )
   lines.push(
-    "CPU is in cores busy during the run: server / PostgreSQL / load generator / other (other users of the machine: noise).",
+    "CPU is in cores busy during the run: server / database (PostgreSQL, or the embedded store's database process) / load generator / other (other users of the machine: noise).",
     ""
   )
   lines.push("| target | scenario | conc. | req/s | p50 | p99 | errors | peak RSS MB | checkouts/s | checkout p99 | ours/bare | ours/floor | CPU srv/pg/gen/other |")
@@ -558,7 +572,12 @@ const markdown = (info: Awaited<ReturnType<typeof machine>>, targets: ReadonlyAr
       } | ${ours && floor ? pct(r.requestsPerSecond / floor.requestsPerSecond) : ""} | ${cpuText(r.cpu)} |`
     )
   }
-  lines.push("", "Peak RSS over the whole run (VmHWM): " + Object.entries(peaks).map(([t, v]) => `${t} ${v.toFixed(0)} MB`).join(", "))
+  lines.push(
+    "",
+    "Peak RSS over the whole run (VmHWM): " + Object.entries(peaks).map(([t, v]) =>
+      `${t} ${v.toFixed(0)} MB${databasePeaks[t] === undefined ? "" : ` (+ database process ${databasePeaks[t]!.toFixed(0)} MB)`}`
+    ).join(", ")
+  )
   if (pairs.get_session.length + pairs.create_session.length > 0) {
     lines.push("", "## Paired runs", "")
     lines.push(

@@ -245,12 +245,27 @@ export interface CpuUse {
 }
 
 /** Measures CPU use (in cores) over a run: the machine, the server processes, PostgreSQL, the bench. */
-export const cpuMeter = (serverPids: ReadonlyArray<number>) => {
+/** A process's children (Linux: `/proc/<pid>/task/<pid>/children`); none when it has exited. */
+export const childrenOf = (pid: number): Array<number> => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((p) => p !== "").map(Number)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * CPU use during a run. The database column counts PostgreSQL's processes, or `databasePids` when
+ * given (the embedded store's database process).
+ */
+export const cpuMeter = (serverPids: ReadonlyArray<number>, databasePids: ReadonlyArray<number> = []) => {
   const hz = 100
   const started = Date.now()
   const m0 = machineTicks().busy
   const s0 = serverPids.reduce((s, pid) => s + ticksOf(pid), 0)
-  const p0 = postgresTicks()
+  const databaseTicks = () =>
+    databasePids.length > 0 ? databasePids.reduce((s, pid) => s + ticksOf(pid), 0) : postgresTicks()
+  const p0 = databaseTicks()
   const b0 = ticksOf("self")
   return {
     stop: (): CpuUse => {
@@ -259,7 +274,7 @@ export const cpuMeter = (serverPids: ReadonlyArray<number>) => {
       const machine = cores(machineTicks().busy - m0)
       const server = cores(serverPids.reduce((s, pid) => s + ticksOf(pid), 0) - s0)
       // Backends that exit during the run take their ticks with them: never below 0.
-      const postgres = Math.max(0, cores(postgresTicks() - p0))
+      const postgres = Math.max(0, cores(databaseTicks() - p0))
       const bench = cores(ticksOf("self") - b0)
       return { machine, server, postgres, bench, other: Math.max(0, machine - server - postgres - bench) }
     }

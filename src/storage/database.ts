@@ -2,12 +2,12 @@
  * The database: a `SqlClient` (and `PgClient`) with the migrations of `./migrations.ts` applied.
  *
  * - `DATABASE_URL` set → PostgreSQL through a node-postgres pool (`DATABASE_POOL_SIZE`, default 10).
- * - otherwise → embedded PGlite persisted in `DATA_DIR/pglite` (`DATA_DIR` default `./data`),
- *   served to the same `@effect/sql-pg` client by `PGLiteSocketServer` on 127.0.0.1, random port.
- *   PGlite is a single backend session: the socket server and the pool both allow exactly one
- *   connection (more breaks the protocol multiplexing), so everything is serialized. A new data
- *   directory is initialized by a child process (`initializeDataDir`), so that initdb's memory
- *   is not kept by the server.
+ * - otherwise → embedded PGlite persisted in `DATA_DIR/pglite` (`DATA_DIR` default `./data`), run
+ *   in a process of its own (`./embedded-database.ts`: started, restarted after a crash, stopped
+ *   with the server) and served to the same `@effect/sql-pg` client by `PGLiteSocketServer` on
+ *   127.0.0.1, random port. PGlite is a single backend session: the socket server and the pool
+ *   both allow exactly one connection (more breaks the protocol multiplexing), so everything is
+ *   serialized. Tests may run it in this process instead (`inProcess`).
  *
  * A database that cannot be reached or migrated fails the layer with `DatabaseError`, whose
  * message says which database (URL without password) and why, in one line.
@@ -18,10 +18,16 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Cause, Config, type ConfigError, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs"
-import { createRequire } from "node:module"
+import { mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
+import {
+  EmbeddedStartError,
+  initializeDataDir,
+  isNewDataDir,
+  lockDataDir,
+  PGLITE_START_PARAMS,
+  startEmbeddedDatabaseProcess
+} from "./embedded-database.ts"
 import { migrationsLoader } from "./migrations.ts"
 import { isConnectionProblem } from "./sql-checkout-store.ts"
 
@@ -57,6 +63,11 @@ export type DatabaseOptions =
      * skips PGlite's initdb (seconds); tests use it.
      */
     readonly loadDataDir?: Blob
+    /**
+     * Run PGlite in this process instead of a process of its own (`./embedded-database.ts`):
+     * tests, where a process per database costs a second each. Default false.
+     */
+    readonly inProcess?: boolean
   }
 
 /** The URL without its password, for messages. */
@@ -114,106 +125,21 @@ const toDatabaseError = (options: DatabaseOptions, cause: Cause.Cause<unknown>):
   })
 }
 
-class EmbeddedStartError extends Data.TaggedError("EmbeddedStartError")<{
-  readonly message: string
-  readonly cause: unknown
-}> {}
-
-/**
- * PGlite's start parameters: its defaults with 16 MB of shared buffers instead of 128 MB. The
- * buffers become resident as they are touched and stay so; the embedded store's working set is
- * small and the OS page cache holds the data files anyway (the bench measured the same request
- * rates with 16 MB and 110 MB less memory under load).
- */
-const PGLITE_START_PARAMS: ReadonlyArray<string> = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
-
-/** Whether a data directory has still to be created (missing or empty). */
-const isNewDataDir = (dataDir: string): boolean => !existsSync(dataDir) || readdirSync(dataDir).length === 0
-
-/** The PGlite build a child process can `require` (the package ships CommonJS and ESM). */
-const PGLITE_MODULE = createRequire(import.meta.url).resolve("@electric-sql/pglite")
-
-/** Run by `node -e` with argv [module, directory]: initializes a PGlite data directory and exits. */
-const INITDB_SCRIPT = `
-const { PGlite } = require(process.argv[1])
-PGlite.create(process.argv[2])
-  .then((db) => db.close())
-  .then(() => process.exit(0), (error) => { console.error(String((error && error.message) || error)); process.exit(1) })
-`
-
-/**
- * Creates a new PGlite data directory in a short-lived child process. PGlite's initdb peaks at
- * ≈ 850 MB of WebAssembly memory, which the process that ran it keeps: in the server it would
- * stay at ≈ 880 MB instead of ≈ 300 MB. The child initializes a staging directory next to the
- * target and the staging directory is renamed into place only once complete, so an interrupted
- * first start never leaves a half-initialized database behind.
- */
-const initializeDataDir = (dataDir: string): Effect.Effect<void, EmbeddedStartError> =>
-  Effect.async<void, EmbeddedStartError>((resume) => {
-    const staging = `${dataDir}.initializing`
-    const removeStaging = () => {
-      try {
-        rmSync(staging, { recursive: true, force: true })
-      } catch {
-        // Nothing to remove, or nothing we can: the failure being reported says why.
-      }
-    }
-    const fail = (message: string, cause: unknown) => {
-      removeStaging()
-      resume(Effect.fail(new EmbeddedStartError({ message, cause })))
-    }
-    let child: ChildProcess
-    removeStaging() // left over by a first start that was killed mid-way
-    try {
-      child = spawn(process.execPath, ["-e", INITDB_SCRIPT, PGLITE_MODULE, staging], {
-        stdio: ["ignore", "ignore", "pipe"]
-      })
-    } catch (cause) {
-      fail("cannot start the initialization of the data directory", cause)
-      return
-    }
-    let stderr = ""
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      if (stderr.length < 2_000) stderr += chunk
-    })
-    child.on("error", (cause) => fail("cannot start the initialization of the data directory", cause))
-    child.on("exit", (code, signal) => {
-      if (code !== 0) {
-        const how = signal !== null ? `was stopped by ${signal}` : `exited with ${code}`
-        const detail = stderr.trim().split("\n").at(-1) ?? ""
-        return fail(`initializing the data directory ${how}${detail === "" ? "" : `: ${detail}`}`, undefined)
-      }
-      try {
-        if (existsSync(dataDir)) rmdirSync(dataDir) // empty (checked by the caller), else this fails
-        renameSync(staging, dataDir)
-        resume(Effect.void)
-      } catch (cause) {
-        fail("cannot move the initialized data directory into place", cause)
-      }
-    })
-    // Interrupted (the server is stopping): stop the child; its exit removes the staging directory.
-    return Effect.async<void>((stopped) => {
-      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return stopped(Effect.void)
-      child.once("exit", () => stopped(Effect.void))
-      child.kill()
-    })
+/** The pool on the embedded database's socket server: one connection (see the module comment). */
+const embeddedPool = (address: string) =>
+  PgClient.layer({
+    url: Redacted.make(`postgres://postgres@${address}/postgres`),
+    maxConnections: 1,
+    // Keep the one connection open rather than reconnecting after idle periods.
+    idleTimeout: Duration.zero,
+    connectTimeout: Duration.millis(CONNECT_TIMEOUT_MILLIS)
   })
 
-const embeddedClient = (
-  dataDir: string | undefined,
-  loadDataDir: Blob | undefined
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
-  Layer.unwrapScoped(Effect.gen(function*() {
-    // A new database starts from `loadDataDir` when given; a new directory without it is
-    // initialized first.
-    const isNew = dataDir === undefined || isNewDataDir(dataDir)
-    if (dataDir !== undefined) {
-      yield* Effect.try({
-        try: () => mkdirSync(dirname(resolve(dataDir)), { recursive: true }),
-        catch: (cause) => new EmbeddedStartError({ message: "cannot create the data directory", cause })
-      })
-      if (isNew && loadDataDir === undefined) yield* initializeDataDir(dataDir)
-    }
+/** PGlite in this process: tests, where starting a process per database would cost seconds. */
+const inProcessEmbeddedDatabase = (dataDir: string | undefined, loadDataDir: Blob | undefined) =>
+  Effect.gen(function*() {
+    const isNew = dataDir === undefined || (yield* isNewDataDir(dataDir))
+    if (dataDir !== undefined && isNew && loadDataDir === undefined) yield* initializeDataDir(dataDir)
     const loadFrom = isNew ? loadDataDir : undefined
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
@@ -239,13 +165,25 @@ const embeddedClient = (
       }),
       (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
     )
-    return PgClient.layer({
-      url: Redacted.make(`postgres://postgres@${server.getServerConn()}/postgres`),
-      // Never more than 1: PGlite is one session (see the module comment).
-      maxConnections: 1,
-      // Keep the one connection open rather than reconnecting after idle periods.
-      idleTimeout: Duration.zero
-    })
+    return server.getServerConn()
+  })
+
+const embeddedClient = (
+  options: Extract<DatabaseOptions, { kind: "embedded" }>
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const { dataDir, loadDataDir } = options
+    if (dataDir !== undefined) {
+      yield* Effect.try({
+        try: () => mkdirSync(dirname(resolve(dataDir)), { recursive: true }),
+        catch: (cause) => new EmbeddedStartError({ message: "cannot create the data directory", cause })
+      })
+      yield* lockDataDir(dataDir)
+    }
+    const address = options.inProcess === true
+      ? yield* inProcessEmbeddedDatabase(dataDir, loadDataDir)
+      : `127.0.0.1:${(yield* startEmbeddedDatabaseProcess({ dataDir, loadDataDir })).port}`
+    return embeddedPool(address)
   }))
 
 /** Key of the PostgreSQL advisory lock held while migrating (any constant unique to this service). */
@@ -288,7 +226,7 @@ export const makeDatabaseLayer = (
       // Without it node-postgres waits forever for an unresponsive host, and so would /readyz.
       connectTimeout: Duration.millis(CONNECT_TIMEOUT_MILLIS)
     })
-    : embeddedClient(options.dataDir, options.loadDataDir)
+    : embeddedClient(options)
   return migrationsLayer(options.kind).pipe(
     Layer.provide(NodeContext.layer),
     Layer.provideMerge(client),

@@ -2,11 +2,14 @@
  * The real process (`src/main.ts`): refusing to start (production secrets, bad PORT, database
  * down) with a clear message and a non-zero exit, and graceful shutdown on SIGTERM (in-flight
  * requests finish, exit 0). Uses PostgreSQL when TEST_DATABASE_URL is set, else embedded PGlite.
+ * With the embedded store: its database process outlives a Ctrl-C's in-flight requests and never
+ * outlives the server.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
+import { childrenOf, isRunning } from "../support/processes.ts"
 import { freePort, PROCESS_API_KEY, type ServerProcess, spawnMain, startServer } from "../support/server-process.ts"
 import { freshPostgresDatabaseUrl, hasPostgres, tempDirectory } from "../support/test-database.ts"
 
@@ -128,5 +131,58 @@ describe("graceful shutdown", () => {
       expect(JSON.parse(response.text).id).toMatch(/^cs_/)
       const exit = yield* exitOf(server)
       expect(exit, server.output()).toEqual({ code: 0, signal: null })
+    }).pipe(Effect.scoped), 90_000)
+})
+
+/** Polls until `check` holds, up to `seconds`; whether it did. */
+const eventually = (check: () => boolean, seconds: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < seconds * 10; i++) {
+      if (check()) return true
+      yield* Effect.sleep("100 millis")
+    }
+    return check()
+  })
+
+/** The embedded store's database process: the server's only child. */
+const databaseProcessOf = (server: ServerProcess) =>
+  Effect.sync(() => {
+    const children = childrenOf(server.child.pid!)
+    expect(children, "the server's child processes").toHaveLength(1)
+    return children[0]!
+  })
+
+describe("the embedded store's database process", () => {
+  it.live("Ctrl-C to the whole process group: the in-flight request still completes, then everything stops", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer({}, { processGroup: true })
+      const database = yield* databaseProcessOf(server)
+      const slow = yield* slowRequest(server, JSON.stringify({ items: [{ id: "mug-ceramic", quantity: 1 }] }))
+      yield* Effect.sleep("300 millis")
+      // What a terminal does on Ctrl-C: SIGINT to every process of the foreground group.
+      process.kill(-server.child.pid!, "SIGINT")
+      let refused = false
+      for (let i = 0; i < 200 && !refused; i++) {
+        refused = yield* refusesConnections(server.port)
+        if (!refused) yield* Effect.sleep("25 millis")
+      }
+      expect(refused).toBe(true)
+      expect(isRunning(database)).toBe(true) // the server still needs it
+      slow.finish()
+      const response = yield* Effect.promise(() => slow.response)
+      expect(response.status, response.text).toBe(201)
+      const exit = yield* exitOf(server)
+      expect(exit, server.output()).toEqual({ code: 0, signal: null })
+      // The server stopped it before exiting.
+      expect(isRunning(database)).toBe(false)
+    }).pipe(Effect.scoped), 90_000)
+
+  it.live("the server killed outright: its database process stops by itself", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer({})
+      const database = yield* databaseProcessOf(server)
+      server.child.kill("SIGKILL")
+      yield* exitOf(server)
+      expect(yield* eventually(() => !isRunning(database), 30)).toBe(true)
     }).pipe(Effect.scoped), 90_000)
 })

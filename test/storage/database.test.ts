@@ -107,10 +107,12 @@ describe("database layer", () => {
       const dataDir = join(dir, "pglite")
       const starting = yield* Effect.fork(Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.scoped))
       // The initialization takes seconds; stop it once its staging directory exists.
-      yield* Effect.sleep("100 millis").pipe(Effect.repeat({ until: () => readdirSync(dir).length > 0, times: 100 }))
-      expect(readdirSync(dir)).toEqual(["pglite.initializing"])
+      yield* Effect.sleep("100 millis").pipe(
+        Effect.repeat({ until: () => readdirSync(dir).includes("pglite.initializing"), times: 100 })
+      )
+      expect(readdirSync(dir).sort()).toEqual(["pglite.initializing", "pglite.lock"])
       yield* Fiber.interrupt(starting)
-      expect(readdirSync(dir)).toEqual([])
+      expect(readdirSync(dir)).toEqual([]) // the staging directory and the lock are gone
     }).pipe(Effect.scoped), 60_000)
 
   it.live("a data directory that cannot be initialized fails the layer with a one-line DatabaseError", () =>

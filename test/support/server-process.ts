@@ -43,14 +43,23 @@ export interface ServerProcess {
 
 export class ServerStartError extends Data.TaggedError("ServerStartError")<{ readonly message: string }> {}
 
+export interface SpawnOptions {
+  /**
+   * In a process group of its own (led by the server), so that a test can signal the whole group
+   * as a terminal's Ctrl-C or a service manager does: `process.kill(-server.child.pid, signal)`.
+   */
+  readonly processGroup?: boolean
+}
+
 /** Spawns `src/main.ts` with `env` added to a minimal environment (PATH, HOME); not awaited ready. */
-export const spawnMain = (env: Record<string, string>) =>
+export const spawnMain = (env: Record<string, string>, options?: SpawnOptions) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
         cwd: PROJECT_ROOT,
         env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", LOG_LEVEL: "Warn", ...env },
-        stdio: ["ignore", "pipe", "pipe"]
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: options?.processGroup === true
       })
       let output = ""
       child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
@@ -98,11 +107,14 @@ export const waitHealthy = (server: ServerProcess) =>
   })
 
 /** Spawns a server on a free port with a temporary DATA_DIR and waits until it is healthy. */
-export const startServer = (env: Record<string, string>) =>
+export const startServer = (env: Record<string, string>, options?: SpawnOptions) =>
   Effect.gen(function*() {
     const port = yield* freePort
     const dataDir = env["DATA_DIR"] ?? (yield* tempDirectory("acp-process-"))
-    const server = yield* spawnMain({ API_KEYS: PROCESS_API_KEY, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ...env })
+    const server = yield* spawnMain(
+      { API_KEYS: PROCESS_API_KEY, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ...env },
+      options
+    )
     return yield* waitHealthy(server)
   })
 

@@ -1,7 +1,7 @@
 /**
  * Databases for tests.
  *
- * - `embeddedDatabase()`: PGlite, migrated; in memory by default (nothing to clean), or in a
+ * - `embeddedDatabase()`: PGlite in this process, migrated; in memory by default (nothing to clean), or in a
  *   fresh temporary directory removed at scope end with `{ persistent: true }`. Both start from a
  *   dump of a freshly initialized PGlite cached in the OS temp directory (keyed by the PGlite
  *   version), which turns PGlite's initdb (5–15 s) into a 1–2 s load after the first run.
@@ -65,9 +65,11 @@ export const pgliteTemplate: Effect.Effect<Blob> = Effect.promise(async () => {
 export const embeddedDatabase = (options?: { readonly persistent?: boolean }): TestDatabase =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const loadDataDir = yield* pgliteTemplate
-    if (options?.persistent !== true) return makeDatabaseLayer({ kind: "embedded", loadDataDir })
+    // In this process: a process per database would cost a second per test (the database
+    // process itself is tested in test/storage/embedded-database.test.ts).
+    if (options?.persistent !== true) return makeDatabaseLayer({ kind: "embedded", loadDataDir, inProcess: true })
     const dir = yield* tempDirectory("acp-pglite-")
-    return makeDatabaseLayer({ kind: "embedded", dataDir: join(dir, "pglite"), loadDataDir })
+    return makeDatabaseLayer({ kind: "embedded", dataDir: join(dir, "pglite"), loadDataDir, inProcess: true })
   }))
 
 /** A fresh, empty database on the `TEST_DATABASE_URL` server, dropped at scope end; its URL. */

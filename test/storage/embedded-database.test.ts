@@ -1,0 +1,160 @@
+/**
+ * The embedded database's own process (`src/storage/embedded-database.ts`): restarted on the same
+ * port with its data after a crash, stopped cleanly with its scope, not restarted when in memory,
+ * and start-up failures told in one line. (A server killed outright leaving no database process
+ * behind, and Ctrl-C to the process group, are in test/http/process-lifecycle.test.ts.)
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { PgClient } from "@effect/sql-pg"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Layer, Redacted, Schedule } from "effect"
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { DatabaseError, makeDatabaseLayer } from "../../src/storage/database.ts"
+import { type EmbeddedDatabaseProcess, startEmbeddedDatabaseProcess } from "../../src/storage/embedded-database.ts"
+import { isRunning } from "../support/processes.ts"
+import { pgliteTemplate, tempDirectory } from "../support/test-database.ts"
+
+/** A one-connection client of the database process, as the server's pool is. */
+const clientOf = (database: EmbeddedDatabaseProcess) =>
+  PgClient.make({
+    url: Redacted.make(`postgres://postgres@127.0.0.1:${database.port}/postgres`),
+    maxConnections: 1,
+    idleTimeout: Duration.zero,
+    connectTimeout: Duration.seconds(2)
+  }).pipe(Effect.provide(Reactivity.layer))
+
+/** A process that runs until the scope closes; its id. */
+const liveProcess = Effect.acquireRelease(
+  Effect.sync(() => spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" })),
+  (child) => Effect.sync(() => child.kill("SIGKILL"))
+).pipe(Effect.map((child) => child.pid!))
+
+/** The id of a process that has exited. */
+const deadProcessId = Effect.async<number>((resume) => {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" })
+  child.once("exit", () => resume(Effect.succeed(child.pid!)))
+})
+
+const pidOf = (database: EmbeddedDatabaseProcess) =>
+  Effect.flatMap(database.pid, (pid) => (pid === undefined ? Effect.dieMessage("no process id") : Effect.succeed(pid)))
+
+describe("the embedded database process", () => {
+  it.live("killed, it is started again on the same port, with everything committed before", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      const database = yield* startEmbeddedDatabaseProcess({
+        dataDir: join(dir, "pglite"),
+        loadDataDir: yield* pgliteTemplate
+      })
+      const sql = yield* clientOf(database)
+      yield* sql`CREATE TABLE kept (n integer)`
+      yield* sql`INSERT INTO kept VALUES (1), (2)`
+      const pid = yield* pidOf(database)
+
+      process.kill(pid, "SIGKILL")
+      const rows = yield* sql<{ n: number }>`SELECT n FROM kept ORDER BY n`.pipe(
+        Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 300 })
+      )
+      expect(rows).toEqual([{ n: 1 }, { n: 2 }])
+      const restarted = yield* pidOf(database)
+      expect(restarted).not.toBe(pid)
+      expect(isRunning(pid)).toBe(false)
+      // Writable again, too.
+      yield* sql`INSERT INTO kept VALUES (3)`
+      expect(yield* sql`SELECT n FROM kept`).toHaveLength(3)
+    }).pipe(Effect.scoped), 90_000)
+
+  it.live("its scope closed, it stops; the directory opens again with its data, not seeded again", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      const dataDir = join(dir, "pglite")
+      const loadDataDir = yield* pgliteTemplate
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const database = yield* startEmbeddedDatabaseProcess({ dataDir, loadDataDir })
+        const sql = yield* clientOf(database)
+        yield* sql`CREATE TABLE kept (n integer)`
+        yield* sql`INSERT INTO kept VALUES (7)`
+        return yield* pidOf(database)
+      }))
+      expect(isRunning(first)).toBe(false)
+
+      const rows = yield* Effect.scoped(Effect.gen(function*() {
+        // The archive is offered again; the directory is not new, so it is opened as it is.
+        const database = yield* startEmbeddedDatabaseProcess({ dataDir, loadDataDir })
+        const sql = yield* clientOf(database)
+        return yield* sql<{ n: number }>`SELECT n FROM kept`
+      }))
+      expect(rows).toEqual([{ n: 7 }])
+    }).pipe(Effect.scoped), 90_000)
+
+  it.live("in memory, it is not restarted: its data went with it", () =>
+    Effect.gen(function*() {
+      const database = yield* startEmbeddedDatabaseProcess({ loadDataDir: yield* pgliteTemplate })
+      const sql = yield* clientOf(database)
+      yield* sql`SELECT 1`
+      const pid = yield* pidOf(database)
+      process.kill(pid, "SIGKILL")
+      yield* Effect.sleep("1500 millis") // a restart would have happened after 0.1 s
+      expect(yield* pidOf(database)).toBe(pid)
+      expect(isRunning(pid)).toBe(false)
+      const failed = yield* Effect.flip(sql`SELECT 1`)
+      expect(failed._tag).toBe("SqlError")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a data directory PGlite cannot open fails the layer with a one-line DatabaseError", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      const dataDir = join(dir, "pglite")
+      mkdirSync(dataDir)
+      writeFileSync(join(dataDir, "PG_VERSION"), "not a version\n")
+      const error = yield* Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.flip)
+      expect(error).toBeInstanceOf(DatabaseError)
+      expect(error.message).toContain("Cannot open the embedded database (PGlite)")
+      expect(error.message).toContain("the database process exited with 1")
+      expect(error.message).not.toContain("\n")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a data directory open in another process is refused; one left locked by a dead process is taken over", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      const dataDir = join(dir, "pglite")
+      const lockFile = `${dataDir}.lock`
+      const loadDataDir = yield* pgliteTemplate
+      const open = makeDatabaseLayer({ kind: "embedded", dataDir, loadDataDir })
+
+      // Held by a process that is alive: refused, and the lock is left alone.
+      const holder = yield* liveProcess
+      writeFileSync(lockFile, String(holder))
+      const refused = yield* Layer.build(open).pipe(Effect.scoped, Effect.flip)
+      expect(refused).toBeInstanceOf(DatabaseError)
+      expect(refused.message).toContain(`the data directory is in use by process ${holder}`)
+      expect(refused.message).not.toContain("\n")
+      expect(readFileSync(lockFile, "utf8")).toBe(String(holder))
+      expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(false) // not touched
+
+      // Left by a process that is gone: taken over, held while open, removed at the end.
+      writeFileSync(lockFile, String(yield* deadProcessId))
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* Layer.build(open)
+        expect(readFileSync(lockFile, "utf8")).toBe(String(process.pid))
+        // A second opening meanwhile, here in the same process, is refused too.
+        const again = yield* Layer.build(open).pipe(Effect.scoped, Effect.flip)
+        expect(again.message).toContain("already open in this process")
+      }))
+      expect(existsSync(lockFile)).toBe(false)
+    }).pipe(Effect.scoped), 90_000)
+
+  it.live("a data directory that is a file fails the layer with a one-line DatabaseError", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      const dataDir = join(dir, "pglite")
+      writeFileSync(dataDir, "")
+      const error = yield* Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.flip)
+      expect(error).toBeInstanceOf(DatabaseError)
+      expect(error.message).toContain("cannot read the data directory")
+      expect(error.message).toContain("ENOTDIR")
+      expect(error.message).not.toContain("\n")
+    }).pipe(Effect.scoped), 60_000)
+})
