@@ -30,7 +30,8 @@ import {
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import type { EmbeddedServerArguments, EmbeddedServerMessage } from "./embedded-database-server.ts"
 
 /** The embedded database could not be started. */
@@ -62,9 +63,11 @@ const RESTART_SCHEDULE = Schedule.exponential("100 millis").pipe(
 const serverCommand = (args: EmbeddedServerArguments): { readonly file: string; readonly argv: Array<string> } => {
   const source = import.meta.url.endsWith(".ts")
   const script = fileURLToPath(new URL(`./embedded-database-server.${source ? "ts" : "js"}`, import.meta.url))
+  // tsx as this project has it, whatever the working directory.
+  const tsx = () => pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
   return {
     file: process.execPath,
-    argv: [...(source ? ["--import", "tsx"] : []), script, JSON.stringify(args)]
+    argv: [...(source ? ["--import", tsx()] : []), script, JSON.stringify(args)]
   }
 }
 
