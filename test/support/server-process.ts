@@ -8,8 +8,9 @@ import { PgClient } from "@effect/sql-pg"
 import { Data, Duration, Effect, Redacted, Schedule } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { tempDirectory } from "./test-database.ts"
+import { copyInitializedDataDir, tempDirectory } from "./test-database.ts"
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -106,11 +107,20 @@ export const waitHealthy = (server: ServerProcess) =>
     return server
   })
 
-/** Spawns a server on a free port with a temporary DATA_DIR and waits until it is healthy. */
+/**
+ * Spawns a server on a free port with a temporary DATA_DIR and waits until it is healthy. On the
+ * embedded store, a new DATA_DIR starts with an initialized database directory (copied, see
+ * `copyInitializedDataDir`); the server's own initialization is tested in
+ * test/storage/database.test.ts.
+ */
 export const startServer = (env: Record<string, string>, options?: SpawnOptions) =>
   Effect.gen(function*() {
     const port = yield* freePort
-    const dataDir = env["DATA_DIR"] ?? (yield* tempDirectory("acp-process-"))
+    let dataDir = env["DATA_DIR"]
+    if (dataDir === undefined) {
+      dataDir = yield* tempDirectory("acp-process-")
+      if (env["DATABASE_URL"] === undefined) yield* copyInitializedDataDir(join(dataDir, "pglite"))
+    }
     const server = yield* spawnMain(
       { API_KEYS: PROCESS_API_KEY, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ...env },
       options

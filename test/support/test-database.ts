@@ -15,10 +15,11 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { PGlite } from "@electric-sql/pglite"
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type DatabaseError, makeDatabaseLayer } from "../../src/storage/database.ts"
+import { initializeDataDir } from "../../src/storage/embedded-database.ts"
 
 const rawTestDatabaseUrl = process.env["TEST_DATABASE_URL"]?.trim()
 
@@ -60,6 +61,27 @@ export const pgliteTemplate: Effect.Effect<Blob> = Effect.promise(async () => {
   renameSync(partial, path) // atomic: concurrent test workers never read half a file
   return new Blob([bytes], { type: GZIP })
 })
+
+/**
+ * Copies a freshly initialized (not migrated) PGlite data directory to `target`, as a server's
+ * first start would make it: made once by the server's own initialization and cached on disk
+ * (keyed by the PGlite version), which turns a server process's first start on the embedded
+ * store from ≈ 10 s of initdb into a copy.
+ */
+export const copyInitializedDataDir = (target: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const cached = join(tmpdir(), `acp-pglite-datadir-${pgliteVersion()}`)
+    if (!existsSync(cached)) {
+      const partial = `${cached}.${process.pid}.${randomBytes(4).toString("hex")}`
+      yield* initializeDataDir(partial).pipe(Effect.orDie)
+      try {
+        renameSync(partial, cached) // atomic: concurrent test workers never copy half a directory
+      } catch {
+        rmSync(partial, { recursive: true, force: true }) // another worker was first
+      }
+    }
+    cpSync(cached, target, { recursive: true })
+  })
 
 /** Migrated PGlite behind its socket server: in memory, or `{ persistent: true }` in a temp dir. */
 export const embeddedDatabase = (options?: { readonly persistent?: boolean }): TestDatabase =>
