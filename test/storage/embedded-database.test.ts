@@ -37,6 +37,15 @@ const deadProcessId = Effect.async<number>((resume) => {
   child.once("exit", () => resume(Effect.succeed(child.pid!)))
 })
 
+/** The database layer's start failure: a `DatabaseError` of one line; its message. */
+const startFailure = (database: ReturnType<typeof makeDatabaseLayer>) =>
+  Effect.gen(function*() {
+    const error = yield* Layer.build(database).pipe(Effect.scoped, Effect.flip)
+    expect(error).toBeInstanceOf(DatabaseError)
+    expect(error.message).not.toContain("\n")
+    return error.message
+  })
+
 const pidOf = (database: EmbeddedDatabaseProcess) =>
   Effect.flatMap(database.pid, (pid) => (pid === undefined ? Effect.dieMessage("no process id") : Effect.succeed(pid)))
 
@@ -109,11 +118,9 @@ describe("the embedded database process", () => {
       const dataDir = join(dir, "pglite")
       mkdirSync(dataDir)
       writeFileSync(join(dataDir, "PG_VERSION"), "not a version\n")
-      const error = yield* Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.flip)
-      expect(error).toBeInstanceOf(DatabaseError)
-      expect(error.message).toContain("Cannot open the embedded database (PGlite)")
-      expect(error.message).toContain("the database process exited with 1")
-      expect(error.message).not.toContain("\n")
+      const message = yield* startFailure(makeDatabaseLayer({ kind: "embedded", dataDir }))
+      expect(message).toContain("Cannot open the embedded database (PGlite)")
+      expect(message).toContain("the database process exited with 1")
     }).pipe(Effect.scoped), 60_000)
 
   it.live("a data directory open in another process is refused; one left locked by a dead process is taken over", () =>
@@ -127,10 +134,8 @@ describe("the embedded database process", () => {
       // Held by a process that is alive: refused, and the lock is left alone.
       const holder = yield* liveProcess
       writeFileSync(lockFile, String(holder))
-      const refused = yield* Layer.build(open).pipe(Effect.scoped, Effect.flip)
-      expect(refused).toBeInstanceOf(DatabaseError)
-      expect(refused.message).toContain(`the data directory is in use by process ${holder}`)
-      expect(refused.message).not.toContain("\n")
+      const refused = yield* startFailure(open)
+      expect(refused).toContain(`the data directory is in use by process ${holder}`)
       expect(readFileSync(lockFile, "utf8")).toBe(String(holder))
       expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(false) // not touched
 
@@ -140,8 +145,7 @@ describe("the embedded database process", () => {
         yield* Layer.build(open)
         expect(readFileSync(lockFile, "utf8")).toBe(String(process.pid))
         // A second opening meanwhile, here in the same process, is refused too.
-        const again = yield* Layer.build(open).pipe(Effect.scoped, Effect.flip)
-        expect(again.message).toContain("already open in this process")
+        expect(yield* startFailure(open)).toContain("already open in this process")
       }))
       expect(existsSync(lockFile)).toBe(false)
     }).pipe(Effect.scoped), 90_000)
@@ -151,10 +155,8 @@ describe("the embedded database process", () => {
       const dir = yield* tempDirectory()
       const dataDir = join(dir, "pglite")
       writeFileSync(dataDir, "")
-      const error = yield* Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.flip)
-      expect(error).toBeInstanceOf(DatabaseError)
-      expect(error.message).toContain("cannot read the data directory")
-      expect(error.message).toContain("ENOTDIR")
-      expect(error.message).not.toContain("\n")
+      const message = yield* startFailure(makeDatabaseLayer({ kind: "embedded", dataDir }))
+      expect(message).toContain("cannot read the data directory")
+      expect(message).toContain("ENOTDIR")
     }).pipe(Effect.scoped), 60_000)
 })
