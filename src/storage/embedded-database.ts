@@ -18,8 +18,10 @@
 import { PGlite } from "@electric-sql/pglite"
 import { Data, Duration, Effect, Option, Ref, Schedule, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import {
   existsSync,
+  linkSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -196,6 +198,25 @@ const processExists = (pid: number): boolean => {
   }
 }
 
+/**
+ * Creates `file` holding `content` as one step (EEXIST when it exists): written to a file of its
+ * own first and then linked into place, so that no process ever reads it empty or half-written
+ * (and takes it for a stale lock). Where the file system has no hard links, created and written.
+ */
+const createComplete = (file: string, content: string) => {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`
+  writeFileSync(temporary, content)
+  try {
+    linkSync(temporary, file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw error
+    writeFileSync(file, content, { flag: "wx" })
+  } finally {
+    rmSync(temporary, { force: true })
+  }
+}
+
 /** The lock files this process holds. */
 const locksHeldHere = new Set<string>()
 
@@ -203,7 +224,8 @@ const locksHeldHere = new Set<string>()
  * Holds `<dataDir>.lock` (this process's id) until the scope closes: PGlite itself opens a
  * directory another process has open, and two of them corrupt it. A lock left by a process that
  * no longer exists (killed) is taken over. Two servers taking over the same stale lock at the same
- * instant could both succeed; that needs a crash and two starts within milliseconds.
+ * instant could both succeed; that needs a crash and two starts within milliseconds. Two starting
+ * at once on an unlocked directory cannot: the lock file appears complete or not at all.
  */
 export const lockDataDir = (dataDir: string): Effect.Effect<void, EmbeddedStartError, Scope.Scope> => {
   const lockFile = `${resolve(dataDir)}.lock`
@@ -216,7 +238,7 @@ export const lockDataDir = (dataDir: string): Effect.Effect<void, EmbeddedStartE
         return Effect.fail(new EmbeddedStartError({ message: "the data directory is already open in this process", cause: undefined }))
       }
       try {
-        writeFileSync(lockFile, own, { flag: "wx" })
+        createComplete(lockFile, own)
         return Effect.void
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") {

@@ -9,8 +9,9 @@ import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Redacted, Schedule } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { DatabaseError, makeDatabaseLayer } from "../../src/storage/database.ts"
 import { type EmbeddedDatabaseProcess, startEmbeddedDatabaseProcess } from "../../src/storage/embedded-database.ts"
 import { isRunning } from "../support/processes.ts"
@@ -149,6 +150,40 @@ describe("the embedded database process", () => {
       }))
       expect(existsSync(lockFile)).toBe(false)
     }).pipe(Effect.scoped), 90_000)
+
+  it.live("processes locking one data directory at once: exactly one gets it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDirectory()
+      const dataDir = join(dir, "pglite")
+      const script = fileURLToPath(new URL("../support/lock-data-dir.ts", import.meta.url))
+      const children = Array.from({ length: 6 }, () =>
+        spawn(process.execPath, ["--import", "tsx", script, dataDir], { stdio: ["pipe", "pipe", "inherit"] }))
+      const exited = children.map((child) => new Promise<void>((resolve) => child.once("exit", () => resolve())))
+      // The holder keeps its lock until its stdin ends, so every other one tries while it is held.
+      const outcomes = yield* Effect.all(
+        children.map((child) =>
+          Effect.async<string>((resume) => {
+            let output = ""
+            let told = false
+            const tell = () => {
+              if (!told) resume(Effect.succeed(output.trim()))
+              told = true
+            }
+            child.stdout!.on("data", (chunk: Buffer) => {
+              output += chunk.toString("utf8")
+              if (output.includes("\n")) tell()
+            })
+            child.once("exit", tell)
+          })
+        ),
+        { concurrency: "unbounded" }
+      )
+      for (const child of children) child.stdin!.end()
+      yield* Effect.promise(() => Promise.all(exited))
+      expect(outcomes.sort()).toEqual(["locked", "refused", "refused", "refused", "refused", "refused"])
+      expect(existsSync(`${dataDir}.lock`)).toBe(false) // released when its holder exited
+      expect(readdirSync(dir)).toEqual([]) // and no temporary file left
+    }).pipe(Effect.scoped), 60_000)
 
   it.live("a data directory that is a file fails the layer with a one-line DatabaseError", () =>
     Effect.gen(function*() {
