@@ -31,7 +31,7 @@ import {
   writeFileSync
 } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import type { EmbeddedServerArguments, EmbeddedServerMessage } from "./embedded-database-server.ts"
@@ -204,7 +204,8 @@ const processExists = (pid: number): boolean => {
  * (and takes it for a stale lock). Where the file system has no hard links, created and written.
  */
 const createComplete = (file: string, content: string) => {
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`
+  // Beside it (a hard link stays on one file system), with a short name of its own.
+  const temporary = join(dirname(file), `.lock-${randomBytes(6).toString("hex")}`)
   writeFileSync(temporary, content)
   try {
     linkSync(temporary, file)
