@@ -22,10 +22,9 @@ import { mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import {
   EmbeddedStartError,
-  initializeDataDir,
-  isNewDataDir,
   lockDataDir,
   PGLITE_START_PARAMS,
+  prepareDataDir,
   startEmbeddedDatabaseProcess
 } from "./embedded-database.ts"
 import { migrationsLoader } from "./migrations.ts"
@@ -138,9 +137,7 @@ const embeddedPool = (address: string) =>
 /** PGlite in this process: tests, where starting a process per database would cost seconds. */
 const inProcessEmbeddedDatabase = (dataDir: string | undefined, loadDataDir: Blob | undefined) =>
   Effect.gen(function*() {
-    const isNew = dataDir === undefined || (yield* isNewDataDir(dataDir))
-    if (dataDir !== undefined && isNew && loadDataDir === undefined) yield* initializeDataDir(dataDir)
-    const loadFrom = isNew ? loadDataDir : undefined
+    const loadFrom = yield* prepareDataDir(dataDir, loadDataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => {

@@ -159,7 +159,7 @@ const stopProcess = (child: ChildProcess): Effect.Effect<void> =>
   })
 
 /** Whether a data directory has still to be created (missing or empty). */
-export const isNewDataDir = (dataDir: string): Effect.Effect<boolean, EmbeddedStartError> =>
+const isNewDataDir = (dataDir: string): Effect.Effect<boolean, EmbeddedStartError> =>
   Effect.try({
     try: () => !existsSync(dataDir) || readdirSync(dataDir).length === 0,
     catch: (cause) => new EmbeddedStartError({ message: "cannot read the data directory", cause })
@@ -187,6 +187,22 @@ export const initializeDataDir = (dataDir: string): Effect.Effect<void, Embedded
     })
   }).pipe(Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : removeStaging))
 }
+
+/**
+ * Makes a new data directory ready to open: initialized, unless an archive (`loadDataDir`) is to
+ * seed it. The archive to open it with: `loadDataDir` when the directory is new (or in memory),
+ * nothing when it exists.
+ */
+export const prepareDataDir = (
+  dataDir: string | undefined,
+  loadDataDir: Blob | undefined
+): Effect.Effect<Blob | undefined, EmbeddedStartError> =>
+  Effect.gen(function*() {
+    const isNew = dataDir === undefined || (yield* isNewDataDir(dataDir))
+    if (!isNew) return undefined
+    if (dataDir !== undefined && loadDataDir === undefined) yield* initializeDataDir(dataDir)
+    return loadDataDir
+  })
 
 /** Whether a process with this id exists (EPERM: it does, owned by someone else). */
 const processExists = (pid: number): boolean => {
@@ -299,9 +315,7 @@ export const startEmbeddedDatabaseProcess = (options: {
 }): Effect.Effect<EmbeddedDatabaseProcess, EmbeddedStartError, Scope.Scope> =>
   Effect.gen(function*() {
     const { dataDir, startParams = PGLITE_START_PARAMS } = options
-    const isNew = dataDir === undefined || (yield* isNewDataDir(dataDir))
-    const loadDataDir = isNew ? options.loadDataDir : undefined
-    if (dataDir !== undefined && isNew && loadDataDir === undefined) yield* initializeDataDir(dataDir)
+    const loadDataDir = yield* prepareDataDir(dataDir, options.loadDataDir)
 
     const serve = (port: number, loadDataDirFile?: string) =>
       run({
