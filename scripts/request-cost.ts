@@ -13,8 +13,8 @@
 import { HttpApp } from "@effect/platform"
 import { Either, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import { readFileSync } from "node:fs"
-import { Catalog, DEMO_CATALOG_FILE, parseCatalog } from "../src/services/catalog.ts"
-import { HttpAppService } from "../src/http/app.ts"
+import { Catalog, DEMO_CATALOG_FILE, parseCatalog } from "../src/catalog/catalog-service.ts"
+import { HttpAppService } from "../src/app/http-app.ts"
 import { address, buyer, paymentBody, tokenizeBody } from "./lib/acp-client.ts"
 import { testApp } from "../test/support/http.ts"
 

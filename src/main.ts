@@ -4,9 +4,9 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { ConfigError, Effect, Layer, Logger } from "effect"
-import { batchedLogFmt } from "./services/log-output.ts"
-import { ServerLive } from "./server.ts"
-import { AppConfig, describeConfigError, loadConfig } from "./services/config.ts"
+import { batchedLogFmt } from "./platform/log-output.ts"
+import { ServerLive } from "./app/server.ts"
+import { AppConfig, describeConfigError, loadConfig } from "./platform/config.ts"
 
 const program = Effect.gen(function*() {
   const config = yield* loadConfig.pipe(

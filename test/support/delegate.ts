@@ -3,8 +3,8 @@
  * to vary it.
  */
 import { Effect, Either, Layer } from "effect"
-import { parseDelegatePayment, type ValidatedDelegatePayment } from "../../src/domain/delegate-payment.ts"
-import { PaymentProvider, type PaymentProviderService } from "../../src/services/payment-provider.ts"
+import { parseDelegatePayment, type ValidatedDelegatePayment } from "../../src/delegate/delegate-payment.ts"
+import { PaymentProvider, type PaymentProviderService } from "../../src/payments/payment-provider.ts"
 
 export const CARD_NUMBER = "4242424242424242"
 export const CARD_CVC = "987"

@@ -5,25 +5,25 @@
  */
 import { HttpApp, HttpServer } from "@effect/platform"
 import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
-import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/domain/checkout.ts"
-import { HttpAppService } from "../../src/http/app.ts"
-import { RateLimiter, RateLimiterLive } from "../../src/domain/rate-limit.ts"
-import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/server.ts"
-import { type Catalog, DemoCatalog } from "../../src/services/catalog.ts"
-import { AppConfig, type AppConfigShape, testConfig } from "../../src/services/config.ts"
-import type { PaymentProvider } from "../../src/services/payment-provider.ts"
-import type { ChargeStore } from "../../src/storage/charge-store.ts"
-import { MemoryChargeStore } from "../../src/storage/memory-charge-store.ts"
-import type { CheckoutStore } from "../../src/storage/checkout-store.ts"
-import type { IdempotencyStore } from "../../src/storage/idempotency-store.ts"
-import { MemoryCheckoutStore } from "../../src/storage/memory-checkout-store.ts"
-import { MemoryIdempotencyStore } from "../../src/storage/memory-idempotency-store.ts"
-import { MemoryVaultStore } from "../../src/storage/memory-vault-store.ts"
-import { MemoryOrderStore } from "../../src/storage/memory-order-store.ts"
-import { MemoryReceivedEventsStore } from "../../src/storage/memory-received-events-store.ts"
-import type { OrderStore } from "../../src/storage/order-store.ts"
-import type { ReceivedEventsStore } from "../../src/storage/received-events-store.ts"
-import type { VaultStore } from "../../src/storage/vault-store.ts"
+import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/checkout/checkout-schemas.ts"
+import { HttpAppService } from "../../src/app/http-app.ts"
+import { RateLimiter, RateLimiterLive } from "../../src/rate-limit/rate-limit.ts"
+import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/app/server.ts"
+import { type Catalog, DemoCatalog } from "../../src/catalog/catalog-service.ts"
+import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
+import type { PaymentProvider } from "../../src/payments/payment-provider.ts"
+import type { ChargeStore } from "../../src/payments/charge-store.ts"
+import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
+import type { CheckoutStore } from "../../src/checkout/checkout-store.ts"
+import type { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
+import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
+import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
+import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
+import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
+import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
+import type { OrderStore } from "../../src/orders/order-store.ts"
+import type { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
+import type { VaultStore } from "../../src/delegate/vault-store.ts"
 
 export const API_KEY = "sk_test_key"
 export const API_VERSION = "2026-01-30"
@@ -86,7 +86,7 @@ export interface RequestOptions {
 
 /**
  * The application as a web handler, on the test's clock and services. Requests run with the
- * platform's services only, as the server runs them (`src/server.ts`): a route or middleware that
+ * platform's services only, as the server runs them (`src/app/server.ts`): a route or middleware that
  * needed a service from the application's context would fail here.
  */
 export const appHandler = Effect.gen(function*() {
@@ -132,7 +132,7 @@ const isCheckoutSessionWithOrder = Schema.decodeUnknownEither(CheckoutSessionWit
 /**
  * Every successful checkout session response of every test must be exactly its endpoint's schema:
  * nothing missing, nothing extra at any depth (session responses are built without a schema pass,
- * `src/http/session-response.ts`). A response that is not fails the test that made it.
+ * `src/checkout/session-response.ts`). A response that is not fails the test that made it.
  */
 const checkSessionResponse = (method: string, path: string, status: number, body: unknown) => {
   if (status !== 200 && status !== 201) return

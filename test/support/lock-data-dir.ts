@@ -1,9 +1,9 @@
 /**
- * Run as a process by test/storage/embedded-database.test.ts: takes the lock of the data directory
+ * Run as a process by test/db/embedded-database.test.ts: takes the lock of the data directory
  * `process.argv[2]` and prints `locked` or `refused`; holds a lock it got until its stdin ends.
  */
 import { Effect } from "effect"
-import { lockDataDir } from "../../src/storage/embedded-database.ts"
+import { lockDataDir } from "../../src/db/embedded-database.ts"
 
 const stdinEnded = Effect.async<void>((resume) => {
   process.stdin.once("end", () => resume(Effect.void))

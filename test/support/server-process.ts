@@ -111,7 +111,7 @@ export const waitHealthy = (server: ServerProcess) =>
  * Spawns a server on a free port with a temporary DATA_DIR and waits until it is healthy. On the
  * embedded store, a new DATA_DIR starts with an initialized database directory (copied, see
  * `copyInitializedDataDir`); the server's own initialization is tested in
- * test/storage/database.test.ts.
+ * test/db/database.test.ts.
  */
 export const startServer = (env: Record<string, string>, options?: SpawnOptions) =>
   Effect.gen(function*() {

@@ -18,8 +18,8 @@ import { randomBytes } from "node:crypto"
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type DatabaseError, makeDatabaseLayer } from "../../src/storage/database.ts"
-import { initializeDataDir } from "../../src/storage/embedded-database.ts"
+import { type DatabaseError, makeDatabaseLayer } from "../../src/db/database.ts"
+import { initializeDataDir } from "../../src/db/embedded-database.ts"
 
 const rawTestDatabaseUrl = process.env["TEST_DATABASE_URL"]?.trim()
 
@@ -88,7 +88,7 @@ export const embeddedDatabase = (options?: { readonly persistent?: boolean }): T
   Layer.unwrapScoped(Effect.gen(function*() {
     const loadDataDir = yield* pgliteTemplate
     // In this process: a process per database would cost a second per test (the database
-    // process itself is tested in test/storage/embedded-database.test.ts).
+    // process itself is tested in test/db/embedded-database.test.ts).
     if (options?.persistent !== true) return makeDatabaseLayer({ kind: "embedded", loadDataDir, inProcess: true })
     const dir = yield* tempDirectory("acp-pglite-")
     return makeDatabaseLayer({ kind: "embedded", dataDir: join(dir, "pglite"), loadDataDir, inProcess: true })

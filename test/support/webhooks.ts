@@ -6,9 +6,9 @@
  */
 import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Clock, Effect, Layer, Ref, Schema } from "effect"
-import { Session } from "../../src/domain/session-model.ts"
-import { PaymentProvider } from "../../src/services/payment-provider.ts"
-import { OrderEvents } from "../../src/services/order-service.ts"
+import { Session } from "../../src/checkout/session-model.ts"
+import { PaymentProvider } from "../../src/payments/payment-provider.ts"
+import { OrderEvents } from "../../src/orders/order-service.ts"
 import { appHandler, createReadySession } from "./http.ts"
 
 /** A payment provider that is never called (these tests do not complete checkouts over HTTP). */

@@ -1,0 +1,65 @@
+/**
+ * The whole HTTP application as one `HttpApp`: the API routes, OpenAPI at `/openapi.json`,
+ * Swagger UI at `/docs`, and the request middleware. `main.ts` serves it on a port; tests call it
+ * directly with a request, on the test's own Clock.
+ */
+import { type HttpApp, HttpApiBuilder, HttpApiSwagger, HttpRouter } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
+import { Api } from "./api.ts"
+import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
+import { DelegateHandlers, DelegateRoleEnabledLive } from "../delegate/delegate-handlers.ts"
+import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
+import { decodeErrorMiddleware, requestMiddleware } from "../platform/http/middleware.ts"
+import { RequestSignatureLive } from "../platform/http/request-signature.ts"
+import { ApiVersionLive, AuthorizationLive } from "../platform/http/security.ts"
+import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-handlers.ts"
+import { SystemHandlers } from "./system-handlers.ts"
+import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "../webhooks/webhook-receiver-handlers.ts"
+
+export class HttpAppService extends Context.Tag("acp/HttpApp")<
+  HttpAppService,
+  HttpApp.Default<never, HttpRouter.HttpRouter.DefaultServices>
+>() {}
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([
+    CheckoutHandlers,
+    SystemHandlers,
+    DelegateHandlers,
+    OrdersHandlers,
+    WebhookDeliveriesHandlers,
+    WebhookReceiverHandlers,
+    ReceivedOrdersHandlers
+  ]),
+  Layer.provide([AuthorizationLive, ApiVersionLive, RequestSignatureLive, DelegateRoleEnabledLive])
+)
+
+const RoutesLive = Layer.mergeAll(
+  decodeErrorMiddleware(Api),
+  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
+  HttpApiSwagger.layer({ path: "/docs" })
+).pipe(Layer.provideMerge(ApiLive))
+
+/**
+ * Paths match exactly as the interface document writes them: the router's defaults would also take
+ * `/CHECKOUT_SESSIONS`, a trailing slash and doubled slashes as the same route, so one request
+ * would have several spellings, each its own idempotency scope (CONTRACT §6: scoped to the path).
+ * Percent-encoding is still decoded; the idempotency scope makes it canonical (`./idempotency.ts`).
+ */
+const strictRouting = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+
+/**
+ * Idempotency sits inside `requestMiddleware`: Request-Id, the access log and the 404/405/500
+ * mapping stay per request (a replay gets its own Request-Id), while every POST route, present
+ * and future, is covered without doing anything (`./idempotency.ts`). Needs `IdempotencyStore`.
+ */
+const httpAppWithMiddleware = Effect.gen(function*() {
+  const app = yield* HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig(strictRouting))
+  const idempotency = yield* makeIdempotencyMiddleware()
+  return requestMiddleware(Api)(idempotency(app))
+})
+
+export const HttpAppLive = Layer.effect(HttpAppService, httpAppWithMiddleware).pipe(
+  Layer.provide(RoutesLive),
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
+)

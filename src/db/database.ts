@@ -1,0 +1,256 @@
+/**
+ * The database: a `SqlClient` (and `PgClient`) with the migrations of `./migrations.ts` applied.
+ *
+ * - `DATABASE_URL` set → PostgreSQL through a node-postgres pool (`DATABASE_POOL_SIZE`, default 10).
+ * - otherwise → embedded PGlite persisted in `DATA_DIR/pglite` (`DATA_DIR` default `./data`), run
+ *   in a process of its own (`./embedded-database.ts`: started, restarted after a crash, stopped
+ *   with the server) and served to the same `@effect/sql-pg` client by `PGLiteSocketServer` on
+ *   127.0.0.1, random port. PGlite is a single backend session: the socket server and the pool
+ *   both allow exactly one connection (more breaks the protocol multiplexing), so everything is
+ *   serialized. Tests may run it in this process instead (`inProcess`).
+ *
+ * A database that cannot be reached or migrated fails the layer with `DatabaseError`, whose
+ * message says which database (URL without password) and why, in one line.
+ */
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { Cause, Config, type ConfigError, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { mkdirSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import {
+  EmbeddedStartError,
+  lockDataDir,
+  PGLITE_START_PARAMS,
+  prepareDataDir,
+  startEmbeddedDatabaseProcess
+} from "./embedded-database.ts"
+import { migrationsLoader } from "./migrations.ts"
+import { isConnectionProblem } from "./storage-error.ts"
+
+export const DEFAULT_POOL_SIZE = 10
+
+/** How long opening one PostgreSQL connection may take before it counts as unreachable. */
+export const CONNECT_TIMEOUT_MILLIS = 5_000
+
+/** The database could not be opened, reached or migrated at start. */
+export class DatabaseError extends Data.TaggedError("DatabaseError")<{ readonly message: string }> {
+  constructor(args: { readonly message: string }) {
+    super(args)
+    // Printed at start-up: the message is the whole story, the internals' stack is noise.
+    this.stack = `DatabaseError: ${args.message}`
+  }
+}
+
+export type DatabaseOptions =
+  | {
+    readonly kind: "postgres"
+    readonly url: Redacted.Redacted<string>
+    /** Pool size; default 10. */
+    readonly poolSize?: number
+    /** How the URL was configured, for error messages; default "DATABASE_URL". */
+    readonly source?: string
+  }
+  | {
+    readonly kind: "embedded"
+    /** The PGlite data directory (its parents are created); absent → in memory, lost at the end. */
+    readonly dataDir?: string
+    /**
+     * A data directory dump (`PGlite#dumpDataDir`) to start from when the directory is new, which
+     * skips PGlite's initdb (seconds); tests use it.
+     */
+    readonly loadDataDir?: Blob
+    /**
+     * Run PGlite in this process instead of a process of its own (`./embedded-database.ts`):
+     * tests, where a process per database costs a second each. Default false.
+     */
+    readonly inProcess?: boolean
+  }
+
+/** The URL without its password, for messages. */
+export const describeUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return "(unparsable URL)"
+  }
+}
+
+/** One line saying what went wrong, from an error and its causes (no stack traces). */
+const describeError = (error: unknown): string => {
+  const parts: Array<string> = []
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  while (current !== undefined && current !== null && !seen.has(current) && parts.length < 5) {
+    seen.add(current)
+    if (typeof current !== "object") {
+      parts.push(String(current))
+      break
+    }
+    const e = current as { message?: unknown; code?: unknown; errors?: unknown; cause?: unknown }
+    const message = typeof e.message === "string" ? e.message.trim() : ""
+    const code = typeof e.code === "string" ? e.code : ""
+    if (message !== "") parts.push(code !== "" && !message.includes(code) ? `${message} (${code})` : message)
+    else if (code !== "") parts.push(code)
+    if (Array.isArray(e.errors) && e.errors.length > 0 && e.cause === undefined) {
+      current = e.errors[0]
+    } else {
+      current = e.cause
+    }
+  }
+  const unique = parts.filter((part, index) => parts.indexOf(part) === index)
+  return unique.length > 0 ? unique.join(": ") : "unknown error"
+}
+
+const toDatabaseError = (options: DatabaseOptions, cause: Cause.Cause<unknown>): DatabaseError => {
+  const error = Cause.squash(cause)
+  const detail = describeError(error)
+  if (options.kind === "postgres") {
+    const where = `${options.source ?? "DATABASE_URL"} (${describeUrl(Redacted.value(options.url))})`
+    return new DatabaseError({
+      message: isConnectionProblem(error)
+        ? `Cannot connect to the PostgreSQL database given by ${where}: ${detail}`
+        : `Cannot prepare the PostgreSQL database given by ${where}: ${detail}`
+    })
+  }
+  const where = options.dataDir === undefined ? "in memory" : `in ${resolve(options.dataDir)}`
+  return new DatabaseError({
+    message: `Cannot open the embedded database (PGlite) ${where}: ${detail}. ` +
+      `Set DATABASE_URL to use a PostgreSQL server instead.`
+  })
+}
+
+/** The pool on the embedded database's socket server: one connection (see the module comment). */
+const embeddedPool = (address: string) =>
+  PgClient.layer({
+    url: Redacted.make(`postgres://postgres@${address}/postgres`),
+    maxConnections: 1,
+    // Keep the one connection open rather than reconnecting after idle periods.
+    idleTimeout: Duration.zero,
+    connectTimeout: Duration.millis(CONNECT_TIMEOUT_MILLIS)
+  })
+
+/** PGlite in this process: tests, where starting a process per database would cost seconds. */
+const inProcessEmbeddedDatabase = (dataDir: string | undefined, loadDataDir: Blob | undefined) =>
+  Effect.gen(function*() {
+    const loadFrom = yield* prepareDataDir(dataDir, loadDataDir)
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => {
+          const options = {
+            startParams: [...PGLITE_START_PARAMS],
+            ...(loadFrom !== undefined ? { loadDataDir: loadFrom } : {})
+          }
+          return dataDir === undefined ? PGlite.create(options) : PGlite.create(dataDir, options)
+        },
+        catch: (cause) => new EmbeddedStartError({ message: "cannot open PGlite", cause })
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    const server = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+          await server.start()
+          return server
+        },
+        catch: (cause) => new EmbeddedStartError({ message: "cannot start the PGlite socket server", cause })
+      }),
+      (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+    )
+    return server.getServerConn()
+  })
+
+const embeddedClient = (
+  options: Extract<DatabaseOptions, { kind: "embedded" }>
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const { dataDir, loadDataDir } = options
+    if (dataDir !== undefined) {
+      yield* Effect.try({
+        try: () => mkdirSync(dirname(resolve(dataDir)), { recursive: true }),
+        catch: (cause) => new EmbeddedStartError({ message: "cannot create the data directory", cause })
+      })
+      yield* lockDataDir(dataDir)
+    }
+    const address = options.inProcess === true
+      ? yield* inProcessEmbeddedDatabase(dataDir, loadDataDir)
+      : `127.0.0.1:${(yield* startEmbeddedDatabaseProcess({ dataDir, loadDataDir })).port}`
+    return embeddedPool(address)
+  }))
+
+/** Key of the PostgreSQL advisory lock held while migrating (any constant unique to this service). */
+export const MIGRATION_LOCK_KEY = 0x0ac9_0001
+
+/**
+ * Applies the migrations. On PostgreSQL, several processes may start at once on a fresh database:
+ * the migrator's own table lock is taken only after it has created its table, and two concurrent
+ * `CREATE TABLE IF NOT EXISTS` can still fail with "already exists". So the whole run happens in
+ * one transaction holding a transaction-level advisory lock: the second process waits, then finds
+ * everything applied. (PGlite is a single connection; nothing can race there.)
+ */
+const migrationsLayer = (kind: DatabaseOptions["kind"]) =>
+  kind === "embedded"
+    ? PgMigrator.layer({ loader: migrationsLoader })
+    : Layer.effectDiscard(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
+          // The migrator probes its table with a query that fails (aborting this transaction)
+          // when the table is missing; create it first, exactly as the migrator would.
+          yield* sql`
+            CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+              migration_id integer primary key,
+              created_at timestamp with time zone not null default now(),
+              name text not null
+            )`
+          yield* PgMigrator.run({ loader: migrationsLoader })
+        })))
+    )
+
+/** The database layer for explicit options (used by `DatabaseLive` and by tests). */
+export const makeDatabaseLayer = (
+  options: DatabaseOptions
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> => {
+  const client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> = options.kind === "postgres"
+    ? PgClient.layer({
+      url: options.url,
+      maxConnections: options.poolSize ?? DEFAULT_POOL_SIZE,
+      // Without it node-postgres waits forever for an unresponsive host, and so would /readyz.
+      connectTimeout: Duration.millis(CONNECT_TIMEOUT_MILLIS)
+    })
+    : embeddedClient(options)
+  return migrationsLayer(options.kind).pipe(
+    Layer.provide(NodeContext.layer),
+    Layer.provideMerge(client),
+    Layer.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Layer.failCause(cause as Cause.Cause<never>) : Layer.fail(toDatabaseError(options, cause))
+    )
+  )
+}
+
+/** The options `DatabaseLive` reads from the environment (CONTRACT §2). */
+export const databaseOptionsConfig: Config.Config<DatabaseOptions> = Config.all({
+  url: Config.option(Config.redacted("DATABASE_URL")),
+  poolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
+    Config.validate({ message: "Expected a positive integer", validation: (n) => n > 0 }),
+    Config.withDefault(DEFAULT_POOL_SIZE)
+  ),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data"))
+}).pipe(
+  Config.map(({ dataDir, poolSize, url }): DatabaseOptions =>
+    Option.isSome(url) && Redacted.value(url.value).trim() !== ""
+      ? { kind: "postgres", url: url.value, poolSize }
+      : { kind: "embedded", dataDir: join(dataDir, "pglite") }
+  )
+)
+
+/** PostgreSQL at `DATABASE_URL`, else the embedded PGlite under `DATA_DIR`; migrated. */
+export const DatabaseLive: Layer.Layer<
+  PgClient.PgClient | SqlClient.SqlClient,
+  DatabaseError | ConfigError.ConfigError
+> = Layer.unwrapEffect(Effect.map(databaseOptionsConfig, makeDatabaseLayer))

@@ -1,0 +1,402 @@
+/**
+ * Idempotent POSTs (CONTRACT §6), for every bearer-authenticated route at once: one `HttpApp`
+ * middleware, wired in `app.ts` inside `requestMiddleware` (so Request-Id stays per request). A
+ * route added to the API gets it without doing anything.
+ *
+ * For a POST with an `Idempotency-Key` header, made with a valid API key, on a route the policy
+ * covers:
+ * 1. the key must be 1–255 printable ASCII characters, else 400 (`param` `$.headers['Idempotency-Key']`);
+ * 2. a request the route refuses for its headers (API-Version; the request signature where
+ *    required) is passed to the route unclaimed: never answered from the store, never kept;
+ * 3. the body is read (the same cached read the handler makes later) and fingerprinted
+ *    (`requestFingerprint`: HMAC-SHA256 under a key derived from VAULT_KEY, over canonical JSON,
+ *    or over the bytes when not JSON);
+ * 4. the key is claimed atomically in `IdempotencyStore`, scoped to (API key id, method, path
+ *    with canonical percent-encoding):
+ *    - claimed → the route runs; its result is stored (2xx–4xx) or the key released (5xx, 429, 401:
+ *      `isReplayableStatus`; a 400 to a body not sent as JSON), so a retry runs again;
+ *    - a record with another fingerprint → 409 `idempotency_conflict`;
+ *    - in flight → 409 `idempotency_in_flight` with `Retry-After`;
+ *    - completed → the stored status, headers and body again, with `Idempotent-Replayed: true`.
+ * Requests without a valid API key pass through untouched (authentication answers 401) and are
+ * never stored. The outer `requestMiddleware` echoes a valid `Idempotency-Key` on every response.
+ *
+ * The claim is an `in_flight` record with a lease (`IDEMPOTENCY_LEASE_MILLIS`), renewed while the
+ * route runs. If the process dies between claim and result, the key stays in flight until the
+ * lease runs out; then a retry with the same body takes it over and runs the route again. Why
+ * that cannot charge twice, and what it means for create, is in docs/decisions.md ("Idempotency").
+ * A claimed request is not interrupted when its client goes away: it runs to the end so that its
+ * result is stored for the retry.
+ */
+import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import { randomBytes } from "node:crypto"
+import {
+  type FingerprintKeys,
+  fingerprintMatches,
+  isReplayableStatus,
+  isValidIdempotencyKey,
+  requestFingerprint
+} from "./idempotency.ts"
+import { AppConfig } from "../platform/config.ts"
+import { deriveVaultKeys } from "../delegate/vault-crypto.ts"
+import {
+  type IdempotencyRecord,
+  type IdempotencyScope,
+  IdempotencyStore,
+  type IdempotencyStoreService,
+  type StoredResponse
+} from "./idempotency-store.ts"
+import { internalError, serviceUnavailable } from "../platform/http/errors.ts"
+import { errorResponse } from "../platform/http/middleware.ts"
+import { isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
+import { makeRequestSignatureCheck } from "../platform/http/request-signature.ts"
+import { bearerTokenOf, makeApiKeyResolver, makeApiVersionCheck } from "../platform/http/security.ts"
+
+/** How long a claim protects an in-flight request when its process stops renewing it. */
+export const IDEMPOTENCY_LEASE_MILLIS = 60_000
+/** How often a running request renews its lease (a third of the lease: two renewals may fail). */
+export const IDEMPOTENCY_LEASE_RENEW_MILLIS = 20_000
+/** `Retry-After` (seconds) of an in-flight 409: requests here take milliseconds, retry soon. */
+export const IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS = 1
+
+export const IDEMPOTENCY_KEY_PARAM = "$.headers['Idempotency-Key']"
+
+// ---------------------------------------------------------------------------------------------
+// Error bodies per route family
+
+export type IdempotencyFailure = "invalid_key" | "conflict" | "in_flight"
+
+/** The error object of an idempotency failure, in the wire shape of the route family. */
+export interface IdempotencyErrorBody {
+  readonly type: "invalid_request" | "request_not_idempotent"
+  readonly code: "invalid" | "invalid_card" | "idempotency_conflict" | "idempotency_in_flight"
+  readonly message: string
+  readonly param?: string
+}
+
+export type IdempotencyErrorFlavour = (failure: IdempotencyFailure) => IdempotencyErrorBody
+
+const messages: Record<IdempotencyFailure, string> = {
+  invalid_key: "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces.",
+  conflict: "This Idempotency-Key was already used with a different request body.",
+  in_flight: "A request with this Idempotency-Key is still being processed; retry shortly."
+}
+
+/** Checkout and order routes: the checkout error object (CONTRACT §3). */
+export const checkoutIdempotencyErrors: IdempotencyErrorFlavour = (failure) =>
+  failure === "invalid_key"
+    ? { type: "invalid_request", code: "invalid", message: messages[failure], param: IDEMPOTENCY_KEY_PARAM }
+    : {
+      type: "request_not_idempotent",
+      code: failure === "conflict" ? "idempotency_conflict" : "idempotency_in_flight",
+      message: messages[failure]
+    }
+
+/**
+ * The delegate payment route: its closed set of type/code (interface document), where validation
+ * failures are `invalid_card` with a `param` and idempotency problems are `invalid_request`.
+ */
+export const delegateIdempotencyErrors: IdempotencyErrorFlavour = (failure) =>
+  failure === "invalid_key"
+    ? { type: "invalid_request", code: "invalid_card", message: messages[failure], param: IDEMPOTENCY_KEY_PARAM }
+    : {
+      type: "invalid_request",
+      code: failure === "conflict" ? "idempotency_conflict" : "idempotency_in_flight",
+      message: messages[failure]
+    }
+
+// ---------------------------------------------------------------------------------------------
+// Which routes
+
+export interface IdempotencyPolicy {
+  /** Whether a POST on `path` is covered: every bearer-authenticated route. */
+  readonly covers: (path: string) => boolean
+  /** The error flavour of the route family of `path`. */
+  readonly errorsFor: (path: string) => IdempotencyErrorFlavour
+  /** Whether the routes of `path` check request signatures (`RequestSignature` in their group). */
+  readonly signed: (path: string) => boolean
+}
+
+/** The webhook receiver authenticates by HMAC signature, not by API key: never covered. */
+const webhookReceiverPrefix = "/agentic_checkout/webhooks/"
+const delegatePrefix = "/agentic_commerce/"
+
+const checkoutPrefix = "/checkout_sessions"
+
+export const defaultIdempotencyPolicy: IdempotencyPolicy = {
+  covers: (path) => !path.startsWith(webhookReceiverPrefix),
+  errorsFor: (path) => (path.startsWith(delegatePrefix) ? delegateIdempotencyErrors : checkoutIdempotencyErrors),
+  signed: (path) => path.startsWith(delegatePrefix) || path === checkoutPrefix || path.startsWith(`${checkoutPrefix}/`)
+}
+
+/**
+ * The path of a request as the scope of its key: each segment's percent-encoding made canonical
+ * (`delegate%5Fpayment` and `delegate_payment` are one route to the router, so one scope here).
+ * Case, trailing and doubled slashes need nothing: the router takes only the exact spelling.
+ */
+export const canonicalPath = (path: string): string =>
+  path.includes("%")
+    ? path.split("/").map((segment) => {
+      try {
+        return encodeURIComponent(decodeURIComponent(segment))
+      } catch {
+        return segment
+      }
+    }).join("/")
+    : path
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+const statusOfFailure: Record<IdempotencyFailure, number> = { invalid_key: 400, conflict: 409, in_flight: 409 }
+
+const failureResponse = (flavour: IdempotencyErrorFlavour, failure: IdempotencyFailure) => {
+  const response = HttpServerResponse.unsafeJson(flavour(failure), { status: statusOfFailure[failure] })
+  return failure === "in_flight"
+    ? HttpServerResponse.setHeader(response, "retry-after", String(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS))
+    : response
+}
+
+/**
+ * Headers never stored: per-request ones (Request-Id, the echo, the replay marker, Content-Language
+ * which the outer middleware sets) and transport ones the server computes again.
+ */
+const unstoredHeaders = new Set([
+  "request-id",
+  "idempotency-key",
+  "idempotent-replayed",
+  "content-language",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "date",
+  "set-cookie"
+])
+
+/** The response as stored, or undefined when its body cannot be kept (a stream, form data). */
+const toStored = (response: HttpServerResponse.HttpServerResponse): StoredResponse | undefined => {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (!unstoredHeaders.has(name.toLowerCase())) headers[name.toLowerCase()] = value
+  }
+  switch (response.body._tag) {
+    case "Uint8Array":
+      headers["content-type"] = response.body.contentType
+      return { status: response.status, headers, body: response.body.body }
+    case "Empty":
+      return { status: response.status, headers, body: new Uint8Array(0) }
+    default:
+      return undefined
+  }
+}
+
+const replay = (stored: StoredResponse): HttpServerResponse.HttpServerResponse => {
+  const { "content-type": contentType, ...headers } = stored.headers
+  const response = contentType === undefined && stored.body.length === 0
+    ? HttpServerResponse.empty({ status: stored.status, headers })
+    : HttpServerResponse.uint8Array(stored.body, {
+      status: stored.status,
+      headers,
+      ...(contentType !== undefined ? { contentType } : {})
+    })
+  return HttpServerResponse.setHeader(response, "idempotent-replayed", "true")
+}
+
+/** What an existing live record means for a request with `body`. */
+const answerFor = (
+  record: IdempotencyRecord,
+  body: string,
+  keys: FingerprintKeys,
+  flavour: IdempotencyErrorFlavour
+) =>
+  !fingerprintMatches(record.fingerprint, body, keys)
+    ? failureResponse(flavour, "conflict")
+    : record.state === "in_flight"
+    ? failureResponse(flavour, "in_flight")
+    : replay(record.response)
+
+// ---------------------------------------------------------------------------------------------
+// The middleware
+
+export interface IdempotencyOptions {
+  readonly policy?: IdempotencyPolicy
+  readonly leaseMillis?: number
+  readonly renewEveryMillis?: number
+}
+
+const newClaimId = () => randomBytes(16).toString("hex")
+
+/**
+ * Runs the claimed request, then stores its result or releases the key. `jsonContentType`: whether
+ * the request said its body is JSON. A 400 to a request that did not is not kept: it is most likely
+ * the route refusing the content type, which the client fixes in a header, not in the body.
+ */
+const runClaimed = <E, R>(
+  app: HttpApp.Default<E, R>,
+  store: IdempotencyStoreService,
+  scope: IdempotencyScope,
+  claimId: string,
+  timing: { readonly ttlMillis: number; readonly leaseMillis: number; readonly renewEveryMillis: number },
+  jsonContentType: boolean
+) => {
+  const renewLease = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    yield* store.renewLease(scope, claimId, now + timing.leaseMillis)
+  }).pipe(
+    Effect.catchAll((error) => Effect.logWarning("idempotency lease renewal failed", error.reason)),
+    Effect.repeat(Schedule.spaced(Duration.millis(timing.renewEveryMillis))),
+    Effect.delay(Duration.millis(timing.renewEveryMillis))
+  )
+  const release = store.release(scope, claimId).pipe(
+    Effect.catchAll((error) =>
+      // The claim then stays in flight until its lease runs out; a retry gets 409 in_flight until then.
+      Effect.logWarning("idempotency key release failed", error.reason)
+    )
+  )
+  const settle = (response: HttpServerResponse.HttpServerResponse) =>
+    Effect.gen(function*() {
+      const keep = isReplayableStatus(response.status) && (jsonContentType || response.status !== 400)
+      const stored = keep ? toStored(response) : undefined
+      if (stored === undefined) {
+        yield* release
+        return response
+      }
+      const now = yield* Clock.currentTimeMillis
+      const kept = yield* store.complete(scope, claimId, stored, now + timing.ttlMillis).pipe(
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning("idempotency result could not be stored", error.reason), false)
+        )
+      )
+      if (!kept) yield* Effect.logWarning("idempotency claim lost before its result was stored")
+      return response
+    })
+  return Effect.scoped(Effect.gen(function*() {
+    // Explicitly interruptible: a fork inherits the parent's interruptibility, and the server may
+    // run requests in an uninterruptible region; closing the scope must stop the renewals.
+    yield* Effect.forkScoped(Effect.interruptible(renewLease))
+    // Uninterruptible: once claimed, run to the end and settle the key, even if the client left.
+    const exit = yield* Effect.exit(Effect.uninterruptible(app))
+    if (Exit.isFailure(exit)) {
+      // A failure of the app (unknown route, defect) becomes 404/405/500 outside: nothing to replay.
+      yield* release
+      return yield* Effect.failCause(exit.cause as Cause.Cause<E>)
+    }
+    return yield* settle(exit.value)
+  }))
+}
+
+/**
+ * Builds the idempotency middleware from the store and the configuration (API keys for the
+ * scope, `idempotencyTtlSeconds` for the expiry).
+ */
+export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
+  Effect.gen(function*() {
+    const store = yield* IdempotencyStore
+    const config = yield* AppConfig
+    const resolveKeyId = makeApiKeyResolver(config.apiKeys)
+    const apiVersionProblem = makeApiVersionCheck(config.apiVersions)
+    const signatureProblem = makeRequestSignatureCheck(config.requestSigningSecrets)
+    const fingerprintKeyOf = (key: Redacted.Redacted<string>) =>
+      Effect.map(Effect.orDie(deriveVaultKeys(Redacted.value(key))), (keys) => keys.requestFingerprintKey)
+    const fingerprintKeys = {
+      current: yield* fingerprintKeyOf(config.vaultKey),
+      retired: yield* Effect.forEach(config.retiredVaultKeys, fingerprintKeyOf)
+    }
+    const policy = options.policy ?? defaultIdempotencyPolicy
+    const leaseMillis = options.leaseMillis ?? IDEMPOTENCY_LEASE_MILLIS
+    const timing = {
+      ttlMillis: config.idempotencyTtlSeconds * 1000,
+      leaseMillis,
+      renewEveryMillis: options.renewEveryMillis ?? Math.max(1, Math.floor(leaseMillis / 3))
+    }
+
+    return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const key = request.headers["idempotency-key"]
+        if (request.method !== "POST" || key === undefined) return yield* app
+        const path = canonicalPath(request.url.split("?")[0]!)
+        if (!policy.covers(path)) return yield* app
+        const keyId = resolveKeyId(bearerTokenOf(request.headers["authorization"]))
+        // Unauthenticated: not ours to answer (401 from the route) and never stored.
+        if (keyId === undefined) return yield* app
+        const flavour = policy.errorsFor(path)
+        if (!isValidIdempotencyKey(key)) return failureResponse(flavour, "invalid_key")
+        // A request the route refuses for its headers is neither answered from the store nor kept
+        // in it: the route answers 400, and the corrected retry runs.
+        if (apiVersionProblem(request.headers["api-version"]) !== undefined) return yield* app
+
+        const declared = Number(request.headers["content-length"] ?? "0")
+        if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* app
+        // The same cached read the handler makes (same size limit); if it fails, the handler
+        // answers (413/400) and nothing is claimed.
+        const body = yield* request.text.pipe(
+          HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+          Effect.option
+        )
+        if (Option.isNone(body)) return yield* app
+        // Likewise an unsigned or stale request where signatures are required (the route: 401).
+        const now = yield* Clock.currentTimeMillis
+        if (policy.signed(path) && signatureProblem(request.headers, body.value, now) !== undefined) {
+          return yield* app
+        }
+
+        const fingerprint = requestFingerprint(body.value, fingerprintKeys.current)
+        const scope: IdempotencyScope = { keyId, method: request.method, path, key }
+        const claimId = newClaimId()
+        const leaseUntil = now + timing.leaseMillis
+        const outcome = yield* store.claim(scope, {
+          fingerprint,
+          claimId,
+          now,
+          leaseUntil,
+          expiresAt: Math.max(now + timing.ttlMillis, leaseUntil)
+        }).pipe(Effect.either)
+        if (outcome._tag === "Left") {
+          // Without the store we cannot promise at-most-once: refuse rather than run unguarded.
+          yield* Effect.logError("idempotency store error", outcome.left.reason, outcome.left.cause)
+          return storageFailureResponse(outcome.left.reason)
+        }
+        if (outcome.right._tag === "Existing") {
+          return answerFor(outcome.right.record, body.value, fingerprintKeys, flavour)
+        }
+        return yield* runClaimed(app, store, scope, claimId, timing, isJsonContentType(request.headers["content-type"]))
+      })
+  })
+
+/** Storage failure while claiming: 503 (Retry-After added outside) when unreachable, else 500. */
+const storageFailureResponse = (reason: "unavailable" | "failure") =>
+  errorResponse(reason === "unavailable" ? serviceUnavailable() : internalError())
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up
+
+export const IDEMPOTENCY_SWEEP_INTERVAL = Duration.minutes(1)
+export const IDEMPOTENCY_SWEEP_BATCH = 500
+
+/**
+ * Deletes expired keys in batches: every minute, batch after batch until a batch comes back short.
+ * Safe with several processes (`FOR UPDATE SKIP LOCKED`). Expired keys are already treated as
+ * absent, so this only reclaims space.
+ */
+export const IdempotencySweeper = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const store = yield* IdempotencyStore
+    const sweepOnce = Effect.gen(function*() {
+      let total = 0
+      while (true) {
+        const now = yield* Clock.currentTimeMillis
+        const deleted = yield* store.deleteExpired(now, IDEMPOTENCY_SWEEP_BATCH)
+        total += deleted
+        if (deleted < IDEMPOTENCY_SWEEP_BATCH) return total
+      }
+    })
+    yield* sweepOnce.pipe(
+      Effect.tap((count) => (count > 0 ? Effect.logInfo(`deleted ${count} expired idempotency keys`) : Effect.void)),
+      Effect.catchAll((error) => Effect.logWarning("idempotency key clean-up failed", error.reason)),
+      Effect.repeat(Schedule.spaced(IDEMPOTENCY_SWEEP_INTERVAL)),
+      Effect.forkScoped
+    )
+  })
+)

@@ -1,0 +1,125 @@
+/**
+ * Orders after checkout (CONTRACT §8).
+ *
+ * - `OrderEvents.orderCreated` builds the full order of a completed session (line items, totals)
+ *   with the catalog's line titles and kinds, and its `order_create` event: the checkout service
+ *   hands them to the store step that completes the session (`completePaidSessionIfUnchanged`).
+ *   `recordOrderCreated` writes them itself, inside the locked completing transaction (through the
+ *   same `SqlClient`, so they commit or roll back with the completion).
+ * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
+ *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
+ *   queue an `order_update` event carrying the full order.
+ */
+import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
+import type { Order as OrderSummary } from "../checkout/checkout-schemas.ts"
+import {
+  applyOrderCommand,
+  makeOrder,
+  type Order,
+  type OrderCommand,
+  type OrderError,
+  type OrderSourceLineItem
+} from "./order.ts"
+import type { Session } from "../checkout/session-model.ts"
+import { makeOrderEvent } from "../webhooks/webhook.ts"
+import type { StorageError } from "../db/storage-error.ts"
+import { type OrderChange, OrderStore } from "./order-store.ts"
+import { Catalog } from "../catalog/catalog-service.ts"
+import { Ids } from "../platform/ids.ts"
+
+export class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly id: string }> {}
+
+export interface RecordOrderCreatedInput {
+  /** The summary stored by the completion (`{id, checkout_session_id, permalink_url}`). */
+  readonly order: OrderSummary
+  /** The completed session: its line items and totals become the order's. */
+  readonly session: Session
+}
+
+export interface OrderEventsShape {
+  /**
+   * The full `created` order of a completed session and its `order_create` event, made at the
+   * Clock's time and not yet written: for a store step that writes them with the completion.
+   */
+  readonly orderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<OrderChange>
+  /** Stores the full `created` order and queues `order_create`; joins the caller's transaction. */
+  readonly recordOrderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<Order, StorageError>
+}
+
+export class OrderEvents extends Context.Tag("acp/OrderEvents")<OrderEvents, OrderEventsShape>() {}
+
+export interface OrderServiceShape {
+  readonly get: (id: string) => Effect.Effect<Order, OrderNotFound | StorageError>
+  /** Applies `command` to the order and queues `order_update`; returns the changed order. */
+  readonly apply: (id: string, command: OrderCommand) => Effect.Effect<Order, OrderNotFound | OrderError | StorageError>
+}
+
+export class OrderService extends Context.Tag("acp/OrderService")<OrderService, OrderServiceShape>() {}
+
+export const OrderEventsLive = Layer.effect(
+  OrderEvents,
+  Effect.gen(function*() {
+    const store = yield* OrderStore
+    const catalog = yield* Catalog
+    const ids = yield* Ids
+    const orderCreated: OrderEventsShape["orderCreated"] = ({ order: summary, session }) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const lineItems: ReadonlyArray<OrderSourceLineItem> = session.line_items.map((line) => {
+          const product = catalog.products.get(line.item.id)
+          return { ...line, title: product?.title ?? line.item.id, kind: product?.kind ?? "physical" }
+        })
+        const order = makeOrder({
+          id: summary.id,
+          checkoutSessionId: summary.checkout_session_id,
+          permalinkUrl: summary.permalink_url,
+          lineItems,
+          totals: session.totals
+        })
+        const id = yield* ids.make("evt_")
+        return {
+          stored: { order, sessionId: summary.checkout_session_id, createdAt: now },
+          event: { id, payload: makeOrderEvent("order_create", order), now }
+        }
+      })
+    return OrderEvents.of({
+      orderCreated,
+      recordOrderCreated: (input) =>
+        Effect.flatMap(orderCreated(input), ({ event, stored }) =>
+          Effect.as(store.saveOrderWithEvent(stored, event), stored.order))
+    })
+  })
+)
+
+export const OrderServiceLive = Layer.effect(
+  OrderService,
+  Effect.gen(function*() {
+    const store = yield* OrderStore
+    const ids = yield* Ids
+    const found = (id: string) =>
+      Option.match({
+        onNone: () => Effect.fail(new OrderNotFound({ id })),
+        onSome: (stored: { readonly order: Order; readonly sessionId: string; readonly createdAt: number }) =>
+          Effect.succeed(stored)
+      })
+    return OrderService.of({
+      get: (id) => Effect.map(Effect.flatMap(store.getOrder(id), found(id)), (stored) => stored.order),
+      apply: (id, command) =>
+        store.transaction(Effect.gen(function*() {
+          const stored = yield* Effect.flatMap(store.lockOrder(id), found(id))
+          const now = yield* Clock.currentTimeMillis
+          const changed = applyOrderCommand(stored.order, command, new Date(now).toISOString())
+          if (Either.isLeft(changed)) return yield* Effect.fail(changed.left)
+          const eventId = yield* ids.make("evt_")
+          yield* store.saveOrderWithEvent(
+            { ...stored, order: changed.right },
+            { id: eventId, payload: makeOrderEvent("order_update", changed.right), now }
+          )
+          return changed.right
+        }))
+    })
+  })
+)
+
+/** Both order services; need `OrderStore`, `Catalog` and `Ids`. */
+export const OrderServicesLive = Layer.merge(OrderEventsLive, OrderServiceLive)

@@ -1,0 +1,181 @@
+/**
+ * Handlers of the merchant's order routes and of the order-event delivery routes (see
+ * `orders-api.ts`). A route whose role is switched off answers exactly like an unknown route.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import {
+  type InvalidRefundAmount,
+  OrderCommand,
+  type OrderError,
+  type RefundExceedsTotal,
+  RefundRequest,
+  ShipRequest
+} from "./order.ts"
+import { type OrderNotFound, OrderService } from "./order-service.ts"
+import type { StorageError } from "../db/storage-error.ts"
+import { type OutboxEvent, OrderStore } from "./order-store.ts"
+import { OrdersApi, WebhookDeliveriesApi } from "./orders-api.ts"
+import {
+  BadRequest,
+  Conflict,
+  type InternalError,
+  NotFound,
+  type ServiceUnavailable,
+  Unprocessable
+} from "../platform/http/errors.ts"
+import type { Delivery } from "./orders-api.ts"
+import { decodeJsonBody } from "../platform/http/request-body.ts"
+import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
+
+const orderNotFound = (id: string) =>
+  new NotFound({ type: "invalid_request", code: "not_found", message: `No order ${id}.`, param: "$.order_id" })
+
+/**
+ * Order failures → API errors: unknown order 404; a change the status does not allow 409
+ * (`invalid_order_transition`, `refund_not_allowed`: the request is fine, the order's state is
+ * not); a refund above the refundable remainder 422 `refund_exceeds_total` (`$.amount`).
+ */
+export type OrderApiErrorOf<E> = E extends { readonly _tag: "OrderNotFound" } ? NotFound
+  : E extends { readonly _tag: "InvalidOrderTransition" | "RefundNotAllowed" } ? Conflict
+  : E extends { readonly _tag: "RefundExceedsTotal" } ? Unprocessable
+  : E extends { readonly _tag: "InvalidRefundAmount" } ? BadRequest
+  : E extends { readonly _tag: "StorageError" } ? ServiceUnavailable | InternalError
+  : never
+
+export const mapOrderErrors = <A, E extends OrderNotFound | OrderError | StorageError, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, OrderApiErrorOf<E>, R> =>
+  Effect.catchAll(effect, (error: OrderNotFound | OrderError | StorageError): Effect.Effect<
+    never,
+    NotFound | Conflict | Unprocessable | BadRequest | ServiceUnavailable | InternalError
+  > => {
+    switch (error._tag) {
+      case "OrderNotFound":
+        return Effect.fail(orderNotFound(error.id))
+      case "InvalidOrderTransition":
+        return Effect.fail(
+          new Conflict({ type: "invalid_request", code: "invalid_order_transition", message: `The order is ${error.from} and cannot become ${error.to}.` })
+        )
+      case "RefundNotAllowed":
+        return Effect.fail(
+          new Conflict({ type: "invalid_request", code: "refund_not_allowed", message: `Refunds are not allowed while the order is ${error.status}.` })
+        )
+      case "RefundExceedsTotal":
+        return Effect.fail(
+          new Unprocessable({
+            type: "invalid_request",
+            code: "refund_exceeds_total",
+            message: `The refund exceeds the refundable remainder of ${error.remaining}.`,
+            param: "$.amount"
+          })
+        )
+      case "InvalidRefundAmount":
+        return Effect.fail(
+          new BadRequest({ type: "invalid_request", code: "invalid", message: "$.amount must be a positive integer amount.", param: "$.amount" })
+        )
+      case "StorageError":
+        return storageFailure(error)
+    }
+  }) as Effect.Effect<A, OrderApiErrorOf<E>, R>
+
+/** Status changes never fail with refund errors; those would be defects. */
+const withoutRefundErrors = <A, R>(effect: Effect.Effect<A, OrderNotFound | OrderError | StorageError, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is RefundExceedsTotal | InvalidRefundAmount =>
+      error._tag === "RefundExceedsTotal" || error._tag === "InvalidRefundAmount",
+    (error) => Effect.die(error)
+  )
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+export const toDelivery = (event: OutboxEvent): Delivery => ({
+  id: event.id,
+  order_id: event.orderId,
+  sequence: event.sequence,
+  type: event.type,
+  state: event.state,
+  attempts: event.attempts,
+  next_attempt_at: new Date(event.nextAttemptAt).toISOString(),
+  first_attempt_at: isoOrNull(event.firstAttemptAt),
+  last_status: event.lastStatus,
+  last_error: event.lastError,
+  created_at: new Date(event.createdAt).toISOString(),
+  delivered_at: isoOrNull(event.deliveredAt)
+})
+
+export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handlers) =>
+  Effect.gen(function*() {
+    const orders = yield* OrderService
+    const change = (id: string, command: OrderCommand) =>
+      Effect.zipRight(requireRole("checkout"), mapOrderErrors(withoutRefundErrors(orders.apply(id, command))))
+    return handlers
+      .handle("get", ({ path }) => Effect.zipRight(requireRole("checkout"), mapOrderErrors(orders.get(path.order_id))))
+      .handle("confirm", ({ path }) => change(path.order_id, OrderCommand.Confirm()))
+      .handle("hold", ({ path }) => change(path.order_id, OrderCommand.HoldForReview()))
+      .handleRaw("ship", ({ path }) =>
+        Effect.zipRight(
+          requireRole("checkout"),
+          Effect.flatMap(decodeJsonBody(ShipRequest), (body) =>
+            change(
+              path.order_id,
+              OrderCommand.Ship({
+                carrier: body.carrier,
+                tracking_number: body.tracking_number,
+                ...(body.tracking_url !== undefined ? { tracking_url: body.tracking_url } : {})
+              })
+            ))
+        ))
+      .handle("fulfill", ({ path }) => change(path.order_id, OrderCommand.Fulfill()))
+      .handle("cancel", ({ path }) => change(path.order_id, OrderCommand.Cancel()))
+      .handleRaw("refund", ({ path }) =>
+        Effect.zipRight(
+          requireRole("checkout"),
+          Effect.flatMap(decodeJsonBody(RefundRequest), (body) =>
+            mapOrderErrors(orders.apply(path.order_id, OrderCommand.Refund({ type: body.type, amount: body.amount }))))
+        ))
+  }))
+
+export const WebhookDeliveriesHandlers = HttpApiBuilder.group(WebhookDeliveriesApi, "webhookDeliveries", (handlers) =>
+  Effect.gen(function*() {
+    const store = yield* OrderStore
+    const gate = requireRole("checkout", "webhook_sender")
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.zipRight(
+          gate,
+          store.listEvents({
+            ...(urlParams.state !== undefined ? { state: urlParams.state } : {}),
+            ...(urlParams.order_id !== undefined ? { orderId: urlParams.order_id } : {}),
+            limit: urlParams.limit ?? 100
+          }).pipe(
+            Effect.map((events) => ({ data: events.map(toDelivery) })),
+            Effect.catchAll(storageFailure)
+          )
+        ))
+      .handle("redrive", ({ path }) =>
+        Effect.gen(function*() {
+          yield* gate
+          const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+          const existing = yield* Effect.catchAll(store.getEvent(path.event_id), storageFailure)
+          if (existing._tag === "None") {
+            return yield* new NotFound({
+              type: "invalid_request",
+              code: "not_found",
+              message: `No order event ${path.event_id}.`,
+              param: "$.event_id"
+            })
+          }
+          const redriven = yield* Effect.catchAll(store.redrive(path.event_id, now), storageFailure)
+          if (redriven._tag === "None") {
+            return yield* new Conflict({
+              type: "invalid_request",
+              code: "delivery_not_dead",
+              message: `Order event ${path.event_id} is ${existing.value.state}; only dead events can be redriven.`
+            })
+          }
+          return toDelivery(redriven.value)
+        }))
+      .handle("metrics", () => Effect.zipRight(gate, Effect.catchAll(store.countByState, storageFailure)))
+  }))

@@ -1,0 +1,197 @@
+/**
+ * The order-event sender (CONTRACT §8, role `webhook_sender`): delivers the outbox of
+ * `OrderStore` to `WEBHOOK_URL`.
+ *
+ * - `deliverDue` claims due events (a lease in a short transaction, `FOR UPDATE SKIP LOCKED`, so
+ *   any number of processes may run it; only the lowest pending event of each order is claimable,
+ *   so the events of one order arrive in order), POSTs them concurrently outside any transaction,
+ *   and records the round's results in one store call. No transaction is held during the HTTP call: the default target is this process's
+ *   own receiver, which needs the database too (and the embedded one has a single connection).
+ * - Request: the exact JSON body (the event encoded in schema key order, the same bytes on every
+ *   attempt), `Content-Type: application/json`, `Merchant-Signature: t=<unix>,v1=<hex HMAC>` over
+ *   `t + "." + body` (signed afresh at each attempt), `Request-Id: <event id>`.
+ * - Result: 2xx → delivered; network error, timeout, 408, 429 (honouring `Retry-After`), 5xx →
+ *   retry after full-jitter exponential backoff (`retryDecision`), unless the next attempt would
+ *   fall past `WEBHOOK_RETRY_HORIZON_SECONDS` after the first one → dead; any other status → dead
+ *   at once.
+ * - A lease outlives the HTTP timeout; if a process dies mid-delivery, the event becomes due again
+ *   when the lease ends (at-least-once: the receiver deduplicates by Request-Id).
+ * Time is the Effect Clock and the jitter the Effect Random, so tests drive both.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule, Schema } from "effect"
+import { type DeliveryResponse, isPastHorizon, OutgoingWebhookEvent, retryDecision, signPayload } from "../webhooks/webhook.ts"
+import type { StorageError } from "../db/storage-error.ts"
+import { type FinishedAttempt, type OutboxEvent, OrderStore } from "./order-store.ts"
+import { AppConfig, type AppConfigShape } from "../platform/config.ts"
+
+export const ORDER_EVENTS_PATH = "/agentic_checkout/webhooks/order_events"
+
+/** `WEBHOOK_URL`, else this process's own receiver on the loopback address (PUBLIC_BASE_URL may not be reachable from here). */
+export const webhookTargetUrl = (config: AppConfigShape): string => {
+  if (config.webhookUrl._tag === "Some") return config.webhookUrl.value
+  const wildcard = config.host === "0.0.0.0" || config.host === "::" || config.host === ""
+  const host = wildcard ? "127.0.0.1" : config.host.includes(":") ? `[${config.host}]` : config.host
+  const scheme = config.tls._tag === "Some" ? "https" : "http"
+  return `${scheme}://${host}:${config.port}${ORDER_EVENTS_PATH}`
+}
+
+export interface WebhookSenderOptions {
+  /** Per-request timeout; default 10 s. */
+  readonly timeout?: Duration.DurationInput
+  /** How long a claim keeps other workers off an event; default 60 s (must exceed the timeout). */
+  readonly lease?: Duration.DurationInput
+  /** Events delivered concurrently per round; default 16. */
+  readonly batchSize?: number
+}
+
+export interface DeliveryReport {
+  readonly eventId: string
+  readonly attempt: number
+  readonly outcome: "delivered" | "retry" | "dead"
+  readonly status: number | null
+}
+
+export interface WebhookSenderShape {
+  /** One round: claims due events and delivers them; reports what happened to each. */
+  readonly deliverDue: Effect.Effect<ReadonlyArray<DeliveryReport>, StorageError>
+}
+
+export class WebhookSender extends Context.Tag("acp/WebhookSender")<WebhookSender, WebhookSenderShape>() {}
+
+const encodeEvent = Schema.encodeSync(OutgoingWebhookEvent)
+
+/** The exact body sent for an event: its JSON in schema key order. */
+export const eventBody = (event: OutboxEvent): string => JSON.stringify(encodeEvent(event.payload))
+
+const errorText = (error: unknown): string => {
+  if (typeof error === "object" && error !== null) {
+    const e = error as { _tag?: unknown; reason?: unknown; message?: unknown }
+    const parts = [e._tag, e.reason].filter((p): p is string => typeof p === "string")
+    if (parts.length > 0) return parts.join(": ").slice(0, 200)
+    if (typeof e.message === "string") return e.message.slice(0, 200)
+  }
+  return String(error).slice(0, 200)
+}
+
+export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
+  Effect.gen(function*() {
+    const store = yield* OrderStore
+    const config = yield* AppConfig
+    const client = yield* HttpClient.HttpClient
+    const url = webhookTargetUrl(config)
+    const timeout = Duration.decode(options.timeout ?? "10 seconds")
+    const leaseMs = Duration.toMillis(options.lease ?? "60 seconds")
+    const batchSize = Math.max(1, options.batchSize ?? 16)
+    const horizonMs = config.webhookRetryHorizonSeconds * 1000
+
+    /** One POST: the response status and Retry-After, or a network problem (incl. timeout). */
+    const post = (event: OutboxEvent) =>
+      Effect.gen(function*() {
+        const body = eventBody(event)
+        const now = yield* Clock.currentTimeMillis
+        const request = HttpClientRequest.post(url).pipe(
+          HttpClientRequest.setHeaders({
+            "merchant-signature": signPayload(Redacted.value(config.webhookSecret), Math.floor(now / 1000), body),
+            "request-id": event.id
+          }),
+          HttpClientRequest.bodyText(body, "application/json")
+        )
+        return yield* client.execute(request).pipe(
+          Effect.flatMap((response) =>
+            // Read (and discard) the body so the connection is released.
+            Effect.as(Effect.ignore(response.text), {
+              status: response.status,
+              retryAfter: response.headers["retry-after"] as string | undefined,
+              error: null as string | null
+            })
+          ),
+          Effect.timeoutFail({ duration: timeout, onTimeout: () => ({ _tag: "Timeout", reason: `no answer within ${Duration.format(timeout)}` }) }),
+          Effect.catchAll((error) => Effect.succeed({ status: null as number | null, retryAfter: undefined, error: errorText(error) }))
+        )
+      })
+
+    /** One attempt: the POST and what to record of it. */
+    const attempt = (event: OutboxEvent) =>
+      Effect.gen(function*() {
+        const result = yield* post(event)
+        const now = yield* Clock.currentTimeMillis
+        const random = yield* Random.next
+        const response: DeliveryResponse = result.status === null ? { networkError: true } : { status: result.status }
+        const decision = retryDecision(response, event.attempts, result.retryAfter, { random, nowMs: now })
+        const nextAttemptAt = now + decision.delayMs
+        const outcome = decision.outcome === "delivered"
+          ? "delivered" as const
+          : decision.outcome === "dead_letter" || isPastHorizon(event.firstAttemptAt ?? now, nextAttemptAt, horizonMs)
+          ? "dead" as const
+          : "retry" as const
+        const lastError = result.error ?? (outcome === "delivered" ? null : `HTTP ${result.status}`)
+        const finished: FinishedAttempt = {
+          id: event.id,
+          attempt: event.attempts,
+          result: {
+            state: outcome === "retry" ? "pending" : outcome,
+            nextAttemptAt: outcome === "retry" ? nextAttemptAt : now,
+            lastStatus: result.status,
+            lastError,
+            at: now
+          }
+        }
+        const report: DeliveryReport = { eventId: event.id, attempt: event.attempts, outcome, status: result.status }
+        return { finished, report, delayMs: decision.delayMs }
+      })
+
+    /**
+     * One round: the claimed events are posted concurrently and their results recorded together,
+     * in one store call, once every POST of the round has answered or timed out (well within the
+     * lease). A process that dies before that records nothing: the leases run out and the events
+     * are sent again (at least once; the receiver deduplicates by Request-Id).
+     */
+    const deliverDue: WebhookSenderShape["deliverDue"] = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const claimed = yield* store.claimDue(now, batchSize, leaseMs)
+      const attempts = yield* Effect.forEach(claimed, attempt, { concurrency: batchSize })
+      yield* store.finishAttempts(attempts.map((a) => a.finished))
+      for (const { delayMs, finished, report } of attempts) {
+        if (report.outcome === "dead") {
+          yield* Effect.logWarning(
+            `order event ${report.eventId} dead-lettered after ${report.attempt} attempts: ${finished.result.lastError}`
+          )
+        } else if (report.outcome === "retry") {
+          yield* Effect.logInfo(
+            `order event ${report.eventId} attempt ${report.attempt} failed (${finished.result.lastError}); retry in ${delayMs} ms`
+          )
+        }
+      }
+      return attempts.map((a) => a.report)
+    })
+
+    return WebhookSender.of({ deliverDue })
+  })
+
+/** The sender; needs `OrderStore`, `AppConfig` and an `HttpClient`. */
+export const webhookSenderLayer = (options: WebhookSenderOptions = {}): Layer.Layer<
+  WebhookSender,
+  never,
+  OrderStore | AppConfig | HttpClient.HttpClient
+> => Layer.effect(WebhookSender, makeWebhookSender(options))
+
+export const WebhookSenderLive = webhookSenderLayer()
+
+/**
+ * The background worker (role `webhook_sender`): a round every `interval` (default 1 s), and at
+ * once another after a round that found events. Failures and defects of a round are logged and
+ * the loop goes on.
+ */
+export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second") =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const config = yield* AppConfig
+    if (!config.roles.has("webhook_sender")) return
+    const sender = yield* WebhookSender
+    yield* Effect.logInfo(`order events are sent to ${webhookTargetUrl(config)}`)
+    const round: Effect.Effect<void> = sender.deliverDue.pipe(
+      Effect.flatMap((reports) => (reports.length > 0 ? round : Effect.void)),
+      Effect.catchAllCause((cause) => Effect.logWarning("order event delivery round failed", cause))
+    )
+    yield* round.pipe(Effect.repeat(Schedule.spaced(interval)), Effect.forkScoped)
+  }))

@@ -1,0 +1,167 @@
+/**
+ * The built-in payment processor: a test processor that decides by card number, for merchants
+ * without a payment service yet and for every test and demo (README "Test cards").
+ *
+ * - `vt_` tokens from this service's vault: the allowance is checked at the Clock's time and the
+ *   token is held for the session (marked used by it) before the charge; a decline gives it back.
+ *   The card is opened only to pick the outcome: 4000 0000 0000 0002 declines, 4000 0000 0000 9995
+ *   is insufficient funds, any other valid card approves.
+ * - The well-known test tokens of existing ACP clients (`tok_visa`, `tok_mastercard`, `tok_amex`
+ *   approve; `tok_chargeDeclined` and `tok_chargeDeclinedInsufficientFunds` decline), sent in
+ *   either payment_data shape.
+ * - Every charge is stored under its idempotency key before it is answered; the same key returns
+ *   the stored outcome, so a retried attempt never charges twice.
+ */
+import { Clock, Effect, Either, Layer, Option } from "effect"
+import { checkAllowance } from "../delegate/allowance.ts"
+import { ChargeStore, type ChargeOutcome, type ProcessorCharge } from "./charge-store.ts"
+import { VaultStore, type VaultTokenRecord } from "../delegate/vault-store.ts"
+import { AppConfig } from "../platform/config.ts"
+import { Ids } from "../platform/ids.ts"
+import {
+  type Charge,
+  type ChargeRequest,
+  credentialParam,
+  PaymentDeclined,
+  PaymentProvider,
+  PaymentRejected
+} from "./payment-provider.ts"
+import { Vault } from "../delegate/vault.ts"
+
+/** Test tokens of existing ACP clients and what they do. */
+export const TEST_TOKENS: Readonly<Record<string, ChargeOutcome>> = {
+  tok_visa: "approved",
+  tok_mastercard: "approved",
+  tok_amex: "approved",
+  tok_chargeDeclined: "card_declined",
+  tok_chargeDeclinedInsufficientFunds: "insufficient_funds"
+}
+
+/** Card numbers with a fixed outcome; every other valid card approves. */
+export const TEST_CARD_OUTCOMES: Readonly<Record<string, ChargeOutcome>> = {
+  "4000000000000002": "card_declined",
+  "4000000000009995": "insufficient_funds"
+}
+
+/** Provider names the built-in processor answers to in the legacy `{token, provider}` shape. */
+export const BUILTIN_PROVIDER_ALIASES: ReadonlyArray<string> = ["stripe"]
+
+const declineMessages: Record<Exclude<ChargeOutcome, "approved">, string> = {
+  card_declined: "The card was declined.",
+  insufficient_funds: "The card has insufficient funds."
+}
+
+const isVaultToken = (token: string) => token.startsWith("vt_")
+
+export const BuiltInPaymentProcessor = Layer.effect(
+  PaymentProvider,
+  Effect.gen(function*() {
+    const charges = yield* ChargeStore
+    const tokens = yield* VaultStore
+    const vault = yield* Vault
+    const config = yield* AppConfig
+    const ids = yield* Ids
+
+    const rejected = (request: ChargeRequest, message: string) =>
+      new PaymentRejected({ message, param: credentialParam(request.credential) })
+
+    const tokenView = (record: VaultTokenRecord) => ({
+      id: record.id,
+      allowance: record.allowance,
+      state: record.state,
+      usedBySession: record.usedBySession
+    })
+
+    /**
+     * Holds the token for this session after checking its allowance, in the caller's transaction.
+     * Consuming it first answers the record in the same round trip (the usual case: an active
+     * token), and a refusal gives it straight back; a token that is not active is read (locked)
+     * and checked as it is — a retry of this session finds it held by itself.
+     */
+    const authorize = (request: ChargeRequest) =>
+      Effect.gen(function*() {
+        const token = request.credential.token
+        if (!isVaultToken(token)) {
+          return token in TEST_TOKENS ? undefined : yield* rejected(request, "The payment token is not known to the payment processor.")
+        }
+        const now = yield* Clock.currentTimeMillis
+        const attempt = {
+          merchantId: config.merchantId,
+          sessionId: request.sessionId,
+          currency: request.currency,
+          amount: request.amount,
+          now
+        }
+        const consumed = Option.getOrUndefined(yield* tokens.markTokenUsed(token, request.sessionId, now))
+        if (consumed !== undefined) {
+          const check = checkAllowance({ ...tokenView(consumed), state: "active", usedBySession: undefined }, attempt)
+          if (check._tag === "Left") {
+            yield* tokens.releaseToken(token, request.sessionId)
+            return yield* rejected(request, check.left.message)
+          }
+          return
+        }
+        const record = Option.getOrUndefined(yield* tokens.lockToken(token))
+        const check = checkAllowance(record ? tokenView(record) : undefined, attempt)
+        if (check._tag === "Left") return yield* rejected(request, check.left.message)
+        // Given back by a declined payment since it was consumed above: consume it now. The
+        // compare-and-set decides between concurrent sessions even where the read took no lock.
+        if (record!.state === "active" && Option.isNone(yield* tokens.markTokenUsed(token, request.sessionId, now))) {
+          return yield* rejected(request, "The payment token has already been used.")
+        }
+      })
+
+    const decide = (request: ChargeRequest) =>
+      Effect.gen(function*() {
+        const token = request.credential.token
+        if (!isVaultToken(token)) return TEST_TOKENS[token] ?? "card_declined"
+        const record = yield* tokens.getToken(token)
+        if (Option.isNone(record)) return yield* rejected(request, "The payment token does not exist.")
+        const card = yield* vault.revealCard(record.value).pipe(
+          Effect.tapError((error) => Effect.logError("vault token cannot be opened", error.tokenId, error.reason)),
+          Effect.mapError(() => rejected(request, "The payment token cannot be used."))
+        )
+        return TEST_CARD_OUTCOMES[card.number] ?? "approved"
+      })
+
+    /**
+     * The charge of the request's idempotency key: the one already made, else a new one. Decided
+     * first and then recorded unless a charge exists for the key (`recordCharge` keeps the first):
+     * one read fewer than looking the key up first, in the usual case of a first try. When the
+     * token can no longer be read (gone, unreadable), an earlier charge still answers a retry.
+     */
+    const answer = (stored: ProcessorCharge): Effect.Effect<Charge, PaymentDeclined> =>
+      stored.outcome === "approved"
+        ? Effect.succeed({ id: stored.id, amount: stored.amount, currency: stored.currency })
+        : Effect.fail(new PaymentDeclined({ reason: stored.outcome, message: declineMessages[stored.outcome] }))
+
+    const charge = (request: ChargeRequest) =>
+      Effect.gen(function*() {
+        const outcome = yield* Effect.either(decide(request))
+        if (Either.isLeft(outcome)) {
+          if (outcome.left._tag === "StorageError") return yield* outcome.left
+          const earlier = yield* charges.findCharge(request.idempotencyKey)
+          return yield* Option.isSome(earlier) ? answer(earlier.value) : Effect.fail(outcome.left)
+        }
+        return yield* answer(
+          yield* charges.recordCharge({
+            idempotencyKey: request.idempotencyKey,
+            id: yield* ids.make("ch_"),
+            amount: request.amount,
+            currency: request.currency,
+            outcome: outcome.right,
+            createdAt: yield* Clock.currentTimeMillis
+          })
+        )
+      })
+
+    return {
+      authorize,
+      charge,
+      release: (request) =>
+        isVaultToken(request.credential.token)
+          ? tokens.releaseToken(request.credential.token, request.sessionId)
+          : Effect.void
+    }
+  })
+)

@@ -1,0 +1,72 @@
+/**
+ * The payment side of completing a checkout, in the three steps the checkout service runs
+ * (issue 6, exactly-once):
+ *
+ * 1. `authorize`, inside the transaction that records the payment attempt: checks that the
+ *    credential may pay for this session (for a `vt_` token: its allowance) and holds it for this
+ *    session, so no other session can spend it meanwhile;
+ * 2. `charge`, outside any transaction: the charge itself, keyed by the attempt's idempotency key —
+ *    calling it again with the same key returns the first result, never a second charge;
+ * 3. `release`, when the charge was declined, inside the transaction that records the decline:
+ *    gives the credential back. A successful charge needs no third step: the credential stays
+ *    held by the session it paid for.
+ */
+import { Context, Data, type Effect } from "effect"
+import type { StorageError } from "../db/storage-error.ts"
+
+export type PaymentCredential =
+  | {
+    readonly kind: "handler"
+    readonly handlerId: string
+    readonly instrumentType: string
+    readonly credentialType: string
+    readonly token: string
+  }
+  | { readonly kind: "legacy"; readonly provider: string; readonly token: string }
+
+/** JSONPath of the credential's token in the complete request. */
+export const credentialParam = (credential: PaymentCredential): string =>
+  credential.kind === "handler" ? "$.payment_data.instrument.credential.token" : "$.payment_data.token"
+
+export interface ChargeRequest {
+  readonly sessionId: string
+  readonly amount: number
+  readonly currency: string
+  readonly credential: PaymentCredential
+  /** The same for every retry of one payment attempt. */
+  readonly idempotencyKey: string
+}
+
+export interface Charge {
+  readonly id: string
+  readonly amount: number
+  readonly currency: string
+}
+
+/** The issuer or processor said no (→ 402 payment_declined; the session stays payable). */
+export class PaymentDeclined extends Data.TaggedError("PaymentDeclined")<{
+  readonly reason: "card_declined" | "insufficient_funds"
+  readonly message: string
+}> {}
+
+/**
+ * The credential cannot pay for this session (unknown or used token, allowance exceeded, wrong
+ * merchant/session/currency, expired): 422 with a MessageError on the session.
+ */
+export class PaymentRejected extends Data.TaggedError("PaymentRejected")<{
+  readonly message: string
+  /** JSONPath of the credential in the complete request. */
+  readonly param: string
+}> {}
+
+export interface PaymentProviderService {
+  readonly authorize: (request: ChargeRequest) => Effect.Effect<void, PaymentRejected | StorageError>
+  readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | StorageError>
+  readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
+}
+
+export class PaymentProvider extends Context.Tag("acp/PaymentProvider")<PaymentProvider, PaymentProviderService>() {}
+
+/** A non-secret reference to a credential, kept with the payment attempt. */
+export const credentialRef = (credential: PaymentCredential): string =>
+  /^(vt|tok)_[A-Za-z0-9_]{1,64}$/.test(credential.token) ? credential.token : "external_token"

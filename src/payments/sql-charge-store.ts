@@ -1,0 +1,62 @@
+/** `ChargeStore` over SQL: the `processor_charges` table (migration 0005), keyed by idempotency key. */
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { ChargeStore, type ChargeOutcome, type ProcessorCharge } from "./charge-store.ts"
+import { fromSqlError } from "../db/storage-error.ts"
+
+interface ChargeRow {
+  readonly idempotency_key: string
+  readonly id: string
+  readonly amount: number | string
+  readonly currency: string
+  readonly outcome: ChargeOutcome
+  readonly created_ms: number | string
+}
+
+const fromRow = (row: ChargeRow): ProcessorCharge => ({
+  idempotencyKey: row.idempotency_key,
+  id: row.id,
+  amount: Number(row.amount),
+  currency: row.currency,
+  outcome: row.outcome,
+  createdAt: Math.round(Number(row.created_ms))
+})
+
+export const SqlChargeStore = Layer.effect(
+  ChargeStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const select = (key: string) =>
+      sql<ChargeRow>`
+        SELECT idempotency_key, id, amount, currency, outcome,
+               (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
+        FROM processor_charges WHERE idempotency_key = ${key}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow))
+      )
+    return {
+      findCharge: (key) => select(key).pipe(Effect.mapError(fromSqlError)),
+      // One round trip when the key is new (the usual case): the insert returns the stored row;
+      // when another request stored this key first, its charge is read and returned instead.
+      recordCharge: (charge) =>
+        sql<ChargeRow>`
+          INSERT INTO processor_charges (idempotency_key, id, amount, currency, outcome, created_at)
+          VALUES (${charge.idempotencyKey}, ${charge.id}, ${charge.amount}, ${charge.currency}, ${charge.outcome},
+                  ${new Date(charge.createdAt).toISOString()}::timestamptz)
+          ON CONFLICT (idempotency_key) DO NOTHING
+          RETURNING idempotency_key, id, amount, currency, outcome,
+                    (extract(epoch FROM created_at) * 1000)::float8 AS created_ms`.pipe(
+          Effect.flatMap((rows) =>
+            rows[0] !== undefined ? Effect.succeed(fromRow(rows[0])) : Effect.map(select(charge.idempotencyKey), Option.getOrElse(() => charge))
+          ),
+          Effect.mapError(fromSqlError)
+        ),
+      listCharges: sql<ChargeRow>`
+        SELECT idempotency_key, id, amount, currency, outcome,
+               (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
+        FROM processor_charges ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map(fromRow)),
+        Effect.mapError(fromSqlError)
+      )
+    }
+  })
+)

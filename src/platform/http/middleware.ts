@@ -1,0 +1,166 @@
+/**
+ * Rules that hold for every request, whichever route answers (CONTRACT §3):
+ * - `Request-Id` is taken from the request (or generated), echoed, and annotates every log line;
+ * - one access log line per request (method, path, status, duration) — never headers or bodies;
+ * - unknown routes → 404 and known paths with another method → 405, in the error envelope;
+ * - anything unexpected → 500 `processing_error` without stack, SQL or input data;
+ * - every 503 (storage unreachable) carries `Retry-After`;
+ * - a valid `Idempotency-Key` of the request is echoed (the keys themselves: `./idempotency.ts`);
+ * - `Content-Language: en`.
+ */
+import {
+  type HttpApi,
+  type HttpApp,
+  HttpApiBuilder,
+  HttpApiError,
+  type HttpApiGroup,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect } from "effect"
+import { isValidIdempotencyKey } from "../../idempotency/idempotency.ts"
+import { toJsonPath } from "../../shared/schema-helpers.ts"
+import { randomId } from "../ids.ts"
+import {
+  type ApiError,
+  BadRequest,
+  errorBody,
+  internalError,
+  MethodNotAllowed,
+  NotFound,
+  statusOf
+} from "./errors.ts"
+
+export const errorResponse = (error: ApiError) =>
+  HttpServerResponse.unsafeJson(errorBody(error), { status: statusOf[error._tag] })
+
+const requestIdPattern = /^[\x21-\x7e]{1,128}$/
+
+/** Known route templates with their methods, for telling 404 from 405. */
+const routeTable = (api: HttpApi.HttpApi.Any): ReadonlyArray<{ readonly pattern: RegExp; readonly methods: ReadonlySet<string> }> => {
+  const table = new Map<string, Set<string>>()
+  for (const group of Object.values((api as HttpApi.HttpApi.AnyWithProps).groups)) {
+    for (const endpoint of Object.values(group.endpoints)) {
+      const methods = table.get(endpoint.path) ?? new Set<string>()
+      methods.add(endpoint.method)
+      table.set(endpoint.path, methods)
+    }
+  }
+  table.set("/openapi.json", new Set(["GET"]))
+  table.set("/docs", new Set(["GET"]))
+  return [...table].map(([path, methods]) => ({
+    pattern: new RegExp(
+      "^" + path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.]/g, "\\."))).join("/") +
+        "$"
+    ),
+    methods
+  }))
+}
+
+const notFoundOrMethod = (routes: ReturnType<typeof routeTable>, method: string, url: string) => {
+  const path = url.split("?")[0]!
+  const route = routes.find((r) => r.pattern.test(path))
+  if (route && !route.methods.has(method)) {
+    return errorResponse(
+      new MethodNotAllowed({
+        type: "invalid_request",
+        code: "method_not_allowed",
+        message: `${method} is not allowed on ${path}; allowed: ${[...route.methods].join(", ")}.`
+      })
+    ).pipe(HttpServerResponse.setHeader("allow", [...route.methods].join(", ")))
+  }
+  return errorResponse(new NotFound({ type: "invalid_request", code: "not_found", message: `No route ${method} ${path}.` }))
+}
+
+const isRouteNotFound = (u: unknown): boolean => HttpServerError.isServerError(u) && u._tag === "RouteNotFound"
+
+/** The outermost middleware: request id, access log, 404/405 (from the routes of `api`), 500. */
+export const requestMiddleware = (api: HttpApi.HttpApi.Any) =>
+<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
+  const routes = routeTable(api)
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const given = request.headers["request-id"]
+    const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
+    const started = Date.now()
+    // One log annotation for the request's whole run, the access log line included.
+    const response = yield* app.pipe(
+      Effect.catchAllCause((cause) => {
+        const failure = Cause.squash(cause)
+        if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, request.url))
+        // The client went away and the request was interrupted: nothing to answer, nothing wrong
+        // on our side (499 "client closed request" in the access log).
+        if (Cause.isInterruptedOnly(cause)) {
+          return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+        }
+        return Effect.as(
+          Effect.logError("unhandled failure", Cause.pretty(cause)),
+          errorResponse(internalError())
+        )
+      }),
+      Effect.tap((response) =>
+        Effect.logInfo(`${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+      ),
+      Effect.annotateLogs("request_id", requestId)
+    )
+    return response.pipe(
+      HttpServerResponse.setHeader("request-id", requestId),
+      HttpServerResponse.setHeader("content-language", "en"),
+      withRetryAfterOn503,
+      withIdempotencyKeyEcho(request.headers["idempotency-key"])
+    )
+  })
+}
+
+/**
+ * The request's `Idempotency-Key` is echoed on every response, whichever route or middleware
+ * answered (interface document, CONTRACT §6); a key that is not valid is not echoed (it may not
+ * even be safe in a header), its 400 says why.
+ */
+const withIdempotencyKeyEcho = (key: string | undefined) => (response: HttpServerResponse.HttpServerResponse) =>
+  key !== undefined && isValidIdempotencyKey(key)
+    ? HttpServerResponse.setHeader(response, "idempotency-key", key)
+    : response
+
+/** Seconds a client should wait before retrying a 503 (storage unreachable), when no route said otherwise. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2
+
+/** Every 503 carries `Retry-After` (CONTRACT §3), whichever route or middleware produced it. */
+const withRetryAfterOn503 = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status === 503 && response.headers["retry-after"] === undefined
+    ? HttpServerResponse.setHeader(response, "retry-after", String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS))
+    : response
+
+const badRequestFromDecodeIssues = (issues: ReadonlyArray<{ readonly _tag: string; readonly path: ReadonlyArray<PropertyKey> }>) => {
+  const first = issues[0]
+  const param = toJsonPath(first?.path ?? [])
+  const missing = first?._tag === "Missing"
+  return new BadRequest({
+    type: "invalid_request",
+    code: missing ? "missing" : "invalid",
+    message: `${param} ${missing ? "is required" : "is invalid"}`,
+    param
+  })
+}
+
+/**
+ * Inside the API, before errors are encoded: a framework decode failure (path or header schema)
+ * becomes our 400 with a JSONPath `param`; the framework's own malformed-JSON defect becomes
+ * `invalid_json`. Bodies are decoded by the handlers (`request-body.ts`), so this is a safety net.
+ */
+export const decodeErrorMiddleware = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) =>
+  HttpApiBuilder.middleware(api, (app) =>
+  Effect.catchIf(
+    app as HttpApp.Default<unknown>,
+    (u): u is HttpApiError.HttpApiDecodeError => u instanceof HttpApiError.HttpApiDecodeError,
+    (error) => Effect.fail(badRequestFromDecodeIssues(error.issues))
+  ).pipe(
+    Effect.catchAllDefect((defect) =>
+      HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
+        ? Effect.fail(new BadRequest({ type: "invalid_request", code: "invalid_json", message: "The request body is not valid JSON." }))
+        : Effect.die(defect)
+    )
+  ) as HttpApp.Default<BadRequest> as HttpApp.Default<E>)

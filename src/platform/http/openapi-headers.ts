@@ -1,0 +1,53 @@
+/**
+ * The response headers the OpenAPI document states, which middleware sets outside the endpoint
+ * schemas (`middleware.ts`, `idempotency.ts`) and which the generated document would otherwise
+ * leave out. Applied to the API with the `OpenApi.Transform` annotation (`api.ts`).
+ */
+import { isReplayableStatus } from "../../idempotency/idempotency.ts"
+
+type Header = { readonly description: string; readonly schema: { readonly type: "string" | "integer" } }
+
+const REQUEST_ID: Header = {
+  description: "The request's Request-Id header, or one generated for it; also in the access log.",
+  schema: { type: "string" }
+}
+const IDEMPOTENCY_KEY_ECHO: Header = {
+  description: "The request's Idempotency-Key, echoed when it was sent and valid.",
+  schema: { type: "string" }
+}
+const IDEMPOTENT_REPLAYED: Header = {
+  description: "`true` when this is the stored response of an earlier request with the same " +
+    "Idempotency-Key and body, sent again without running the request.",
+  schema: { type: "string" }
+}
+const RETRY_AFTER: Header = {
+  description: "Seconds to wait before retrying: the request budget (429), the storage (503), or a " +
+    "request with the same Idempotency-Key still in progress (409 idempotency_in_flight).",
+  schema: { type: "integer" }
+}
+
+const isHeaderParameter = (name: string) => (parameter: { readonly in?: unknown; readonly name?: unknown }) =>
+  parameter.in === "header" && typeof parameter.name === "string" && parameter.name.toLowerCase() === name
+
+/** Adds the middleware's response headers to every operation of an OpenAPI document. */
+export const documentResponseHeaders = (spec: Record<string, any>): Record<string, any> => {
+  for (const operations of Object.values<Record<string, any>>(spec.paths ?? {})) {
+    for (const [method, operation] of Object.entries<any>(operations)) {
+      const parameters: ReadonlyArray<any> = operation?.parameters ?? []
+      const takesIdempotencyKey = parameters.some(isHeaderParameter("idempotency-key"))
+      for (const [status, response] of Object.entries<any>(operation?.responses ?? {})) {
+        const headers: Record<string, Header> = { "Request-Id": REQUEST_ID }
+        if (takesIdempotencyKey) {
+          headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
+          // Only responses that are stored can be replayed (not 401, 429 or 5xx).
+          if (method === "post" && isReplayableStatus(Number(status))) headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
+        }
+        if (status === "429" || status === "503" || (status === "409" && takesIdempotencyKey && method === "post")) {
+          headers["Retry-After"] = RETRY_AFTER
+        }
+        response.headers = { ...response.headers, ...headers }
+      }
+    }
+  }
+  return spec
+}

@@ -1,0 +1,94 @@
+/**
+ * Reading a JSON request body by the common rules (CONTRACT §3): `Content-Type: application/json`,
+ * at most 1 MiB, well-formed JSON, then a strict decode whose first problem is reported as
+ * 400 `{code: missing | invalid, param: <JSONPath>}`.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Option, ParseResult, Schema } from "effect"
+import { firstIssue } from "../../shared/parse-issue.ts"
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storable-text.ts"
+import { BadRequest, PayloadTooLarge } from "./errors.ts"
+
+export const MAX_BODY_BYTES = 1024 * 1024
+
+const tooLarge = () =>
+  new PayloadTooLarge({
+    type: "invalid_request",
+    code: "request_too_large",
+    message: `The request body must be at most ${MAX_BODY_BYTES} bytes.`
+  })
+
+const invalidJson = (message: string) => new BadRequest({ type: "invalid_request", code: "invalid_json", message })
+
+/** `application/json` or `application/<anything>+json`, parameters ignored. */
+export const isJsonContentType = (value: string | undefined) => {
+  if (value === undefined) return false
+  const mediaType = value.split(";")[0]!.trim().toLowerCase()
+  return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
+}
+
+/** The raw body text, enforcing content type and size. */
+export const readJsonText: Effect.Effect<string, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (!isJsonContentType(request.headers["content-type"])) {
+      return yield* new BadRequest({
+        type: "invalid_request",
+        code: "invalid_content_type",
+        message: "Requests with a body must have Content-Type: application/json."
+      })
+    }
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* tooLarge()
+    const text = yield* request.text.pipe(
+      HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+      Effect.mapError((error) =>
+        error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
+          ? tooLarge()
+          : invalidJson("The request body could not be read.")
+      )
+    )
+    if (Buffer.byteLength(text, "utf8") > MAX_BODY_BYTES) return yield* tooLarge()
+    return text
+  })
+
+/** Parses JSON text; the empty body and malformed JSON are 400 invalid_json. */
+export const parseJson = (text: string): Effect.Effect<unknown, BadRequest> => {
+  if (text.trim() === "") return Effect.fail(invalidJson("The request body is empty; send a JSON object."))
+  return Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: () => invalidJson("The request body is not valid JSON.")
+  })
+}
+
+/** The first decode problem as a 400 error. */
+export const badRequestFromParseError = (error: ParseResult.ParseError): BadRequest => {
+  const issue = firstIssue(error)
+  return new BadRequest({ type: "invalid_request", code: issue.kind, message: issue.message, param: issue.param })
+}
+
+/** 400 `invalid` at the first string of `json` that storage cannot keep (`unstorableTextPath`). */
+export const unstorableTextError = (json: unknown): BadRequest | undefined => {
+  const param = unstorableTextPath(json)
+  return param === undefined
+    ? undefined
+    : new BadRequest({ type: "invalid_request", code: "invalid", message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`, param })
+}
+
+/**
+ * Decodes an already parsed JSON value: text storage can keep anywhere in it, then strict types,
+ * unknown keys ignored, first error reported.
+ */
+export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = Schema.decodeUnknown(schema, { errors: "first", onExcessProperty: "ignore" })
+  return (json: unknown): Effect.Effect<A, BadRequest> => {
+    const unstorable = unstorableTextError(json)
+    return unstorable !== undefined ? Effect.fail(unstorable) : Effect.mapError(decode(json), badRequestFromParseError)
+  }
+}
+
+/** Reads, parses and decodes the request body with `schema`. */
+export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = decodeJson(schema)
+  return readJsonText.pipe(Effect.flatMap(parseJson), Effect.flatMap(decode))
+}

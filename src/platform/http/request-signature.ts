@@ -1,0 +1,86 @@
+/**
+ * Optional request signing (CONTRACT §3). When `REQUEST_SIGNING_SECRETS` is set, checkout (and
+ * delegate) requests must carry `Timestamp` (Unix seconds or RFC 3339, within 300 s of the
+ * Clock) and `Signature` = base64url HMAC-SHA256(secret, timestamp + "." + raw body), checked
+ * against every configured secret (rotation) in constant time; otherwise 401
+ * `{type: "invalid_request", code: "invalid_signature"}`. When unset, both headers are accepted
+ * and ignored (the body is not even read here).
+ *
+ * The raw body is read through `request.text`, which the platform caches per request, so the
+ * handler reads the same text again afterwards (with the same 1 MiB limit). A body that cannot be
+ * read (too large, broken stream) is left for the handler to report (413/400): the handler fails
+ * on the same cached read before doing anything.
+ */
+import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
+import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
+import { verifyRequestSignature } from "../../webhooks/webhook.ts"
+import { AppConfig } from "../config.ts"
+import { Unauthorized, UnauthorizedWire } from "./errors.ts"
+import { MAX_BODY_BYTES } from "./request-body.ts"
+
+/** Accepted distance between the `Timestamp` header and the Clock, in seconds. */
+export const REQUEST_SIGNATURE_TOLERANCE_SECONDS = 300
+
+export class RequestSignature extends HttpApiMiddleware.Tag<RequestSignature>()("acp/RequestSignature", {
+  failure: UnauthorizedWire
+}) {}
+
+export const invalidSignature = (detail: string) =>
+  new Unauthorized({
+    type: "invalid_request",
+    code: "invalid_signature",
+    message: `Invalid request signature: ${detail}. Send Timestamp and Signature = base64url ` +
+      `HMAC-SHA256(secret, timestamp + "." + raw body).`
+  })
+
+const detailOf = {
+  missing: "the Signature and Timestamp headers are required",
+  malformed: "the Signature or Timestamp header is malformed",
+  stale: `the Timestamp is more than ${REQUEST_SIGNATURE_TOLERANCE_SECONDS} seconds old`,
+  future: `the Timestamp is more than ${REQUEST_SIGNATURE_TOLERANCE_SECONDS} seconds in the future`,
+  mismatch: "the Signature does not match the request"
+} as const
+
+/**
+ * The signature check of a request with its raw body at `nowMillis`: undefined when it holds (or
+ * when no secret is configured), else the 401. Shared by the `RequestSignature` middleware and the
+ * idempotency middleware, which must not replay a stored answer to an unsigned request.
+ */
+export const makeRequestSignatureCheck = (signingSecrets: ReadonlyArray<Redacted.Redacted<string>>) => {
+  const secrets = signingSecrets.map((secret) => Redacted.value(secret))
+  return (
+    headers: { readonly [name: string]: string | undefined },
+    rawBody: string,
+    nowMillis: number
+  ): Unauthorized | undefined => {
+    if (secrets.length === 0) return undefined
+    const verified = verifyRequestSignature({
+      signature: headers["signature"],
+      timestamp: headers["timestamp"],
+      rawBody,
+      secrets,
+      nowSeconds: Math.floor(nowMillis / 1000),
+      toleranceSeconds: REQUEST_SIGNATURE_TOLERANCE_SECONDS
+    })
+    return Either.isLeft(verified) ? invalidSignature(detailOf[verified.left.reason]) : undefined
+  }
+}
+
+export const RequestSignatureLive = Layer.effect(
+  RequestSignature,
+  Effect.map(AppConfig, (config) => {
+    if (config.requestSigningSecrets.length === 0) return Effect.void
+    const check = makeRequestSignatureCheck(config.requestSigningSecrets)
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const body = yield* request.text.pipe(
+        HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+        Effect.option
+      )
+      // Unreadable body: the handler reads the same cached failure and answers 413/400.
+      if (Option.isNone(body)) return
+      const problem = check(request.headers, body.value, yield* Clock.currentTimeMillis)
+      if (problem !== undefined) return yield* Effect.fail(problem)
+    })
+  })
+)

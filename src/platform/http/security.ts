@@ -1,0 +1,117 @@
+/**
+ * The middleware every checkout and delegate route runs before its handler (CONTRACT §3):
+ * bearer authentication (constant-time comparison against every configured key) and the
+ * API-Version check. Auth runs first: an unauthenticated caller learns nothing else.
+ */
+import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { createHash, timingSafeEqual } from "node:crypto"
+import { AppConfig } from "../config.ts"
+import { BadRequest, BadRequestWire, Unauthorized, UnauthorizedWire } from "./errors.ts"
+
+/** Who is calling: a stable, non-secret id of the API key used (scope of idempotency and rate limits). */
+export class CurrentClient extends Context.Tag("acp/CurrentClient")<CurrentClient, { readonly keyId: string }>() {}
+
+export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("acp/Authorization", {
+  failure: UnauthorizedWire,
+  provides: CurrentClient,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+export class ApiVersion extends HttpApiMiddleware.Tag<ApiVersion>()("acp/ApiVersion", {
+  failure: BadRequestWire
+}) {}
+
+const digest = (value: string) => createHash("sha256").update(value, "utf8").digest()
+
+export const unauthorized = () =>
+  new Unauthorized({
+    type: "invalid_request",
+    code: "unauthorized",
+    message: "Missing or invalid API key: send Authorization: Bearer <API key>."
+  })
+
+/** The stable, non-secret id of an API key (the `CurrentClient.keyId` of requests made with it). */
+export const apiKeyId = (key: string): string => `key_${digest(key).subarray(0, 6).toString("hex")}`
+
+/**
+ * The bearer token of an `Authorization` header value, read exactly as the `HttpApiSecurity.bearer`
+ * decoder of @effect/platform reads it (everything after the first 7 characters, "Bearer ").
+ */
+export const bearerTokenOf = (authorization: string | undefined): string => (authorization ?? "").slice("bearer ".length)
+
+/**
+ * A function from a presented bearer token to the id of the configured key it matches, or
+ * undefined. Shared by the `Authorization` middleware and by anything else that must scope by
+ * caller before the route runs (idempotency), so both always agree on who is calling.
+ */
+export const makeApiKeyResolver = (apiKeys: ReadonlyArray<Redacted.Redacted<string>>) => {
+  const keys = apiKeys.map((key) => ({ hash: digest(Redacted.value(key)), keyId: apiKeyId(Redacted.value(key)) }))
+  return (token: string): string | undefined => {
+    const presented = digest(token)
+    // Compare against every key, without an early exit, so timing says nothing about which matched.
+    let match: string | undefined
+    for (const key of keys) {
+      if (timingSafeEqual(presented, key.hash) && match === undefined) match = key.keyId
+    }
+    return token.length === 0 ? undefined : match
+  }
+}
+
+export const AuthorizationLive = Layer.effect(
+  Authorization,
+  Effect.map(AppConfig, (config) => {
+    const resolve = makeApiKeyResolver(config.apiKeys)
+    return Authorization.of({
+      bearer: (token) =>
+        Effect.suspend(() => {
+          const match = resolve(Redacted.value(token))
+          return match === undefined ? Effect.fail(unauthorized()) : Effect.succeed({ keyId: match })
+        })
+    })
+  })
+)
+
+const versionPattern = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
+
+/**
+ * What is wrong with the `API-Version` header of a request, or undefined when it names a supported
+ * version. Shared by the `ApiVersion` middleware and the idempotency middleware, which must not
+ * replay a stored answer to a request the route would refuse.
+ */
+export const makeApiVersionCheck = (apiVersions: ReadonlyArray<string>) => {
+  const supported = new Set(apiVersions)
+  const supported_versions = [...apiVersions]
+  return (version: string | undefined): BadRequest | undefined => {
+    if (version === undefined || version.trim() === "") {
+      return new BadRequest({
+        type: "invalid_request",
+        code: "missing_api_version",
+        message: "The API-Version header is required.",
+        param: "$.headers['API-Version']",
+        supported_versions
+      })
+    }
+    if (!versionPattern.test(version) || !supported.has(version)) {
+      return new BadRequest({
+        type: "invalid_request",
+        code: "unsupported_api_version",
+        message: `API-Version must be one of ${supported_versions.join(", ")}.`,
+        param: "$.headers['API-Version']",
+        supported_versions
+      })
+    }
+    return undefined
+  }
+}
+
+export const ApiVersionLive = Layer.effect(
+  ApiVersion,
+  Effect.map(AppConfig, (config) => {
+    const check = makeApiVersionCheck(config.apiVersions)
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const problem = check(request.headers["api-version"])
+      return problem === undefined ? Effect.void : Effect.fail(problem)
+    })
+  })
+)

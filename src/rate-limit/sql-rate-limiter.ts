@@ -1,0 +1,86 @@
+/**
+ * `RateLimiter` over PostgreSQL (table `rate_limit_buckets`, migration 0012): the token bucket of
+ * `src/rate-limit/rate-limit.ts`, one row per key, shared by every process on the database (CONTRACT
+ * §1: a budget "per API key" is one budget however many processes serve it). One statement per
+ * check: `rate_limit_take` creates, locks, refills and takes in the database; whether that was
+ * allowed, and the Retry-After, are decided here from the tokens it saw (`availability`).
+ *
+ * Time is the process's `Clock`, passed as a parameter, as everywhere in the stores. When the
+ * database cannot answer, the request is let through (logged): a rate limit protects, it does not
+ * decide, and the request's own storage work answers 503 the same way.
+ *
+ * A bucket that has refilled completely is the same as an absent one: a sweep deletes those rows
+ * every minute (`FOR UPDATE SKIP LOCKED`, safe with several processes).
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Layer, Schedule } from "effect"
+import { availability, type BucketOptions, RateLimited, RateLimiter } from "./rate-limit.ts"
+
+export const RATE_LIMIT_SWEEP_BATCH = 500
+
+export const makeSqlRateLimiter = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  /** Tokens the bucket of `key` holds now (taking one when `takeToken` and there is one). */
+  const tokensOf = (key: string, options: BucketOptions, takeToken: boolean, now: number) =>
+    Effect.map(
+      sql<{ readonly tokens: number | string }>`
+        SELECT rate_limit_take(${key}, ${Math.max(1, options.capacity)}, ${
+        Math.max(0, options.refillPerSecond) / 1000
+      }, ${now}, ${takeToken}) AS tokens`,
+      (rows) => Number(rows[0]!.tokens)
+    )
+
+  const check = (key: string, options: BucketOptions, takeToken: boolean) =>
+    Clock.currentTimeMillis.pipe(
+      Effect.flatMap((now) => tokensOf(key, options, takeToken, now)),
+      Effect.map((tokens) => availability(tokens, options)),
+      Effect.catchAll((error) =>
+        Effect.as(Effect.logWarning("rate limit unavailable: request let through", error.message), {
+          allowed: true,
+          retryAfterSeconds: 0
+        })
+      ),
+      Effect.flatMap((result) =>
+        result.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: result.retryAfterSeconds }))
+      )
+    )
+
+  const sweepOnce = Effect.gen(function*() {
+    let total = 0
+    for (;;) {
+      const now = yield* Clock.currentTimeMillis
+      const deleted = yield* sql`
+        DELETE FROM rate_limit_buckets WHERE bucket_key IN (
+          SELECT bucket_key FROM rate_limit_buckets WHERE full_at <= ${now}
+          ORDER BY full_at LIMIT ${RATE_LIMIT_SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
+        RETURNING 1 AS deleted`
+      total += deleted.length
+      if (deleted.length < RATE_LIMIT_SWEEP_BATCH) return total
+    }
+  })
+
+  const limiter = RateLimiter.of({
+    consume: (key, options) => check(key, options, true),
+    peek: (key, options) => check(key, options, false),
+    size: sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM rate_limit_buckets`.pipe(
+      Effect.map((rows) => rows[0]!.n),
+      Effect.orElseSucceed(() => 0)
+    )
+  })
+  return { limiter, sweepOnce }
+})
+
+/** The shared limiter, with its sweep of full buckets every minute. Needs a migrated database. */
+export const SqlRateLimiter = Layer.scoped(
+  RateLimiter,
+  Effect.gen(function*() {
+    const { limiter, sweepOnce } = yield* makeSqlRateLimiter
+    yield* sweepOnce.pipe(
+      Effect.catchAll((error) => Effect.logWarning("rate limit clean-up failed", error.message)),
+      Effect.repeat(Schedule.spaced("1 minute")),
+      Effect.forkScoped
+    )
+    return limiter
+  })
+)

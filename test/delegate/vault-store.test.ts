@@ -1,0 +1,33 @@
+/**
+ * The `VaultStore` contract against the three implementations: in memory, SQL over embedded
+ * PGlite, and SQL over PostgreSQL (only when `TEST_DATABASE_URL` is set).
+ */
+import { SqlClient } from "@effect/sql"
+import { describe } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
+import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
+import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
+import { vaultStoreContract } from "./vault-store.contract.ts"
+
+/** XORs the first ciphertext byte of a token in place (an attacker or a disk error). */
+const flipStoredCiphertextByte = (id: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE vault_tokens SET card_ciphertext = set_byte(card_ciphertext, 0, get_byte(card_ciphertext, 0) # 1)
+        WHERE id = ${id}`)
+
+vaultStoreContract("VaultStore: memory", MemoryVaultStore, { multiConnection: false })
+
+vaultStoreContract(
+  "VaultStore: SQL on embedded PGlite",
+  SqlVaultStore.pipe(Layer.provideMerge(embeddedDatabase())),
+  { multiConnection: false, flipStoredCiphertextByte }
+)
+
+describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
+  vaultStoreContract(
+    "VaultStore: SQL on PostgreSQL",
+    SqlVaultStore.pipe(Layer.provideMerge(postgresDatabase())),
+    { multiConnection: true, flipStoredCiphertextByte }
+  )
+})

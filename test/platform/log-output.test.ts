@@ -1,0 +1,83 @@
+/**
+ * Log output: lines logged in one event-loop turn are written together, in order, right after it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, FiberId, FiberRefs, HashMap, List, Logger, LogLevel, LogSpan } from "effect"
+import { batchedLogFmt, formatLogfmt, makeLineBuffer } from "../../src/platform/log-output.ts"
+
+describe("log output", () => {
+  it("a line buffer writes nothing until its flush, then every pending line in one write, in order", () => {
+    const writes: Array<string> = []
+    const scheduled: Array<() => void> = []
+    const buffer = makeLineBuffer((chunk) => writes.push(chunk), (flush) => scheduled.push(flush))
+    buffer.push("a=1")
+    buffer.push("b=2")
+    buffer.push("c=3")
+    expect(writes).toEqual([])
+    expect(scheduled).toHaveLength(1) // one flush per turn, however many lines
+    scheduled[0]!()
+    expect(writes).toEqual(["a=1\nb=2\nc=3\n"])
+    buffer.push("d=4")
+    expect(scheduled).toHaveLength(2)
+    buffer.flush() // e.g. on exit, before the scheduled flush
+    scheduled[1]!()
+    expect(writes).toEqual(["a=1\nb=2\nc=3\n", "d=4\n"])
+  })
+
+  it.effect("the logger writes logfmt lines with their annotations after the turn", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      yield* Effect.gen(function*() {
+        yield* Effect.logInfo("first")
+        yield* Effect.logWarning("second").pipe(Effect.annotateLogs({ request_id: "req_1" }))
+      }).pipe(Effect.provide(batchedLogFmt((chunk) => writes.push(chunk))))
+      expect(writes).toEqual([])
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      expect(writes).toHaveLength(1)
+      const lines = writes[0]!.trimEnd().split("\n")
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toMatch(/level=INFO .*message=first/)
+      expect(lines[1]).toMatch(/level=WARN .*message=second.* request_id=req_1/)
+    }))
+
+  it("renders every line exactly as the logfmt logger of effect does", () => {
+    const date = new Date("2026-11-23T12:34:56.789Z")
+    const base: Logger.Logger.Options<unknown> = {
+      fiberId: FiberId.make(42, 0),
+      logLevel: LogLevel.Info,
+      message: "GET /checkout_sessions/cs_1 200 3ms",
+      cause: Cause.empty,
+      context: FiberRefs.empty(),
+      spans: List.empty(),
+      annotations: HashMap.empty(),
+      date
+    }
+    const cases: ReadonlyArray<Logger.Logger.Options<unknown>> = [
+      base,
+      { ...base, message: "plain" },
+      { ...base, message: ["two", "parts with spaces"] },
+      { ...base, message: { nested: { value: 1 } }, logLevel: LogLevel.Debug },
+      { ...base, message: 12, logLevel: LogLevel.Warning },
+      { ...base, message: "quote \" and = and\nnewline", logLevel: LogLevel.Error },
+      { ...base, message: "" },
+      { ...base, cause: Cause.fail(new Error("boom")), logLevel: LogLevel.Error },
+      { ...base, cause: Cause.die("defect") },
+      { ...base, spans: List.make(LogSpan.make("sql query", date.getTime() - 12), LogSpan.make("outer", date.getTime() - 40)) },
+      {
+        ...base,
+        annotations: HashMap.make(
+          ["request_id", "req_abc"],
+          ["with space", "a b"],
+          ["object", { a: [1, 2] }],
+          ["count", 3],
+          ["quote\"label=", "x"]
+        )
+      },
+      { ...base, fiberId: FiberId.composite(FiberId.make(1, 0), FiberId.make(2, 0)) },
+      { ...base, fiberId: FiberId.none }
+    ]
+    for (const options of cases) {
+      expect(formatLogfmt(options)).toBe(Logger.logfmtLogger.log(options))
+    }
+  })
+})

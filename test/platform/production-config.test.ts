@@ -1,0 +1,70 @@
+/** Configuration checks that stop a production start, each naming the variable at fault. */
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Redacted } from "effect"
+import { describeConfigError, loadConfig } from "../../src/platform/config.ts"
+import { tempDirectory } from "../support/test-database.ts"
+
+const load = (env: Record<string, string>) =>
+  loadConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+const productionSecrets = {
+  API_KEYS: "sk_live_a,sk_live_b",
+  VAULT_KEY: Buffer.alloc(32, 1).toString("base64"),
+  WEBHOOK_SECRET: "whsec_live",
+  WEBHOOK_RECEIVER_SECRETS: "whsec_live,whsec_old"
+}
+
+describe("production configuration", () => {
+  it.effect("NODE_ENV=production without any secret names all four", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(load({ NODE_ENV: "production" }))
+      const message = describeConfigError(error)
+      for (const name of ["API_KEYS", "VAULT_KEY", "WEBHOOK_SECRET", "WEBHOOK_RECEIVER_SECRETS"]) {
+        expect(message).toContain(name)
+      }
+    }))
+
+  it.effect("each missing secret is named on its own", () =>
+    Effect.gen(function*() {
+      for (const name of Object.keys(productionSecrets) as Array<keyof typeof productionSecrets>) {
+        const { [name]: _, ...rest } = productionSecrets
+        const message = describeConfigError(yield* Effect.flip(load({ NODE_ENV: "production", ...rest })))
+        expect(message, name).toContain(name)
+        for (const other of Object.keys(rest)) {
+          // Only the missing one is listed (WEBHOOK_SECRET is a prefix of WEBHOOK_RECEIVER_SECRETS).
+          if (!(name === "WEBHOOK_RECEIVER_SECRETS" && other === "WEBHOOK_SECRET")) {
+            expect(message.replace("WEBHOOK_RECEIVER_SECRETS", "")).not.toContain(other)
+          }
+        }
+      }
+    }))
+
+  it.effect("with every secret set, production starts and generates nothing", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDirectory()
+      const config = yield* load({ NODE_ENV: "production", DATA_DIR: dataDir, ...productionSecrets })
+      expect(config.production).toBe(true)
+      expect(config.generated).toEqual([])
+      expect(config.apiKeys.map(Redacted.value)).toEqual(["sk_live_a", "sk_live_b"])
+      expect(config.webhookReceiverSecrets.map(Redacted.value)).toEqual(["whsec_live", "whsec_old"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a bad VAULT_KEY, PORT, list, or a lone TLS file names the variable", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<[Record<string, string>, string]> = [
+        [{ ...productionSecrets, VAULT_KEY: "c2hvcnQ=" }, "VAULT_KEY"],
+        [{ ...productionSecrets, PORT: "http" }, "PORT"],
+        [{ ...productionSecrets, PORT: "70000" }, "PORT"],
+        [{ ...productionSecrets, TLS_CERT_FILE: "/etc/cert.pem" }, "TLS_KEY_FILE"],
+        [{ ...productionSecrets, TLS_KEY_FILE: "/etc/key.pem" }, "TLS_CERT_FILE"],
+        // Lists checked item by item still name their variable.
+        [{ ...productionSecrets, API_VERSIONS: "2026-01-30,yesterday" }, "API_VERSIONS"],
+        [{ ...productionSecrets, ROLES: "checkout,cashier" }, "ROLES"],
+        [{ ...productionSecrets, VAULT_RETIRED_KEYS: "c2hvcnQ=" }, "VAULT_RETIRED_KEYS"]
+      ]
+      for (const [env, name] of cases) {
+        const message = describeConfigError(yield* Effect.flip(load({ NODE_ENV: "production", ...env })))
+        expect(message, JSON.stringify(env)).toContain(name)
+      }
+    }))
+})

@@ -1,0 +1,113 @@
+/**
+ * The `RateLimiter` contract on the in-process limiter, the SQL one on embedded PGlite, and the SQL
+ * one on PostgreSQL (only when `TEST_DATABASE_URL` is set): the same token bucket everywhere, and,
+ * for SQL, one budget shared by every limiter on the database (every process).
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect, Either, Layer, TestClock } from "effect"
+import { randomUUID } from "node:crypto"
+import { type BucketOptions, RateLimited, RateLimiter, RateLimiterLive } from "../../src/rate-limit/rate-limit.ts"
+import { makeSqlRateLimiter, SqlRateLimiter } from "../../src/rate-limit/sql-rate-limiter.ts"
+import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
+
+const key = (name: string) => `${name}:${randomUUID()}`
+const three: BucketOptions = { capacity: 3, refillPerSecond: 2 }
+
+const consume = (k: string, options = three) => Effect.flatMap(RateLimiter, (limiter) => limiter.consume(k, options))
+const peek = (k: string, options = three) => Effect.flatMap(RateLimiter, (limiter) => limiter.peek(k, options))
+const allowed = <R>(effect: Effect.Effect<void, RateLimited, R>) => Effect.map(Effect.either(effect), Either.isRight)
+
+const rateLimiterContract = (name: string, limiterLayer: Layer.Layer<RateLimiter, unknown>) =>
+  layer(Layer.orDie(limiterLayer))(name, (it) => {
+    it.effect("a burst of `capacity`, then 429 with Retry-After, then refilled with time", () =>
+      Effect.gen(function*() {
+        const k = key("burst")
+        for (let i = 0; i < 3; i++) yield* consume(k)
+        const denied = yield* Effect.flip(consume(k))
+        expect(denied).toBeInstanceOf(RateLimited)
+        expect(denied.retryAfterSeconds).toBe(1)
+        yield* TestClock.adjust("500 millis")
+        expect(yield* allowed(consume(k))).toBe(true)
+        expect(yield* allowed(consume(k))).toBe(false)
+        yield* TestClock.adjust("1 minute")
+        for (let i = 0; i < 3; i++) yield* consume(k)
+        expect(yield* allowed(consume(k))).toBe(false)
+      }))
+
+    it.effect("Retry-After follows a slow refill; peek looks without taking", () =>
+      Effect.gen(function*() {
+        const k = key("slow")
+        const slow = { capacity: 1, refillPerSecond: 1 / 30 }
+        expect(yield* allowed(peek(k, slow))).toBe(true)
+        expect(yield* allowed(peek(k, slow))).toBe(true)
+        yield* consume(k, slow)
+        expect((yield* Effect.flip(peek(k, slow))).retryAfterSeconds).toBe(30)
+        yield* TestClock.adjust("20 seconds")
+        expect((yield* Effect.flip(consume(k, slow))).retryAfterSeconds).toBe(10)
+        yield* TestClock.adjust("10 seconds")
+        yield* consume(k, slow)
+      }))
+
+    it.effect("keys are independent", () =>
+      Effect.gen(function*() {
+        const [a, b] = [key("a"), key("b")]
+        const one = { capacity: 1, refillPerSecond: 1 }
+        yield* consume(a, one)
+        expect(yield* allowed(consume(a, one))).toBe(false)
+        yield* consume(b, one)
+      }))
+
+    it.effect("concurrent requests on one key: exactly `capacity` get through", () =>
+      Effect.gen(function*() {
+        const k = key("concurrent")
+        const ten = { capacity: 10, refillPerSecond: 0.001 }
+        const results = yield* Effect.all(Array.from({ length: 40 }, () => allowed(consume(k, ten))), {
+          concurrency: "unbounded"
+        })
+        expect(results.filter(Boolean)).toHaveLength(10)
+      }))
+  })
+
+/** The SQL limiter's own guarantees: one budget across limiters (processes), and the sweep. */
+const sharedBudgetContract = (name: string, database: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  layer(Layer.orDie(database))(name, (it) => {
+    it.effect("two limiters on one database (two processes) share one budget", () =>
+      Effect.gen(function*() {
+        const first = (yield* makeSqlRateLimiter).limiter
+        const second = (yield* makeSqlRateLimiter).limiter
+        const k = key("shared")
+        const results = [
+          yield* allowed(first.consume(k, three)),
+          yield* allowed(second.consume(k, three)),
+          yield* allowed(first.consume(k, three)),
+          yield* allowed(second.consume(k, three))
+        ]
+        expect(results).toEqual([true, true, true, false])
+      }))
+
+    it.effect("the sweep deletes buckets that have refilled completely, and only those", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { limiter, sweepOnce } = yield* makeSqlRateLimiter
+        const [refilled, draining] = [key("refilled"), key("draining")]
+        yield* limiter.consume(refilled, { capacity: 2, refillPerSecond: 1 })
+        yield* limiter.consume(draining, { capacity: 2, refillPerSecond: 0.01 })
+        yield* TestClock.adjust("2 seconds")
+        yield* sweepOnce
+        const rows = yield* sql<{ bucket_key: string }>`
+          SELECT bucket_key FROM rate_limit_buckets WHERE bucket_key IN (${refilled}, ${draining})`
+        expect(rows.map((r) => r.bucket_key)).toEqual([draining])
+        // A swept bucket is a full one: its budget is whole again.
+        yield* limiter.consume(refilled, { capacity: 2, refillPerSecond: 1 })
+        yield* limiter.consume(refilled, { capacity: 2, refillPerSecond: 1 })
+      }))
+  })
+
+rateLimiterContract("RateLimiter: in process", RateLimiterLive)
+rateLimiterContract("RateLimiter: SQL on embedded PGlite", SqlRateLimiter.pipe(Layer.provide(embeddedDatabase())))
+sharedBudgetContract("SQL rate limits on embedded PGlite", embeddedDatabase())
+describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
+  rateLimiterContract("RateLimiter: SQL on PostgreSQL", SqlRateLimiter.pipe(Layer.provide(postgresDatabase())))
+  sharedBudgetContract("SQL rate limits on PostgreSQL", postgresDatabase())
+})
