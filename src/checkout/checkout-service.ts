@@ -20,7 +20,8 @@ import type {
   PaymentData
 } from "./checkout-schemas.ts"
 import { relevantCoupons } from "./discounts.ts"
-import { isExpiredAt, reduce, view } from "./session-reducer.ts"
+import { reduce } from "./session-reducer.ts"
+import { isExpiredAt, view } from "./session-view.ts"
 import {
   type ReducerContext,
   type ReducerError,

@@ -1,6 +1,7 @@
 /**
  * The checkout session as the domain keeps it, the commands of its state machine and the typed
- * failures the reducer can return. The reducer itself is in `session-reducer.ts`.
+ * failures the reducer can return. The reducer itself is in `session-reducer.ts`; what a session
+ * shows at a time in `session-view.ts`; its contents and prices in `session-draft.ts`.
  */
 import { Data, Schema } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
@@ -50,8 +51,17 @@ export const toCheckoutSession = (session: Session): CheckoutSession => {
   return encoded
 }
 
-export const isActive = (status: SessionStatus): boolean =>
-  status === "not_ready_for_payment" || status === "ready_for_payment" || status === "authentication_required"
+/**
+ * The statuses of a session that can still change, hold stock and expire. Stores are given this
+ * list (the SQL sweep as a parameter); none writes its own.
+ */
+export const ACTIVE_STATUSES: ReadonlyArray<SessionStatus> = [
+  "not_ready_for_payment",
+  "ready_for_payment",
+  "authentication_required"
+]
+
+export const isActive = (status: SessionStatus): boolean => ACTIVE_STATUSES.includes(status)
 
 /** Stock reserved by a session: product id → quantity. */
 export type Reservations = ReadonlyMap<string, number>
@@ -65,8 +75,10 @@ export interface ReducerContext {
   /**
    * Units of each product this session may hold: on hand minus what other live sessions reserve
    * (includes what this session already holds). Products absent from the map have none available.
+   * `"unchecked"`: the stock is not read here; the store checks that the reservations fit when it
+   * writes them (`createSessionReservingStock`), and the reducer checks only the product ids.
    */
-  readonly available: ReadonlyMap<string, number>
+  readonly available: ReadonlyMap<string, number> | "unchecked"
   /**
    * Redemptions counted against each coupon's `max_redemptions`: the stored count plus live holds
    * of other sessions (see `discounts.ts`). Absent coupons count their catalog `times_redeemed`.

@@ -5,39 +5,26 @@
  * Pure: no I/O, no clock, no randomness. Time comes only from `ctx.now`; line item ids are a
  * hash of (session id, product id, occurrence), so the same input always gives the same output.
  */
-import { createHash } from "node:crypto"
 import { Either } from "effect"
-import type { CatalogSnapshot, Product } from "../catalog/catalog.ts"
+import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import type {
-  Address,
   AgentCapabilities,
   Buyer,
   Capabilities,
   CheckoutSessionCreateRequest,
   CheckoutSessionUpdateRequest,
-  FulfillmentOption,
-  Item,
-  LineItem,
   Message,
   MessageError,
-  MessageInfo,
   Order,
-  SessionStatus,
-  Total
+  SessionStatus
 } from "./checkout-schemas.ts"
-import {
-  DISCOUNT_EXTENSION,
-  type Discounts,
-  evaluateDiscounts,
-  ineligibility,
-  type RejectedDiscount
-} from "./discounts.ts"
-import { multiplyAmount } from "../shared/money.ts"
-import { cheapestOption, computeTotals, fulfillmentOptions, priceLineItems, resolveTaxRule } from "./pricing.ts"
+import { DISCOUNT_EXTENSION, ineligibility, type RejectedDiscount } from "./discounts.ts"
+import { applyPriced, checkItems, type Draft, normalizeAddress, priceDraft } from "./session-draft.ts"
+import { readinessOfSession } from "./session-readiness.ts"
+import { reservationsOf, view } from "./session-view.ts"
 import {
   DiscountUnavailable,
   isActive,
-  OutOfStock,
   type ReducerContext,
   type ReducerError,
   type Reservations,
@@ -46,9 +33,7 @@ import {
   SessionFinal,
   SessionNotModifiable,
   SessionNotReady,
-  type Transition,
-  UnknownFulfillmentOption,
-  UnknownProduct
+  type Transition
 } from "./session-model.ts"
 
 type FinalStatus = "completed" | "canceled" | "expired"
@@ -57,291 +42,10 @@ const isFinal = (status: SessionStatus): status is FinalStatus => !isActive(stat
 
 const iso = (epochMs: number): string => new Date(epochMs).toISOString()
 
-// ---------------------------------------------------------------------------------------------
-// Views
-
-/** Whether `session` is active but its idle deadline has passed at `now` (`now >= expires_at`). */
-export const isExpiredAt = (session: Pick<Session, "status" | "expires_at">, now: number): boolean =>
-  isActive(session.status) && now >= Date.parse(session.expires_at)
-
-/** The session as seen at `now`: an active session past its deadline shows status `expired`. */
-export const view = (session: Session, now: number): Session =>
-  isExpiredAt(session, now) ? { ...session, status: "expired" } : session
-
-/** Units per product of the session's items while it is active; nothing once final. */
-export const reservationsOf = (session: Session): Reservations => {
-  const reservations = new Map<string, number>()
-  if (isActive(session.status)) {
-    for (const item of session.items) reservations.set(item.id, (reservations.get(item.id) ?? 0) + item.quantity)
-  }
-  return reservations
-}
-
 const NO_RESERVATIONS: Reservations = new Map()
 
 // ---------------------------------------------------------------------------------------------
-// Items: validation and line ids
-
-/** `li_` + 24 hex chars of sha256(session id, product id, n-th occurrence of that product). */
-export const lineItemId = (sessionId: string, productId: string, occurrence: number): string =>
-  "li_" + createHash("sha256").update(`${sessionId}\0${productId}\0${occurrence}`).digest("hex").slice(0, 24)
-
-const lineItemIds = (sessionId: string, items: ReadonlyArray<Item>): ReadonlyArray<string> => {
-  const seen = new Map<string, number>()
-  return items.map((item) => {
-    const occurrence = seen.get(item.id) ?? 0
-    seen.set(item.id, occurrence + 1)
-    return lineItemId(sessionId, item.id, occurrence)
-  })
-}
-
-/** The product of each item, or the first unknown product id. */
-const productsOf = (
-  items: ReadonlyArray<Item>,
-  catalog: CatalogSnapshot
-): Either.Either<ReadonlyArray<Product>, UnknownProduct> => {
-  const products: Array<Product> = []
-  for (const [index, item] of items.entries()) {
-    const product = catalog.products.get(item.id)
-    if (product === undefined) return Either.left(new UnknownProduct({ index, productId: item.id }))
-    products.push(product)
-  }
-  return Either.right(products)
-}
-
-/**
- * Requested items: every id known, then the running total per product within what is available
- * to this session; the index reported is the item at which the running total first exceeds.
- */
-const checkItems = (
-  items: ReadonlyArray<Item>,
-  ctx: ReducerContext
-): Either.Either<void, UnknownProduct | OutOfStock> =>
-  Either.flatMap(productsOf(items, ctx.catalog), () => {
-    const requested = new Map<string, number>()
-    for (const [index, item] of items.entries()) {
-      const total = (requested.get(item.id) ?? 0) + item.quantity
-      requested.set(item.id, total)
-      const available = ctx.available.get(item.id) ?? 0
-      if (total > available) {
-        return Either.left(new OutOfStock({ index, productId: item.id, requested: total, available }))
-      }
-    }
-    return Either.void
-  })
-
-// ---------------------------------------------------------------------------------------------
-// Readiness
-
-const missing = (param: string, content: string): MessageError => ({
-  type: "error",
-  code: "missing",
-  param,
-  content_type: "plain",
-  content
-})
-
-export interface ReadinessInput {
-  readonly itemCount: number
-  /** Whether some item is physical (or of a product no longer in the catalog). */
-  readonly physical: boolean
-  readonly address: Address | undefined
-  readonly options: ReadonlyArray<FulfillmentOption>
-  readonly selectedOptionId: string | undefined
-  readonly buyer: Buyer | undefined
-}
-
-/**
- * One MessageError per gap that keeps the session from being paid, in field order: items,
- * address, fulfillment option (only once the items and the address allow options: a country no
- * method serves is reported as `invalid` on `$.fulfillment_address.country`), buyer.
- */
-export const readinessMessages = (input: ReadinessInput): ReadonlyArray<MessageError> => {
-  const messages: Array<MessageError> = []
-  const hasItems = input.itemCount > 0
-  if (!hasItems) messages.push(missing("$.items", "Add at least one item to the cart."))
-  const needsAddress = input.physical && input.address === undefined
-  if (needsAddress) {
-    messages.push(missing("$.fulfillment_address", "A shipping address is required for physical items."))
-  }
-  const selected = input.options.some((option) => option.id === input.selectedOptionId)
-  if (hasItems && !needsAddress && !selected) {
-    if (input.physical && input.address !== undefined && input.options.length === 0) {
-      const country = input.address.country.toUpperCase()
-      messages.push({
-        type: "error",
-        code: "invalid",
-        param: "$.fulfillment_address.country",
-        content_type: "plain",
-        content: `We do not ship to ${country}.`
-      })
-    } else {
-      messages.push(missing("$.fulfillment_option_id", "Select a fulfillment option."))
-    }
-  }
-  if (input.buyer === undefined) {
-    messages.push(missing("$.buyer", "Buyer details (first name, last name and email) are required."))
-  }
-  return messages
-}
-
-const hasPhysicalItem = (items: ReadonlyArray<Item>, catalog: CatalogSnapshot): boolean =>
-  items.some((item) => catalog.products.get(item.id)?.kind !== "digital")
-
-/** Readiness of a stored session, from its stored options (nothing re-priced). */
-const readinessOfSession = (session: Session, catalog: CatalogSnapshot): ReadonlyArray<MessageError> =>
-  readinessMessages({
-    itemCount: session.items.length,
-    physical: hasPhysicalItem(session.items, catalog),
-    address: session.fulfillment_address,
-    options: session.fulfillment_options,
-    selectedOptionId: session.fulfillment_option_id,
-    buyer: session.buyer
-  })
-
-// ---------------------------------------------------------------------------------------------
-// Pricing a draft: everything derived from items, address, buyer and the option choice
-
-interface Draft {
-  readonly items: ReadonlyArray<Item>
-  readonly buyer: Buyer | undefined
-  readonly address: Address | undefined
-  /** The option selected before; kept while still offered. */
-  readonly previousOptionId: string | undefined
-  /** The option the request asks for; must be offered. */
-  readonly requestedOptionId: string | undefined
-  /** Discount codes as sent (the discount extension). */
-  readonly codes: ReadonlyArray<string>
-}
-
-interface Priced {
-  readonly status: "ready_for_payment" | "not_ready_for_payment"
-  readonly line_items: ReadonlyArray<LineItem>
-  readonly fulfillment_options: ReadonlyArray<FulfillmentOption>
-  readonly selectedOptionId: string | undefined
-  readonly totals: ReadonlyArray<Total>
-  /** Readiness errors, then one info per rejected discount code. */
-  readonly messages: ReadonlyArray<Message>
-  /** Absent when the catalog has no coupons and no code was sent. */
-  readonly discounts: Discounts | undefined
-  /** The rejections with the index of their code (for `DiscountUnavailable`). */
-  readonly rejected: ReadonlyArray<RejectedDiscount & { readonly index: number }>
-}
-
-/** The info message of a rejected code (param `$.discounts.codes[i]`). */
-export const rejectionMessage = (rejected: RejectedDiscount & { readonly index: number }): MessageInfo => ({
-  type: "info",
-  param: rejected.index >= 0 ? `$.discounts.codes[${rejected.index}]` : "$.discounts",
-  content_type: "plain",
-  content: rejected.message
-})
-
-const selectOption = (
-  options: ReadonlyArray<FulfillmentOption>,
-  draft: Draft
-): Either.Either<FulfillmentOption | undefined, UnknownFulfillmentOption> => {
-  const byId = (id: string | undefined) => options.find((option) => option.id === id)
-  if (draft.requestedOptionId !== undefined) {
-    const requested = byId(draft.requestedOptionId)
-    return requested === undefined
-      ? Either.left(new UnknownFulfillmentOption({ optionId: draft.requestedOptionId }))
-      : Either.right(requested)
-  }
-  return Either.right(byId(draft.previousOptionId) ?? cheapestOption(options))
-}
-
-const priceDraft = (
-  sessionId: string,
-  draft: Draft,
-  ctx: ReducerContext
-): Either.Either<Priced, UnknownProduct | UnknownFulfillmentOption> =>
-  Either.flatMap(productsOf(draft.items, ctx.catalog), (products) => {
-    const rule = resolveTaxRule(ctx.catalog.taxRules, draft.address)
-    const ids = lineItemIds(sessionId, draft.items)
-    const lines = draft.items.map((item, i) => ({ id: ids[i] ?? "", item, product: products[i] as Product }))
-    const evaluated = evaluateDiscounts({
-      coupons: ctx.catalog.coupons,
-      codes: draft.codes,
-      lineBases: lines.map((line) => multiplyAmount(line.product.unit_amount, line.item.quantity)),
-      now: ctx.now,
-      redemptions: ctx.redemptions
-    })
-    const line_items = priceLineItems(lines, rule, evaluated.lineDiscounts)
-    const discounts: Discounts | undefined = ctx.catalog.coupons.length === 0 && draft.codes.length === 0
-      ? undefined
-      : {
-        codes: draft.codes,
-        applied: evaluated.applied,
-        rejected: evaluated.rejected.map(({ code, message, reason }) => ({ code, reason, message }))
-      }
-    const options = fulfillmentOptions({ catalog: ctx.catalog, products, address: draft.address, rule, now: ctx.now })
-    return Either.map(selectOption(options, draft), (selected) => {
-      const messages = readinessMessages({
-        itemCount: draft.items.length,
-        physical: products.some((product) => product.kind !== "digital"),
-        address: draft.address,
-        options,
-        selectedOptionId: selected?.id,
-        buyer: draft.buyer
-      })
-      return {
-        status: messages.length === 0 ? "ready_for_payment" : "not_ready_for_payment",
-        line_items,
-        fulfillment_options: options,
-        selectedOptionId: selected?.id,
-        totals: computeTotals(line_items, selected),
-        messages: [...messages, ...evaluated.rejected.map(rejectionMessage)],
-        discounts,
-        rejected: evaluated.rejected
-      }
-    })
-  })
-
-/** Sets or removes the optional fields buyer, fulfillment_address and fulfillment_option_id. */
-const withChoices = (
-  session: Session,
-  buyer: Buyer | undefined,
-  address: Address | undefined,
-  optionId: string | undefined
-): Session => {
-  const { buyer: _buyer, fulfillment_address: _address, fulfillment_option_id: _option, ...rest } = session
-  return {
-    ...rest,
-    ...(buyer === undefined ? {} : { buyer }),
-    ...(address === undefined ? {} : { fulfillment_address: address }),
-    ...(optionId === undefined ? {} : { fulfillment_option_id: optionId })
-  }
-}
-
-const withoutDiscounts = (session: Session): Session => {
-  const { discounts: _discounts, ...rest } = session
-  return rest
-}
-
-/** The session with a draft and its pricing applied. */
-const applyPriced = (session: Session, draft: Draft, priced: Priced): Session =>
-  withChoices(
-    {
-      ...withoutDiscounts(session),
-      ...(priced.discounts === undefined ? {} : { discounts: priced.discounts }),
-      status: priced.status,
-      items: draft.items,
-      line_items: priced.line_items,
-      fulfillment_options: priced.fulfillment_options,
-      totals: priced.totals,
-      messages: priced.messages
-    },
-    draft.buyer,
-    draft.address,
-    priced.selectedOptionId
-  )
-
-const normalizeAddress = (address: Address | undefined): Address | undefined =>
-  address === undefined ? undefined : { ...address, country: address.country.toUpperCase() }
-
-// ---------------------------------------------------------------------------------------------
 // Commands
-
 /** Merchant capabilities, interventions narrowed to what the agent declared it supports. */
 export const sessionCapabilities = (
   catalog: CatalogSnapshot,

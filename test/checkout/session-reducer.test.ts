@@ -11,7 +11,9 @@ import {
   SessionCommand,
   type Transition
 } from "../../src/checkout/session-model.ts"
-import { isExpiredAt, lineItemId, reduce, reservationsOf, view } from "../../src/checkout/session-reducer.ts"
+import { reduce } from "../../src/checkout/session-reducer.ts"
+import { lineItemId } from "../../src/checkout/session-draft.ts"
+import { isExpiredAt, reservationsOf, view } from "../../src/checkout/session-view.ts"
 import { buyer, CA, context, demoCatalog, GB, JP, NOW, NY, TTL_SECONDS, TX } from "../support/fixtures.ts"
 
 const ok = (result: Either.Either<Transition, ReducerError>): Transition =>

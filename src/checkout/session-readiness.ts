@@ -1,0 +1,70 @@
+/** Readiness of a session for payment: the gaps that keep it from being paid, as messages. */
+import type { CatalogSnapshot } from "../catalog/catalog.ts"
+import type { Address, Buyer, FulfillmentOption, Item, MessageError } from "./checkout-schemas.ts"
+import type { Session } from "./session-model.ts"
+
+const missing = (param: string, content: string): MessageError => ({
+  type: "error",
+  code: "missing",
+  param,
+  content_type: "plain",
+  content
+})
+
+export interface ReadinessInput {
+  readonly itemCount: number
+  /** Whether some item is physical (or of a product no longer in the catalog). */
+  readonly physical: boolean
+  readonly address: Address | undefined
+  readonly options: ReadonlyArray<FulfillmentOption>
+  readonly selectedOptionId: string | undefined
+  readonly buyer: Buyer | undefined
+}
+
+/**
+ * One MessageError per gap that keeps the session from being paid, in field order: items,
+ * address, fulfillment option (only once the items and the address allow options: a country no
+ * method serves is reported as `invalid` on `$.fulfillment_address.country`), buyer.
+ */
+export const readinessMessages = (input: ReadinessInput): ReadonlyArray<MessageError> => {
+  const messages: Array<MessageError> = []
+  const hasItems = input.itemCount > 0
+  if (!hasItems) messages.push(missing("$.items", "Add at least one item to the cart."))
+  const needsAddress = input.physical && input.address === undefined
+  if (needsAddress) {
+    messages.push(missing("$.fulfillment_address", "A shipping address is required for physical items."))
+  }
+  const selected = input.options.some((option) => option.id === input.selectedOptionId)
+  if (hasItems && !needsAddress && !selected) {
+    if (input.physical && input.address !== undefined && input.options.length === 0) {
+      const country = input.address.country.toUpperCase()
+      messages.push({
+        type: "error",
+        code: "invalid",
+        param: "$.fulfillment_address.country",
+        content_type: "plain",
+        content: `We do not ship to ${country}.`
+      })
+    } else {
+      messages.push(missing("$.fulfillment_option_id", "Select a fulfillment option."))
+    }
+  }
+  if (input.buyer === undefined) {
+    messages.push(missing("$.buyer", "Buyer details (first name, last name and email) are required."))
+  }
+  return messages
+}
+
+const hasPhysicalItem = (items: ReadonlyArray<Item>, catalog: CatalogSnapshot): boolean =>
+  items.some((item) => catalog.products.get(item.id)?.kind !== "digital")
+
+/** Readiness of a stored session, from its stored options (nothing re-priced). */
+export const readinessOfSession = (session: Session, catalog: CatalogSnapshot): ReadonlyArray<MessageError> =>
+  readinessMessages({
+    itemCount: session.items.length,
+    physical: hasPhysicalItem(session.items, catalog),
+    address: session.fulfillment_address,
+    options: session.fulfillment_options,
+    selectedOptionId: session.fulfillment_option_id,
+    buyer: session.buyer
+  })
