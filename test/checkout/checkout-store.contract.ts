@@ -708,6 +708,49 @@ export const checkoutStoreContract = <E>(
         expect(yield* orders.listEvents({ orderId: order.id, limit: 10 })).toHaveLength(1)
       }))
 
+    it.effect("a completion rolled back after its order was written leaves no order, no event, nothing consumed", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const orders = yield* OrderStore
+        const p1 = uid("prod_a")
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        yield* store.seedStock([{ id: p1, stock: 10 }])
+        const session = makeSession(uid("cs"))
+        yield* store.insertSession(session)
+        yield* store.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
+        const version = yield* store.updateSessionAndAttempt(session, attemptOf(session.id, 1), "insert")
+        const order = makeOrder({
+          id: uid("ord"),
+          checkoutSessionId: session.id,
+          permalinkUrl: "https://merchant.example/orders/1",
+          lineItems: session.line_items.map((line) => ({ ...line, title: "T-shirt", kind: "physical" as const })),
+          totals: session.totals
+        })
+        const completed = { ...session, status: "completed" as const }
+        const failed = yield* Effect.flip(store.transaction(Effect.gen(function*() {
+          const written = yield* store.completePaidSessionIfUnchanged({
+            session: completed,
+            version,
+            attemptSequence: 1,
+            chargeId: "ch_rolled_back",
+            now,
+            order: {
+              stored: { order, sessionId: session.id, createdAt: now },
+              event: { id: uid("evt"), payload: makeOrderEvent("order_create", order), now }
+            }
+          })
+          expect(written).toBe(true)
+          expect(Option.isSome(yield* orders.getOrder(order.id))).toBe(true)
+          return yield* Effect.fail(new Boom())
+        })))
+        expect(failed).toBeInstanceOf(Boom)
+        expect(yield* orders.getOrder(order.id)).toEqual(Option.none())
+        expect(yield* orders.listEvents({ orderId: order.id, limit: 10 })).toEqual([])
+        expect(yield* store.getSessionVersion(session.id)).toEqual(Option.some({ session, version }))
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attemptOf(session.id, 1)))
+        expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
+      }))
+
     it.effect("lockSessionForPayment waits for the lock and then sees what its holder committed", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore

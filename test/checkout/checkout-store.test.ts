@@ -1,19 +1,23 @@
 /**
- * The `CheckoutStore` contract (with the `OrderStore` its completions write to) against the three implementations: in memory, SQL over embedded
+ * The `CheckoutStore` contract (with the `OrderStore` its completions write to) against the three
+ * implementations: in memory, SQL over embedded
  * PGlite, and SQL over PostgreSQL (only when `TEST_DATABASE_URL` is set).
  */
 import { describe } from "@effect/vitest"
 import { Layer } from "effect"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 import { checkoutStoreContract } from "./checkout-store.contract.ts"
 
-checkoutStoreContract("CheckoutStore: memory", MemoryCheckoutStore.pipe(Layer.provideMerge(MemoryOrderStore)), {
-  multiConnection: false
-})
+checkoutStoreContract(
+  "CheckoutStore: memory",
+  Layer.merge(MemoryCheckoutStore, MemoryOrderStore).pipe(Layer.provide(freshMemoryDatabase)),
+  { multiConnection: false }
+)
 
 checkoutStoreContract(
   "CheckoutStore: SQL on embedded PGlite",

@@ -11,6 +11,7 @@ import { CheckoutStore, type CheckoutStoreService, type PaidCompletion } from ".
 import { type StorageError } from "../../src/db/storage-error.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
+import type { MemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { VaultStore } from "../../src/delegate/vault-store.ts"
 import { address, buyer, createReadySession, get, post, testApp } from "../support/http.ts"
@@ -70,7 +71,7 @@ const approvedCharges = Effect.flatMap(ChargeStore, (store) => store.listCharges
  * process died there: the one-step completion before it writes, or the locked completion at its
  * stock write (before COMMIT).
  */
-const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, OrderStore>, onCrash: () => void) =>
+const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>, onCrash: () => void) =>
   Layer.effect(
     CheckoutStore,
     Effect.map(CheckoutStore, (store) => {
@@ -95,7 +96,7 @@ type AroundCompleting = (
 ) => Effect.Effect<boolean, StorageError>
 
 /** The checkout store, except that each one-step completion goes through `around`. */
-const withAroundCompleting = (base: Layer.Layer<CheckoutStore, unknown, OrderStore>, around: AroundCompleting) =>
+const withAroundCompleting = (base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>, around: AroundCompleting) =>
   Layer.effect(
     CheckoutStore,
     Effect.map(CheckoutStore, (store) => ({
@@ -114,7 +115,7 @@ const sessionWrittenFirst = (onWrite: () => void): AroundCompleting => (store, c
   )
 
 /** The vault store, except that no token can be read any more once `gone()` (purged, or its key retired). */
-const forgettingTokens = (base: Layer.Layer<VaultStore, unknown>, gone: () => boolean) =>
+const forgettingTokens = (base: Layer.Layer<VaultStore, unknown, MemoryDatabase>, gone: () => boolean) =>
   Layer.effect(
     VaultStore,
     Effect.map(VaultStore, (store) => ({

@@ -24,7 +24,7 @@ import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
-import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { migrations } from "../../src/db/migrations.ts"
 import { SqlChargeStore } from "../../src/payments/sql-charge-store.ts"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
@@ -279,7 +279,7 @@ const counterContract = <E>(name: string, storeLayer: Layer.Layer<CheckoutStore,
       }))
   })
 
-counterContract("reservation counter: memory", MemoryCheckoutStore.pipe(Layer.provide(MemoryOrderStore)))
+counterContract("reservation counter: memory", MemoryCheckoutStore.pipe(Layer.provide(freshMemoryDatabase)))
 
 counterContract(
   "reservation counter: SQL on embedded PGlite",

@@ -6,6 +6,7 @@ import { Effect, Layer, Option, Redacted, TestClock } from "effect"
 import { Vault } from "../../src/delegate/vault.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { VaultStore } from "../../src/delegate/vault-store.ts"
 import {
   CARD_CVC,
@@ -18,10 +19,12 @@ import {
 } from "../support/delegate.ts"
 import { get, post, testApp, type TestAppOptions } from "../support/http.ts"
 
-/** The app plus its vault store, so tests can look at what was stored. */
+/** The app plus its vault store (the same one: on the app's memory database), so tests can look at what was stored. */
 const appWithStore = (options: TestAppOptions = {}) => {
   const vaultStore = options.vaultStore ?? MemoryVaultStore
-  return Layer.merge(testApp({ payments: NoPayments, ...options, vaultStore }), Layer.orDie(vaultStore))
+  return Layer.merge(testApp({ payments: NoPayments, ...options, vaultStore }), Layer.orDie(vaultStore)).pipe(
+    Layer.provide(freshMemoryDatabase)
+  )
 }
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>, options: TestAppOptions = {}) =>
@@ -388,4 +391,4 @@ describe("POST /agentic_commerce/delegate_payment: storage failures", () => {
 })
 
 /** The memory store's service, to wrap in failing variants. */
-const MemoryVaultStoreService = Effect.provide(VaultStore, MemoryVaultStore)
+const MemoryVaultStoreService = Effect.provide(VaultStore, MemoryVaultStore.pipe(Layer.provide(freshMemoryDatabase)))

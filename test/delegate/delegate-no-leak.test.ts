@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, HashMap, Layer, List, Logger, LogLevel, Option } from "effect"
 import { inspect } from "node:util"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { VaultStore } from "../../src/delegate/vault-store.ts"
@@ -107,7 +108,11 @@ describe("the card never leaks", () => {
       const record = Option.getOrThrow(yield* (yield* VaultStore).getToken(result.tokenId))
       expect(record.last4).toBe("4242")
       expectNoCardData("stored record", JSON.stringify(record))
-    }).pipe(Effect.provide(Layer.merge(testApp({ payments: NoPayments, vaultStore: MemoryVaultStore }), MemoryVaultStore))))
+    }).pipe(Effect.provide(
+      Layer.merge(testApp({ payments: NoPayments, vaultStore: MemoryVaultStore }), MemoryVaultStore).pipe(
+        Layer.provide(freshMemoryDatabase)
+      )
+    )))
 
   const onDatabase = (name: string, database: () => TestDatabase) =>
     it.live(`${name}: logs at every level, responses, a dump of every table`, () => {

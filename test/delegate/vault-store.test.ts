@@ -5,6 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
@@ -16,7 +17,9 @@ const flipStoredCiphertextByte = (id: string) =>
     sql`UPDATE vault_tokens SET card_ciphertext = set_byte(card_ciphertext, 0, get_byte(card_ciphertext, 0) # 1)
         WHERE id = ${id}`)
 
-vaultStoreContract("VaultStore: memory", MemoryVaultStore, { multiConnection: false })
+vaultStoreContract("VaultStore: memory", MemoryVaultStore.pipe(Layer.provide(freshMemoryDatabase)), {
+  multiConnection: false
+})
 
 vaultStoreContract(
   "VaultStore: SQL on embedded PGlite",

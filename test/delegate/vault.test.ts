@@ -5,6 +5,7 @@ import { AppConfig, describeConfigError, loadConfig } from "../../src/platform/c
 import { Ids } from "../../src/platform/ids.ts"
 import { Vault, VaultLive } from "../../src/delegate/vault.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { VaultStore, type VaultStoreService } from "../../src/delegate/vault-store.ts"
 import { CARD_NUMBER, validated } from "../support/delegate.ts"
 
@@ -48,7 +49,7 @@ describe("vault keys from the environment", () => {
 
       // Without the old key, its cards cannot be opened (the payment is refused, nothing leaks).
       expect((yield* Effect.flip(onlyB.revealCard(record))).reason).toBe("unknown_key")
-    }).pipe(Effect.provide(MemoryVaultStore)))
+    }).pipe(Effect.provide(MemoryVaultStore.pipe(Layer.provide(freshMemoryDatabase)))))
 
   it.effect("a VAULT_RETIRED_KEYS entry that is not base64 of 32 bytes stops the start, naming the variable", () =>
     Effect.gen(function*() {

@@ -1,9 +1,9 @@
 /**
- * In-memory `IdempotencyStore`, for tests and single-process use. Each operation is one
- * synchronous step on a `Map`, so it is atomic without a lock (JavaScript runs it to the end
- * before any other fiber). Same semantics as the SQL store.
+ * In-memory `IdempotencyStore`, for tests: the `idempotency_keys` table of a `MemoryDatabase`, each
+ * operation one atomic call. Same semantics as the SQL store.
  */
 import { Effect, Layer, Option } from "effect"
+import { MemoryDatabase } from "./memory-database.ts"
 import {
   type IdempotencyRecord,
   type IdempotencyScope,
@@ -33,8 +33,8 @@ const isLive = (entry: Entry, now: number) => entry.expiresAt > now
 const isDeletable = (entry: Entry, now: number) =>
   entry.expiresAt <= now && (entry.state !== "in_flight" || entry.leaseUntil <= now)
 
-export const make: Effect.Effect<IdempotencyStoreService> = Effect.sync(() => {
-  const entries = new Map<string, Entry>()
+export const make: Effect.Effect<IdempotencyStoreService, never, MemoryDatabase> = Effect.map(MemoryDatabase, (db) => {
+  const entries = db.table<string, Entry>("idempotency_keys")
 
   const owned = (scope: IdempotencyScope, claimId: string) => {
     const entry = entries.get(keyOf(scope))
@@ -43,7 +43,7 @@ export const make: Effect.Effect<IdempotencyStoreService> = Effect.sync(() => {
 
   return IdempotencyStore.of({
     claim: (scope, request) =>
-      Effect.sync(() => {
+      db.sync(() => {
         const key = keyOf(scope)
         const existing = entries.get(key)
         const free = existing === undefined ||
@@ -64,7 +64,7 @@ export const make: Effect.Effect<IdempotencyStoreService> = Effect.sync(() => {
       }),
 
     renewLease: (scope, claimId, leaseUntil) =>
-      Effect.sync(() => {
+      db.sync(() => {
         const entry = owned(scope, claimId)
         if (entry === undefined || entry.state !== "in_flight") return false
         entries.set(keyOf(scope), { ...entry, leaseUntil, expiresAt: Math.max(entry.expiresAt, leaseUntil) })
@@ -72,7 +72,7 @@ export const make: Effect.Effect<IdempotencyStoreService> = Effect.sync(() => {
       }),
 
     complete: (scope, claimId, response, expiresAt) =>
-      Effect.sync(() => {
+      db.sync(() => {
         const entry = owned(scope, claimId)
         if (entry === undefined) return false
         entries.set(keyOf(scope), {
@@ -88,22 +88,22 @@ export const make: Effect.Effect<IdempotencyStoreService> = Effect.sync(() => {
       }),
 
     release: (scope, claimId) =>
-      Effect.sync(() => {
+      db.sync(() => {
         if (owned(scope, claimId) === undefined) return false
         entries.delete(keyOf(scope))
         return true
       }),
 
     find: (scope, now) =>
-      Effect.sync(() => {
+      db.sync(() => {
         const entry = entries.get(keyOf(scope))
         return entry !== undefined && isLive(entry, now) ? Option.some(publicRecord(entry)) : Option.none()
       }),
 
     deleteExpired: (now, limit) =>
-      Effect.sync(() => {
+      db.sync(() => {
         let deleted = 0
-        for (const [key, entry] of entries) {
+        for (const [key, entry] of [...entries.entries()]) {
           if (deleted >= limit) break
           if (isDeletable(entry, now)) {
             entries.delete(key)
@@ -115,4 +115,8 @@ export const make: Effect.Effect<IdempotencyStoreService> = Effect.sync(() => {
   })
 })
 
-export const MemoryIdempotencyStore: Layer.Layer<IdempotencyStore> = Layer.effect(IdempotencyStore, make)
+/** The memory idempotency store on the `MemoryDatabase` in context. */
+export const MemoryIdempotencyStore: Layer.Layer<IdempotencyStore, never, MemoryDatabase> = Layer.effect(
+  IdempotencyStore,
+  make
+)

@@ -1,6 +1,9 @@
-/** In-memory `ReceivedEventsStore` (see `received-events-store.ts`), for tests and demos. */
+/**
+ * In-memory `ReceivedEventsStore` (see `received-events-store.ts`): the `received_events` and
+ * `received_orders` tables of a `MemoryDatabase`.
+ */
 import { Effect, Layer, Option } from "effect"
-import { makeMemoryState } from "./memory-state.ts"
+import { MemoryDatabase } from "./memory-database.ts"
 import {
   type ReceivedEvent,
   type ReceivedEventsStoreService,
@@ -8,59 +11,58 @@ import {
   type ReceivedOrder
 } from "../../src/webhooks/received-events-store.ts"
 
-interface State {
-  /** In receipt order. */
-  readonly events: ReadonlyArray<ReceivedEvent>
-  readonly requestIds: ReadonlySet<string>
-  readonly bodyHashes: ReadonlySet<string>
-  readonly orders: ReadonlyMap<string, ReceivedOrder & { readonly receipt: number }>
-}
+type Receipt = { readonly receipt: number }
 
 const clone = <A>(value: A): A => structuredClone(value)
 
-export const make: Effect.Effect<ReceivedEventsStoreService> = Effect.sync(() => {
-  const cell = makeMemoryState<State>({ events: [], requestIds: new Set(), bodyHashes: new Set(), orders: new Map() })
+export const make: Effect.Effect<ReceivedEventsStoreService, never, MemoryDatabase> = Effect.map(MemoryDatabase, (db) => {
+  const events = db.table<string, ReceivedEvent & Receipt>("received_events")
+  /** Body hash → Request-Id: both are unique. */
+  const bodyHashes = db.table<string, string>("received_event_hashes")
+  const orders = db.table<string, ReceivedOrder & Receipt>("received_orders")
+  const counters = db.table<string, number>("counters")
 
   const recordEvent = (event: ReceivedEvent) =>
-    cell.atomic(() =>
-      Effect.sync(() => {
-        const s = cell.get()
-        if (s.requestIds.has(event.requestId) || s.bodyHashes.has(event.bodyHash)) return "duplicate" as const
-        const orders = new Map(s.orders)
-        if (!orders.has(event.orderId) || event.type !== "order_create") {
-          orders.set(event.orderId, {
-            orderId: event.orderId,
-            status: event.status,
-            lastRequestId: event.requestId,
-            payload: clone(event.payload),
-            updatedAt: event.receivedAt,
-            receipt: s.events.length + 1
-          })
-        }
-        cell.set({
-          events: [...s.events, clone(event)],
-          requestIds: new Set([...s.requestIds, event.requestId]),
-          bodyHashes: new Set([...s.bodyHashes, event.bodyHash]),
-          orders
+    db.sync(() => {
+      if (events.has(event.requestId) || bodyHashes.has(event.bodyHash)) return "duplicate" as const
+      const receipt = (counters.get("received_events") ?? 0) + 1
+      counters.set("received_events", receipt)
+      events.set(event.requestId, { ...clone(event), receipt })
+      bodyHashes.set(event.bodyHash, event.requestId)
+      if (!orders.has(event.orderId) || event.type !== "order_create") {
+        orders.set(event.orderId, {
+          orderId: event.orderId,
+          status: event.status,
+          lastRequestId: event.requestId,
+          payload: clone(event.payload),
+          updatedAt: event.receivedAt,
+          receipt
         })
-        return "stored" as const
-      })
-    )
+      }
+      return "stored" as const
+    })
 
-  const strip = ({ receipt: _, ...order }: ReceivedOrder & { readonly receipt: number }): ReceivedOrder => clone(order)
+  const withoutReceipt = <A extends Receipt>({ receipt: _, ...row }: A): Omit<A, "receipt"> => clone(row)
 
   return ReceivedEventsStore.of({
     recordEvent,
-    getOrder: (orderId) => cell.read((s) => Option.map(Option.fromNullable(s.orders.get(orderId)), strip)),
-    listEvents: (orderId) => cell.read((s) => s.events.filter((e) => e.orderId === orderId).map(clone)),
+    getOrder: (orderId) => db.sync(() => Option.map(Option.fromNullable(orders.get(orderId)), withoutReceipt)),
+    listEvents: (orderId) =>
+      db.sync(() =>
+        [...events.values()].filter((e) => e.orderId === orderId).sort((a, b) => a.receipt - b.receipt).map(withoutReceipt)
+      ),
     listOrders: (limit) =>
-      cell.read((s) =>
-        [...s.orders.values()]
+      db.sync(() =>
+        [...orders.values()]
           .sort((a, b) => b.updatedAt - a.updatedAt || b.receipt - a.receipt)
           .slice(0, Math.max(0, Math.floor(limit)))
-          .map(strip)
+          .map(withoutReceipt)
       )
   })
 })
 
-export const MemoryReceivedEventsStore: Layer.Layer<ReceivedEventsStore> = Layer.effect(ReceivedEventsStore, make)
+/** The memory received-events store on the `MemoryDatabase` in context. */
+export const MemoryReceivedEventsStore: Layer.Layer<ReceivedEventsStore, never, MemoryDatabase> = Layer.effect(
+  ReceivedEventsStore,
+  make
+)

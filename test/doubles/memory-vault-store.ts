@@ -1,84 +1,47 @@
 /**
- * In-memory `VaultStore`, for tests and for running without a database.
- *
- * - Atomic operations: each operation is one synchronous map read or write, which nothing can
- *   interleave on the single JS thread. `markTokenUsed` checks and writes in the same step, so of
- *   concurrent calls for one token exactly one consumes it.
- * - `transaction` takes no lock (so it can be nested inside the memory checkout store's critical
- *   section, or around it, without lock-ordering concerns). It keeps an undo log in a `FiberRef`:
- *   a transaction that fails or is interrupted puts back the tokens it inserted or consumed;
- *   nested transactions behave like savepoints. `lockToken` is a plain read: in memory there is
- *   nothing to lock, the compare-and-set of `markTokenUsed` is what decides.
- * - Records are deep-copied (`structuredClone`) on the way in and out.
+ * In-memory `VaultStore`, for tests: the `vault_tokens` table of a `MemoryDatabase`, whose
+ * transactions it uses (a token consumed in a checkout transaction that fails is given back with
+ * the rest). `markTokenUsed` checks and writes in one atomic call, so of concurrent calls for one
+ * token exactly one consumes it; `lockToken` is a plain read (the database's critical section is
+ * the lock). Records are deep-copied on the way in and out.
  */
-import { Effect, Exit, FiberRef, Layer, Option } from "effect"
-import { StorageError } from "../../src/db/storage-error.ts"
+import { Effect, Layer, Option } from "effect"
+import { MemoryDatabase, storageFailure } from "./memory-database.ts"
 import { VaultStore, type VaultStoreService, type VaultTokenRecord } from "../../src/delegate/vault-store.ts"
 
-const failure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })
-
-export const make: Effect.Effect<VaultStoreService> = Effect.sync(() => {
-  const tokens = new Map<string, VaultTokenRecord>()
-  /** Undo actions of the innermost running transaction of this fiber, if any. */
-  const undoLog = FiberRef.unsafeMake<Array<() => void> | undefined>(undefined)
-
-  /** Runs the synchronous `write` (which returns its undo action, if it changed anything). */
-  const write = <A>(f: () => readonly [A, (() => void) | undefined]): Effect.Effect<A> =>
-    Effect.flatMap(FiberRef.get(undoLog), (log) =>
-      Effect.sync(() => {
-        const [result, undo] = f()
-        if (undo !== undefined) log?.push(undo)
-        return result
-      }))
-
-  const transaction: VaultStoreService["transaction"] = (effect) =>
-    Effect.flatMap(FiberRef.get(undoLog), (outer) => {
-      const log: Array<() => void> = []
-      return Effect.locally(effect, undoLog, log).pipe(
-        Effect.onExit((exit) =>
-          Effect.sync(() => {
-            if (Exit.isSuccess(exit)) outer?.push(...log)
-            else for (const undo of log.reverse()) undo()
-          })
-        )
-      )
-    })
+export const make: Effect.Effect<VaultStoreService, never, MemoryDatabase> = Effect.map(MemoryDatabase, (db) => {
+  const tokens = db.table<string, VaultTokenRecord>("vault_tokens")
 
   const insertToken = (record: VaultTokenRecord) =>
-    Effect.flatMap(
-      write(() => {
-        if (tokens.has(record.id)) return [false, undefined] as const
-        tokens.set(record.id, structuredClone(record))
-        return [true, () => void tokens.delete(record.id)] as const
-      }),
-      (inserted) => (inserted ? Effect.void : Effect.fail(failure(`duplicate token id ${record.id}`)))
-    )
+    db.atomic(() => {
+      if (tokens.has(record.id)) return Effect.fail(storageFailure(`duplicate token id ${record.id}`))
+      tokens.set(record.id, structuredClone(record))
+      return Effect.void
+    })
 
   const getToken = (id: string) =>
-    Effect.sync(() => Option.map(Option.fromNullable(tokens.get(id)), (record) => structuredClone(record)))
+    db.sync(() => Option.map(Option.fromNullable(tokens.get(id)), (record) => structuredClone(record)))
 
   const markTokenUsed = (id: string, sessionId: string, at: number) =>
-    write(() => {
+    db.sync(() => {
       const current = tokens.get(id)
-      if (current === undefined || current.state !== "active") return [Option.none(), undefined] as const
+      if (current === undefined || current.state !== "active") return Option.none<VaultTokenRecord>()
       const used: VaultTokenRecord = { ...current, state: "used", usedAt: at, usedBySession: sessionId }
       tokens.set(id, used)
-      return [Option.some(structuredClone(used)), () => void tokens.set(id, current)] as const
+      return Option.some(structuredClone(used))
     })
 
   const releaseToken = (id: string, sessionId: string) =>
-    write(() => {
+    db.sync(() => {
       const current = tokens.get(id)
-      if (current === undefined || current.state !== "used" || current.usedBySession !== sessionId) {
-        return [false, undefined] as const
-      }
+      if (current === undefined || current.state !== "used" || current.usedBySession !== sessionId) return false
       const { usedAt: _at, usedBySession: _by, ...rest } = current
       tokens.set(id, { ...rest, state: "active" })
-      return [true, () => void tokens.set(id, current)] as const
+      return true
     })
 
   const findTokenIdsByFingerprint = (fingerprint: string, limit: number) =>
-    Effect.sync(() =>
+    db.sync(() =>
       [...tokens.values()]
         .filter((record) => record.fingerprint === fingerprint)
         .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
@@ -87,7 +50,7 @@ export const make: Effect.Effect<VaultStoreService> = Effect.sync(() => {
     )
 
   return VaultStore.of({
-    transaction,
+    transaction: db.transaction,
     insertToken,
     getToken,
     lockToken: getToken,
@@ -97,5 +60,5 @@ export const make: Effect.Effect<VaultStoreService> = Effect.sync(() => {
   })
 })
 
-/** A fresh, empty in-memory vault store. */
-export const MemoryVaultStore: Layer.Layer<VaultStore> = Layer.effect(VaultStore, make)
+/** The memory vault store on the `MemoryDatabase` in context. */
+export const MemoryVaultStore: Layer.Layer<VaultStore, never, MemoryDatabase> = Layer.effect(VaultStore, make)

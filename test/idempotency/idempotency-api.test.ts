@@ -24,7 +24,7 @@ import { StorageError } from "../../src/db/storage-error.ts"
 import { IdempotencyStore, type IdempotencyStoreService } from "../../src/idempotency/idempotency-store.ts"
 import { make as makeMemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { make as makeMemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
-import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
 import {
@@ -51,8 +51,11 @@ import {
 /** The request fingerprint key of the test configuration's VAULT_KEY. */
 const testFingerprintKey = Either.getOrThrow(deriveVaultKeys(Redacted.value(testConfig().vaultKey))).requestFingerprintKey
 
-/** A memory checkout store on its own (the orders of its completions go to a memory order store of its own). */
-const memoryCheckoutStore = Effect.provide(makeMemoryCheckoutStore, MemoryOrderStore)
+/** A memory checkout store on a memory database of its own. */
+const memoryCheckoutStore = Effect.provide(makeMemoryCheckoutStore, freshMemoryDatabase)
+
+/** A memory idempotency store on a memory database of its own. */
+const memoryIdempotencyStore = Effect.provide(makeMemoryIdempotencyStore, freshMemoryDatabase)
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -244,7 +247,7 @@ describe("keyed fingerprints", () => {
   it.effect("what is stored is keyed, not a hash of the body; replays survive a VAULT_KEY rotation that keeps the old key", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(DELEGATE_NOW)
-      const idempotency = yield* makeMemoryIdempotencyStore
+      const idempotency = yield* memoryIdempotencyStore
       const idempotencyStore = Layer.succeed(IdempotencyStore, idempotency)
       const oldKey = Redacted.make(Buffer.alloc(32, 3).toString("base64"))
       const newKey = Redacted.make(Buffer.alloc(32, 4).toString("base64"))
@@ -433,7 +436,7 @@ describe("in flight, concurrency and the lease", () => {
 
   it.effect("a claim left by a crashed process answers 409 in_flight until its lease runs out, then runs", () =>
     Effect.gen(function*() {
-      const idempotency = yield* makeMemoryIdempotencyStore
+      const idempotency = yield* memoryIdempotencyStore
       yield* run(
         Effect.gen(function*() {
           const now = yield* TestClock.currentTimeMillis
@@ -493,7 +496,7 @@ describe("expiry", () => {
 
   it.effect("the sweeper deletes expired keys in the background", () =>
     Effect.gen(function*() {
-      const idempotency = yield* makeMemoryIdempotencyStore
+      const idempotency = yield* memoryIdempotencyStore
       const scope = { keyId: "key_x", method: "POST", path: "/checkout_sessions", key: "sweep-1" }
       yield* idempotency.claim(scope, { fingerprint: "f", claimId: "c", now: 0, leaseUntil: 1000, expiresAt: 1000 })
       yield* idempotency.complete(scope, "c", { status: 201, headers: {}, body: new Uint8Array() }, 1000)
@@ -561,7 +564,7 @@ describe("failures are not stored", () => {
   it.effect("when the idempotency store is unreachable the request is refused with 503, not run unguarded", () =>
     Effect.gen(function*() {
       const store = yield* memoryCheckoutStore
-      const base = yield* makeMemoryIdempotencyStore
+      const base = yield* memoryIdempotencyStore
       const down: IdempotencyStoreService = {
         ...base,
         claim: () => Effect.fail(new StorageError({ reason: "unavailable", cause: new Error("connection refused") }))

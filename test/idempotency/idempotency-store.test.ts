@@ -4,12 +4,15 @@
  */
 import { describe } from "@effect/vitest"
 import { Layer } from "effect"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 import { idempotencyStoreContract } from "./idempotency-store.contract.ts"
 
-idempotencyStoreContract("IdempotencyStore: memory", MemoryIdempotencyStore, { multiConnection: false })
+idempotencyStoreContract("IdempotencyStore: memory", MemoryIdempotencyStore.pipe(Layer.provide(freshMemoryDatabase)), {
+  multiConnection: false
+})
 
 idempotencyStoreContract(
   "IdempotencyStore: SQL on embedded PGlite",

@@ -8,6 +8,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 import { AppConfig, testConfig } from "../../src/platform/config.ts"
 import { makeWebhookSender } from "../../src/orders/webhook-sender.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
@@ -18,7 +19,10 @@ import { orderStoreContract, sampleOrder } from "./order-store.contract.ts"
 
 const sqlStores = Layer.merge(SqlOrderStore, SqlReceivedEventsStore)
 
-orderStoreContract("OrderStore + ReceivedEventsStore: memory", Layer.merge(MemoryOrderStore, MemoryReceivedEventsStore))
+orderStoreContract(
+  "OrderStore + ReceivedEventsStore: memory",
+  Layer.merge(MemoryOrderStore, MemoryReceivedEventsStore).pipe(Layer.provide(freshMemoryDatabase))
+)
 
 orderStoreContract("OrderStore + ReceivedEventsStore: SQL on embedded PGlite", sqlStores.pipe(Layer.provide(embeddedDatabase())))
 

@@ -7,6 +7,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { ChargeStore, type ProcessorCharge } from "../../src/payments/charge-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
 import { SqlChargeStore } from "../../src/payments/sql-charge-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
@@ -58,7 +59,7 @@ const chargeStoreContract = (name: string, store: Layer.Layer<ChargeStore, unkno
       }))
   })
 
-chargeStoreContract("ChargeStore: memory", MemoryChargeStore)
+chargeStoreContract("ChargeStore: memory", MemoryChargeStore.pipe(Layer.provide(freshMemoryDatabase)))
 chargeStoreContract("ChargeStore: SQL on embedded PGlite", SqlChargeStore.pipe(Layer.provideMerge(embeddedDatabase())))
 describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
   chargeStoreContract("ChargeStore: SQL on PostgreSQL", SqlChargeStore.pipe(Layer.provideMerge(postgresDatabase())))

@@ -24,25 +24,30 @@ import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-sto
 import type { OrderStore } from "../../src/orders/order-store.ts"
 import type { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
 import type { VaultStore } from "../../src/delegate/vault-store.ts"
+import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
 
 export const API_KEY = "sk_test_key"
 export const API_VERSION = "2026-01-30"
 
+/**
+ * The stores default to memory ones, all on one memory database made fresh per `testApp` (a memory
+ * store given here is put on it too, unless it has its own).
+ */
 export interface TestAppOptions {
   readonly config?: Partial<AppConfigShape>
-  /** The checkout store; it may write completions' orders to the `orderStore` (as the memory one does). */
-  readonly store?: Layer.Layer<CheckoutStore, unknown, OrderStore>
+  /** The checkout store; in memory by default. */
+  readonly store?: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>
   /** The delegate payment vault's store; in memory by default. */
-  readonly vaultStore?: Layer.Layer<VaultStore, unknown>
+  readonly vaultStore?: Layer.Layer<VaultStore, unknown, MemoryDatabase>
   readonly payments?: Layer.Layer<PaymentProvider>
-  /** The idempotency keys' store; in memory by default (a fresh one per `testApp`). */
-  readonly idempotencyStore?: Layer.Layer<IdempotencyStore, unknown>
-  /** Full orders and the order-event outbox; in memory by default (fresh per `testApp`). */
-  readonly orderStore?: Layer.Layer<OrderStore, unknown>
-  /** The built-in processor's charges; in memory by default (fresh per `testApp`). */
-  readonly chargeStore?: Layer.Layer<ChargeStore, unknown>
-  /** The webhook receiver's events; in memory by default (fresh per `testApp`). */
-  readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown>
+  /** The idempotency keys' store; in memory by default. */
+  readonly idempotencyStore?: Layer.Layer<IdempotencyStore, unknown, MemoryDatabase>
+  /** Full orders and the order-event outbox; in memory by default. */
+  readonly orderStore?: Layer.Layer<OrderStore, unknown, MemoryDatabase>
+  /** The built-in processor's charges; in memory by default. */
+  readonly chargeStore?: Layer.Layer<ChargeStore, unknown, MemoryDatabase>
+  /** The webhook receiver's events; in memory by default. */
+  readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown, MemoryDatabase>
   /** The catalog; the demo catalog by default. */
   readonly catalog?: Layer.Layer<Catalog>
   /** The rate limiter; in process by default (fresh per `testApp`). */
@@ -62,6 +67,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
     Layer.provideMerge(HttpServer.layerContext),
+    Layer.provide(freshMemoryDatabase),
     Layer.orDie
   )
 

@@ -12,8 +12,8 @@ import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import type { OrderStore } from "../../src/orders/order-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
+import type { MemoryDatabase } from "../doubles/memory-database.ts"
 import { SqlChargeStore } from "../../src/payments/sql-charge-store.ts"
 import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
@@ -27,11 +27,12 @@ export interface StoreUnderTest {
   readonly available: boolean
   /** Registers the suite's `beforeAll`/`afterAll` (opening and closing a shared database). */
   readonly register: () => void
-  /** A store layer with empty state, for one test (completions write orders to the `OrderStore` in context). */
-  readonly fresh: Effect.Effect<Layer.Layer<CheckoutStore, never, OrderStore>>
+  /** A store layer with empty state, for one test (in memory: on the memory database in context). */
+  readonly fresh: Effect.Effect<Layer.Layer<CheckoutStore, never, MemoryDatabase>>
   /**
-   * Every store of the application with empty state, for one test: on SQL they share one
-   * database, so a completion's writes commit or roll back together as in production.
+   * Every store of the application with empty state, for one test, sharing one database (in
+   * memory: `testApp`'s defaults), so a completion's writes commit or roll back together as in
+   * production.
    */
   readonly freshStores: Effect.Effect<Pick<TestAppOptions, "store" | "vaultStore" | "chargeStore" | "orderStore">>
 }
@@ -52,7 +53,7 @@ export const memoryStore: StoreUnderTest = {
   available: true,
   register: () => {},
   fresh: Effect.succeed(MemoryCheckoutStore),
-  freshStores: Effect.succeed({ store: MemoryCheckoutStore })
+  freshStores: Effect.succeed({})
 }
 
 const sharedSqlStore = (name: string, available: boolean, database: () => TestDatabase): StoreUnderTest => {
