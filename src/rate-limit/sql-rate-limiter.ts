@@ -2,9 +2,10 @@
  * `RateLimiter` over PostgreSQL (table `rate_limit_buckets`, migration 0012): the token bucket of
  * `token-bucket.ts`, one row per key, shared by every process on the database (CONTRACT §1: a
  * budget "per API key" is one budget however many processes serve it). One statement per check:
- * `rate_limit_take` creates, locks, refills and takes in the database, with the capacity and rate
- * the bucket rule derives from the options (`bucketCapacity`, `refillPerMs`); whether that was
- * allowed, and the Retry-After, are decided here from the tokens it saw (`availability`).
+ * `rate_limit_take` (`src/db/functions/rate-limit-take.ts`) creates, locks, refills and takes in
+ * the database, with the capacity and rate the bucket rule derives from the options
+ * (`bucketCapacity`, `refillPerMs`); whether that was allowed, and the Retry-After, are decided
+ * here from the tokens it saw (`availability`).
  *
  * Time is the process's `Clock`, passed as a parameter, as everywhere in the stores. When the
  * database cannot answer, the request is let through (logged): a rate limit protects, it does not

@@ -6,9 +6,9 @@
  * The SQL limiter cannot ask in the middle of its one statement, so the database function
  * `rate_limit_take` performs the same arithmetic on the same parameters (`bucketCapacity`,
  * `refillPerMs`): refill as `tokens + elapsed ms × per ms`, capped at the capacity; take one
- * token when at least `1 − EPSILON` are there; a denied take writes nothing. Written in that
- * order, both give bit-identical results in IEEE double precision, and a property test runs them
- * side by side on random sequences.
+ * token when `tokens + EPSILON ≥ 1`; a denied take writes nothing. With the same operations in
+ * the same order, both give the same doubles, and a property test runs them side by side on
+ * random sequences (test/rate-limit/rate-limit-take.test.ts).
  */
 
 /** State of one bucket: tokens left (fractional while refilling) as of `updatedAt` (Unix ms). */

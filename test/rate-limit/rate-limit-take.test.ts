@@ -37,7 +37,9 @@ const capacity = fc.oneof(
 const refillPerSecond = fc.oneof(
   fc.integer({ min: 1, max: 600 }).map((perMinute) => perMinute / 60),
   fc.double({ min: 1e-6, max: 1_000, noNaN: true }),
-  fc.constantFrom(0, -1, 1 / 30, 0.1, 1, 2)
+  fc.constantFrom(0, -1, 1 / 30, 0.1, 1, 2),
+  // Near zero: the bucket is never full again within the range of `full_at`.
+  fc.oneof(fc.double({ min: 1e-20, max: 1e-6, noNaN: true }), fc.constantFrom(1e-17, 1e-300))
 )
 const bucketOptions: fc.Arbitrary<BucketOptions> = fc.record({ capacity, refillPerSecond })
 
