@@ -152,12 +152,16 @@ export const Link = Schema.Struct({
 }).annotations({ identifier: "Link" })
 export type Link = typeof Link.Type
 
-export const Order = Schema.Struct({
+/**
+ * The order as the complete response shows it (the interface document's checkout-API `Order`,
+ * hence its OpenAPI name); the full order is `Order` in `src/orders/order-schemas.ts`.
+ */
+export const OrderSummary = Schema.Struct({
   id: Schema.String,
   checkout_session_id: Schema.String,
   permalink_url: Schema.String
 }).annotations({ identifier: "Order" })
-export type Order = typeof Order.Type
+export type OrderSummary = typeof OrderSummary.Type
 
 // ---------------------------------------------------------------------------------------------
 // Capabilities
@@ -292,7 +296,7 @@ export type CheckoutSession = typeof CheckoutSession.Type
 
 export const CheckoutSessionWithOrder = Schema.Struct({
   ...CheckoutSession.fields,
-  order: Order
+  order: OrderSummary
 }).annotations({ identifier: "CheckoutSessionWithOrder" })
 export type CheckoutSessionWithOrder = typeof CheckoutSessionWithOrder.Type
 

@@ -16,7 +16,7 @@ import type {
   CheckoutSessionCreateRequest,
   CheckoutSessionUpdateRequest,
   MessageError,
-  Order,
+  OrderSummary,
   PaymentData
 } from "./checkout-schemas.ts"
 import { relevantCoupons } from "./discounts.ts"
@@ -88,7 +88,7 @@ export interface CheckoutServiceShape {
   readonly complete: (
     id: string,
     request: CheckoutSessionCompleteRequest
-  ) => Effect.Effect<Session & { readonly order: Order }, CompleteError>
+  ) => Effect.Effect<Session & { readonly order: OrderSummary }, CompleteError>
   readonly cancel: (id: string) => Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError>
   /** Marks sessions idle past their TTL as expired and releases their stock; returns how many. */
   readonly expireDue: (limit: number) => Effect.Effect<number, StorageError>
@@ -379,7 +379,7 @@ export const CheckoutServiceLive = Layer.effect(
 
     /** The order summary of a session being completed, with a new id. */
     const newOrder = (sessionId: string) =>
-      Effect.map(ids.make("ord_"), (orderId): Order => ({
+      Effect.map(ids.make("ord_"), (orderId): OrderSummary => ({
         id: orderId,
         checkout_session_id: sessionId,
         permalink_url: `${config.publicBaseUrl}/orders/${orderId}`

@@ -13,7 +13,7 @@ import {
   type CheckoutSessionUpdateRequest,
   Item,
   type MessageError,
-  Order,
+  OrderSummary,
   type SessionStatus
 } from "./checkout-schemas.ts"
 import type { RejectedDiscount } from "./discounts.ts"
@@ -26,7 +26,7 @@ import { optional } from "../shared/schema-helpers.ts"
 export const Session = Schema.Struct({
   ...CheckoutSession.fields,
   items: Schema.Array(Item),
-  order: optional(Order)
+  order: optional(OrderSummary)
 }).annotations({ identifier: "StoredSession" })
 export type Session = typeof Session.Type
 
@@ -93,7 +93,7 @@ export type SessionCommand = Data.TaggedEnum<{
   /** First step of completing: apply the buyer, check the session is payable. */
   PrepareCompletion: { readonly buyer: Buyer | undefined }
   /** The payment succeeded: the session becomes completed with this order. */
-  MarkCompleted: { readonly order: Order }
+  MarkCompleted: { readonly order: OrderSummary }
   /** The payment was declined: the session stays payable and carries this message. */
   RecordPaymentFailure: { readonly message: MessageError }
   Cancel: {}

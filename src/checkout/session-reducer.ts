@@ -15,7 +15,7 @@ import type {
   CheckoutSessionUpdateRequest,
   Message,
   MessageError,
-  Order,
+  OrderSummary,
   SessionStatus
 } from "./checkout-schemas.ts"
 import { DISCOUNT_EXTENSION, ineligibility, type RejectedDiscount } from "./discounts.ts"
@@ -187,7 +187,7 @@ const prepareCompletion = (
  * payment was taken, and a charged payment must always yield its order. A session already
  * completed, canceled or expired in storage is refused.
  */
-const markCompleted = (state: Session, order: Order, ctx: ReducerContext): Either.Either<Transition, ReducerError> => {
+const markCompleted = (state: Session, order: OrderSummary, ctx: ReducerContext): Either.Either<Transition, ReducerError> => {
   if (isFinal(state.status)) return Either.left(new SessionFinal({ status: state.status, command: "complete" }))
   return Either.right({
     session: {

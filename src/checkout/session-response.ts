@@ -11,11 +11,11 @@
  * response against them strictly (no field missing, none extra, anywhere in the tree).
  */
 import { HttpServerResponse } from "@effect/platform"
-import type { CheckoutSessionWithOrder, Order } from "./checkout-schemas.ts"
+import type { CheckoutSessionWithOrder, OrderSummary } from "./checkout-schemas.ts"
 import { type Session, toCheckoutSession } from "./session-model.ts"
 
 /** The wire form of a completed session: the session and its order. */
-export const toCheckoutSessionWithOrder = (session: Session & { readonly order: Order }): CheckoutSessionWithOrder => {
+export const toCheckoutSessionWithOrder = (session: Session & { readonly order: OrderSummary }): CheckoutSessionWithOrder => {
   const { items: _items, ...wire } = session
   const encoded: typeof CheckoutSessionWithOrder.Encoded = wire
   return encoded
@@ -32,5 +32,5 @@ export const sessionResponse = (session: Session, status: 200 | 201 = 200) =>
 export const sessionJsonResponse = (json: string) =>
   HttpServerResponse.text(json, { status: 200, contentType: "application/json" })
 
-export const completedSessionResponse = (session: Session & { readonly order: Order }) =>
+export const completedSessionResponse = (session: Session & { readonly order: OrderSummary }) =>
   HttpServerResponse.unsafeJson(toCheckoutSessionWithOrder(session), { status: 200 })

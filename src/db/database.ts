@@ -1,5 +1,6 @@
 /**
- * The database: a `SqlClient` (and `PgClient`) with the migrations of `./migrations.ts` applied.
+ * The database: a `SqlClient` (and `PgClient`) with the migrations of `./migrations/` and the SQL
+ * functions of `./functions/` applied.
  *
  * - `DATABASE_URL` set → PostgreSQL through a node-postgres pool (`DATABASE_POOL_SIZE`, default 10).
  * - otherwise → embedded PGlite persisted in `DATA_DIR/pglite` (`DATA_DIR` default `./data`), run
@@ -27,7 +28,8 @@ import {
   prepareDataDir,
   startEmbeddedDatabaseProcess
 } from "./embedded-database.ts"
-import { migrationsLoader } from "./migrations.ts"
+import { latestMigrationId, migrationsLoader } from "./migrations/index.ts"
+import { applySqlFunctions } from "./sql-functions.ts"
 import { isConnectionProblem } from "./storage-error.ts"
 
 export const DEFAULT_POOL_SIZE = 10
@@ -186,16 +188,23 @@ const embeddedClient = (
 /** Key of the PostgreSQL advisory lock held while migrating (any constant unique to this service). */
 export const MIGRATION_LOCK_KEY = 0x0ac9_0001
 
+/** The migrations, then the SQL functions (`./sql-functions.ts`). */
+const migrate = Effect.zipRight(
+  PgMigrator.run({ loader: migrationsLoader }),
+  applySqlFunctions(latestMigrationId)
+)
+
 /**
- * Applies the migrations. On PostgreSQL, several processes may start at once on a fresh database:
- * the migrator's own table lock is taken only after it has created its table, and two concurrent
- * `CREATE TABLE IF NOT EXISTS` can still fail with "already exists". So the whole run happens in
- * one transaction holding a transaction-level advisory lock: the second process waits, then finds
- * everything applied. (PGlite is a single connection; nothing can race there.)
+ * Applies the migrations and the SQL functions. On PostgreSQL, several processes may start at
+ * once on a fresh database: the migrator's own table lock is taken only after it has created its
+ * table, and two concurrent `CREATE TABLE IF NOT EXISTS` can still fail with "already exists". So
+ * the whole run happens in one transaction holding a transaction-level advisory lock: the second
+ * process waits, then finds everything applied. (PGlite is a single connection; nothing can race
+ * there.)
  */
 const migrationsLayer = (kind: DatabaseOptions["kind"]) =>
   kind === "embedded"
-    ? PgMigrator.layer({ loader: migrationsLoader })
+    ? Layer.effectDiscard(migrate)
     : Layer.effectDiscard(
       Effect.flatMap(SqlClient.SqlClient, (sql) =>
         sql.withTransaction(Effect.gen(function*() {
@@ -208,7 +217,7 @@ const migrationsLayer = (kind: DatabaseOptions["kind"]) =>
               created_at timestamp with time zone not null default now(),
               name text not null
             )`
-          yield* PgMigrator.run({ loader: migrationsLoader })
+          yield* migrate
         })))
     )
 

@@ -7,7 +7,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, Layer } from "effect"
 import { type DelegateValidationFailure, parseDelegatePayment } from "./delegate-payment.ts"
-import { RateLimiter } from "../rate-limit/rate-limit.ts"
+import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Vault } from "./vault.ts"
 import type { StorageError } from "../db/storage-error.ts"

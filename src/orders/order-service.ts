@@ -11,15 +11,10 @@
  *   queue an `order_update` event carrying the full order.
  */
 import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
-import type { Order as OrderSummary } from "../checkout/checkout-schemas.ts"
-import {
-  applyOrderCommand,
-  makeOrder,
-  type Order,
-  type OrderCommand,
-  type OrderError,
-  type OrderSourceLineItem
-} from "./order.ts"
+import type { OrderSummary } from "../checkout/checkout-schemas.ts"
+import { makeOrder, type OrderSourceLineItem } from "./order-from-checkout.ts"
+import type { Order } from "./order-schemas.ts"
+import { applyOrderCommand, type OrderCommand, type OrderError } from "./order-state-machine.ts"
 import type { Session } from "../checkout/session-model.ts"
 import { makeOrderEvent } from "../webhooks/webhook.ts"
 import type { StorageError } from "../db/storage-error.ts"

@@ -16,7 +16,7 @@
  * delivered one after the other, in order.
  */
 import { Context, type Effect, type Option } from "effect"
-import type { Order } from "./order.ts"
+import type { Order } from "./order-schemas.ts"
 import type { OutgoingWebhookEvent, WebhookEventType } from "../webhooks/webhook.ts"
 import type { StorageError } from "../db/storage-error.ts"
 

@@ -8,7 +8,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Order, RefundRequest, ShipRequest } from "./order.ts"
+import { Order, RefundRequest, ShipRequest } from "./order-schemas.ts"
 import { optional } from "../shared/schema-helpers.ts"
 import { StorableString } from "../shared/storable-text.ts"
 import {

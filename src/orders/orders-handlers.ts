@@ -4,14 +4,13 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { RefundRequest, ShipRequest } from "./order-schemas.ts"
 import {
   type InvalidRefundAmount,
   OrderCommand,
   type OrderError,
-  type RefundExceedsTotal,
-  RefundRequest,
-  ShipRequest
-} from "./order.ts"
+  type RefundExceedsTotal
+} from "./order-state-machine.ts"
 import { type OrderNotFound, OrderService } from "./order-service.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { type OutboxEvent, OrderStore } from "./order-store.ts"

@@ -6,7 +6,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Schema } from "effect"
-import { Order } from "./order.ts"
+import { Order } from "./order-schemas.ts"
 import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
 import type { OrderChange } from "./order-store.ts"
 

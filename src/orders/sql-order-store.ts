@@ -13,7 +13,7 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
-import { Order } from "./order.ts"
+import { Order } from "./order-schemas.ts"
 import { StorageError } from "../db/storage-error.ts"
 import {
   type DeliveryState,

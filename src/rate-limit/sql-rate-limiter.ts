@@ -1,9 +1,11 @@
 /**
  * `RateLimiter` over PostgreSQL (table `rate_limit_buckets`, migration 0012): the token bucket of
- * `src/rate-limit/rate-limit.ts`, one row per key, shared by every process on the database (CONTRACT
- * §1: a budget "per API key" is one budget however many processes serve it). One statement per
- * check: `rate_limit_take` creates, locks, refills and takes in the database; whether that was
- * allowed, and the Retry-After, are decided here from the tokens it saw (`availability`).
+ * `token-bucket.ts`, one row per key, shared by every process on the database (CONTRACT §1: a
+ * budget "per API key" is one budget however many processes serve it). One statement per check:
+ * `rate_limit_take` (`src/db/functions/rate-limit-take.ts`) creates, locks, refills and takes in
+ * the database, with the capacity and rate the bucket rule derives from the options
+ * (`bucketCapacity`, `refillPerMs`); whether that was allowed, and the Retry-After, are decided
+ * here from the tokens it saw (`availability`).
  *
  * Time is the process's `Clock`, passed as a parameter, as everywhere in the stores. When the
  * database cannot answer, the request is let through (logged): a rate limit protects, it does not
@@ -14,7 +16,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Schedule } from "effect"
-import { availability, type BucketOptions, RateLimited, RateLimiter } from "./rate-limit.ts"
+import { RateLimited, RateLimiter } from "./rate-limiter-service.ts"
+import { availability, bucketCapacity, type BucketOptions, refillPerMs } from "./token-bucket.ts"
 
 export const RATE_LIMIT_SWEEP_BATCH = 500
 
@@ -25,9 +28,7 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
   const tokensOf = (key: string, options: BucketOptions, takeToken: boolean, now: number) =>
     Effect.map(
       sql<{ readonly tokens: number | string }>`
-        SELECT rate_limit_take(${key}, ${Math.max(1, options.capacity)}, ${
-        Math.max(0, options.refillPerSecond) / 1000
-      }, ${now}, ${takeToken}) AS tokens`,
+        SELECT rate_limit_take(${key}, ${bucketCapacity(options)}, ${refillPerMs(options)}, ${now}, ${takeToken}) AS tokens`,
       (rows) => Number(rows[0]!.tokens)
     )
 

@@ -17,7 +17,9 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
-import { type BucketOptions, makeRateLimiter, RateLimiter } from "../rate-limit/rate-limit.ts"
+import { makeInProcessRateLimiter } from "../rate-limit/in-process-rate-limiter-service.ts"
+import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
+import type { BucketOptions } from "../rate-limit/token-bucket.ts"
 import { MERCHANT_SIGNATURE_HEADER, parseWebhookBody, verifySignature } from "./webhook.ts"
 import { AppConfig } from "../platform/config.ts"
 import { randomId } from "../platform/ids.ts"
@@ -69,7 +71,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(WebhookReceiverApi, 
     // The receiver is unauthenticated until the signature is checked, so a flood must not reach
     // the database: this process's own bucket turns away what exceeds the budget here, and only
     // what it lets through spends the budget shared by all processes (`RateLimiter`).
-    const local = yield* makeRateLimiter()
+    const local = yield* makeInProcessRateLimiter()
     const shared = yield* RateLimiter
     const limiter = {
       consume: (key: string, options: BucketOptions) => Effect.zipRight(local.consume(key, options), shared.consume(key, options))

@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Data, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import { Order } from "../orders/order.ts"
+import { Order } from "../orders/order-schemas.ts"
 import { Amount, optional, toJsonPath } from "../shared/schema-helpers.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../shared/storable-text.ts"
 

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto"
 import { CheckoutStore, type PaidCompletion, type PaymentAttempt } from "../../src/checkout/checkout-store.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
-import { makeOrder } from "../../src/orders/order.ts"
+import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 import { type Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
 

@@ -6,7 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { makeDatabaseLayer } from "../../src/db/database.ts"
-import { migrations } from "../../src/db/migrations.ts"
+import { migrations } from "../../src/db/migrations/index.ts"
 import { freshPostgresDatabaseUrl, hasPostgres } from "../support/test-database.ts"
 
 describe.skipIf(!hasPostgres)("migrations on PostgreSQL", () => {

@@ -4,7 +4,8 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { makeOrder, type Order } from "../../src/orders/order.ts"
+import { makeOrder } from "../../src/orders/order-from-checkout.ts"
+import type { Order } from "../../src/orders/order-schemas.ts"
 import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"

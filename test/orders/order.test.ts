@@ -1,20 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
+import { makeOrder, toOrderSummary } from "../../src/orders/order-from-checkout.ts"
+import { Order, ORDER_STATUSES, type OrderLineItemKind, type OrderStatus } from "../../src/orders/order-schemas.ts"
 import {
   applyOrderCommand,
   InvalidOrderTransition,
   InvalidRefundAmount,
-  makeOrder,
-  Order,
   OrderCommand,
-  type OrderLineItemKind,
-  type OrderStatus,
-  ORDER_STATUSES,
-  RefundExceedsTotal,
-  RefundNotAllowed,
   refundableRemainder,
-  toOrderSummary
-} from "../../src/orders/order.ts"
+  RefundExceedsTotal,
+  RefundNotAllowed
+} from "../../src/orders/order-state-machine.ts"
 
 const NOW = "2026-01-30T12:00:00.000Z"
 

@@ -7,8 +7,10 @@ import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Layer, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
-import { type BucketOptions, RateLimited, RateLimiter, RateLimiterLive } from "../../src/rate-limit/rate-limit.ts"
+import { RateLimited, RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
+import type { BucketOptions } from "../../src/rate-limit/token-bucket.ts"
 import { makeSqlRateLimiter, SqlRateLimiter } from "../../src/rate-limit/sql-rate-limiter.ts"
+import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 
 const key = (name: string) => `${name}:${randomUUID()}`
@@ -104,7 +106,7 @@ const sharedBudgetContract = (name: string, database: Layer.Layer<SqlClient.SqlC
       }))
   })
 
-rateLimiterContract("RateLimiter: in process", RateLimiterLive)
+rateLimiterContract("RateLimiter: in process", InProcessRateLimiter)
 rateLimiterContract("RateLimiter: SQL on embedded PGlite", SqlRateLimiter.pipe(Layer.provide(embeddedDatabase())))
 sharedBudgetContract("SQL rate limits on embedded PGlite", embeddedDatabase())
 describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {

@@ -7,7 +7,8 @@ import { HttpApp, HttpServer } from "@effect/platform"
 import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/checkout/checkout-schemas.ts"
 import { HttpAppService } from "../../src/app/http-app.ts"
-import { RateLimiter, RateLimiterLive } from "../../src/rate-limit/rate-limit.ts"
+import type { RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
+import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/app/server.ts"
 import { type Catalog, DemoCatalog } from "../../src/catalog/catalog-service.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
@@ -62,7 +63,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.store ?? MemoryCheckoutStore),
     Layer.provideMerge(options.vaultStore ?? MemoryVaultStore),
     Layer.provide(options.idempotencyStore ?? MemoryIdempotencyStore),
-    Layer.provide(options.rateLimiter ?? RateLimiterLive),
+    Layer.provide(options.rateLimiter ?? InProcessRateLimiter),
     Layer.provideMerge(options.orderStore ?? MemoryOrderStore),
     Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),

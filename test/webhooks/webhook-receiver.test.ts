@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, TestClock } from "effect"
-import { type BucketOptions, makeRateLimiter, RateLimiter } from "../../src/rate-limit/rate-limit.ts"
+import { makeInProcessRateLimiter } from "../../src/rate-limit/in-process-rate-limiter-service.ts"
+import { RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
+import type { BucketOptions } from "../../src/rate-limit/token-bucket.ts"
 import { signPayload } from "../../src/webhooks/webhook.ts"
 import { ALL_ROLES, type AppConfigShape } from "../../src/platform/config.ts"
 import { get, request, testApp } from "../support/http.ts"
@@ -193,7 +195,7 @@ describe("receiver storage and read routes", () => {
     let sharedCalls = 0
     const counting = Layer.effect(
       RateLimiter,
-      Effect.map(makeRateLimiter(), (inner) => ({
+      Effect.map(makeInProcessRateLimiter(), (inner) => ({
         ...inner,
         consume: (key: string, options: BucketOptions) => Effect.zipRight(Effect.sync(() => sharedCalls++), inner.consume(key, options))
       }))

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { makeOrder } from "../../src/orders/order.ts"
+import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import {
   backoffDelayMs,
   BACKOFF_CAP_MS,

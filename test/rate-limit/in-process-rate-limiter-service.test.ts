@@ -1,77 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
-import {
-  isFull,
-  makeRateLimiter,
-  RateLimited,
-  RateLimiter,
-  RateLimiterLive,
-  take,
-  type TokenBucket
-} from "../../src/rate-limit/rate-limit.ts"
+import { makeInProcessRateLimiter } from "../../src/rate-limit/in-process-rate-limiter-service.ts"
+import { RateLimited, RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
+import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 
 const options = { capacity: 3, refillPerSecond: 1 }
 
-describe("token bucket", () => {
-  it("starts full and allows a burst of `capacity`", () => {
-    let state: TokenBucket | undefined
-    for (let i = 0; i < 3; i++) {
-      const r = take(state, options, 0)
-      expect(r.allowed).toBe(true)
-      expect(r.retryAfterSeconds).toBe(0)
-      state = r.state
-    }
-    const denied = take(state, options, 0)
-    expect(denied.allowed).toBe(false)
-    expect(denied.retryAfterSeconds).toBe(1)
-  })
-
-  it("refills at the configured rate, up to capacity", () => {
-    const empty: TokenBucket = { tokens: 0, updatedAt: 0 }
-    expect(take(empty, options, 999).allowed).toBe(false)
-    expect(take(empty, options, 1000).allowed).toBe(true)
-    const later = take(empty, options, 60_000)
-    expect(later.allowed).toBe(true)
-    expect(later.state.tokens).toBe(2) // capped at 3, minus the one taken
-  })
-
-  it("computes Retry-After from the missing fraction, rounded up", () => {
-    const slow = { capacity: 1, refillPerSecond: 0.1 } // one token per 10 s
-    const empty: TokenBucket = { tokens: 0, updatedAt: 0 }
-    expect(take(empty, slow, 0).retryAfterSeconds).toBe(10)
-    expect(take(empty, slow, 2_500).retryAfterSeconds).toBe(8) // 7.5 s left → 8
-    expect(take(empty, slow, 9_999).retryAfterSeconds).toBe(1)
-    expect(take(empty, slow, 10_000).allowed).toBe(true)
-  })
-
-  it("does not lose or gain tokens when the clock goes backwards", () => {
-    const state: TokenBucket = { tokens: 0.5, updatedAt: 10_000 }
-    const r = take(state, options, 5_000)
-    expect(r.allowed).toBe(false)
-    expect(r.state).toEqual({ tokens: 0.5, updatedAt: 10_000 })
-  })
-
-  it("a denied take does not consume", () => {
-    const empty: TokenBucket = { tokens: 0, updatedAt: 0 }
-    const denied = take(empty, options, 500)
-    expect(denied.state.tokens).toBeCloseTo(0.5)
-    expect(take(denied.state, options, 1000).allowed).toBe(true)
-  })
-
-  it("a non-positive rate never refills and caps Retry-After", () => {
-    const r = take({ tokens: 0, updatedAt: 0 }, { capacity: 1, refillPerSecond: 0 }, 1e9)
-    expect(r.allowed).toBe(false)
-    expect(r.retryAfterSeconds).toBe(86_400)
-  })
-
-  it("isFull", () => {
-    expect(isFull({ tokens: 3, updatedAt: 0 }, options, 0)).toBe(true)
-    expect(isFull({ tokens: 1, updatedAt: 0 }, options, 1_000)).toBe(false)
-    expect(isFull({ tokens: 1, updatedAt: 0 }, options, 2_000)).toBe(true)
-  })
-})
-
-describe("RateLimiter service", () => {
+describe("in-process RateLimiter", () => {
   const consume = (key: string, opts = options) => Effect.flatMap(RateLimiter, (limiter) => limiter.consume(key, opts))
 
   it.effect("allows a burst, then fails with Retry-After, then refills with time", () =>
@@ -96,7 +31,7 @@ describe("RateLimiter service", () => {
       yield* consume("key-a")
       yield* consume("key-a")
       expect(Either.isLeft(yield* Effect.either(consume("key-a")))).toBe(true)
-    }).pipe(Effect.provide(RateLimiterLive)))
+    }).pipe(Effect.provide(InProcessRateLimiter)))
 
   it.effect("keys are independent", () =>
     Effect.gen(function*() {
@@ -104,7 +39,7 @@ describe("RateLimiter service", () => {
       yield* consume("a", one)
       expect(Either.isLeft(yield* Effect.either(consume("a", one)))).toBe(true)
       yield* consume("b", one)
-    }).pipe(Effect.provide(RateLimiterLive)))
+    }).pipe(Effect.provide(InProcessRateLimiter)))
 
   it.effect("Retry-After reflects a slow refill", () =>
     Effect.gen(function*() {
@@ -115,11 +50,11 @@ describe("RateLimiter service", () => {
       expect((yield* Effect.flip(consume("k", slow))).retryAfterSeconds).toBe(10)
       yield* TestClock.adjust("10 seconds")
       yield* consume("k", slow)
-    }).pipe(Effect.provide(RateLimiterLive)))
+    }).pipe(Effect.provide(InProcessRateLimiter)))
 
   it.effect("stays bounded: idle full buckets are forgotten, which changes nothing", () =>
     Effect.gen(function*() {
-      const limiter = yield* makeRateLimiter({ maxKeys: 10 })
+      const limiter = yield* makeInProcessRateLimiter({ maxKeys: 10 })
       const one = { capacity: 1, refillPerSecond: 1 }
       // drain a key, then let it refill while other keys arrive
       yield* limiter.consume("drained", one)
@@ -136,7 +71,7 @@ describe("RateLimiter service", () => {
 
   it.effect("evicts only full buckets while they suffice", () =>
     Effect.gen(function*() {
-      const limiter = yield* makeRateLimiter({ maxKeys: 3 })
+      const limiter = yield* makeInProcessRateLimiter({ maxKeys: 3 })
       const one = { capacity: 1, refillPerSecond: 1 }
       yield* limiter.consume("a", one)
       yield* limiter.consume("b", one)

@@ -1,0 +1,224 @@
+/**
+ * What the bench (`scripts/bench.ts`) and the soak (`scripts/soak.ts`) share: the command line,
+ * the servers they start (ours, the stack floor, a bare Node server), the rows they measure, and
+ * the run's clean-up.
+ *
+ * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
+ * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios get,create,flow (of our
+ * server; the floor runs its read with get and its write with create), --pool <n> (DATABASE_POOL_SIZE of
+ * the servers and the floor; default 10), --pairs <n> (rounds of paired runs; default 3, 0: none), --log-level <level> (server LOG_LEVEL;
+ * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
+ * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
+ * directory with the server logs).
+ * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test).
+ */
+import { randomBytes } from "node:crypto"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "node:util"
+import { type FlowStats, percentile } from "./flow.ts"
+import {
+  buildFloor,
+  buildServer,
+  type CpuUse,
+  freePort,
+  logPath,
+  type NodeProcess,
+  PROJECT_ROOT,
+  serverNodeArgs,
+  spawnNode,
+  waitHealthy
+} from "./processes.ts"
+
+export const { values: args } = parseArgs({
+  options: {
+    soak: { type: "boolean", default: false },
+    duration: { type: "string" },
+    connections: { type: "string", default: "1,16,64" },
+    agents: { type: "string" },
+    targets: { type: "string", default: "bare,floor,postgres,embedded" },
+    scenarios: { type: "string", default: "get,create,flow" },
+    "log-level": { type: "string" },
+    pool: { type: "string", default: "10" },
+    pairs: { type: "string", default: "3" },
+    profile: { type: "boolean", default: false },
+    out: { type: "string", default: join(PROJECT_ROOT, "bench", "results") },
+    "no-write": { type: "boolean", default: false },
+    keep: { type: "boolean", default: false }
+  }
+})
+
+export const ADMIN_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+export const API_KEY = "sk_bench_" + randomBytes(8).toString("hex")
+export const BENCH_STOCK = 10_000_000
+export const workDir = mkdtempSync(join(tmpdir(), "acp-bench-"))
+const running = new Set<NodeProcess>()
+export const MB = 1024 * 1024
+
+export const log = (line: string) => console.log(line)
+
+export const perRunSeconds = Number(args.duration ?? "5")
+export const scenarios = new Set(args.scenarios.split(",").map((s) => s.trim()))
+export const levels = args.connections.split(",").map((c) => Number(c.trim())).filter((c) => c > 0)
+export const pairRounds = Number(args.pairs)
+
+// ---------------------------------------------------------------------------------------------
+// Targets
+
+/** The demo catalog with every product's stock raised, so that no run ends on `out_of_stock`. */
+export const benchCatalogFile = () => {
+  const catalog = JSON.parse(readFileSync(join(PROJECT_ROOT, "catalog", "demo-catalog.json"), "utf8"))
+  for (const product of catalog.products) product.stock = BENCH_STOCK
+  const file = join(workDir, "bench-catalog.json")
+  writeFileSync(file, JSON.stringify(catalog, null, 2))
+  return file
+}
+
+const serverEnv = (catalogFile: string, extra: Record<string, string>): Record<string, string> => ({
+  HOST: "127.0.0.1",
+  API_KEYS: API_KEY,
+  CATALOG_FILE: catalogFile,
+  DELEGATE_RATE_LIMIT_PER_MINUTE: "100000000",
+  WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE: "100000000",
+  ...(args["log-level"] !== undefined ? { LOG_LEVEL: args["log-level"] } : {}),
+  DATABASE_POOL_SIZE: args.pool,
+  ...extra
+})
+
+export const start = async (name: string, nodeArgs: ReadonlyArray<string>, env: Record<string, string>, port: number) => {
+  const proc = spawnNode(name, nodeArgs, env, port, logPath(workDir, name))
+  running.add(proc)
+  await waitHealthy(proc)
+  return proc
+}
+
+export const stop = async (proc: NodeProcess) => {
+  await proc.stop()
+  running.delete(proc)
+}
+
+/** Our server as `npm start` runs it: compiled to dist/ (built on first use), with its Node flags. */
+export const startOurs = async (name: string, catalogFile: string, env: Record<string, string>, profileDir?: string) => {
+  buildServer()
+  const port = await freePort()
+  const dataDir = join(workDir, `${name}-data`)
+  mkdirSync(dataDir, { recursive: true })
+  const nodeArgs = [
+    ...(profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+    ...serverNodeArgs()
+  ]
+  return start(name, nodeArgs, serverEnv(catalogFile, { PORT: String(port), DATA_DIR: dataDir, ...env }), port)
+}
+
+/** The stack floor (`scripts/bench-floor.ts`, compiled) on the database at `url`, with our server's Node flags. */
+export const startFloor = async (name: string, url: string) => {
+  const port = await freePort()
+  const floorArgs = [...serverNodeArgs().slice(0, -1), buildFloor()]
+  return start(name, floorArgs, { PORT: String(port), DATABASE_URL: url, DATABASE_POOL_SIZE: args.pool }, port)
+}
+
+export const BARE_SERVER = `
+const body = JSON.stringify({ id: "cs_bare", status: "ready_for_payment", currency: "usd", totals: [{ type: "total", amount: 5000 }] })
+require("node:http").createServer((req, res) => {
+  req.resume()
+  req.on("end", () => { res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }); res.end(body) })
+}).listen(Number(process.env.PORT), "127.0.0.1")
+`
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+export interface Row {
+  readonly target: string
+  readonly scenario: "bare" | "floor_read" | "floor_write" | "get_session" | "create_session" | "full_flow"
+  readonly connections: number
+  readonly requestsPerSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly requests: number
+  readonly errors: number
+  readonly peakRssMb: number
+  readonly checkoutsPerSecond?: number
+  readonly checkoutP50?: number
+  readonly checkoutP99?: number
+  readonly statusCounts?: Record<string, number>
+  readonly errorSamples?: ReadonlyArray<string>
+  readonly cpu: CpuUse
+}
+
+/** One pair: our server and the floor at the same concurrency, measured one right after the other. */
+export interface Pair {
+  readonly connections: number
+  readonly round: number
+  readonly ours: number
+  readonly floor: number
+  readonly errors: number
+}
+
+export const rows: Array<Row> = []
+export const notes: Array<string> = []
+export const peaks: Record<string, number> = {}
+/** Peak RSS of the embedded store's database process (a child of our server), by target. */
+export const databasePeaks: Record<string, number> = {}
+export const pairs: Record<"get_session" | "create_session", Array<Pair>> = { get_session: [], create_session: [] }
+
+/** CPU in cores: server / PostgreSQL / load generator / everything else. */
+export const cpuText = (cpu: CpuUse) => [cpu.server, cpu.postgres, cpu.bench, cpu.other].map((c) => c.toFixed(2)).join("/")
+
+export const record = (row: Row) => {
+  rows.push(row)
+  const flow = row.checkoutsPerSecond !== undefined
+    ? `  checkouts/s ${row.checkoutsPerSecond.toFixed(1).padStart(7)} (p99 ${row.checkoutP99?.toFixed(0)} ms)`
+    : ""
+  log(
+    `  ${row.target.padEnd(9)} ${row.scenario.padEnd(15)} c=${String(row.connections).padStart(3)}  ` +
+      `${row.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${row.p50.toFixed(1).padStart(6)} ms  ` +
+      `p99 ${row.p99.toFixed(1).padStart(6)} ms  errors ${row.errors}  rss ${row.peakRssMb.toFixed(0)} MB  ` +
+      `cpu ${cpuText(row.cpu)}${flow}`
+  )
+  for (const sample of row.errorSamples ?? []) log(`      ! ${sample}`)
+}
+
+export const flowRow = (target: string, stats: FlowStats, peakRss: number, cpu: CpuUse): Row => ({
+  target,
+  scenario: "full_flow",
+  connections: stats.agents,
+  requestsPerSecond: stats.requests / stats.durationSeconds,
+  p50: percentile(stats.latencies, 50),
+  p99: percentile(stats.latencies, 99),
+  requests: stats.requests,
+  errors: stats.errors,
+  peakRssMb: peakRss / MB,
+  checkoutsPerSecond: stats.checkouts / stats.durationSeconds,
+  checkoutP50: percentile(stats.checkoutLatencies, 50),
+  checkoutP99: percentile(stats.checkoutLatencies, 99),
+  statusCounts: stats.statusCounts,
+  errorSamples: stats.errorSamples,
+  cpu
+})
+
+// ---------------------------------------------------------------------------------------------
+// Running
+
+const cleanup = async () => {
+  await Promise.all([...running].map((p) => p.stop().catch(() => undefined)))
+  rmSync(workDir, { recursive: true, force: true })
+}
+
+/** Runs the bench or the soak: stops every server it started and removes the work directory (unless kept). */
+export const runMain = (main: () => Promise<void>) => {
+  process.once("SIGINT", () => {
+    void cleanup().finally(() => process.exit(130))
+  })
+  return main()
+    .catch((error) => {
+      console.error(error instanceof Error ? error.message : error)
+      process.exitCode = 1
+    })
+    .finally(() => {
+      const keep = args.profile || args.keep
+      if (keep) log(`(server logs${args.profile ? " and the profile" : ""} kept in ${workDir})`)
+      return keep ? Promise.all([...running].map((p) => p.stop())) : cleanup()
+    })
+}

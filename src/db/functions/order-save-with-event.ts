@@ -1,0 +1,31 @@
+/**
+ * Writes an order row (a new one, or the new state of an existing one) and queues its webhook
+ * event with the next sequence of the order. `OrderStore.saveOrderWithEvent` and
+ * `checkout_complete_paid` both call it, so the SQL of an order change is written once.
+ */
+import type { SqlFunction } from "../sql-functions.ts"
+
+export const orderSaveWithEvent: SqlFunction = {
+  name: "order_save_with_event",
+  definition: `
+  CREATE OR REPLACE FUNCTION order_save_with_event(
+    p_order_id text, p_session text, p_order_data jsonb, p_order_created_at timestamptz,
+    p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
+  ) RETURNS integer
+  LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+  DECLARE
+    v_sequence integer;
+  BEGIN
+    INSERT INTO orders (id, checkout_session_id, data, created_at)
+    VALUES (p_order_id, p_session, p_order_data, p_order_created_at)
+    ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data;
+    INSERT INTO webhook_outbox (id, order_id, sequence, type, payload, state, attempts, next_attempt_at, created_at)
+    VALUES (p_event_id, p_order_id,
+            COALESCE((SELECT MAX(o.sequence) FROM webhook_outbox o WHERE o.order_id = p_order_id), 0) + 1,
+            p_event_type, p_event_payload, 'pending', 0, p_now, p_now)
+    RETURNING sequence INTO v_sequence;
+    RETURN v_sequence;
+  END
+  $fn$
+`
+}

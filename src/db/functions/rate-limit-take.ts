@@ -1,0 +1,62 @@
+/**
+ * The token bucket of `src/rate-limit/token-bucket.ts` in one statement (the multi-process budget
+ * is shared through the database, and a check is one round trip): creates the row if absent (a
+ * concurrent creator waits on it), locks it, refills it to `p_now` and, when `p_take` and a token
+ * is there, takes it; a denied take writes nothing. Returns the tokens before taking, from which
+ * the caller decides and computes Retry-After. The capacity and the rate are the caller's
+ * (`bucketCapacity`, `refillPerMs`); the arithmetic is the bucket's, operation for operation, so
+ * that both give the same doubles (test/rate-limit/rate-limit-take.test.ts runs them side by side).
+ *
+ * `full_at` is when the bucket is full again; the sweep deletes rows past it. A bucket that needs
+ * longer than `4e18` ms (a rate near zero, or none) is never full: `full_at` is the largest bigint.
+ */
+import type { SqlFunction } from "../sql-functions.ts"
+
+export const rateLimitTake: SqlFunction = {
+  name: "rate_limit_take",
+  definition: `
+  CREATE OR REPLACE FUNCTION rate_limit_take(
+    p_key text, p_capacity double precision, p_per_ms double precision, p_now bigint, p_take boolean
+  ) RETURNS double precision
+  LANGUAGE plpgsql AS $fn$
+  DECLARE
+    v_tokens double precision;
+    v_updated bigint;
+    v_left double precision;
+    v_full_at bigint := 9223372036854775807;
+  BEGIN
+    IF p_take THEN
+      -- Create it if absent (a concurrent creator waits here), so there is a row to lock.
+      INSERT INTO rate_limit_buckets (bucket_key, tokens, updated_at, full_at)
+      VALUES (p_key, p_capacity, p_now, p_now)
+      ON CONFLICT (bucket_key) DO NOTHING;
+      SELECT b.tokens, b.updated_at INTO v_tokens, v_updated
+      FROM rate_limit_buckets b WHERE b.bucket_key = p_key FOR UPDATE;
+    ELSE
+      SELECT b.tokens, b.updated_at INTO v_tokens, v_updated
+      FROM rate_limit_buckets b WHERE b.bucket_key = p_key;
+    END IF;
+    IF NOT FOUND THEN
+      -- Absent, or swept in between as full: a full bucket either way.
+      v_tokens := p_capacity;
+      v_updated := p_now;
+    END IF;
+    v_tokens := LEAST(p_capacity, v_tokens + GREATEST(0, p_now - v_updated) * p_per_ms);
+    v_updated := GREATEST(p_now, v_updated);
+    -- 1e-9: the bucket's EPSILON.
+    IF p_take AND v_tokens + 1e-9 >= 1 THEN
+      v_left := GREATEST(0, v_tokens - 1);
+      -- Written so that neither the division nor the cast can leave the range of their types.
+      IF p_per_ms > (p_capacity - v_left) / 4e18 THEN
+        v_full_at := v_updated + ceil((p_capacity - v_left) / p_per_ms)::bigint;
+      END IF;
+      INSERT INTO rate_limit_buckets (bucket_key, tokens, updated_at, full_at)
+      VALUES (p_key, v_left, v_updated, v_full_at)
+      ON CONFLICT (bucket_key) DO UPDATE
+      SET tokens = EXCLUDED.tokens, updated_at = EXCLUDED.updated_at, full_at = EXCLUDED.full_at;
+    END IF;
+    RETURN v_tokens;
+  END
+  $fn$
+`
+}

@@ -1,0 +1,19 @@
+/**
+ * The record of the SQL functions applied to this database (`../sql-functions.ts`): each function's
+ * definition hash and the newest migration of the build that applied it, so that a definition is
+ * applied when it changed and never by a build older than the one that applied it.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Migration } from "./migration.ts"
+
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE sql_functions (
+      name          text PRIMARY KEY,
+      hash          text NOT NULL,
+      migration_id  integer NOT NULL,
+      applied_at    timestamptz NOT NULL DEFAULT now()
+    )`
+}) satisfies Migration

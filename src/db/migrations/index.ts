@@ -1,0 +1,37 @@
+/**
+ * Every migration, by `<id>_<name>`, applied in id order by `Migrator` (recorded in
+ * `effect_sql_migrations`, each at most once). A migration is one file in this folder, appended
+ * with the next id; a shipped one is never edited or renumbered. Migrations change tables and
+ * data; SQL functions are not defined here but in `../functions/` (current bodies, applied after
+ * the migrations by `../sql-functions.ts`). Ids 0008–0011 only created functions and are gone:
+ * databases that recorded them need nothing from them.
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import m0001 from "./0001_checkout.ts"
+import m0002 from "./0002_idempotency_keys.ts"
+import m0003 from "./0003_vault_tokens.ts"
+import m0004 from "./0004_orders_outbox.ts"
+import m0005 from "./0005_payments.ts"
+import m0006 from "./0006_coupons.ts"
+import m0007 from "./0007_stock_reserved.ts"
+import m0012 from "./0012_rate_limits.ts"
+import m0013 from "./0013_sql_functions.ts"
+import type { Migration } from "./migration.ts"
+
+export const migrations: Record<string, Migration> = {
+  "0001_checkout": m0001,
+  "0002_idempotency_keys": m0002,
+  "0003_vault_tokens": m0003,
+  "0004_orders_outbox": m0004,
+  "0005_payments": m0005,
+  "0006_coupons": m0006,
+  "0007_stock_reserved": m0007,
+  "0012_rate_limits": m0012,
+  "0013_sql_functions": m0013
+}
+
+/** The id of the newest migration this build knows. */
+export const latestMigrationId: number = Math.max(...Object.keys(migrations).map((key) => Number(key.slice(0, 4))))
+
+/** The loader for `PgMigrator.run({ loader })`. */
+export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)

@@ -1,0 +1,75 @@
+/**
+ * The SQL functions the stores call, each defined once, with its current body, in `./functions/`,
+ * and applied to the database after the migrations, in the same run (under the migration lock).
+ *
+ * Why functions: each store step they serve is one round trip whose statements are planned once
+ * per connection. Locking and atomicity are explained in `docs/concurrency.md`. Every function is
+ * `SET enable_seqscan = off` where it reads `reservations`: PL/pgSQL keeps a generic plan made with
+ * the statistics of its first calls, and one made while the table was small would scan it whole
+ * for ever after; every statement has an index to go by.
+ *
+ * A definition is applied when its hash differs from the one recorded in `sql_functions`, and
+ * never by a build older (by its newest migration) than the build that applied the recorded one,
+ * so a restarted process of the previous release cannot put back an old body. Changing a body is
+ * editing its file; changing a signature or return type also needs a migration that drops the old
+ * function (`CREATE OR REPLACE` cannot change them).
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import { checkoutCompletePaid } from "./functions/checkout-complete-paid.ts"
+import { checkoutCreateSession } from "./functions/checkout-create-session.ts"
+import { checkoutLockSessionForPayment } from "./functions/checkout-lock-session-for-payment.ts"
+import { checkoutLockStock } from "./functions/checkout-lock-stock.ts"
+import { checkoutRemoveReservations } from "./functions/checkout-remove-reservations.ts"
+import { checkoutSetReservations } from "./functions/checkout-set-reservations.ts"
+import { orderSaveWithEvent } from "./functions/order-save-with-event.ts"
+import { rateLimitTake } from "./functions/rate-limit-take.ts"
+
+/** One SQL function: its name and its `CREATE OR REPLACE FUNCTION` statement. */
+export interface SqlFunction {
+  readonly name: string
+  readonly definition: string
+}
+
+/** Every function, in an order where a function comes after those its body calls. */
+export const sqlFunctions: ReadonlyArray<SqlFunction> = [
+  checkoutLockStock,
+  checkoutSetReservations,
+  checkoutRemoveReservations,
+  checkoutCreateSession,
+  checkoutLockSessionForPayment,
+  orderSaveWithEvent,
+  checkoutCompletePaid,
+  rateLimitTake
+]
+
+const hashOf = (definition: string) => createHash("sha256").update(definition).digest("hex")
+
+/**
+ * Applies each function whose recorded hash differs, unless a newer build recorded it; answers the
+ * names applied. `migrationId` is the newest migration of this build.
+ */
+export const applySqlFunctions = (
+  migrationId: number,
+  functions: ReadonlyArray<SqlFunction> = sqlFunctions
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ name: string; hash: string; migration_id: number }>`
+      SELECT name, hash, migration_id FROM sql_functions`
+    const recorded = new Map(rows.map((row) => [row.name, row]))
+    const applied: Array<string> = []
+    for (const fn of functions) {
+      const hash = hashOf(fn.definition)
+      const current = recorded.get(fn.name)
+      if (current !== undefined && (current.hash === hash || current.migration_id > migrationId)) continue
+      yield* sql.unsafe(fn.definition)
+      yield* sql`
+        INSERT INTO sql_functions (name, hash, migration_id) VALUES (${fn.name}, ${hash}, ${migrationId})
+        ON CONFLICT (name) DO UPDATE
+        SET hash = EXCLUDED.hash, migration_id = EXCLUDED.migration_id, applied_at = now()`
+      applied.push(fn.name)
+    }
+    return applied
+  })
