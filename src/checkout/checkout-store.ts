@@ -1,24 +1,32 @@
 /**
- * Storage of checkout sessions, stock, reservations, payment attempts and coupon redemptions (the
- * order row of a completed session is the `OrderStore`'s; `completePaidSessionIfUnchanged` writes
- * it too, in the same atomic step as the completion).
+ * Storage of checkout sessions and what they hold, one port per aggregate — `sessions`, `inventory`
+ * (stock and reservations), `paymentAttempts`, `coupons` (redemptions and holds) — and the atomic
+ * steps of the use cases that write several of them at once, each named after its use case.
  *
- * Every state change runs inside `transaction`: in PostgreSQL one SQL transaction with row locks
- * (`SELECT … FOR UPDATE` on the session row and on the stock rows of the products concerned, in
- * product-id order so two transactions never deadlock); in memory one critical section with
- * rollback on failure. Calls made inside `transaction` join it (it is re-entrant).
+ * Every state change runs inside `transaction`, or is one of those steps: in PostgreSQL one SQL
+ * transaction with row locks, or one statement; in memory one critical section with rollback on
+ * failure. Calls made inside `transaction` join it (it is re-entrant). Stores decide nothing: the
+ * rules (what is available, what fits, which statuses are active) are the domain's, passed in or
+ * applied by the caller; the one exception, the "fits" of `createSessionReservingStock`, is
+ * checked against the domain rule by a property test.
+ *
+ * The conditional steps (`createSessionReservingStock`, `updateSessionKeepingItems`,
+ * `completePaidCheckout`) answer false, writing nothing, when what the caller decided on no longer
+ * holds. `writeOptimistically` is how every use case uses them: decide without locks and write in
+ * one step; when that answers false, decide again under the locks, in a transaction. Locking and
+ * the lock order are explained in `docs/concurrency.md`.
  */
-import { Context, type Effect, type Option } from "effect"
-import type { StorageError } from "../db/storage-error.ts"
-import type { SessionStatus } from "./checkout-schemas.ts"
-import type { Reservations, Session } from "./session-model.ts"
+import { Context, Effect, Option } from "effect"
+import { StorageError } from "../db/storage-error.ts"
 import type { OrderChange } from "../orders/order-store.ts"
+import type { SessionStatus } from "./checkout-schemas.ts"
+import type { Reservations, Session, Transition } from "./session-model.ts"
 
 /**
- * One try at paying for a session (issue 6). Recorded, and committed, before the provider is
- * called, with a provider idempotency key that is the same for every retry of this try: a crash
- * between the charge and the completing transaction is recovered by calling the provider again
- * with the same key, which returns the first charge instead of making a second.
+ * One try at paying for a session. Recorded, and committed, before the provider is called, with a
+ * provider idempotency key that is the same for every retry of this try: a crash between the
+ * charge and the completing step is recovered by calling the provider again with the same key,
+ * which returns the first charge instead of making a second.
  */
 export interface PaymentAttempt {
   readonly sessionId: string
@@ -37,23 +45,25 @@ export interface PaymentAttempt {
   readonly updatedAt: number
 }
 
-/** A session locked for a payment step, with what that step reads about it, in one round trip. */
-export interface SessionForPayment {
+/** A stored session with its version: a number every write of the session moves on. */
+export interface VersionedSession {
   readonly session: Session
+  readonly version: number
+}
+
+/** A session locked for a payment step, with what that step reads about it, in one round trip. */
+export interface SessionForPayment extends VersionedSession {
   /** Its most recent payment attempt. */
   readonly latestAttempt: Option.Option<PaymentAttempt>
   /** The coupons it holds (live or expired), in id order. */
   readonly couponHolds: ReadonlyArray<string>
 }
 
-/** What `completePaidSessionIfUnchanged` writes. */
+/** What `completePaidCheckout` writes. */
 export interface PaidCompletion {
   /** The session completed (status `completed`, with its order). */
   readonly session: Session
-  /**
-   * The stored session's version when the payment began (what `updateSessionAndAttempt` answered):
-   * nothing is written unless the session is still at it.
-   */
+  /** The version of the session it was decided on: nothing is written unless it is still at it. */
   readonly version: number
   /** The pending attempt that was charged: it becomes `succeeded` with `chargeId` at `now`. */
   readonly attemptSequence: number
@@ -63,11 +73,6 @@ export interface PaidCompletion {
   /** The session's order and its `order_create` event (rows of the `OrderStore`). */
   readonly order: OrderChange
 }
-
-/** The outcome of `insertSessionIfAvailable`. */
-export type InsertIfAvailable =
-  | { readonly inserted: true }
-  | { readonly inserted: false; readonly available: ReadonlyMap<string, number> }
 
 export interface StockLevel {
   readonly productId: string
@@ -87,58 +92,36 @@ export interface SessionJson {
   readonly json: string
 }
 
-export interface CheckoutStoreService {
-  /** Runs `effect` atomically; nested calls join the outer transaction. */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
-
+/** Checkout sessions. */
+export interface SessionStore {
   /** Reads a session without locking. */
-  readonly getSession: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
+  readonly get: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
   /** Reads a session's wire form as JSON text, without locking (one statement). */
-  readonly getSessionJson: (id: string) => Effect.Effect<Option.Option<SessionJson>, StorageError>
-  /** Reads and locks a session for the rest of the transaction. */
-  readonly lockSession: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
-  readonly insertSession: (session: Session) => Effect.Effect<void, StorageError>
-  readonly updateSession: (session: Session) => Effect.Effect<void, StorageError>
-  /**
-   * `updateSession` and, in the same step, moves the expiry of the session's reservations to
-   * `expiresAt` (epoch ms), their quantities unchanged: a change that keeps the items.
-   */
-  readonly updateSessionKeepingReservations: (session: Session, expiresAt: number) => Effect.Effect<void, StorageError>
-  /**
-   * Reads a session without locking, with its version: a number that every write of the session
-   * (insert, update) moves on. For optimistic updates: read, decide, write if unchanged.
-   */
-  readonly getSessionVersion: (
-    id: string
-  ) => Effect.Effect<Option.Option<{ readonly session: Session; readonly version: number }>, StorageError>
-  /**
-   * `updateSessionKeepingReservations` if the stored session is still at `version` (one atomic
-   * step, no surrounding transaction needed); false, and nothing written, when it is not (changed
-   * since it was read, or absent).
-   */
-  readonly updateSessionKeepingReservationsIfUnchanged: (
-    session: Session,
-    expiresAt: number,
-    version: number
-  ) => Effect.Effect<boolean, StorageError>
-  /**
-   * Creates a session with its reservations in one atomic step, if they fit: locks the stock rows
-   * of the reserved products and, when each reservation is at most what is available to the new
-   * session at `now` (as `lockStock` counts), inserts the session and the reservations (counting
-   * until `expiresAt`, epoch ms) and answers `inserted`; otherwise changes nothing and answers the
-   * availability it saw (known products only). Needs no surrounding transaction.
-   */
-  readonly insertSessionIfAvailable: (
-    session: Session,
-    reservations: Reservations,
-    expiresAt: number,
-    now: number
-  ) => Effect.Effect<InsertIfAvailable, StorageError>
+  readonly getJson: (id: string) => Effect.Effect<Option.Option<SessionJson>, StorageError>
+  /** Reads a session without locking, with its version, for a conditional write. */
+  readonly getVersioned: (id: string) => Effect.Effect<Option.Option<VersionedSession>, StorageError>
+  /** Reads and locks a session, with its version, for the rest of the transaction. */
+  readonly lock: (id: string) => Effect.Effect<Option.Option<VersionedSession>, StorageError>
+  /** Inserts a session (version 1); a duplicate id fails. */
+  readonly insert: (session: Session) => Effect.Effect<void, StorageError>
+  /** Stores a session; answers its new version. An absent session fails. */
+  readonly update: (session: Session) => Effect.Effect<number, StorageError>
+}
 
+/**
+ * Stock on hand per product and the reservations of sessions. Stock rows are locked in
+ * ascending product-id order, in one pass per transaction.
+ */
+export interface InventoryStore {
+  /** Inserts stock rows for products not yet stored (the catalog file seeds; the database keeps). */
+  readonly seedStock: (
+    products: ReadonlyArray<{ readonly id: string; readonly stock: number }>
+  ) => Effect.Effect<void, StorageError>
+  readonly stockLevels: (now: number) => Effect.Effect<ReadonlyArray<StockLevel>, StorageError>
   /**
    * Locks the stock rows of `productIds` and returns, for each known product, the units available
-   * to `forSession`: on hand minus the quantities of other sessions' reservations that have not
-   * expired at `now` (epoch ms). Unknown products are absent from the map.
+   * to `forSession` at `now` (epoch ms), as `availableTo` of `inventory.ts` counts them. Unknown
+   * products are absent from the map.
    */
   readonly lockStock: (
     productIds: ReadonlyArray<string>,
@@ -155,80 +138,133 @@ export interface CheckoutStoreService {
   readonly consumeReservations: (sessionId: string) => Effect.Effect<void, StorageError>
   /** Removes the session's reservations, returning the units to the available stock. */
   readonly releaseReservations: (sessionId: string) => Effect.Effect<void, StorageError>
+}
 
+/** Payment attempts, by session and sequence. */
+export interface PaymentAttemptStore {
+  /** Stores the outcome of an existing attempt; an absent one fails. */
+  readonly update: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
+}
 
-  /**
-   * Ids of active sessions whose `expires_at` is at or before `now`, at most `limit`, skipping
-   * sessions another transaction holds locked.
-   */
-  readonly findExpiredSessionIds: (now: number, limit: number) => Effect.Effect<ReadonlyArray<string>, StorageError>
-
-  /** Inserts stock rows for products not yet stored (the catalog file seeds; the database keeps). */
-  readonly seedStock: (
-    products: ReadonlyArray<{ readonly id: string; readonly stock: number }>
-  ) => Effect.Effect<void, StorageError>
-  readonly stockLevels: (now: number) => Effect.Effect<ReadonlyArray<StockLevel>, StorageError>
-
-  /**
-   * `lockSession`, and the session's latest payment attempt and coupon holds as they are once the
-   * lock is held (what a transaction that held it before committed is seen).
-   */
-  readonly lockSessionForPayment: (id: string) => Effect.Effect<Option.Option<SessionForPayment>, StorageError>
-  /**
-   * `updateSession` and, in the same step, records a new attempt (`insert`; (session, sequence) is
-   * unique, a duplicate fails) or stores the outcome of an existing one (`update`, by session and
-   * sequence; it must exist). All or nothing. Answers the session's version after the write (as
-   * `getSessionVersion` counts).
-   */
-  readonly updateSessionAndAttempt: (
-    session: Session,
-    attempt: PaymentAttempt,
-    write: "insert" | "update"
-  ) => Effect.Effect<number, StorageError>
-  /**
-   * Completes a paid session in one atomic step (no surrounding transaction needed), if the stored
-   * session is still at `completion.version` and its attempt `attemptSequence` still pending:
-   * marks the attempt succeeded, stores the session, writes the order and queues its event (as
-   * `OrderStore.saveOrderWithEvent`), counts the session's coupon holds as redemptions and
-   * consumes its reservations (as `redeemCoupons` and `consumeReservations`). False, and nothing
-   * written, when the session changed since (or is absent) or the attempt is not pending.
-   */
-  readonly completePaidSessionIfUnchanged: (completion: PaidCompletion) => Effect.Effect<boolean, StorageError>
-  /** Stores the outcome of an attempt (by session and sequence). */
-  readonly updatePaymentAttempt: (attempt: PaymentAttempt) => Effect.Effect<void, StorageError>
-
-  // Coupons (discount extension, issue 8). A hold is taken in the first completion transaction
-  // (before the charge) and turned into a counted redemption in the completing one.
-
+/**
+ * Coupon redemptions: a count per coupon and the holds of sessions paying. A hold is taken before
+ * the charge and turned into a counted redemption by the completion.
+ */
+export interface CouponStore {
   /** Inserts coupon rows not yet stored with their initial count (the catalog seeds; the database keeps). */
-  readonly seedCoupons: (
+  readonly seed: (
     coupons: ReadonlyArray<{ readonly id: string; readonly timesRedeemed: number }>
   ) => Effect.Effect<void, StorageError>
   /**
    * For each stored coupon of `couponIds`: times redeemed plus the holds of other sessions live at
    * `now`. With `lock`, the coupon rows are locked (`FOR UPDATE`, in id order) for the transaction.
    */
-  readonly couponUsage: (
+  readonly usage: (
     couponIds: ReadonlyArray<string>,
     now: number,
     forSession: string,
     lock: boolean
   ) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
   /** Replaces the session's holds with one per coupon; they count until `expiresAt` (epoch ms). */
-  readonly holdCoupons: (
-    sessionId: string,
-    couponIds: ReadonlyArray<string>,
-    expiresAt: number
-  ) => Effect.Effect<void, StorageError>
-  /** Counts one redemption per hold of the session (rows locked in id order) and removes the holds. */
-  readonly redeemCoupons: (sessionId: string) => Effect.Effect<void, StorageError>
+  readonly hold: (sessionId: string, couponIds: ReadonlyArray<string>, expiresAt: number) => Effect.Effect<
+    void,
+    StorageError
+  >
   /** Removes the session's holds without counting them. */
-  readonly releaseCouponHolds: (sessionId: string) => Effect.Effect<void, StorageError>
+  readonly releaseHolds: (sessionId: string) => Effect.Effect<void, StorageError>
   /** Times redeemed per stored coupon id (diagnostics and tests). */
-  readonly couponRedemptions: Effect.Effect<ReadonlyMap<string, number>, StorageError>
+  readonly redemptions: Effect.Effect<ReadonlyMap<string, number>, StorageError>
+}
 
+export interface CheckoutStoreService {
+  /** Runs `effect` atomically; nested calls join the outer transaction. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
   /** A cheap round trip to the store, for `/readyz`. */
   readonly ping: Effect.Effect<void, StorageError>
+
+  readonly sessions: SessionStore
+  readonly inventory: InventoryStore
+  readonly paymentAttempts: PaymentAttemptStore
+  readonly coupons: CouponStore
+
+  /**
+   * Create: the new session with its reservations (counting until its `expires_at`), if each is at
+   * most what is available to it at `now` (`reservationsFit` of `inventory.ts`), stock rows locked;
+   * false, and nothing written, otherwise. One atomic step (needs no surrounding transaction).
+   */
+  readonly createSessionReservingStock: (transition: Transition, now: number) => Effect.Effect<boolean, StorageError>
+  /**
+   * An update that keeps the items: the session, and its reservations' expiry moved to the
+   * session's `expires_at` (quantities, and so the stock, unchanged), if the stored session is
+   * still at `version`; false, and nothing written, otherwise. One atomic step.
+   */
+  readonly updateSessionKeepingItems: (session: Session, version: number) => Effect.Effect<boolean, StorageError>
+  /**
+   * Any other change of an existing session, its lock held: the session, and its reservations as
+   * `transition` says (replaced, counting until the session's `expires_at`; released when none).
+   */
+  readonly updateSessionAndReservations: (transition: Transition) => Effect.Effect<void, StorageError>
+  /**
+   * The expiry sweep: locks up to `limit` sessions whose status is one of `statuses` and whose
+   * `expires_at` is at or before `now`, oldest first, skipping sessions another transaction holds
+   * locked, and (inside a transaction) the stock rows their reservations concern, in one ascending
+   * pass; answers their ids.
+   */
+  readonly lockExpiredSessions: (
+    statuses: ReadonlyArray<SessionStatus>,
+    now: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<string>, StorageError>
+  /**
+   * Completing, steps 1 and 3 under the lock: `sessions.lock`, with the session's latest payment
+   * attempt and coupon holds as they are once the lock is held.
+   */
+  readonly lockSessionForPayment: (id: string) => Effect.Effect<Option.Option<SessionForPayment>, StorageError>
+  /**
+   * Completing, step 1: the session and its new attempt, in one step (a duplicate (session,
+   * sequence) fails, an absent session fails, and nothing is written). Answers the session's version.
+   */
+  readonly startPaymentAttempt: (session: Session, attempt: PaymentAttempt) => Effect.Effect<number, StorageError>
+  /**
+   * Completing, step 3 after a successful charge, if the stored session is still at
+   * `completion.version` and its attempt `attemptSequence` still pending: marks the attempt
+   * succeeded, stores the session, writes the order and queues its event (as
+   * `OrderStore.saveOrderWithEvent`), counts the session's coupon holds as redemptions (holds
+   * removed) and consumes its reservations. False, and nothing written, otherwise. One atomic step.
+   */
+  readonly completePaidCheckout: (completion: PaidCompletion) => Effect.Effect<boolean, StorageError>
 }
 
 export class CheckoutStore extends Context.Tag("acp/CheckoutStore")<CheckoutStore, CheckoutStoreService>() {}
+
+/**
+ * How a use case writes what it decides, optimistically first: `decide` runs on `snapshot` (read
+ * without locks, or known from an earlier step) and `write`, a conditional step, stores the
+ * decision. When `write` answers false (what was decided on has changed), the same `decide` runs
+ * again in a transaction on `lockedSnapshot` (read under the locks that keep it from changing),
+ * and `write` must then succeed. A refusal of `decide` is the answer: it was true when read.
+ * Answers the decision written.
+ */
+export const writeOptimistically = <S, D, ES, ED, RS, RD>(
+  transaction: CheckoutStoreService["transaction"],
+  step: {
+    readonly snapshot: Effect.Effect<S, ES, RS>
+    readonly lockedSnapshot: Effect.Effect<S, ES, RS>
+    readonly decide: (snapshot: S) => Effect.Effect<D, ED, RD>
+    readonly write: (decision: D, snapshot: S) => Effect.Effect<boolean, StorageError>
+  }
+): Effect.Effect<D, ES | ED | StorageError, RS | RD> => {
+  const decideAndWrite = (read: Effect.Effect<S, ES, RS>) =>
+    Effect.flatMap(read, (snapshot) =>
+      Effect.flatMap(step.decide(snapshot), (decision) =>
+        Effect.map(step.write(decision, snapshot), (written) => (written ? Option.some(decision) : Option.none()))))
+  return Effect.flatMap(decideAndWrite(step.snapshot), (written) =>
+    Option.isSome(written)
+      ? Effect.succeed(written.value)
+      : transaction(Effect.flatMap(decideAndWrite(step.lockedSnapshot), (underLocks) =>
+        Option.isSome(underLocks)
+          ? Effect.succeed(underLocks.value)
+          : Effect.fail(
+            new StorageError({ reason: "failure", cause: new Error("a conditional write refused under its locks") })
+          ))))
+}

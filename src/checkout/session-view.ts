@@ -19,3 +19,6 @@ export const reservationsOf = (session: Session): Reservations => {
   }
   return reservations
 }
+
+/** A session's reservations and coupon holds count until its idle deadline (epoch ms). */
+export const holdsUntil = (session: Pick<Session, "expires_at">): number => Date.parse(session.expires_at)

@@ -3,9 +3,9 @@
  *
  * - `OrderEvents.orderCreated` builds the full order of a completed session (line items, totals)
  *   with the catalog's line titles and kinds, and its `order_create` event: the checkout service
- *   hands them to the store step that completes the session (`completePaidSessionIfUnchanged`).
- *   `recordOrderCreated` writes them itself, inside the locked completing transaction (through the
- *   same `SqlClient`, so they commit or roll back with the completion).
+ *   hands them to the store step that completes the session (`CheckoutStore.completePaidCheckout`),
+ *   so they commit or roll back with the completion. `recordOrderCreated` writes them itself, in
+ *   the caller's transaction (for an order made without a checkout, as test fixtures do).
  * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
  *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
  *   queue an `order_update` event carrying the full order.

@@ -25,7 +25,8 @@ import {
 } from "./order-store.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { fromSqlError } from "../db/storage-error.ts"
-import { eventJson, orderChangeArguments, orderJson } from "./sql-order-change.ts"
+import { eventJson, orderJson } from "./order-json.ts"
+import { orderChangeArguments } from "../db/functions/order-save-with-event.ts"
 
 
 const decodeOrder = Schema.decodeUnknown(Order)
@@ -141,7 +142,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
       )
     )
 
-  // One statement (`order_save_with_event`, migration 0011). The event row is built from what was
+  // One statement (`order_save_with_event`, src/db/functions). The event row is built from what was
   // written: no read back and decode of the payload, only its sequence (the next of its order).
   const saveOrderWithEvent: OrderStoreService["saveOrderWithEvent"] = (stored, event) =>
     run(sql<{ sequence: number | string | null }>`

@@ -10,7 +10,7 @@ import { StorageError } from "../../src/db/storage-error.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
-import { type Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
+import { ACTIVE_STATUSES, type Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
 
 const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
   sessionId,
@@ -35,6 +35,8 @@ const latestAttemptOf = (sessionId: string) =>
 const uid = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
 
 const FAR_FUTURE = "2099-01-01T00:00:00.000Z"
+
+const iso = (epochMillis: number) => new Date(epochMillis).toISOString()
 
 /** A complete session satisfying the `Session` schema (every optional part present). */
 export const makeSession = (id: string, overrides: Partial<Session> = {}): Session => ({
@@ -123,7 +125,7 @@ class Boom {
 }
 
 const levelsOf = (productIds: ReadonlyArray<string>, now: number) =>
-  Effect.flatMap(CheckoutStore, (store) => store.stockLevels(now)).pipe(
+  Effect.flatMap(CheckoutStore, (store) => store.inventory.stockLevels(now)).pipe(
     Effect.map((levels) => levels.filter((level) => productIds.includes(level.productId)))
   )
 
@@ -143,8 +145,8 @@ export const checkoutStoreContract = <E>(
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
-        expect(yield* store.getSession(session.id)).toEqual(Option.some(session))
+        yield* store.sessions.insert(session)
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.some(session))
 
         const updated = makeSession(session.id, {
           status: "not_ready_for_payment",
@@ -154,20 +156,20 @@ export const checkoutStoreContract = <E>(
           order: { id: "ord_1", checkout_session_id: session.id, permalink_url: "https://m.example/o/1" }
         })
         const { buyer: _buyer, ...withoutBuyer } = updated
-        yield* store.updateSession(withoutBuyer)
-        const read = yield* store.getSession(session.id)
+        yield* store.sessions.update(withoutBuyer)
+        const read = yield* store.sessions.get(session.id)
         expect(read).toEqual(Option.some(withoutBuyer))
         expect(Option.getOrThrow(read)).not.toHaveProperty("buyer")
 
-        expect(yield* store.getSession(uid("cs_missing"))).toEqual(Option.none())
+        expect(yield* store.sessions.get(uid("cs_missing"))).toEqual(Option.none())
       }))
 
     it.effect("getSessionJson reads the wire form of the stored session as JSON text, as it is now", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"), { buyer: { first_name: "Zoë", last_name: "\"Quote\"", email: "z@example.com" } })
-        yield* store.insertSession(session)
-        const read = Option.getOrThrow(yield* store.getSessionJson(session.id))
+        yield* store.sessions.insert(session)
+        const read = Option.getOrThrow(yield* store.sessions.getJson(session.id))
         expect(read.status).toBe("ready_for_payment")
         expect(read.expires_at).toBe(session.expires_at)
         expect(JSON.parse(read.json)).toEqual(toCheckoutSession(session))
@@ -178,8 +180,8 @@ export const checkoutStoreContract = <E>(
           expires_at: "2099-06-01T00:00:00.000Z",
           order: { id: "ord_1", checkout_session_id: session.id, permalink_url: "https://m.example/o/1" }
         })
-        yield* store.updateSession(completed)
-        const after = Option.getOrThrow(yield* store.getSessionJson(session.id))
+        yield* store.sessions.update(completed)
+        const after = Option.getOrThrow(yield* store.sessions.getJson(session.id))
         expect(after.status).toBe("completed")
         expect(after.expires_at).toBe("2099-06-01T00:00:00.000Z")
         const wire = JSON.parse(after.json)
@@ -187,7 +189,7 @@ export const checkoutStoreContract = <E>(
         expect(wire).not.toHaveProperty("order")
         expect(wire).not.toHaveProperty("items")
 
-        expect(yield* store.getSessionJson(uid("cs_missing"))).toEqual(Option.none())
+        expect(yield* store.sessions.getJson(uid("cs_missing"))).toEqual(Option.none())
       }))
 
     it.effect("returned and given values are copies", () =>
@@ -195,36 +197,36 @@ export const checkoutStoreContract = <E>(
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
         const given = structuredClone(session) as unknown as { items: Array<{ quantity: number }> }
-        yield* store.insertSession(given as unknown as Session)
+        yield* store.sessions.insert(given as unknown as Session)
         given.items[0]!.quantity = 99
-        const read = Option.getOrThrow(yield* store.getSession(session.id)) as unknown as {
+        const read = Option.getOrThrow(yield* store.sessions.get(session.id)) as unknown as {
           items: Array<{ quantity: number }>
         }
         expect(read.items[0]!.quantity).toBe(2)
         read.items[0]!.quantity = 42
-        expect(Option.getOrThrow(yield* store.getSession(session.id)).items[0]!.quantity).toBe(2)
+        expect(Option.getOrThrow(yield* store.sessions.get(session.id)).items[0]!.quantity).toBe(2)
       }))
 
     it.effect("duplicate session ids and updates of missing sessions fail with StorageError", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
-        const duplicate = yield* Effect.flip(store.insertSession(session))
+        yield* store.sessions.insert(session)
+        const duplicate = yield* Effect.flip(store.sessions.insert(session))
         expect(duplicate).toBeInstanceOf(StorageError)
         expect(duplicate.reason).toBe("failure")
-        const missing = yield* Effect.flip(store.updateSession(makeSession(uid("cs_missing"))))
+        const missing = yield* Effect.flip(store.sessions.update(makeSession(uid("cs_missing"))))
         expect(missing).toBeInstanceOf(StorageError)
         expect(missing.reason).toBe("failure")
       }))
 
-    it.effect("lockSession returns None for a missing id and the session otherwise", () =>
+    it.effect("sessions.lock returns None for a missing id and the session with its version otherwise", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
-        expect(yield* store.transaction(store.lockSession(uid("cs_missing")))).toEqual(Option.none())
-        expect(yield* store.transaction(store.lockSession(session.id))).toEqual(Option.some(session))
+        yield* store.sessions.insert(session)
+        expect(yield* store.transaction(store.sessions.lock(uid("cs_missing")))).toEqual(Option.none())
+        expect(yield* store.transaction(store.sessions.lock(session.id))).toEqual(Option.some({ session, version: 1 }))
       }))
 
     it.effect("a failed transaction leaves no trace", () =>
@@ -232,33 +234,33 @@ export const checkoutStoreContract = <E>(
         const store = yield* CheckoutStore
         const product = uid("prod")
         const session = makeSession(uid("cs"))
-        yield* store.seedStock([{ id: product, stock: 5 }])
+        yield* store.inventory.seedStock([{ id: product, stock: 5 }])
 
         const error = yield* Effect.flip(store.transaction(Effect.gen(function*() {
-          yield* store.insertSession(session)
-          yield* store.setReservations(session.id, new Map([[product, 2]]), Date.parse(FAR_FUTURE))
-          yield* store.consumeReservations(session.id)
+          yield* store.sessions.insert(session)
+          yield* store.inventory.setReservations(session.id, new Map([[product, 2]]), Date.parse(FAR_FUTURE))
+          yield* store.inventory.consumeReservations(session.id)
           expect(yield* levelsOf([product], Date.now())).toEqual([{ productId: product, onHand: 3, reserved: 0 }])
-          yield* store.setReservations(session.id, new Map([[product, 1]]), Date.parse(FAR_FUTURE))
+          yield* store.inventory.setReservations(session.id, new Map([[product, 1]]), Date.parse(FAR_FUTURE))
           return yield* Effect.fail(new Boom())
         })))
         expect(error).toBeInstanceOf(Boom)
-        expect(yield* store.getSession(session.id)).toEqual(Option.none())
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.none())
         expect(yield* levelsOf([product], Date.now())).toEqual([{ productId: product, onHand: 5, reserved: 0 }])
 
         // An interrupted transaction is rolled back too.
         const exit = yield* Effect.exit(store.transaction(
-          Effect.zipRight(store.insertSession(session), Effect.interrupt)
+          Effect.zipRight(store.sessions.insert(session), Effect.interrupt)
         ))
         expect(Exit.isInterrupted(exit)).toBe(true)
-        expect(yield* store.getSession(session.id)).toEqual(Option.none())
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.none())
 
         // A defect as well.
         const defect = yield* Effect.exit(store.transaction(
-          Effect.zipRight(store.insertSession(session), Effect.die("bug"))
+          Effect.zipRight(store.sessions.insert(session), Effect.die("bug"))
         ))
         expect(Exit.isFailure(defect)).toBe(true)
-        expect(yield* store.getSession(session.id)).toEqual(Option.none())
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.none())
       }))
 
     it.effect("nested transactions join the outer one; an inner failure undoes only its writes", () =>
@@ -267,33 +269,33 @@ export const checkoutStoreContract = <E>(
         const [a, b, c] = [makeSession(uid("cs")), makeSession(uid("cs")), makeSession(uid("cs"))]
 
         const seen = yield* store.transaction(Effect.gen(function*() {
-          yield* store.insertSession(a)
+          yield* store.sessions.insert(a)
           const inner = yield* store.transaction(Effect.gen(function*() {
-            yield* store.insertSession(b)
-            return yield* store.lockSession(a.id)
+            yield* store.sessions.insert(b)
+            return Option.map(yield* store.sessions.lock(a.id), (locked) => locked.session)
           }))
           const failed = yield* Effect.flip(store.transaction(
-            Effect.zipRight(store.insertSession(c), Effect.fail(new Boom()))
+            Effect.zipRight(store.sessions.insert(c), Effect.fail(new Boom()))
           ))
           expect(failed).toBeInstanceOf(Boom)
-          expect(yield* store.getSession(c.id)).toEqual(Option.none())
-          expect(yield* store.getSession(b.id)).toEqual(Option.some(b))
+          expect(yield* store.sessions.get(c.id)).toEqual(Option.none())
+          expect(yield* store.sessions.get(b.id)).toEqual(Option.some(b))
           return inner
         }))
         expect(seen).toEqual(Option.some(a))
-        expect(yield* store.getSession(a.id)).toEqual(Option.some(a))
-        expect(yield* store.getSession(b.id)).toEqual(Option.some(b))
-        expect(yield* store.getSession(c.id)).toEqual(Option.none())
+        expect(yield* store.sessions.get(a.id)).toEqual(Option.some(a))
+        expect(yield* store.sessions.get(b.id)).toEqual(Option.some(b))
+        expect(yield* store.sessions.get(c.id)).toEqual(Option.none())
 
         // The outer failure undoes the inner, committed-to-the-outer, writes.
         const [d, e] = [makeSession(uid("cs")), makeSession(uid("cs"))]
         yield* Effect.flip(store.transaction(Effect.gen(function*() {
-          yield* store.insertSession(d)
-          yield* store.transaction(store.insertSession(e))
+          yield* store.sessions.insert(d)
+          yield* store.transaction(store.sessions.insert(e))
           return yield* Effect.fail(new Boom())
         })))
-        expect(yield* store.getSession(d.id)).toEqual(Option.none())
-        expect(yield* store.getSession(e.id)).toEqual(Option.none())
+        expect(yield* store.sessions.get(d.id)).toEqual(Option.none())
+        expect(yield* store.sessions.get(e.id)).toEqual(Option.none())
       }))
 
     it.effect("lockStock: others' live reservations count, own and expired ones do not", () =>
@@ -302,137 +304,143 @@ export const checkoutStoreContract = <E>(
         const [p1, p2, unknown] = [uid("prod_a"), uid("prod_b"), uid("prod_unknown")]
         const [own, other, expired, boundary] = [uid("cs"), uid("cs"), uid("cs"), uid("cs")]
         const now = Date.parse("2026-01-30T12:00:00.000Z")
-        yield* store.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 5 }])
-        yield* store.setReservations(own, new Map([[p1, 3]]), now + 60_000)
-        yield* store.setReservations(other, new Map([[p1, 2], [p2, 1]]), now + 60_000)
-        yield* store.setReservations(expired, new Map([[p1, 4]]), now - 1)
-        yield* store.setReservations(boundary, new Map([[p2, 2]]), now) // expires exactly now: not live
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 5 }])
+        yield* store.inventory.setReservations(own, new Map([[p1, 3]]), now + 60_000)
+        yield* store.inventory.setReservations(other, new Map([[p1, 2], [p2, 1]]), now + 60_000)
+        yield* store.inventory.setReservations(expired, new Map([[p1, 4]]), now - 1)
+        yield* store.inventory.setReservations(boundary, new Map([[p2, 2]]), now) // expires exactly now: not live
 
-        const available = yield* store.transaction(store.lockStock([p2, p1, unknown, p1], now, own))
+        const available = yield* store.transaction(store.inventory.lockStock([p2, p1, unknown, p1], now, own))
         expect(available).toEqual(new Map([[p1, 8], [p2, 4]]))
         expect(available.has(unknown)).toBe(false)
 
         // Seen from another session, `own` holds 3 of p1.
-        expect(yield* store.transaction(store.lockStock([p1], now, other))).toEqual(new Map([[p1, 7]]))
-        expect(yield* store.lockStock([], now, own)).toEqual(new Map())
+        expect(yield* store.transaction(store.inventory.lockStock([p1], now, other))).toEqual(new Map([[p1, 7]]))
+        expect(yield* store.inventory.lockStock([], now, own)).toEqual(new Map())
         expect(yield* levelsOf([p1, p2], now)).toEqual([
           { productId: p1, onHand: 10, reserved: 5 },
           { productId: p2, onHand: 5, reserved: 1 }
         ].sort((x, y) => (x.productId < y.productId ? -1 : 1)))
       }))
 
-    it.effect("insertSessionIfAvailable: writes the session and its reservations only when every one fits", () =>
+    it.effect("createSessionReservingStock: writes the session and its reservations only when every one fits", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const [p1, p2, unknown] = [uid("prod_a"), uid("prod_b"), uid("prod_unknown")]
         const now = Date.parse("2026-01-30T12:00:00.000Z")
-        yield* store.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 5 }])
-        yield* store.setReservations(uid("cs"), new Map([[p1, 6]]), now + 60_000) // live: counts
-        yield* store.setReservations(uid("cs"), new Map([[p2, 4]]), now - 1) // expired: does not
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 5 }])
+        yield* store.inventory.setReservations(uid("cs"), new Map([[p1, 6]]), now + 60_000) // live: counts
+        yield* store.inventory.setReservations(uid("cs"), new Map([[p2, 4]]), now - 1) // expired: does not
         const until = now + 3_600_000
+        const sessionOf = (reservations: ReadonlyMap<string, number>) => ({
+          session: makeSession(uid("cs"), { expires_at: iso(until) }),
+          reservations
+        })
 
         // p1: 4 available, p2: 5.
-        const fits = makeSession(uid("cs"))
-        expect(yield* store.insertSessionIfAvailable(fits, new Map([[p2, 5], [p1, 4]]), until, now)).toEqual({
-          inserted: true
-        })
-        expect(yield* store.getSession(fits.id)).toEqual(Option.some(fits))
-        expect(yield* store.transaction(store.lockStock([p1, p2], now, uid("cs")))).toEqual(new Map([[p1, 0], [p2, 0]]))
-        // Its reservations count until `until`.
-        expect(yield* store.transaction(store.lockStock([p1], until, uid("cs")))).toEqual(new Map([[p1, 10]]))
+        const fits = sessionOf(new Map([[p2, 5], [p1, 4]]))
+        expect(yield* store.createSessionReservingStock(fits, now)).toBe(true)
+        expect(yield* store.sessions.get(fits.session.id)).toEqual(Option.some(fits.session))
+        expect(yield* store.transaction(store.inventory.lockStock([p1, p2], now, uid("cs")))).toEqual(
+          new Map([[p1, 0], [p2, 0]])
+        )
+        // Its reservations count until the session's `expires_at`.
+        expect(yield* store.transaction(store.inventory.lockStock([p1], until, uid("cs")))).toEqual(new Map([[p1, 10]]))
 
-        // Nothing left: refused, the availability seen is answered, nothing is written.
-        const refused = makeSession(uid("cs"))
-        expect(yield* store.insertSessionIfAvailable(refused, new Map([[p1, 1], [unknown, 1]]), until, now)).toEqual({
-          inserted: false,
-          available: new Map([[p1, 0]])
-        })
-        const unknownOnly = makeSession(uid("cs"))
-        expect(yield* store.insertSessionIfAvailable(unknownOnly, new Map([[unknown, 1]]), until, now)).toEqual({
-          inserted: false,
-          available: new Map()
-        })
-        expect(yield* store.getSession(refused.id)).toEqual(Option.none())
-        expect(yield* store.getSession(unknownOnly.id)).toEqual(Option.none())
+        // Nothing left, or a product without stock: refused, nothing is written.
+        const refused = sessionOf(new Map([[p1, 1], [unknown, 1]]))
+        expect(yield* store.createSessionReservingStock(refused, now)).toBe(false)
+        const unknownOnly = sessionOf(new Map([[unknown, 1]]))
+        expect(yield* store.createSessionReservingStock(unknownOnly, now)).toBe(false)
+        expect(yield* store.sessions.get(refused.session.id)).toEqual(Option.none())
+        expect(yield* store.sessions.get(unknownOnly.session.id)).toEqual(Option.none())
         expect(yield* levelsOf([p1, p2], now)).toEqual([
           { productId: p1, onHand: 10, reserved: 10 },
           { productId: p2, onHand: 5, reserved: 5 }
         ].sort((x, y) => (x.productId < y.productId ? -1 : 1)))
 
         // No reservations: the session alone. A duplicate id fails and changes nothing.
-        const empty = makeSession(uid("cs"))
-        expect(yield* store.insertSessionIfAvailable(empty, new Map(), until, now)).toEqual({ inserted: true })
-        expect(yield* store.getSession(empty.id)).toEqual(Option.some(empty))
-        const duplicate = yield* Effect.flip(store.insertSessionIfAvailable(fits, new Map([[p2, 0]]), until, now))
+        expect(yield* store.createSessionReservingStock(sessionOf(new Map()), now)).toBe(true)
+        const duplicate = yield* Effect.flip(
+          store.createSessionReservingStock({ session: fits.session, reservations: new Map([[p2, 0]]) }, now)
+        )
         expect(duplicate).toBeInstanceOf(StorageError)
       }))
 
-    it.effect("updateSessionKeepingReservations: stores the session and moves its reservations' expiry", () =>
+    it.effect("updateSessionKeepingItems: at the version read, the session and its reservations' expiry; else nothing", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const p1 = uid("prod_a")
         const now = Date.parse("2026-01-30T12:00:00.000Z")
-        yield* store.seedStock([{ id: p1, stock: 10 }])
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }])
+        expect(yield* store.sessions.getVersioned(uid("cs_missing"))).toEqual(Option.none())
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
-        yield* store.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
-        const later = now + 3_600_000
-        const changed = { ...session, status: "ready_for_payment" as const, updated_at: new Date(now).toISOString() }
-        yield* store.updateSessionKeepingReservations(changed, later)
-        expect(yield* store.getSession(session.id)).toEqual(Option.some(changed))
-        // Still 3 held after the old expiry, until the new one; the counters did not move.
-        const other = uid("cs")
-        expect(yield* store.transaction(store.lockStock([p1], now + 120_000, other))).toEqual(new Map([[p1, 7]]))
-        expect(yield* store.transaction(store.lockStock([p1], later, other))).toEqual(new Map([[p1, 10]]))
-        expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
-
-        // A session without reservations; a missing session fails.
-        const bare = makeSession(uid("cs"))
-        yield* store.insertSession(bare)
-        yield* store.updateSessionKeepingReservations(bare, later)
-        const missing = yield* Effect.flip(store.updateSessionKeepingReservations(makeSession(uid("cs")), later))
-        expect(missing).toBeInstanceOf(StorageError)
-      }))
-
-    it.effect("getSessionVersion: every write moves the version; the conditional update writes only at it", () =>
-      Effect.gen(function*() {
-        const store = yield* CheckoutStore
-        const p1 = uid("prod_a")
-        const now = Date.parse("2026-01-30T12:00:00.000Z")
-        yield* store.seedStock([{ id: p1, stock: 10 }])
-        expect(yield* store.getSessionVersion(uid("cs_missing"))).toEqual(Option.none())
-        const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
-        yield* store.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
-        const v1 = Option.getOrThrow(yield* store.getSessionVersion(session.id))
-        expect(v1.session).toEqual(session)
+        yield* store.sessions.insert(session)
+        yield* store.inventory.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
+        const v1 = Option.getOrThrow(yield* store.sessions.getVersioned(session.id))
+        expect(v1).toEqual({ session, version: 1 })
         const written: Array<number> = [v1.version]
         const later = now + 3_600_000
-        const first = { ...session, updated_at: "2026-01-30T12:01:00.000Z" }
-        expect(yield* store.updateSessionKeepingReservationsIfUnchanged(first, later, v1.version)).toBe(true)
-        const v2 = Option.getOrThrow(yield* store.getSessionVersion(session.id))
+        const first = { ...session, updated_at: "2026-01-30T12:01:00.000Z", expires_at: iso(later) }
+        expect(yield* store.updateSessionKeepingItems(first, v1.version)).toBe(true)
+        const v2 = Option.getOrThrow(yield* store.sessions.getVersioned(session.id))
         expect(v2.session).toEqual(first)
         written.push(v2.version)
-        // The reservations' expiry moved with it, as with updateSessionKeepingReservations.
-        expect(yield* store.transaction(store.lockStock([p1], now + 120_000, uid("cs")))).toEqual(new Map([[p1, 7]]))
+        // Still 3 held after the old expiry, until the session's new one; the counters did not move.
+        const other = uid("cs")
+        expect(yield* store.transaction(store.inventory.lockStock([p1], now + 120_000, other))).toEqual(new Map([[p1, 7]]))
+        expect(yield* store.transaction(store.inventory.lockStock([p1], later, other))).toEqual(new Map([[p1, 10]]))
+        expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
 
         // Read at v1, written since: nothing written.
-        const stale = { ...session, status: "canceled" as const }
-        expect(yield* store.updateSessionKeepingReservationsIfUnchanged(stale, now, v1.version)).toBe(false)
-        expect(Option.getOrThrow(yield* store.getSessionVersion(session.id))).toEqual(v2)
-        expect(yield* store.transaction(store.lockStock([p1], now + 120_000, uid("cs")))).toEqual(new Map([[p1, 7]]))
+        const stale = { ...session, status: "canceled" as const, expires_at: iso(now) }
+        expect(yield* store.updateSessionKeepingItems(stale, v1.version)).toBe(false)
+        expect(Option.getOrThrow(yield* store.sessions.getVersioned(session.id))).toEqual(v2)
+        expect(yield* store.transaction(store.inventory.lockStock([p1], now + 120_000, other))).toEqual(new Map([[p1, 7]]))
 
-        // Every other kind of write moves the version too.
-        yield* store.updateSession({ ...first, status: "ready_for_payment" })
-        written.push(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version)
-        yield* store.updateSessionKeepingReservations(first, later)
-        written.push(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version)
-        yield* store.updateSessionAndAttempt(first, attemptOf(session.id, 1), "insert")
-        written.push(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version)
+        // Every other kind of write moves the version too, and answers it.
+        written.push(yield* store.sessions.update({ ...first, status: "ready_for_payment" }))
+        written.push(yield* store.startPaymentAttempt(first, attemptOf(session.id, 1)))
+        yield* store.updateSessionAndReservations({ session: first, reservations: new Map([[p1, 2]]) })
+        written.push(Option.getOrThrow(yield* store.sessions.getVersioned(session.id)).version)
+        expect(Option.getOrThrow(yield* store.transaction(store.sessions.lock(session.id))).version).toBe(written.at(-1))
         expect(new Set(written).size).toBe(written.length)
         expect(written).toEqual([...written].sort((a, b) => a - b))
-        expect(yield* store.updateSessionKeepingReservationsIfUnchanged(stale, now, v2.version)).toBe(false)
-        expect(yield* store.updateSessionKeepingReservationsIfUnchanged(makeSession(uid("cs")), now, 1)).toBe(false)
+        expect(yield* store.updateSessionKeepingItems(stale, v2.version)).toBe(false)
+        // A session without reservations; a missing session is not written.
+        const bare = makeSession(uid("cs"))
+        yield* store.sessions.insert(bare)
+        expect(yield* store.updateSessionKeepingItems(bare, 1)).toBe(true)
+        expect(yield* store.updateSessionKeepingItems(makeSession(uid("cs")), 1)).toBe(false)
+      }))
+
+    it.effect("updateSessionAndReservations: the session, and its reservations replaced or released", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const [p1, p2] = [uid("prod_a"), uid("prod_b")].sort() as [string, string]
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 10 }])
+        const session = makeSession(uid("cs"), { expires_at: iso(now + 60_000) })
+        yield* store.sessions.insert(session)
+        yield* store.inventory.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
+        const changed = { ...session, expires_at: iso(now + 120_000) }
+        yield* store.updateSessionAndReservations({ session: changed, reservations: new Map([[p2, 4]]) })
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.some(changed))
+        expect(yield* levelsOf([p1, p2], now + 90_000)).toEqual([
+          { productId: p1, onHand: 10, reserved: 0 },
+          { productId: p2, onHand: 10, reserved: 4 }
+        ])
+        const canceled = { ...changed, status: "canceled" as const }
+        yield* store.updateSessionAndReservations({ session: canceled, reservations: new Map() })
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.some(canceled))
+        expect(yield* levelsOf([p1, p2], now)).toEqual([
+          { productId: p1, onHand: 10, reserved: 0 },
+          { productId: p2, onHand: 10, reserved: 0 }
+        ])
+        const missing = yield* Effect.flip(
+          store.updateSessionAndReservations({ session: makeSession(uid("cs")), reservations: new Map() })
+        )
+        expect(missing).toBeInstanceOf(StorageError)
       }))
 
     it.effect("setReservations replaces the session's reservations", () =>
@@ -441,21 +449,21 @@ export const checkoutStoreContract = <E>(
         const [p1, p2] = [uid("prod_a"), uid("prod_b")]
         const session = uid("cs")
         const now = Date.now()
-        yield* store.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 10 }])
-        yield* store.setReservations(session, new Map([[p1, 2], [p2, 1]]), now + 60_000)
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 10 }])
+        yield* store.inventory.setReservations(session, new Map([[p1, 2], [p2, 1]]), now + 60_000)
         expect(yield* levelsOf([p1, p2], now)).toEqual([
           { productId: p1, onHand: 10, reserved: 2 },
           { productId: p2, onHand: 10, reserved: 1 }
         ])
-        yield* store.setReservations(session, new Map([[p2, 3]]), now + 60_000)
+        yield* store.inventory.setReservations(session, new Map([[p2, 3]]), now + 60_000)
         expect(yield* levelsOf([p1, p2], now)).toEqual([
           { productId: p1, onHand: 10, reserved: 0 },
           { productId: p2, onHand: 10, reserved: 3 }
         ])
         // The new expiry applies: at now + 2 min they no longer count.
-        yield* store.setReservations(session, new Map([[p2, 4]]), now + 60_000)
+        yield* store.inventory.setReservations(session, new Map([[p2, 4]]), now + 60_000)
         expect(yield* levelsOf([p2], now + 120_000)).toEqual([{ productId: p2, onHand: 10, reserved: 0 }])
-        yield* store.setReservations(session, new Map(), now + 60_000)
+        yield* store.inventory.setReservations(session, new Map(), now + 60_000)
         expect(yield* levelsOf([p1, p2], now)).toEqual([
           { productId: p1, onHand: 10, reserved: 0 },
           { productId: p2, onHand: 10, reserved: 0 }
@@ -468,17 +476,17 @@ export const checkoutStoreContract = <E>(
         const [p1, p2] = [uid("prod_a"), uid("prod_b")]
         const [session, other] = [uid("cs"), uid("cs")]
         const now = Date.now()
-        yield* store.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 3 }])
-        yield* store.setReservations(session, new Map([[p1, 4], [p2, 3]]), now + 60_000)
-        yield* store.setReservations(other, new Map([[p1, 1]]), now + 60_000)
-        yield* store.transaction(store.consumeReservations(session))
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }, { id: p2, stock: 3 }])
+        yield* store.inventory.setReservations(session, new Map([[p1, 4], [p2, 3]]), now + 60_000)
+        yield* store.inventory.setReservations(other, new Map([[p1, 1]]), now + 60_000)
+        yield* store.transaction(store.inventory.consumeReservations(session))
         expect(yield* levelsOf([p1, p2], now)).toEqual([
           { productId: p1, onHand: 6, reserved: 1 },
           { productId: p2, onHand: 0, reserved: 0 }
         ])
-        expect(yield* store.lockStock([p1, p2], now, other)).toEqual(new Map([[p1, 6], [p2, 0]]))
+        expect(yield* store.inventory.lockStock([p1, p2], now, other)).toEqual(new Map([[p1, 6], [p2, 0]]))
         // Nothing left to consume.
-        yield* store.consumeReservations(session)
+        yield* store.inventory.consumeReservations(session)
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 6, reserved: 1 }])
       }))
 
@@ -488,22 +496,22 @@ export const checkoutStoreContract = <E>(
         const p1 = uid("prod")
         const session = uid("cs")
         const now = Date.now()
-        yield* store.seedStock([{ id: p1, stock: 10 }])
-        yield* store.setReservations(session, new Map([[p1, 4]]), now + 60_000)
-        expect(yield* store.lockStock([p1], now, uid("cs"))).toEqual(new Map([[p1, 6]]))
-        yield* store.releaseReservations(session)
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }])
+        yield* store.inventory.setReservations(session, new Map([[p1, 4]]), now + 60_000)
+        expect(yield* store.inventory.lockStock([p1], now, uid("cs"))).toEqual(new Map([[p1, 6]]))
+        yield* store.inventory.releaseReservations(session)
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 0 }])
-        expect(yield* store.lockStock([p1], now, uid("cs"))).toEqual(new Map([[p1, 10]]))
-        yield* store.releaseReservations(session)
+        expect(yield* store.inventory.lockStock([p1], now, uid("cs"))).toEqual(new Map([[p1, 10]]))
+        yield* store.inventory.releaseReservations(session)
       }))
 
     it.effect("seedStock keeps the stock already stored", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const [p1, p2] = [uid("prod_a"), uid("prod_b")]
-        yield* store.seedStock([{ id: p1, stock: 5 }])
-        yield* store.seedStock([{ id: p1, stock: 100 }, { id: p2, stock: 7 }])
-        yield* store.seedStock([])
+        yield* store.inventory.seedStock([{ id: p1, stock: 5 }])
+        yield* store.inventory.seedStock([{ id: p1, stock: 100 }, { id: p2, stock: 7 }])
+        yield* store.inventory.seedStock([])
         expect(yield* levelsOf([p1, p2], Date.now())).toEqual([
           { productId: p1, onHand: 5, reserved: 0 },
           { productId: p2, onHand: 7, reserved: 0 }
@@ -514,23 +522,23 @@ export const checkoutStoreContract = <E>(
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
-        const duplicate = yield* Effect.flip(store.insertSession({ ...session, status: "canceled" }))
+        yield* store.sessions.insert(session)
+        const duplicate = yield* Effect.flip(store.sessions.insert({ ...session, status: "canceled" }))
         expect(duplicate).toBeInstanceOf(StorageError)
         expect(duplicate.reason).toBe("failure")
-        expect(yield* store.getSession(session.id)).toEqual(Option.some(session))
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.some(session))
 
         // Inside a transaction the failure can be caught and the transaction goes on (savepoint).
         const other = makeSession(uid("cs"))
         yield* store.transaction(Effect.gen(function*() {
-          yield* store.insertSession(other)
-          const failed = yield* Effect.flip(store.transaction(store.insertSession(session)))
+          yield* store.sessions.insert(other)
+          const failed = yield* Effect.flip(store.transaction(store.sessions.insert(session)))
           expect(failed).toBeInstanceOf(StorageError)
         }))
-        expect(yield* store.getSession(other.id)).toEqual(Option.some(other))
+        expect(yield* store.sessions.get(other.id)).toEqual(Option.some(other))
       }))
 
-    it.effect("findExpiredSessionIds: active sessions past their expiry, oldest first, limited", () =>
+    it.effect("lockExpiredSessions: sessions of the given statuses past their expiry, oldest first, limited", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         // Far in the past, so that no other case's session is concerned.
@@ -541,111 +549,102 @@ export const checkoutStoreContract = <E>(
         const completed = makeSession(uid("cs"), { status: "completed", expires_at: at(0) })
         const canceled = makeSession(uid("cs"), { status: "canceled", expires_at: at(0) })
         const later = makeSession(uid("cs"), { status: "ready_for_payment", expires_at: at(100) })
-        for (const session of [later, third, completed, first, canceled, second]) yield* store.insertSession(session)
+        for (const session of [later, third, completed, first, canceled, second]) yield* store.sessions.insert(session)
 
         const now = Date.parse(at(3))
-        expect(yield* store.findExpiredSessionIds(now, 10)).toEqual([first.id, second.id, third.id])
-        expect(yield* store.findExpiredSessionIds(now, 2)).toEqual([first.id, second.id])
-        expect(yield* store.findExpiredSessionIds(Date.parse(at(1)) - 1, 10)).toEqual([])
-        expect(yield* store.transaction(store.findExpiredSessionIds(now, 1))).toEqual([first.id])
+        expect(yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, 10)).toEqual([first.id, second.id, third.id])
+        expect(yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, 2)).toEqual([first.id, second.id])
+        expect(yield* store.lockExpiredSessions(ACTIVE_STATUSES, Date.parse(at(1)) - 1, 10)).toEqual([])
+        expect(yield* store.transaction(store.lockExpiredSessions(ACTIVE_STATUSES, now, 1))).toEqual([first.id])
 
-        yield* store.updateSession({ ...first, status: "expired" })
-        expect(yield* store.findExpiredSessionIds(now, 10)).toEqual([second.id, third.id])
+        yield* store.sessions.update({ ...first, status: "expired" })
+        expect(yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, 10)).toEqual([second.id, third.id])
       }))
 
     it.effect("payment attempts: latest by sequence, outcome updates; a missing one cannot be updated", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
+        yield* store.sessions.insert(session)
         expect(yield* latestAttemptOf(session.id)).toEqual(Option.none())
         const first = attemptOf(session.id, 1)
-        yield* store.updateSessionAndAttempt(session, first, "insert")
+        yield* store.startPaymentAttempt(session, first)
         expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(first))
         const declined = { ...first, state: "declined" as const, updatedAt: 2_000 }
-        yield* store.updatePaymentAttempt(declined)
+        yield* store.paymentAttempts.update(declined)
         const second = attemptOf(session.id, 2)
-        yield* store.updateSessionAndAttempt(session, second, "insert")
+        yield* store.startPaymentAttempt(session, second)
         expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(second))
         const succeeded = { ...second, state: "succeeded" as const, chargeId: "ch_1", updatedAt: 4_000 }
-        yield* store.updatePaymentAttempt(succeeded)
+        yield* store.paymentAttempts.update(succeeded)
         expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(succeeded))
-        const missing = yield* Effect.flip(store.updatePaymentAttempt({ ...first, sequence: 9 }))
+        const missing = yield* Effect.flip(store.paymentAttempts.update({ ...first, sequence: 9 }))
         expect(missing).toBeInstanceOf(StorageError)
       }))
 
-    it.effect("lockSessionForPayment: the session with its latest attempt and coupon holds", () =>
+    it.effect("lockSessionForPayment: the session with its version, latest attempt and coupon holds", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
+        yield* store.sessions.insert(session)
         expect(yield* store.transaction(store.lockSessionForPayment(uid("cs_missing")))).toEqual(Option.none())
         expect(yield* store.transaction(store.lockSessionForPayment(session.id))).toEqual(
-          Option.some({ session, latestAttempt: Option.none(), couponHolds: [] })
+          Option.some({ session, version: 1, latestAttempt: Option.none(), couponHolds: [] })
         )
-        yield* store.updateSessionAndAttempt(session, attemptOf(session.id, 1), "insert")
+        yield* store.startPaymentAttempt(session, attemptOf(session.id, 1))
         const second = { ...attemptOf(session.id, 2), amount: 2 ** 40 }
-        yield* store.updateSessionAndAttempt(session, second, "insert")
+        const version = yield* store.startPaymentAttempt(session, second)
         const [couponA, couponB] = [uid("coupon_b"), uid("coupon_a")].sort()
-        yield* store.seedCoupons([{ id: couponB!, timesRedeemed: 0 }, { id: couponA!, timesRedeemed: 3 }])
-        yield* store.holdCoupons(session.id, [couponB!, couponA!], Date.parse(FAR_FUTURE))
+        yield* store.coupons.seed([{ id: couponB!, timesRedeemed: 0 }, { id: couponA!, timesRedeemed: 3 }])
+        yield* store.coupons.hold(session.id, [couponB!, couponA!], Date.parse(FAR_FUTURE))
         expect(yield* store.transaction(store.lockSessionForPayment(session.id))).toEqual(
-          Option.some({ session, latestAttempt: Option.some(second), couponHolds: [couponA, couponB] })
+          Option.some({ session, version, latestAttempt: Option.some(second), couponHolds: [couponA, couponB] })
         )
       }))
 
-    it.effect("updateSessionAndAttempt writes the session and the attempt together, or neither", () =>
+    it.effect("startPaymentAttempt writes the session and the attempt together, or neither", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
+        yield* store.sessions.insert(session)
         const paying = { ...session, status: "authentication_required" as const, updated_at: "2026-01-01T00:01:00.000Z" }
         const attempt = attemptOf(session.id, 1)
-        yield* store.updateSessionAndAttempt(paying, attempt, "insert")
-        expect(yield* store.getSession(session.id)).toEqual(Option.some(paying))
+        yield* store.startPaymentAttempt(paying, attempt)
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.some(paying))
         expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attempt))
 
-        const completed = { ...paying, status: "completed" as const }
-        const succeeded = { ...attempt, state: "succeeded" as const, chargeId: "ch_1", updatedAt: 9_000 }
-        yield* store.updateSessionAndAttempt(completed, succeeded, "update")
-        expect(yield* store.getSession(session.id)).toEqual(Option.some(completed))
-        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(succeeded))
-
-        // A duplicate attempt, an attempt that does not exist, a session that does not exist: a
-        // StorageError and nothing written.
-        const canceled = { ...completed, status: "canceled" as const }
-        const duplicate = yield* Effect.flip(store.updateSessionAndAttempt(canceled, attempt, "insert"))
+        // A duplicate attempt, a session that does not exist: a StorageError and nothing written.
+        const canceled = { ...paying, status: "canceled" as const }
+        const duplicate = yield* Effect.flip(store.startPaymentAttempt(canceled, attempt))
         expect(duplicate).toBeInstanceOf(StorageError)
-        const absent = yield* Effect.flip(store.updateSessionAndAttempt(canceled, attemptOf(session.id, 7), "update"))
-        expect(absent).toBeInstanceOf(StorageError)
         const orphan = attemptOf(uid("cs_missing"), 1)
         const noSession = yield* Effect.flip(
-          store.updateSessionAndAttempt(makeSession(orphan.sessionId), orphan, "insert")
+          store.startPaymentAttempt(makeSession(orphan.sessionId), orphan)
         )
         expect(noSession).toBeInstanceOf(StorageError)
-        expect(yield* store.getSession(session.id)).toEqual(Option.some(completed))
-        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(succeeded))
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.some(paying))
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attempt))
         // Nothing was stored for the missing session: created now, it has no attempt.
-        yield* store.insertSession(makeSession(orphan.sessionId))
+        yield* store.sessions.insert(makeSession(orphan.sessionId))
         expect(yield* latestAttemptOf(orphan.sessionId)).toEqual(Option.none())
       }))
 
-    it.effect("completePaidSessionIfUnchanged: everything in one step at the version paid, nothing otherwise", () =>
+    it.effect("completePaidCheckout: everything in one step at the version paid, nothing otherwise", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const orders = yield* OrderStore
         const p1 = uid("prod_a")
         const [kept, redeemed] = [uid("coupon_k"), uid("coupon_r")]
         const now = Date.parse("2026-01-30T12:00:00.000Z")
-        yield* store.seedStock([{ id: p1, stock: 10 }])
-        yield* store.seedCoupons([{ id: kept, timesRedeemed: 0 }, { id: redeemed, timesRedeemed: 4 }])
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }])
+        yield* store.coupons.seed([{ id: kept, timesRedeemed: 0 }, { id: redeemed, timesRedeemed: 4 }])
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
-        yield* store.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
-        yield* store.holdCoupons(session.id, [redeemed], now + 60_000)
+        yield* store.sessions.insert(session)
+        yield* store.inventory.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
+        yield* store.coupons.hold(session.id, [redeemed], now + 60_000)
         const paying = { ...session, updated_at: "2026-01-30T12:00:01.000Z" }
-        const version = yield* store.updateSessionAndAttempt(paying, attemptOf(session.id, 1), "insert")
-        expect(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version).toBe(version)
+        const version = yield* store.startPaymentAttempt(paying, attemptOf(session.id, 1))
+        expect(Option.getOrThrow(yield* store.sessions.getVersioned(session.id)).version).toBe(version)
 
         const order = makeOrder({
           id: uid("ord"),
@@ -668,30 +667,30 @@ export const checkoutStoreContract = <E>(
           ...overrides
         })
         const unchanged = Effect.gen(function*() {
-          expect(yield* store.getSessionVersion(session.id)).toEqual(Option.some({ session: paying, version }))
+          expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session: paying, version }))
           expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attemptOf(session.id, 1)))
           expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
-          const redemptions = yield* store.couponRedemptions
+          const redemptions = yield* store.coupons.redemptions
           expect([redemptions.get(kept), redemptions.get(redeemed)]).toEqual([0, 4])
           expect(yield* orders.getOrder(order.id)).toEqual(Option.none())
         })
 
         // Not at the version paid, another attempt, another session: false and nothing written.
-        expect(yield* store.completePaidSessionIfUnchanged(completion({ version: version - 1 }))).toBe(false)
-        expect(yield* store.completePaidSessionIfUnchanged(completion({ attemptSequence: 2 }))).toBe(false)
+        expect(yield* store.completePaidCheckout(completion({ version: version - 1 }))).toBe(false)
+        expect(yield* store.completePaidCheckout(completion({ attemptSequence: 2 }))).toBe(false)
         expect(
-          yield* store.completePaidSessionIfUnchanged(completion({ session: { ...completed, id: uid("cs_missing") } }))
+          yield* store.completePaidCheckout(completion({ session: { ...completed, id: uid("cs_missing") } }))
         ).toBe(false)
         yield* unchanged
 
-        expect(yield* store.completePaidSessionIfUnchanged(completion())).toBe(true)
-        expect(yield* store.getSession(session.id)).toEqual(Option.some(completed))
-        expect(Option.getOrThrow(yield* store.getSessionVersion(session.id)).version).toBeGreaterThan(version)
+        expect(yield* store.completePaidCheckout(completion())).toBe(true)
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.some(completed))
+        expect(Option.getOrThrow(yield* store.sessions.getVersioned(session.id)).version).toBeGreaterThan(version)
         expect(yield* latestAttemptOf(session.id)).toEqual(
           Option.some({ ...attemptOf(session.id, 1), state: "succeeded", chargeId: "ch_paid", updatedAt: now + 2_000 })
         )
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 7, reserved: 0 }])
-        const redemptions = yield* store.couponRedemptions
+        const redemptions = yield* store.coupons.redemptions
         expect([redemptions.get(kept), redemptions.get(redeemed)]).toEqual([0, 5])
         expect(Option.getOrThrow(yield* store.transaction(store.lockSessionForPayment(session.id))).couponHolds).toEqual([])
         expect(yield* orders.getOrder(order.id)).toEqual(
@@ -702,9 +701,9 @@ export const checkoutStoreContract = <E>(
         expect(events[0]!.payload).toEqual(makeOrderEvent("order_create", order))
 
         // The same completion again (a concurrent twin): the version moved on, nothing doubled.
-        expect(yield* store.completePaidSessionIfUnchanged(completion())).toBe(false)
+        expect(yield* store.completePaidCheckout(completion())).toBe(false)
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 7, reserved: 0 }])
-        expect((yield* store.couponRedemptions).get(redeemed)).toBe(5)
+        expect((yield* store.coupons.redemptions).get(redeemed)).toBe(5)
         expect(yield* orders.listEvents({ orderId: order.id, limit: 10 })).toHaveLength(1)
       }))
 
@@ -714,11 +713,11 @@ export const checkoutStoreContract = <E>(
         const orders = yield* OrderStore
         const p1 = uid("prod_a")
         const now = Date.parse("2026-01-30T12:00:00.000Z")
-        yield* store.seedStock([{ id: p1, stock: 10 }])
+        yield* store.inventory.seedStock([{ id: p1, stock: 10 }])
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
-        yield* store.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
-        const version = yield* store.updateSessionAndAttempt(session, attemptOf(session.id, 1), "insert")
+        yield* store.sessions.insert(session)
+        yield* store.inventory.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
+        const version = yield* store.startPaymentAttempt(session, attemptOf(session.id, 1))
         const order = makeOrder({
           id: uid("ord"),
           checkoutSessionId: session.id,
@@ -728,7 +727,7 @@ export const checkoutStoreContract = <E>(
         })
         const completed = { ...session, status: "completed" as const }
         const failed = yield* Effect.flip(store.transaction(Effect.gen(function*() {
-          const written = yield* store.completePaidSessionIfUnchanged({
+          const written = yield* store.completePaidCheckout({
             session: completed,
             version,
             attemptSequence: 1,
@@ -746,7 +745,7 @@ export const checkoutStoreContract = <E>(
         expect(failed).toBeInstanceOf(Boom)
         expect(yield* orders.getOrder(order.id)).toEqual(Option.none())
         expect(yield* orders.listEvents({ orderId: order.id, limit: 10 })).toEqual([])
-        expect(yield* store.getSessionVersion(session.id)).toEqual(Option.some({ session, version }))
+        expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session, version }))
         expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attemptOf(session.id, 1)))
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
       }))
@@ -755,14 +754,14 @@ export const checkoutStoreContract = <E>(
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
-        yield* store.insertSession(session)
+        yield* store.sessions.insert(session)
         const attempt = attemptOf(session.id, 1)
         const locked = yield* Effect.makeLatch(false)
         const holder = yield* Effect.fork(store.transaction(Effect.gen(function*() {
           yield* store.lockSessionForPayment(session.id)
           yield* locked.open
           yield* Effect.sleep("100 millis")
-          yield* store.updateSessionAndAttempt(session, attempt, "insert")
+          yield* store.startPaymentAttempt(session, attempt)
         })))
         yield* locked.await
         const seen = yield* store.transaction(store.lockSessionForPayment(session.id))
@@ -780,15 +779,15 @@ export const checkoutStoreContract = <E>(
         const store = yield* CheckoutStore
         const product = uid("prod")
         const now = Date.now()
-        yield* store.seedStock([{ id: product, stock: 5 }])
+        yield* store.inventory.seedStock([{ id: product, stock: 5 }])
         const results = yield* Effect.forEach(
           Array.from({ length: 20 }, () => uid("cs")),
           (session) =>
             store.transaction(Effect.gen(function*() {
-              const available = yield* store.lockStock([product], now, session)
+              const available = yield* store.inventory.lockStock([product], now, session)
               if ((available.get(product) ?? 0) < 1) return false
               yield* Effect.yieldNow()
-              yield* store.setReservations(session, new Map([[product, 1]]), now + 60_000)
+              yield* store.inventory.setReservations(session, new Map([[product, 1]]), now + 60_000)
               return true
             })),
           { concurrency: "unbounded" }
@@ -801,70 +800,70 @@ export const checkoutStoreContract = <E>(
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"), { items: [{ id: "prod_counter", quantity: 1 }] })
-        yield* store.insertSession(session)
+        yield* store.sessions.insert(session)
         yield* Effect.forEach(
           Array.from({ length: 20 }, (_, i) => i),
           () =>
             store.transaction(Effect.gen(function*() {
-              const current = Option.getOrThrow(yield* store.lockSession(session.id))
+              const { session: current } = Option.getOrThrow(yield* store.sessions.lock(session.id))
               yield* Effect.sleep("2 millis")
               const item = current.items[0]!
-              yield* store.updateSession({ ...current, items: [{ ...item, quantity: item.quantity + 1 }] })
+              yield* store.sessions.update({ ...current, items: [{ ...item, quantity: item.quantity + 1 }] })
             })),
           { concurrency: "unbounded" }
         )
-        const final = Option.getOrThrow(yield* store.getSession(session.id))
+        const final = Option.getOrThrow(yield* store.sessions.get(session.id))
         expect(final.items[0]!.quantity).toBe(21)
       }))
 
     if (options.multiConnection) {
-      it.effect("findExpiredSessionIds skips sessions locked by another transaction", () =>
+      it.effect("lockExpiredSessions skips sessions locked by another transaction", () =>
         Effect.gen(function*() {
           const store = yield* CheckoutStore
           const at = (seconds: number) =>
             new Date(Date.parse("2002-01-01T00:00:00.000Z") + seconds * 1000).toISOString()
           const first = makeSession(uid("cs"), { status: "ready_for_payment", expires_at: at(1) })
           const second = makeSession(uid("cs"), { status: "ready_for_payment", expires_at: at(2) })
-          yield* store.insertSession(first)
-          yield* store.insertSession(second)
+          yield* store.sessions.insert(first)
+          yield* store.sessions.insert(second)
           const now = Date.parse(at(10))
 
           const locked = yield* Effect.makeLatch(false)
           const release = yield* Effect.makeLatch(false)
           const holder = yield* Effect.fork(store.transaction(Effect.gen(function*() {
-            yield* store.lockSession(first.id)
+            yield* store.sessions.lock(first.id)
             yield* locked.open
             yield* release.await
           })))
           yield* locked.await
           // A sweep in another transaction does not wait for the held row and takes the next one.
-          const ids = yield* store.transaction(store.findExpiredSessionIds(now, 10)).pipe(Effect.timeout("5 seconds"))
+          const ids = yield* store.transaction(store.lockExpiredSessions(ACTIVE_STATUSES, now, 10)).pipe(Effect.timeout("5 seconds"))
           yield* release.open
           yield* Fiber.join(holder)
           expect(ids.filter((id) => id === first.id || id === second.id)).toEqual([second.id])
-          expect(yield* store.findExpiredSessionIds(now, 10)).toEqual(
+          expect(yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, 10)).toEqual(
             expect.arrayContaining([first.id, second.id])
           )
         }))
 
-      it.effect("a second lockSession waits for the first transaction to commit", () =>
+      it.effect("a second sessions.lock waits for the first transaction to commit", () =>
         Effect.gen(function*() {
           const store = yield* CheckoutStore
           const session = makeSession(uid("cs"), { items: [{ id: "prod_x", quantity: 1 }] })
-          yield* store.insertSession(session)
+          yield* store.sessions.insert(session)
           const locked = yield* Effect.makeLatch(false)
           const release = yield* Effect.makeLatch(false)
           const events = yield* Effect.sync(() => [] as Array<string>)
           const first = yield* Effect.fork(store.transaction(Effect.gen(function*() {
-            yield* store.lockSession(session.id)
+            yield* store.sessions.lock(session.id)
             yield* locked.open
             yield* release.await
             events.push("first commits")
-            yield* store.updateSession({ ...session, items: [{ id: "prod_x", quantity: 2 }] })
+            yield* store.sessions.update({ ...session, items: [{ id: "prod_x", quantity: 2 }] })
           })))
           yield* locked.await
           const second = yield* Effect.fork(store.transaction(Effect.gen(function*() {
-            const read = Option.getOrThrow(yield* store.lockSession(session.id))
+            const { session: read } = Option.getOrThrow(yield* store.sessions.lock(session.id))
             events.push(`second reads ${read.items[0]!.quantity}`)
           })))
           yield* Effect.sleep("100 millis")
@@ -879,7 +878,7 @@ export const checkoutStoreContract = <E>(
     it.effect("stockLevels lists every product in id order", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
-        const levels = yield* store.stockLevels(Date.now())
+        const levels = yield* store.inventory.stockLevels(Date.now())
         const ids = Chunk.fromIterable(levels.map((level) => level.productId))
         expect(Chunk.toReadonlyArray(ids)).toEqual([...Chunk.toReadonlyArray(ids)].sort())
       }))

@@ -68,8 +68,7 @@ const approvedCharges = Effect.flatMap(ChargeStore, (store) => store.listCharges
 
 /**
  * The completing step fails once after the charge, before anything of it is stored, as if the
- * process died there: the one-step completion before it writes, or the locked completion at its
- * stock write (before COMMIT).
+ * process died there.
  */
 const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>, onCrash: () => void) =>
   Layer.effect(
@@ -80,36 +79,45 @@ const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>,
         Effect.suspend(() =>
           crashes-- > 0 ? Effect.sync(onCrash).pipe(Effect.zipRight(Effect.die(new Error("crash before commit")))) : step
         )
-      return {
+      return CheckoutStore.of({
         ...store,
-        completePaidSessionIfUnchanged: (completion: PaidCompletion) => crash(store.completePaidSessionIfUnchanged(completion)),
-        consumeReservations: (sessionId: string) => crash(store.consumeReservations(sessionId))
-      }
+        completePaidCheckout: (completion: PaidCompletion) => crash(store.completePaidCheckout(completion))
+      })
     })
   ).pipe(Layer.provide(base))
 
-/** What a one-step completion runs instead of `complete` (the store's own), which it may call. */
+/** What the first completion step runs instead of `complete` (the store's own), which it may call. */
 type AroundCompleting = (
   store: CheckoutStoreService,
   completion: PaidCompletion,
   complete: Effect.Effect<boolean, StorageError>
 ) => Effect.Effect<boolean, StorageError>
 
-/** The checkout store, except that each one-step completion goes through `around`. */
+/**
+ * The checkout store, except that the first completion step (the optimistic one, after the
+ * charge) goes through `around`.
+ */
 const withAroundCompleting = (base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>, around: AroundCompleting) =>
   Layer.effect(
     CheckoutStore,
-    Effect.map(CheckoutStore, (store) => ({
-      ...store,
-      completePaidSessionIfUnchanged: (completion: PaidCompletion) =>
-        around(store, completion, store.completePaidSessionIfUnchanged(completion))
-    }))
+    Effect.map(CheckoutStore, (store) => {
+      let first = true
+      return CheckoutStore.of({
+        ...store,
+        completePaidCheckout: (completion: PaidCompletion) =>
+          Effect.suspend(() => {
+            if (!first) return store.completePaidCheckout(completion)
+            first = false
+            return around(store, completion, store.completePaidCheckout(completion))
+          })
+      })
+    })
   ).pipe(Layer.provide(base))
 
 /** The session is written again (as it is) first, as a concurrent request would: the completion finds it changed. */
 const sessionWrittenFirst = (onWrite: () => void): AroundCompleting => (store, completion, complete) =>
-  store.getSession(completion.session.id).pipe(
-    Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: store.updateSession })),
+  store.sessions.get(completion.session.id).pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (session) => Effect.asVoid(store.sessions.update(session)) })),
     Effect.zipRight(Effect.sync(onWrite)),
     Effect.zipRight(complete)
   )
@@ -305,7 +313,7 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           const retried = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
           expect(retried.status).toBe(200)
           expect(yield* approvedCharges).toHaveLength(1) // the same charge
-          const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.stockLevels(0))
+          const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.inventory.stockLevels(0))
           expect(stock.find((level) => level.productId === "print-limited")?.onHand).toBe(2)
         }),
         { crash: true }
@@ -324,7 +332,7 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           const order = completed.body.order
           expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
           expect(yield* approvedCharges).toHaveLength(1)
-          const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.stockLevels(0))
+          const stock = yield* Effect.flatMap(CheckoutStore, (store) => store.inventory.stockLevels(0))
           expect(stock.find((level) => level.productId === "print-limited")).toMatchObject({ onHand: 2, reserved: 0 })
           const orders = yield* OrderStore
           expect(Option.getOrThrow(yield* orders.getOrder(order.id)).sessionId).toBe(session.id)

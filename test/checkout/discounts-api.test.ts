@@ -18,7 +18,7 @@ const approvedCharges = Effect.flatMap(ChargeStore, (store) => store.listCharges
   Effect.map((charges) => charges.filter((charge) => charge.outcome === "approved"))
 )
 
-const redemptions = Effect.flatMap(CheckoutStore, (store) => store.couponRedemptions)
+const redemptions = Effect.flatMap(CheckoutStore, (store) => store.coupons.redemptions)
 
 const discountsSuite = (store: StoreUnderTest) => {
   /** A fresh application over a fresh store; `seed` coupon counts are stored before the app seeds the catalog's. */
@@ -27,7 +27,7 @@ const discountsSuite = (store: StoreUnderTest) => {
       Effect.provide(
         effect,
         testApp({
-          store: Layer.tap(storeLayer, (ctx) => Context.get(ctx, CheckoutStore).seedCoupons(seed).pipe(Effect.orDie))
+          store: Layer.tap(storeLayer, (ctx) => Context.get(ctx, CheckoutStore).coupons.seed(seed).pipe(Effect.orDie))
         })
       )) as Effect.Effect<A, E, never>
 

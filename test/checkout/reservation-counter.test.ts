@@ -98,7 +98,7 @@ const checkSqlInvariants = (now: number, productIds?: ReadonlyArray<string>) =>
     const store = yield* CheckoutStore
     const keep = <A extends { readonly productId: string }>(levels: ReadonlyArray<A>) =>
       productIds === undefined ? levels : levels.filter((level) => productIds.includes(level.productId))
-    expect(keep(yield* store.stockLevels(now))).toEqual(keep(yield* summedLevels(sql.value, now)))
+    expect(keep(yield* store.inventory.stockLevels(now))).toEqual(keep(yield* summedLevels(sql.value, now)))
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -130,7 +130,7 @@ const modelLevels = (model: Model, now: number) =>
   }))
 
 const storeLevels = (productIds: ReadonlyArray<string>, now: number) =>
-  Effect.flatMap(CheckoutStore, (store) => store.stockLevels(now)).pipe(
+  Effect.flatMap(CheckoutStore, (store) => store.inventory.stockLevels(now)).pipe(
     Effect.map((levels) => levels.filter((level) => productIds.includes(level.productId)))
   )
 
@@ -144,7 +144,7 @@ const randomSequence = (seed: number, steps: number) =>
     const sessions = Array.from({ length: 6 }, () => uid("cs"))
     const model: Model = { onHand: new Map(), sessions: new Map() }
     for (const productId of products) model.onHand.set(productId, rng.int(4, 12))
-    yield* store.seedStock(products.map((id) => ({ id, stock: model.onHand.get(id)! })))
+    yield* store.inventory.seedStock(products.map((id) => ({ id, stock: model.onHand.get(id)! })))
     let now = Date.parse("2030-01-01T00:00:00.000Z")
 
     for (let step = 0; step < steps; step++) {
@@ -162,22 +162,22 @@ const randomSequence = (seed: number, steps: number) =>
         }
         // Expired already, at the boundary, or live for a while.
         const expiresAt = keep && rng.next() < 0.5 ? current.expiresAt : now + rng.pick([-5_000, 0, 10_000, 60_000])
-        yield* store.transaction(store.setReservations(sessionId, items, expiresAt))
+        yield* store.transaction(store.inventory.setReservations(sessionId, items, expiresAt))
         if (items.size === 0) model.sessions.delete(sessionId)
         else model.sessions.set(sessionId, { items, expiresAt })
       } else if (dice < 0.6) {
-        yield* store.transaction(store.releaseReservations(sessionId))
+        yield* store.transaction(store.inventory.releaseReservations(sessionId))
         model.sessions.delete(sessionId)
       } else if (dice < 0.7) {
         // What the expiry sweep does: release every session whose reservations have expired.
         const expired = [...model.sessions].filter(([, r]) => r.expiresAt <= now).map(([id]) => id)
-        yield* store.transaction(Effect.forEach(expired, (id) => store.releaseReservations(id), { discard: true }))
+        yield* store.transaction(Effect.forEach(expired, (id) => store.inventory.releaseReservations(id), { discard: true }))
         for (const id of expired) model.sessions.delete(id)
       } else if (dice < 0.8) {
         const reservation = model.sessions.get(sessionId)
         const enough = reservation === undefined ||
           [...reservation.items].every(([productId, quantity]) => model.onHand.get(productId)! >= quantity)
-        const exit = yield* Effect.exit(store.transaction(store.consumeReservations(sessionId)))
+        const exit = yield* Effect.exit(store.transaction(store.inventory.consumeReservations(sessionId)))
         if (enough) {
           expect(exit._tag, context).toBe("Success")
           for (const [productId, quantity] of reservation?.items ?? []) {
@@ -190,7 +190,7 @@ const randomSequence = (seed: number, steps: number) =>
         }
       } else {
         const asked = products.filter(() => rng.next() < 0.6)
-        const available = yield* store.transaction(store.lockStock(asked, now, sessionId))
+        const available = yield* store.transaction(store.inventory.lockStock(asked, now, sessionId))
         expect(available, context).toEqual(
           new Map(
             [...asked].sort().map((productId) => [
@@ -216,32 +216,32 @@ const counterContract = <E>(name: string, storeLayer: Layer.Layer<CheckoutStore,
         const product = uid("prod")
         const [stale, live, asking] = [uid("cs"), uid("cs"), uid("cs")]
         const now = Date.parse("2030-01-01T00:00:00.000Z")
-        yield* store.seedStock([{ id: product, stock: 10 }])
-        yield* store.setReservations(stale, new Map([[product, 6]]), now + 1_000)
-        yield* store.setReservations(live, new Map([[product, 3]]), now + 60_000)
-        expect(yield* store.transaction(store.lockStock([product], now, asking))).toEqual(new Map([[product, 1]]))
+        yield* store.inventory.seedStock([{ id: product, stock: 10 }])
+        yield* store.inventory.setReservations(stale, new Map([[product, 6]]), now + 1_000)
+        yield* store.inventory.setReservations(live, new Map([[product, 3]]), now + 60_000)
+        expect(yield* store.transaction(store.inventory.lockStock([product], now, asking))).toEqual(new Map([[product, 1]]))
         // One second later the stale reservation has expired; nobody has swept it.
         const later = now + 1_000
-        expect(yield* store.transaction(store.lockStock([product], later, asking))).toEqual(new Map([[product, 7]]))
-        expect(yield* store.transaction(store.lockStock([product], later, stale))).toEqual(new Map([[product, 7]]))
-        expect(yield* store.transaction(store.lockStock([product], later, live))).toEqual(new Map([[product, 10]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, asking))).toEqual(new Map([[product, 7]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, stale))).toEqual(new Map([[product, 7]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, live))).toEqual(new Map([[product, 10]]))
         expect(yield* storeLevels([product], later)).toEqual([{ productId: product, onHand: 10, reserved: 3 }])
         yield* checkSqlInvariants(later, [product])
         // Reserving all that is available while the expired rows are still there.
-        yield* store.transaction(store.setReservations(asking, new Map([[product, 7]]), later + 60_000))
-        expect(yield* store.transaction(store.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, 0]]))
+        yield* store.transaction(store.inventory.setReservations(asking, new Map([[product, 7]]), later + 60_000))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, 0]]))
         yield* checkSqlInvariants(later, [product])
         // The sweep releases the stale rows: nothing changes for anyone.
-        yield* store.transaction(store.releaseReservations(stale))
-        expect(yield* store.transaction(store.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, 0]]))
-        expect(yield* store.transaction(store.lockStock([product], later, asking))).toEqual(new Map([[product, 7]]))
+        yield* store.transaction(store.inventory.releaseReservations(stale))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, 0]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, asking))).toEqual(new Map([[product, 7]]))
         expect(yield* storeLevels([product], later)).toEqual([{ productId: product, onHand: 10, reserved: 10 }])
         yield* checkSqlInvariants(later, [product])
         // The store does not refuse a reservation beyond what is available (the reducer does): a
         // stale session renewing its reservation overbooks, and everyone sees it.
-        yield* store.transaction(store.setReservations(stale, new Map([[product, 6]]), later + 60_000))
-        expect(yield* store.transaction(store.lockStock([product], later, stale))).toEqual(new Map([[product, 0]]))
-        expect(yield* store.transaction(store.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, -6]]))
+        yield* store.transaction(store.inventory.setReservations(stale, new Map([[product, 6]]), later + 60_000))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, stale))).toEqual(new Map([[product, 0]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, -6]]))
         yield* checkSqlInvariants(later, [product])
       }))
 
@@ -251,11 +251,11 @@ const counterContract = <E>(name: string, storeLayer: Layer.Layer<CheckoutStore,
         const [p1, p2] = [uid("prod_a"), uid("prod_b")].sort()
         const session = uid("cs")
         const now = Date.parse("2030-01-01T00:00:00.000Z")
-        yield* store.seedStock([{ id: p1!, stock: 5 }, { id: p2!, stock: 5 }])
-        yield* store.setReservations(session, new Map([[p1!, 2]]), now + 60_000)
+        yield* store.inventory.seedStock([{ id: p1!, stock: 5 }, { id: p2!, stock: 5 }])
+        yield* store.inventory.setReservations(session, new Map([[p1!, 2]]), now + 60_000)
         const failed = yield* Effect.flip(store.transaction(Effect.gen(function*() {
-          yield* store.setReservations(session, new Map([[p1!, 1], [p2!, 4]]), now + 60_000)
-          yield* store.transaction(store.consumeReservations(session))
+          yield* store.inventory.setReservations(session, new Map([[p1!, 1], [p2!, 4]]), now + 60_000)
+          yield* store.transaction(store.inventory.consumeReservations(session))
           return yield* Effect.fail("boom" as const)
         })))
         expect(failed).toBe("boom")
@@ -267,9 +267,9 @@ const counterContract = <E>(name: string, storeLayer: Layer.Layer<CheckoutStore,
         // A savepoint rolled back inside a transaction that commits.
         yield* store.transaction(Effect.gen(function*() {
           yield* Effect.flip(store.transaction(
-            Effect.zipRight(store.releaseReservations(session), Effect.fail("inner" as const))
+            Effect.zipRight(store.inventory.releaseReservations(session), Effect.fail("inner" as const))
           ))
-          yield* store.setReservations(session, new Map([[p1!, 3]]), now + 60_000)
+          yield* store.inventory.setReservations(session, new Map([[p1!, 3]]), now + 60_000)
         }))
         expect(yield* storeLevels([p1!, p2!], now)).toEqual([
           { productId: p1, onHand: 5, reserved: 3 },
@@ -318,10 +318,10 @@ const sqlStoreDetails = (name: string, database: TestDatabase) =>
             yield* sql`
               INSERT INTO checkout_sessions (id, status, data, expires_at)
               VALUES (${id}, 'ready_for_payment', ${JSON.stringify(data)}::jsonb, now())`.pipe(Effect.orDie)
-            const read = yield* Effect.flip(store.getSession(id))
+            const read = yield* Effect.flip(store.sessions.get(id))
             expect(read).toBeInstanceOf(StorageError)
             expect(read.reason).toBe("failure")
-            const locked = yield* Effect.flip(store.transaction(store.lockSession(id)))
+            const locked = yield* Effect.flip(store.transaction(store.sessions.lock(id)))
             expect(locked).toBeInstanceOf(StorageError)
             expect(locked.reason).toBe("failure")
           }
@@ -332,17 +332,17 @@ const sqlStoreDetails = (name: string, database: TestDatabase) =>
           const store = yield* CheckoutStore
           const [known, late] = [uid("prod_a"), uid("prod_b")]
           const now = Date.parse("2030-01-01T00:00:00.000Z")
-          yield* store.seedStock([{ id: known, stock: 5 }])
-          yield* store.setReservations(uid("cs"), new Map([[known, 1], [late, 2]]), now + 60_000)
-          yield* store.setReservations(uid("cs"), new Map([[late, 3]]), now - 1)
-          yield* store.seedStock([{ id: late, stock: 9 }, { id: known, stock: 100 }])
+          yield* store.inventory.seedStock([{ id: known, stock: 5 }])
+          yield* store.inventory.setReservations(uid("cs"), new Map([[known, 1], [late, 2]]), now + 60_000)
+          yield* store.inventory.setReservations(uid("cs"), new Map([[late, 3]]), now - 1)
+          yield* store.inventory.seedStock([{ id: late, stock: 9 }, { id: known, stock: 100 }])
           expect(yield* storeLevels([known, late].sort(), now)).toEqual(
             [{ productId: known, onHand: 5, reserved: 1 }, { productId: late, onHand: 9, reserved: 2 }].sort((a, b) =>
               a.productId < b.productId ? -1 : 1
             )
           )
           yield* checkSqlInvariants(now, [known, late])
-          expect(yield* store.transaction(store.lockStock([late], now, uid("cs")))).toEqual(new Map([[late, 7]]))
+          expect(yield* store.transaction(store.inventory.lockStock([late], now, uid("cs")))).toEqual(new Map([[late, 7]]))
         }))
     }
   )
@@ -385,7 +385,7 @@ const createRequest = (items: CheckoutSessionCreateRequest["items"]): CheckoutSe
 const levelsNow = Effect.gen(function*() {
   const now = yield* Clock.currentTimeMillis
   yield* checkSqlInvariants(now)
-  const levels = yield* Effect.flatMap(CheckoutStore, (store) => store.stockLevels(now))
+  const levels = yield* Effect.flatMap(CheckoutStore, (store) => store.inventory.stockLevels(now))
   return Object.fromEntries(levels.map((level) => [level.productId, [level.onHand, level.reserved] as const]))
 })
 
@@ -579,20 +579,20 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
           const product = uid("prod")
           const [stale, fresh, asking] = [uid("cs"), uid("cs"), uid("cs")]
           const now = Date.parse("2030-01-01T00:00:00.000Z")
-          yield* store.seedStock([{ id: product, stock: 10 }])
-          yield* store.setReservations(stale, new Map([[product, 4]]), now - 1)
+          yield* store.inventory.seedStock([{ id: product, stock: 10 }])
+          yield* store.inventory.setReservations(stale, new Map([[product, 4]]), now - 1)
           const locked = yield* Effect.makeLatch(false)
           const release = yield* Effect.makeLatch(false)
           // The sweep: takes the stale rows off (counter 4 → 0) and reserves 3 for another session.
           const first = yield* Effect.fork(store.transaction(Effect.gen(function*() {
-            yield* store.lockStock([product], now, fresh)
+            yield* store.inventory.lockStock([product], now, fresh)
             yield* locked.open
             yield* release.await
-            yield* store.releaseReservations(stale)
-            yield* store.setReservations(fresh, new Map([[product, 3]]), now + 60_000)
+            yield* store.inventory.releaseReservations(stale)
+            yield* store.inventory.setReservations(fresh, new Map([[product, 3]]), now + 60_000)
           })))
           yield* locked.await
-          const second = yield* Effect.fork(store.transaction(store.lockStock([product], now, asking)))
+          const second = yield* Effect.fork(store.transaction(store.inventory.lockStock([product], now, asking)))
           yield* Effect.sleep("100 millis")
           yield* release.open
           yield* Fiber.join(first)

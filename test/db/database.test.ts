@@ -64,7 +64,7 @@ describe("database layer", () => {
       const database = makeDatabaseLayer({ kind: "embedded", dataDir, loadDataDir })
       const session = makeSession("cs_persisted")
 
-      yield* Effect.flatMap(CheckoutStore, (store) => store.insertSession(session)).pipe(
+      yield* Effect.flatMap(CheckoutStore, (store) => store.sessions.insert(session)).pipe(
         Effect.provide(SqlCheckoutStore.pipe(Layer.provideMerge(database)))
       )
       expect(existsSync(dataDir)).toBe(true)
@@ -72,7 +72,7 @@ describe("database layer", () => {
       const [read, migrations] = yield* Effect.gen(function*() {
         const store = yield* CheckoutStore
         const sql = yield* SqlClient.SqlClient
-        const read = yield* store.getSession(session.id)
+        const read = yield* store.sessions.get(session.id)
         const migrations = yield* sql<{ name: string }>`SELECT name FROM effect_sql_migrations`
         return [read, migrations] as const
       }).pipe(Effect.provide(SqlCheckoutStore.pipe(Layer.provideMerge(database))))
@@ -165,7 +165,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL connection loss", () => {
       const [row] = yield* sql<{ name: string }>`SELECT current_database() AS name`
       const name = row!.name
       const error = yield* Effect.flip(store.transaction(Effect.gen(function*() {
-        yield* store.getSession("cs_any")
+        yield* store.sessions.get("cs_any")
         // Any SqlClient's statement inside a transaction runs on that transaction's connection
         // (the tag is shared), so the admin query must leave the transaction context.
         const killed = yield* admin<{ pid: number }>`SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
@@ -176,7 +176,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL connection loss", () => {
           )
         expect(killed.length).toBeGreaterThan(0)
         yield* Effect.sleep("50 millis")
-        yield* store.getSession("cs_any")
+        yield* store.sessions.get("cs_any")
       })))
       expect(error).toMatchObject({ _tag: "StorageError", reason: "unavailable" })
       yield* store.ping

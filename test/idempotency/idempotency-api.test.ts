@@ -92,7 +92,7 @@ const isReplay = (response: TestResponse) => response.headers.get("idempotent-re
 /** Units of `productId` held by live reservations in `store`. */
 const reserved = (store: CheckoutStoreService, productId: string) =>
   Clock.currentTimeMillis.pipe(
-    Effect.flatMap((now) => store.stockLevels(now)),
+    Effect.flatMap((now) => store.inventory.stockLevels(now)),
     Effect.map((levels) => levels.find((l) => l.productId === productId)?.reserved ?? 0)
   )
 
@@ -544,10 +544,10 @@ describe("failures are not stored", () => {
       let failures = 1
       const flaky: CheckoutStoreService = {
         ...base,
-        insertSessionIfAvailable: (...args) =>
+        createSessionReservingStock: (...args) =>
           failures-- > 0
             ? Effect.fail(new StorageError({ reason: "unavailable", cause: new Error("connection refused") }))
-            : base.insertSessionIfAvailable(...args)
+            : base.createSessionReservingStock(...args)
       }
       yield* run(
         Effect.gen(function*() {

@@ -1,7 +1,7 @@
 /**
- * `CheckoutStore.completePaidSessionIfUnchanged` in one statement: locks the session and goes on
- * only if it is still at `p_version` (what the caller's first payment transaction wrote) and its
- * attempt `p_sequence` is still pending; then marks the attempt succeeded, stores the completed
+ * `CheckoutStore.completePaidCheckout` in one statement: locks the session and goes on only if it
+ * is still at `p_version` (the version the completion was decided on) and its attempt
+ * `p_sequence` is still pending; then marks the attempt succeeded, stores the completed
  * session, saves the order with its `order_create` event (`order_save_with_event`), counts the held
  * coupons and consumes the reservations, taking locks in the order of the locked transaction it
  * stands for (session, coupons in id order, stock in product-id order). Returns the event's

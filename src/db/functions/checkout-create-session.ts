@@ -1,11 +1,16 @@
 /**
- * `CheckoutStore.insertSessionIfAvailable` in one statement: locks the stock rows of the session's
- * reservations (product-id order, like every stock lock), computes what is available to the new
- * session exactly as `checkout_lock_stock` does (the add-back is a statement of its own, so it sees
- * what a transaction it waited for committed), and only when every reservation fits inserts the
- * session and its reservations and moves the counters; otherwise it changes nothing and returns
- * the availability it saw. The add-back reads the session's own rows and other sessions' expired
- * ones as two index range scans (primary key, `reservations_product_expires_at`).
+ * `CheckoutStore.createSessionReservingStock` in one statement: locks the stock rows of the
+ * session's reservations (product-id order, like every stock lock), computes what is available to
+ * the new session exactly as `checkout_lock_stock` does (the add-back is a statement of its own, so
+ * it sees what a transaction it waited for committed), and only when every reservation fits
+ * inserts the session and its reservations and moves the counters; otherwise it changes nothing.
+ * Returns whether it inserted. The add-back reads the session's own rows and other sessions'
+ * expired ones as two index range scans (primary key, `reservations_product_expires_at`).
+ *
+ * "Fits" is the domain's rule (`reservationsFit` of `src/checkout/inventory.ts`: each quantity at
+ * most what is available, a product without a stock row having none), decided here so that the
+ * check and the write are one atomic step without locks held between round trips;
+ * `test/checkout/stock-fits.property.test.ts` requires the same answers as the domain's.
  */
 import type { SqlFunction } from "../sql-functions.ts"
 
@@ -16,13 +21,12 @@ export const checkoutCreateSession: SqlFunction = {
     p_id text, p_status text, p_data jsonb, p_expires_at timestamptz, p_created_at timestamptz,
     p_updated_at timestamptz, p_products text[], p_quantities integer[], p_reserved_until timestamptz,
     p_now timestamptz
-  ) RETURNS jsonb
+  ) RETURNS boolean
   LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
   DECLARE
     v_products text[];
     v_free integer[];
     v_fits boolean;
-    v_available jsonb;
   BEGIN
     SELECT array_agg(l.product_id ORDER BY l.product_id), array_agg(l.free ORDER BY l.product_id)
     INTO v_products, v_free
@@ -32,10 +36,8 @@ export const checkoutCreateSession: SqlFunction = {
       ORDER BY s.product_id
       FOR UPDATE
     ) l;
-    SELECT COALESCE(bool_and(l.product_id IS NOT NULL AND w.quantity <= l.free + COALESCE(b.back, 0)), true),
-           COALESCE(jsonb_object_agg(l.product_id, l.free + COALESCE(b.back, 0)) FILTER (WHERE l.product_id IS NOT NULL),
-                    '{}'::jsonb)
-    INTO v_fits, v_available
+    SELECT COALESCE(bool_and(w.quantity <= COALESCE(l.free + COALESCE(b.back, 0), 0)), true)
+    INTO v_fits
     FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
     LEFT JOIN unnest(v_products, v_free) AS l (product_id, free) ON l.product_id = w.product_id
     LEFT JOIN (
@@ -49,7 +51,7 @@ export const checkoutCreateSession: SqlFunction = {
       GROUP BY x.product_id
     ) b ON b.product_id = w.product_id;
     IF NOT v_fits THEN
-      RETURN jsonb_build_object('inserted', false, 'available', v_available);
+      RETURN false;
     END IF;
     INSERT INTO checkout_sessions (id, status, data, expires_at, created_at, updated_at, version)
     VALUES (p_id, p_status, p_data, p_expires_at, p_created_at, p_updated_at, 1);
@@ -61,7 +63,7 @@ export const checkoutCreateSession: SqlFunction = {
       SELECT p_id, w.product_id, w.quantity, p_reserved_until
       FROM unnest(p_products, p_quantities) AS w (product_id, quantity);
     END IF;
-    RETURN jsonb_build_object('inserted', true);
+    RETURN true;
   END
   $fn$
 `

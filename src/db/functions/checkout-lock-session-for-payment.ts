@@ -1,6 +1,6 @@
 /**
- * `CheckoutStore.lockSessionForPayment` in one round trip: locks the session row, then reads its
- * latest payment attempt and its coupon holds in statements of their own, so they see what a
+ * `CheckoutStore.lockSessionForPayment` in one round trip: locks the session row (its data and
+ * version), then reads its latest payment attempt and its coupon holds in statements of their own, so they see what a
  * transaction it waited for committed (in one plain statement they would be read on the snapshot
  * taken before the wait). No row when the session is absent.
  */
@@ -10,10 +10,10 @@ export const checkoutLockSessionForPayment: SqlFunction = {
   name: "checkout_lock_session_for_payment",
   definition: `
   CREATE OR REPLACE FUNCTION checkout_lock_session_for_payment(p_session text)
-  RETURNS TABLE (out_data jsonb, out_attempt jsonb, out_coupon_holds text[])
+  RETURNS TABLE (out_data jsonb, out_version bigint, out_attempt jsonb, out_coupon_holds text[])
   LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
   BEGIN
-    SELECT s.data INTO out_data FROM checkout_sessions s WHERE s.id = p_session FOR UPDATE;
+    SELECT s.data, s.version INTO out_data, out_version FROM checkout_sessions s WHERE s.id = p_session FOR UPDATE;
     IF NOT FOUND THEN
       RETURN;
     END IF;

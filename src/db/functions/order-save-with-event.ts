@@ -1,8 +1,12 @@
 /**
  * Writes an order row (a new one, or the new state of an existing one) and queues its webhook
  * event with the next sequence of the order. `OrderStore.saveOrderWithEvent` and
- * `checkout_complete_paid` both call it, so the SQL of an order change is written once.
+ * `checkout_complete_paid` both call it, so the SQL of an order change is written once; both pass
+ * it what to write with `orderChangeArguments`.
  */
+import type { SqlClient } from "@effect/sql"
+import { eventJson, orderJson } from "../../orders/order-json.ts"
+import type { OrderChange } from "../../orders/order-store.ts"
 import type { SqlFunction } from "../sql-functions.ts"
 
 export const orderSaveWithEvent: SqlFunction = {
@@ -29,3 +33,14 @@ export const orderSaveWithEvent: SqlFunction = {
   $fn$
 `
 }
+
+const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
+
+/**
+ * The arguments of `order_save_with_event` for one order change, in its parameter order (also the
+ * last arguments of `checkout_complete_paid`).
+ */
+export const orderChangeArguments = (sql: SqlClient.SqlClient, { event, stored }: OrderChange) =>
+  sql`${stored.order.id}, ${stored.sessionId}, ${orderJson(stored.order)}::jsonb,
+      ${iso(stored.createdAt)}::timestamptz, ${event.id}, ${event.payload.type},
+      ${eventJson(event.payload)}::jsonb, ${iso(event.now)}::timestamptz`

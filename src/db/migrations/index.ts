@@ -16,6 +16,7 @@ import m0006 from "./0006_coupons.ts"
 import m0007 from "./0007_stock_reserved.ts"
 import m0012 from "./0012_rate_limits.ts"
 import m0013 from "./0013_sql_functions.ts"
+import m0014 from "./0014_checkout_function_results.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -27,7 +28,8 @@ export const migrations: Record<string, Migration> = {
   "0006_coupons": m0006,
   "0007_stock_reserved": m0007,
   "0012_rate_limits": m0012,
-  "0013_sql_functions": m0013
+  "0013_sql_functions": m0013,
+  "0014_checkout_function_results": m0014
 }
 
 /** The id of the newest migration this build knows. */

@@ -1,0 +1,155 @@
+/**
+ * Reading and changing checkout sessions (every use case but completing): the domain reducer
+ * applied to stored state at the Clock's time, each change one atomic store step or one
+ * transaction under the session's lock.
+ *
+ * Create and an update that keeps the items are written optimistically (`writeOptimistically`):
+ * the reducer runs without locks and one conditional store step writes its outcome; only when
+ * that step finds what was decided on changed does the same decision run again under the locks.
+ * Every other change locks first.
+ */
+import { Clock, Effect, Option } from "effect"
+import type { CheckoutSessionCreateRequest, CheckoutSessionUpdateRequest } from "./checkout-schemas.ts"
+import { SessionNotFound } from "./checkout-errors.ts"
+import { type CheckoutContext, found } from "./checkout-context-service.ts"
+import { writeOptimistically } from "./checkout-store.ts"
+import { reduce } from "./session-reducer.ts"
+import { isExpiredAt, view } from "./session-view.ts"
+import {
+  ACTIVE_STATUSES,
+  type ReducerError,
+  type Session,
+  SessionCommand,
+  type SessionFinal,
+  toCheckoutSession,
+  type Transition
+} from "./session-model.ts"
+import type { StorageError } from "../db/storage-error.ts"
+
+const uniqueProductIds = (...lists: ReadonlyArray<ReadonlyArray<{ readonly id: string }> | undefined>) =>
+  [...new Set(lists.flatMap((list) => (list ?? []).map((item) => item.id)))].sort()
+
+export const makeSessionChanges = (ctx: CheckoutContext) => {
+  const { ids, store } = ctx
+
+  /**
+   * The reducer runs first with the stock `unchecked` (no lock held), then one store step locks
+   * the stock rows, checks that each reservation fits and writes the session with them. When one
+   * does not fit, the create runs again in a transaction with the stock locked and the reducer
+   * given what is available, so the answer (`out_of_stock` with the first item that does not fit)
+   * is the one the reducer gives.
+   */
+  const create = (request: CheckoutSessionCreateRequest): Effect.Effect<Session, ReducerError | StorageError> =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const id = yield* ids.make("cs_")
+      const redemptions = yield* ctx.couponUsage(request.discounts?.codes ?? [], now, id, false)
+      const created = yield* writeOptimistically(store.transaction, {
+        snapshot: Effect.succeed<ReadonlyMap<string, number> | "unchecked">("unchecked"),
+        lockedSnapshot: store.inventory.lockStock(uniqueProductIds(request.items), now, id),
+        decide: (available) =>
+          reduce(undefined, SessionCommand.Create({ id, request }), ctx.reducerContext(now, available, redemptions)),
+        write: (transition) => store.createSessionReservingStock(transition, now)
+      })
+      return created.session
+    })
+
+  const get = (id: string): Effect.Effect<Session, SessionNotFound | StorageError> =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const session = yield* store.sessions.get(id)
+      if (Option.isNone(session)) return yield* new SessionNotFound({ id })
+      return view(session.value, now)
+    })
+
+  /**
+   * `get` as the session's wire form in JSON text: the store's own serialization when the session
+   * shows as stored (one statement, nothing decoded), the view of `get` serialized when it must
+   * show expired.
+   */
+  const getJson = (id: string): Effect.Effect<string, SessionNotFound | StorageError> =>
+    Effect.flatMap(found(id, store.sessions.getJson(id)), (stored) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        isExpiredAt(stored, now)
+          ? Effect.map(get(id), (session) => JSON.stringify(toCheckoutSession(session)))
+          : Effect.succeed(stored.json)))
+
+  /** Runs the update on `session` (coupon redemptions read without locking). */
+  const decideUpdate = (
+    session: Session,
+    request: CheckoutSessionUpdateRequest,
+    now: number,
+    available?: ReadonlyMap<string, number>
+  ) =>
+    Effect.flatMap(
+      ctx.couponUsage(request.discounts?.codes ?? session.discounts?.codes ?? [], now, session.id, false),
+      (redemptions) => reduce(session, SessionCommand.Update({ request }), ctx.reducerContext(now, available, redemptions))
+    )
+
+  /**
+   * An update that keeps the items keeps their reservations (only their expiry follows the
+   * session's), so it needs no stock lock: read the session with its version, reduce, write if
+   * unchanged (a refusal answers at once: it was true when read). An update that changes the items
+   * locks the session and the stock of its old and new items.
+   */
+  const update = (
+    id: string,
+    request: CheckoutSessionUpdateRequest
+  ): Effect.Effect<Session, ReducerError | SessionNotFound | StorageError> =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      if (request.items === undefined) {
+        const updated = yield* writeOptimistically(store.transaction, {
+          snapshot: found(id, store.sessions.getVersioned(id)),
+          lockedSnapshot: found(id, store.sessions.lock(id)),
+          decide: ({ session }) => decideUpdate(session, request, now),
+          write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version)
+        })
+        return updated.session
+      }
+      return yield* store.transaction(Effect.gen(function*() {
+        const { session } = yield* found(id, store.sessions.lock(id))
+        const available = yield* store.inventory.lockStock(uniqueProductIds(session.items, request.items), now, id)
+        const transition = yield* decideUpdate(session, request, now, available)
+        yield* store.updateSessionAndReservations(transition)
+        return transition.session
+      }))
+    })
+
+  const cancel = (id: string): Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError> =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      return yield* store.transaction(Effect.gen(function*() {
+        const { session } = yield* found(id, store.sessions.lock(id))
+        const transition = yield* reduce(session, SessionCommand.Cancel(), ctx.reducerContext(now)).pipe(
+          Effect.catchIf((error) => error._tag !== "SessionFinal", Effect.die)
+        ) as Effect.Effect<Transition, SessionFinal>
+        yield* store.updateSessionAndReservations(transition)
+        return transition.session
+      }))
+    })
+
+  /** Marks sessions idle past their TTL as expired and releases their stock; returns how many. */
+  const expireDue = (limit: number): Effect.Effect<number, StorageError> =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      return yield* store.transaction(Effect.gen(function*() {
+        const due = yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, limit)
+        let expired = 0
+        for (const id of due) {
+          const locked = yield* store.sessions.lock(id)
+          if (Option.isNone(locked)) continue
+          const transition = yield* reduce(locked.value.session, SessionCommand.Expire(), ctx.reducerContext(now)).pipe(
+            Effect.orDie
+          )
+          if (transition.session.status === "expired") {
+            yield* store.updateSessionAndReservations(transition)
+            expired++
+          }
+        }
+        return expired
+      }))
+    })
+
+  return { create, get, getJson, update, cancel, expireDue }
+}

@@ -1,0 +1,66 @@
+/**
+ * How the SQL checkout stores keep a session in its `checkout_sessions` row: the session as JSON in
+ * `data` (with `status`, `expires_at`, `created_at`, `updated_at` and `version` in columns of
+ * their own), read back with a structural check instead of a schema decode.
+ */
+import { SqlError } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { SessionStatus } from "./checkout-schemas.ts"
+import type { Session } from "./session-model.ts"
+import type { SessionJson } from "./checkout-store.ts"
+import { fromSqlError, StorageError } from "../db/storage-error.ts"
+
+const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
+
+/** A statement's SqlError as the stores report it. */
+export const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
+  Effect.mapError(effect, fromSqlError)
+
+export const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
+
+/** `jsonb` arrives parsed from node-postgres; accept text too, for other drivers. */
+export const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
+
+/** A failure of what the store reads back (not what it was asked). */
+export const storedDataFailure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })
+
+/**
+ * A stored session. The JSON is written only by these stores, from an already typed `Session`
+ * (`sessionJson`), so a full schema decode on every read would only re-check what was checked
+ * before writing: a structural check that it is what they write (an object with a string `id`
+ * and a known `status`) is enough.
+ */
+const isStoredSession = (value: unknown): value is Session =>
+  typeof value === "object" && value !== null && !Array.isArray(value) &&
+  typeof (value as { readonly id?: unknown }).id === "string" &&
+  SESSION_STATUSES.has((value as { readonly status?: unknown }).status)
+
+/** The stored JSON is the session as typed: the schema has no transformations (checked here). */
+export const sessionJson = (session: Session): string => {
+  const encoded: typeof Session.Encoded = session
+  return JSON.stringify(encoded)
+}
+
+/** The session of a row's `data`, or none without a row. */
+export const sessionFromRow = (
+  row: { readonly data: unknown } | undefined
+): Effect.Effect<Option.Option<Session>, StorageError> => {
+  if (row === undefined) return Effect.succeed(Option.none())
+  let json: unknown
+  try {
+    json = jsonValue(row.data)
+  } catch (cause) {
+    return Effect.fail(new StorageError({ reason: "failure", cause }))
+  }
+  return isStoredSession(json)
+    ? Effect.succeed(Option.some(json))
+    : Effect.fail(storedDataFailure("stored session: not an object with an id and a status"))
+}
+
+/** A row of `getJson`: what a stored session's status and deadline must be to be answered. */
+export const sessionJsonFromRow = (
+  row: { readonly status: unknown; readonly expires_at: unknown; readonly json: unknown }
+): SessionJson | undefined =>
+  SESSION_STATUSES.has(row.status) && typeof row.expires_at === "string" && typeof row.json === "string"
+    ? { status: row.status as SessionJson["status"], expires_at: row.expires_at, json: row.json }
+    : undefined

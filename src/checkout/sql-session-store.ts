@@ -1,0 +1,78 @@
+/**
+ * `SessionStore` over SQL: the `checkout_sessions` table. `lock` is `SELECT … FOR UPDATE`: a
+ * second transaction on the same session waits there until the first commits, then reads the
+ * committed row. `version` moves on with every write of a session (here and in the steps of
+ * `sql-checkout-store.ts`); conditional writes compare it.
+ */
+import type { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { INTERNAL_SESSION_FIELDS, type Session } from "./session-model.ts"
+import type { SessionJson, SessionStore, VersionedSession } from "./checkout-store.ts"
+import type { StorageError } from "../db/storage-error.ts"
+import { run, sessionFromRow, sessionJson, sessionJsonFromRow, storedDataFailure } from "./sql-session-row.ts"
+
+/** The columns an update of `session` sets, its version moved on. */
+export const sessionAssignments = (sql: SqlClient.SqlClient, session: Session) =>
+  sql`status = ${session.status}, data = ${sessionJson(session)}::jsonb,
+      expires_at = ${session.expires_at}::timestamptz, updated_at = ${session.updated_at}::timestamptz,
+      version = version + 1`
+
+/** An update of `session` that must have matched its row: answers the new version. */
+export const updatedVersion = (session: Session) => (rows: ReadonlyArray<{ readonly version: number | string }>) =>
+  rows.length === 1
+    ? Effect.succeed(Number(rows[0]!.version))
+    : Effect.fail(storedDataFailure(`updateSession: no session ${session.id}`))
+
+export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
+  const versioned = (rows: ReadonlyArray<{ readonly data: unknown; readonly version: number | string }>) =>
+    Effect.map(
+      sessionFromRow(rows[0]),
+      Option.map((session): VersionedSession => ({ session, version: Number(rows[0]!.version) }))
+    )
+
+  const get = (id: string) =>
+    run(sql<{ data: unknown }>`SELECT data FROM checkout_sessions WHERE id = ${id}`).pipe(
+      Effect.flatMap((rows) => sessionFromRow(rows[0]))
+    )
+
+  /**
+   * The wire form projected and serialized by PostgreSQL (`data` without the internal fields, as
+   * text): no JSON parsed or built here. jsonb's text form spaces its separators and orders keys
+   * its own way; it is the same JSON value.
+   */
+  const getJson = (id: string): Effect.Effect<Option.Option<SessionJson>, StorageError> =>
+    run(sql<{ status: unknown; expires_at: unknown; json: unknown }>`
+      SELECT data->>'status' AS status, data->>'expires_at' AS expires_at,
+             (data - ${INTERNAL_SESSION_FIELDS}::text[])::text AS json
+      FROM checkout_sessions WHERE id = ${id}`).pipe(
+      Effect.flatMap((rows) => {
+        if (rows[0] === undefined) return Effect.succeed(Option.none())
+        const read = sessionJsonFromRow(rows[0])
+        return read === undefined
+          ? Effect.fail(storedDataFailure("stored session: no known status or no deadline"))
+          : Effect.succeed(Option.some(read))
+      })
+    )
+
+  const getVersioned = (id: string) =>
+    run(sql<{ data: unknown; version: number | string }>`
+      SELECT data, version FROM checkout_sessions WHERE id = ${id}`).pipe(Effect.flatMap(versioned))
+
+  const lock = (id: string) =>
+    run(sql<{ data: unknown; version: number | string }>`
+      SELECT data, version FROM checkout_sessions WHERE id = ${id} FOR UPDATE`).pipe(Effect.flatMap(versioned))
+
+  const insert = (session: Session) =>
+    run(sql`
+      INSERT INTO checkout_sessions (id, status, data, expires_at, created_at, updated_at, version)
+      VALUES (${session.id}, ${session.status}, ${sessionJson(session)}::jsonb, ${session.expires_at}::timestamptz,
+              ${session.created_at}::timestamptz, ${session.updated_at}::timestamptz, 1)`).pipe(Effect.asVoid)
+
+  const update = (session: Session) =>
+    run(sql<{ version: number | string }>`
+      UPDATE checkout_sessions SET ${sessionAssignments(sql, session)}
+      WHERE id = ${session.id}
+      RETURNING version`).pipe(Effect.flatMap(updatedVersion(session)))
+
+  return { get, getJson, getVersioned, lock, insert, update }
+}
