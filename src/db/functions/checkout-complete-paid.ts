@@ -11,6 +11,7 @@ import type { SqlFunction } from "../sql-functions.ts"
 
 export const checkoutCompletePaid: SqlFunction = {
   name: "checkout_complete_paid",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_complete_paid(
     p_session text, p_version bigint, p_status text, p_data jsonb, p_expires_at timestamptz,

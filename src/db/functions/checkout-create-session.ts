@@ -11,6 +11,7 @@ import type { SqlFunction } from "../sql-functions.ts"
 
 export const checkoutCreateSession: SqlFunction = {
   name: "checkout_create_session",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_create_session(
     p_id text, p_status text, p_data jsonb, p_expires_at timestamptz, p_created_at timestamptz,

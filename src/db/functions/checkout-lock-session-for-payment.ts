@@ -8,6 +8,7 @@ import type { SqlFunction } from "../sql-functions.ts"
 
 export const checkoutLockSessionForPayment: SqlFunction = {
   name: "checkout_lock_session_for_payment",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_lock_session_for_payment(p_session text)
   RETURNS TABLE (out_data jsonb, out_attempt jsonb, out_coupon_holds text[])

@@ -9,6 +9,7 @@ import type { SqlFunction } from "../sql-functions.ts"
 
 export const checkoutLockStock: SqlFunction = {
   name: "checkout_lock_stock",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_lock_stock(p_products text[], p_session text, p_now timestamptz)
   RETURNS TABLE (out_product text, out_available integer)

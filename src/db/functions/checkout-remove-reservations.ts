@@ -6,6 +6,7 @@ import type { SqlFunction } from "../sql-functions.ts"
 
 export const checkoutRemoveReservations: SqlFunction = {
   name: "checkout_remove_reservations",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_remove_reservations(p_session text, p_consume boolean) RETURNS void
   LANGUAGE plpgsql SET enable_seqscan = off AS $fn$

@@ -7,6 +7,7 @@ import type { SqlFunction } from "../sql-functions.ts"
 
 export const checkoutSetReservations: SqlFunction = {
   name: "checkout_set_reservations",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_set_reservations(
     p_session text, p_products text[], p_quantities integer[], p_expires_at timestamptz

@@ -7,6 +7,7 @@ import type { SqlFunction } from "../sql-functions.ts"
 
 export const orderSaveWithEvent: SqlFunction = {
   name: "order_save_with_event",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION order_save_with_event(
     p_order_id text, p_session text, p_order_data jsonb, p_order_created_at timestamptz,

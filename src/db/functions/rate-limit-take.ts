@@ -14,6 +14,7 @@ import type { SqlFunction } from "../sql-functions.ts"
 
 export const rateLimitTake: SqlFunction = {
   name: "rate_limit_take",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION rate_limit_take(
     p_key text, p_capacity double precision, p_per_ms double precision, p_now bigint, p_take boolean
