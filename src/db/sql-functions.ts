@@ -26,13 +26,9 @@ import { checkoutRemoveReservations } from "./functions/checkout-remove-reservat
 import { checkoutSetReservations } from "./functions/checkout-set-reservations.ts"
 import { orderSaveWithEvent } from "./functions/order-save-with-event.ts"
 import { rateLimitTake } from "./functions/rate-limit-take.ts"
+import type { SqlFunction } from "./functions/sql-function.ts"
 
-/** One SQL function: its name, the version of its body and its `CREATE OR REPLACE FUNCTION` statement. */
-export interface SqlFunction {
-  readonly name: string
-  readonly version: number
-  readonly definition: string
-}
+export type { SqlFunction }
 
 /** Every function, in an order where a function comes after those its body calls. */
 export const sqlFunctions: ReadonlyArray<SqlFunction> = [

@@ -7,7 +7,7 @@
  * stands for (session, coupons in id order, stock in product-id order). Returns the event's
  * sequence, or NULL with nothing written when the session changed.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutCompletePaid: SqlFunction = {
   name: "checkout_complete_paid",

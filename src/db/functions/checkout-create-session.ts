@@ -7,7 +7,7 @@
  * the availability it saw. The add-back reads the session's own rows and other sessions' expired
  * ones as two index range scans (primary key, `reservations_product_expires_at`).
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutCreateSession: SqlFunction = {
   name: "checkout_create_session",

@@ -4,7 +4,7 @@
  * transaction it waited for committed (in one plain statement they would be read on the snapshot
  * taken before the wait). No row when the session is absent.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutLockSessionForPayment: SqlFunction = {
   name: "checkout_lock_session_for_payment",

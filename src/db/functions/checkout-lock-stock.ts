@@ -5,7 +5,7 @@
  * reservations expired but not swept yet. The add-back runs after the locks, as two index range
  * scans (primary key, `reservations_product_expires_at`).
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutLockStock: SqlFunction = {
   name: "checkout_lock_stock",

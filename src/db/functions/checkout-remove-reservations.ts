@@ -2,7 +2,7 @@
  * CheckoutStore.releaseReservations (p_consume false) and consumeReservations (true): deletes
  * p_session's rows and takes them off the counters (consuming: off the stock on hand too).
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutRemoveReservations: SqlFunction = {
   name: "checkout_remove_reservations",

@@ -3,7 +3,7 @@
  * event with the next sequence of the order. `OrderStore.saveOrderWithEvent` and
  * `checkout_complete_paid` both call it, so the SQL of an order change is written once.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const orderSaveWithEvent: SqlFunction = {
   name: "order_save_with_event",

@@ -10,7 +10,7 @@
  * `full_at` is when the bucket is full again; the sweep deletes rows past it. A bucket that needs
  * longer than `4e18` ms (a rate near zero, or none) is never full: `full_at` is the largest bigint.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const rateLimitTake: SqlFunction = {
   name: "rate_limit_take",
