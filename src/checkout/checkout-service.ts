@@ -18,7 +18,6 @@ import { makeCheckoutContext } from "./checkout-context-service.ts"
 import { makeSessionChanges } from "./session-changes-service.ts"
 import { type CompleteError, makeCheckoutCompletion } from "./checkout-completion-service.ts"
 
-export { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
 export type { CompleteError } from "./checkout-completion-service.ts"
 
 export interface CheckoutServiceShape {

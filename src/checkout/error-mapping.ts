@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import type { ReducerError } from "./session-model.ts"
-import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "./checkout-service.ts"
+import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
 import type { PaymentDeclined, PaymentRejected } from "../payments/payment-provider.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import {

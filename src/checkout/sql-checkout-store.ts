@@ -20,7 +20,8 @@ import type { Session } from "./session-model.ts"
 import { holdsUntil } from "./session-view.ts"
 import { CheckoutStore, type CheckoutStoreService, type SessionForPayment } from "./checkout-store.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
-import { orderChangeArguments } from "../db/functions/order-save-with-event.ts"
+import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
+import { encodeOrderChange } from "../orders/order-store.ts"
 import { iso, jsonValue, run, sessionFromRow, sessionJson } from "./sql-session-row.ts"
 import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
 import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.ts"
@@ -136,7 +137,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       SELECT checkout_complete_paid(
         ${session.id}, ${completion.version}, ${session.status}, ${sessionJson(session)}::jsonb,
         ${session.expires_at}::timestamptz, ${session.updated_at}::timestamptz, ${completion.attemptSequence},
-        ${completion.chargeId}, ${iso(completion.now)}::timestamptz, ${orderChangeArguments(sql, completion.order)}
+        ${completion.chargeId}, ${iso(completion.now)}::timestamptz, ${orderSaveArguments(sql, encodeOrderChange(completion.order))}
       ) AS sequence`).pipe(Effect.map((rows) => rows[0]?.sequence !== undefined && rows[0].sequence !== null))
   }
 

@@ -28,7 +28,7 @@ import {
   prepareDataDir,
   startEmbeddedDatabaseProcess
 } from "./embedded-database.ts"
-import { latestMigrationId, migrationsLoader } from "./migrations/index.ts"
+import { migrationsLoader } from "./migrations/index.ts"
 import { applySqlFunctions } from "./sql-functions.ts"
 import { isConnectionProblem } from "./storage-error.ts"
 
@@ -191,7 +191,7 @@ export const MIGRATION_LOCK_KEY = 0x0ac9_0001
 /** The migrations, then the SQL functions (`./sql-functions.ts`). */
 const migrate = Effect.zipRight(
   PgMigrator.run({ loader: migrationsLoader }),
-  applySqlFunctions(latestMigrationId)
+  applySqlFunctions()
 )
 
 /**

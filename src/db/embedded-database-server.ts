@@ -8,8 +8,9 @@
  * memory out of the server's, and a crash of PGlite out of the server.
  *
  * `process.argv[2]` is an `EmbeddedServerArguments` as JSON:
- * - `initialize`: runs PGlite's initdb into `dataDir` and exits 0. The initdb peaks at ≈ 850 MB
- *   of WebAssembly memory, which a process keeps until it exits: it gets its own short process.
+ * - `initialize`: runs PGlite's initdb into `dataDir` and exits 0. The initdb grows the WebAssembly
+ *   memory far beyond what serving needs, and a process keeps it until it exits: it gets its own
+ *   short process.
  * - `serve`: opens `dataDir` (in memory when absent; `loadDataDirFile` seeds a new one from a
  *   `dumpDataDir` archive), listens on `port` (0: any free one), sends `{ type: "listening", port }`
  *   to the parent over IPC, and serves until the parent sends `{ type: "stop" }` or goes away

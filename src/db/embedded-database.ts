@@ -3,7 +3,7 @@
  * started, supervised and stopped by the server:
  *
  * - A new data directory is first initialized by a short-lived process of the same script
- *   (PGlite's initdb keeps ≈ 850 MB in the process that ran it), into a staging directory renamed
+ *   (PGlite's initdb leaves a large WebAssembly memory in the process that ran it), into a staging directory renamed
  *   into place once complete: an interrupted first start leaves nothing half-made behind.
  * - The database process listens on 127.0.0.1; the server's pool connects to it like to any
  *   PostgreSQL server.
@@ -45,8 +45,7 @@ export class EmbeddedStartError extends Data.TaggedError("EmbeddedStartError")<{
 /**
  * PGlite's start parameters: its defaults with 16 MB of shared buffers instead of 128 MB. The
  * buffers become resident as they are touched and stay so; the embedded store's working set is
- * small and the OS page cache holds the data files anyway (the bench measured the same request
- * rates with 16 MB and 110 MB less memory under load).
+ * small and the OS page cache holds the data files anyway (`docs/performance.md` has the figures).
  */
 export const PGLITE_START_PARAMS: ReadonlyArray<string> = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
 

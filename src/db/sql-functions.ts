@@ -8,11 +8,12 @@
  * the statistics of its first calls, and one made while the table was small would scan it whole
  * for ever after; every statement has an index to go by.
  *
- * A definition is applied when its hash differs from the one recorded in `sql_functions`, and
- * never by a build older (by its newest migration) than the build that applied the recorded one,
- * so a restarted process of the previous release cannot put back an old body. Changing a body is
- * editing its file; changing a signature or return type also needs a migration that drops the old
- * function (`CREATE OR REPLACE` cannot change them).
+ * Each definition has a version. It is applied when the version recorded in `sql_functions` is
+ * lower, or the same with another text; never over a higher one, so a restarted process of the
+ * previous release cannot put back an old body. Changing a body is editing its file and raising
+ * its version (`test/db/sql-functions.test.ts` holds each version to its text); changing a
+ * signature or return type also needs a migration that drops the old function
+ * (`CREATE OR REPLACE` cannot change them).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -25,12 +26,9 @@ import { checkoutRemoveReservations } from "./functions/checkout-remove-reservat
 import { checkoutSetReservations } from "./functions/checkout-set-reservations.ts"
 import { orderSaveWithEvent } from "./functions/order-save-with-event.ts"
 import { rateLimitTake } from "./functions/rate-limit-take.ts"
+import type { SqlFunction } from "./functions/sql-function.ts"
 
-/** One SQL function: its name and its `CREATE OR REPLACE FUNCTION` statement. */
-export interface SqlFunction {
-  readonly name: string
-  readonly definition: string
-}
+export type { SqlFunction }
 
 /** Every function, in an order where a function comes after those its body calls. */
 export const sqlFunctions: ReadonlyArray<SqlFunction> = [
@@ -44,31 +42,26 @@ export const sqlFunctions: ReadonlyArray<SqlFunction> = [
   rateLimitTake
 ]
 
-const hashOf = (definition: string) => createHash("sha256").update(definition).digest("hex")
+/** The SHA-256 of a definition's text, as recorded. */
+export const definitionHash = (definition: string): string => createHash("sha256").update(definition).digest("hex")
 
-/**
- * Applies each function whose recorded hash differs, unless a newer build recorded it; answers the
- * names applied. `migrationId` is the newest migration of this build.
- */
-export const applySqlFunctions = (
-  migrationId: number,
-  functions: ReadonlyArray<SqlFunction> = sqlFunctions
-) =>
+/** Applies each function whose recorded version is lower, or the same with another text; answers the names applied. */
+export const applySqlFunctions = (functions: ReadonlyArray<SqlFunction> = sqlFunctions) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ name: string; hash: string; migration_id: number }>`
-      SELECT name, hash, migration_id FROM sql_functions`
+    const rows = yield* sql<{ name: string; hash: string; version: number }>`
+      SELECT name, hash, version FROM sql_functions`
     const recorded = new Map(rows.map((row) => [row.name, row]))
     const applied: Array<string> = []
     for (const fn of functions) {
-      const hash = hashOf(fn.definition)
+      const hash = definitionHash(fn.definition)
       const current = recorded.get(fn.name)
-      if (current !== undefined && (current.hash === hash || current.migration_id > migrationId)) continue
+      if (current !== undefined && (current.version > fn.version || current.hash === hash)) continue
       yield* sql.unsafe(fn.definition)
       yield* sql`
-        INSERT INTO sql_functions (name, hash, migration_id) VALUES (${fn.name}, ${hash}, ${migrationId})
+        INSERT INTO sql_functions (name, hash, version) VALUES (${fn.name}, ${hash}, ${fn.version})
         ON CONFLICT (name) DO UPDATE
-        SET hash = EXCLUDED.hash, migration_id = EXCLUDED.migration_id, applied_at = now()`
+        SET hash = EXCLUDED.hash, version = EXCLUDED.version, applied_at = now()`
       applied.push(fn.name)
     }
     return applied

@@ -19,7 +19,7 @@ class Inner<E> {
  * - uninterruptible: a transaction runs to its COMMIT or ROLLBACK even when its request is
  *   interrupted (client gone). Interrupting a statement makes @effect/sql-pg cancel it through
  *   another pool connection while the transaction keeps its own, row locks held; under load the
- *   pool filled with transactions waiting on those locks and everything stalled (bench, issue 9).
+ *   pool filled with transactions waiting on those locks and everything stalled.
  */
 export const sqlTransaction = (sql: SqlClient.SqlClient) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>

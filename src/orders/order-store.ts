@@ -19,6 +19,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { Order } from "./order-schemas.ts"
 import type { OutgoingWebhookEvent, WebhookEventType } from "../webhooks/webhook.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import { eventJson, orderJson } from "./order-json.ts"
 
 export type DeliveryState = "pending" | "delivered" | "dead"
 export const DELIVERY_STATES: ReadonlyArray<DeliveryState> = ["pending", "delivered", "dead"]
@@ -107,6 +108,18 @@ export interface OrderChange {
   readonly stored: StoredFullOrder
   readonly event: NewOrderEvent
 }
+
+/** An order change as the SQL stores write it: order and event as JSON text, times as ISO strings. */
+export const encodeOrderChange = ({ event, stored }: OrderChange) => ({
+  orderId: stored.order.id,
+  sessionId: stored.sessionId,
+  orderJson: orderJson(stored.order),
+  orderCreatedAt: new Date(stored.createdAt).toISOString(),
+  eventId: event.id,
+  eventType: event.payload.type,
+  eventJson: eventJson(event.payload),
+  eventAt: new Date(event.now).toISOString()
+})
 
 export interface OrderStoreService {
   /** Runs `effect` atomically; nested calls (and calls inside the SQL client's transaction) join. */

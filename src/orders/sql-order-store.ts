@@ -21,12 +21,13 @@ import {
   OrderStore,
   type OrderStoreService,
   pendingEvent,
-  type StoredFullOrder
+  type StoredFullOrder,
+  encodeOrderChange
 } from "./order-store.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { fromSqlError } from "../db/storage-error.ts"
 import { eventJson, orderJson } from "./order-json.ts"
-import { orderChangeArguments } from "../db/functions/order-save-with-event.ts"
+import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
 
 
 const decodeOrder = Schema.decodeUnknown(Order)
@@ -146,7 +147,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   // written: no read back and decode of the payload, only its sequence (the next of its order).
   const saveOrderWithEvent: OrderStoreService["saveOrderWithEvent"] = (stored, event) =>
     run(sql<{ sequence: number | string | null }>`
-      SELECT order_save_with_event(${orderChangeArguments(sql, { stored, event })}) AS sequence`).pipe(
+      SELECT order_save_with_event(${orderSaveArguments(sql, encodeOrderChange({ stored, event }))}) AS sequence`).pipe(
       Effect.flatMap((rows): Effect.Effect<OutboxEvent, StorageError> =>
         rows[0]?.sequence === undefined || rows[0].sequence === null
           ? Effect.fail(new StorageError({ reason: "failure", cause: new Error("saveOrderWithEvent: no row") }))

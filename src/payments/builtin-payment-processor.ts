@@ -1,6 +1,6 @@
 /**
  * The built-in payment processor: a test processor that decides by card number, for merchants
- * without a payment service yet and for every test and demo (README "Test cards").
+ * without a payment service yet and for every test and demo (`docs/payments.md`, "Test cards").
  *
  * - `vt_` tokens from this service's vault: the allowance is checked at the Clock's time and the
  *   token is held for the session (marked used by it) before the charge; a decline gives it back.

@@ -1,6 +1,6 @@
 /**
- * The payment side of completing a checkout, in the three steps the checkout service runs
- * (issue 6, exactly-once):
+ * The payment side of completing a checkout, in the three steps the checkout service runs so that
+ * a checkout is charged exactly once (`docs/concurrency.md`):
  *
  * 1. `authorize`, inside the transaction that records the payment attempt: checks that the
  *    credential may pay for this session (for a `vt_` token: its allowance) and holds it for this

@@ -2,7 +2,7 @@
  * Where log lines go: logfmt lines on stdout, written in batches.
  *
  * Writing stdout is a synchronous system call per write for files and pipes on Linux; with one
- * access-log line per request, that was one extra syscall per request on the hot path (issue 9).
+ * access-log line per request, that would be one extra syscall per request on the hot path.
  * Lines logged during one turn of the event loop are joined and written once, right after it
  * (`setImmediate`), and whatever is pending is written on process exit. The order of lines is
  * kept; a line is at most one event-loop turn late. Only a SIGKILL can lose that last turn.
@@ -50,7 +50,7 @@ const logfmtLabel = (label: string) => label.replace(labelUnsafe, "_")
 /**
  * A log line in logfmt, exactly as `Logger.logfmtLogger` of `effect` renders it, at a fraction
  * of its cost: the access log writes one line per request, and the library's renderer builds a
- * set to name the fiber and a match array per value (issue 9). `test/platform/log-output.test.ts`
+ * set to name the fiber and a match array per value. `test/platform/log-output.test.ts`
  * checks the two agree.
  */
 export const formatLogfmt = (options: Logger.Logger.Options<unknown>): string => {

@@ -1,8 +1,8 @@
 /**
  * SQL functions defined once (`src/db/functions/`) and applied after the migrations: a fresh
  * database has every one; a database migrated by the earlier releases (functions created by their
- * migrations 0007–0012) upgrades in place; a changed body is applied once; an older build never
- * puts back its body over a newer build's.
+ * migrations 0007–0012) upgrades in place; a changed body is applied once; an older version is
+ * never put back over a newer one; and no body changes without its version.
  */
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
@@ -10,8 +10,8 @@ import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { makeDatabaseLayer } from "../../src/db/database.ts"
-import { latestMigrationId, migrations } from "../../src/db/migrations/index.ts"
-import { applySqlFunctions, type SqlFunction, sqlFunctions } from "../../src/db/sql-functions.ts"
+import { migrations } from "../../src/db/migrations/index.ts"
+import { applySqlFunctions, definitionHash, type SqlFunction, sqlFunctions } from "../../src/db/sql-functions.ts"
 import { embeddedDatabase, freshPostgresDatabaseUrl, hasPostgres } from "../support/test-database.ts"
 
 const functionNames = (sql: SqlClient.SqlClient) =>
@@ -22,8 +22,28 @@ const functionNames = (sql: SqlClient.SqlClient) =>
     (rows) => rows.map((row) => row.proname)
   )
 
-const probe = (body: string): SqlFunction => ({
+/**
+ * The text of each function's current version. A body changed without raising its version would
+ * be applied over the other text of the same version by every process that starts, back and forth
+ * between two releases: change the body, raise `version` in its file, then the pin here.
+ */
+const pinned: Record<string, { readonly version: number; readonly hash: string }> = {
+  checkout_lock_stock: { version: 1, hash: "e3dff99e961835a23b36bbb35880afbea33f467212b87ac866ae8eacd3db84da" },
+  checkout_set_reservations: { version: 1, hash: "9a54e59ab98e65d1cbab5b4d7a3b15ff637adf39f03e0ecd27dc257415fa5e59" },
+  checkout_remove_reservations: { version: 1, hash: "1ff4ba3ec3fffd4546e360a03dbfae801ecf2f1c7668976a3a57bc3bfe2c4f6f" },
+  checkout_create_session: { version: 2, hash: "01fe966d213ba5e545aa72236ab63cf52a9825e32cd53d273a2f13b577d8ad22" },
+  checkout_lock_session_for_payment: {
+    version: 2,
+    hash: "7105393d4551319b3261f748472dc3465668a924e9b7bc36c41bb5561c15314a"
+  },
+  order_save_with_event: { version: 1, hash: "2c7aebd3980b8a872eb0ce5e1f20d22f18fd4476e92866bb37ae5b3ef13f756a" },
+  checkout_complete_paid: { version: 1, hash: "6afda500fb0708ded75a8beeec286d46607bfd72691d4fc4ddb5ab4232c35d0b" },
+  rate_limit_take: { version: 1, hash: "b2ff4673f2d2cab4ba19d4008ecc5eb5b4233d4f0f525ab2bebd648ed9bec502" }
+}
+
+const probe = (version: number, body: string): SqlFunction => ({
   name: "acp_probe",
+  version,
   definition: `CREATE OR REPLACE FUNCTION acp_probe() RETURNS text LANGUAGE sql AS $$ SELECT '${body}'::text $$`
 })
 
@@ -31,32 +51,38 @@ const probeAnswer = (sql: SqlClient.SqlClient) =>
   Effect.map(sql<{ answer: string }>`SELECT acp_probe() AS answer`, (rows) => rows[0]!.answer)
 
 describe("SQL functions", () => {
-  it.effect("a fresh database has every function, each recorded once with this build's migration", () =>
+  it("every function's text is the one pinned for its version", () => {
+    const current = Object.fromEntries(
+      sqlFunctions.map((fn) => [fn.name, { version: fn.version, hash: definitionHash(fn.definition) }])
+    )
+    expect(current).toEqual(pinned)
+  })
+
+  it.effect("a fresh database has every function, each recorded once with its version", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       expect(yield* functionNames(sql)).toEqual(sqlFunctions.map((fn) => fn.name).sort())
-      const recorded = yield* sql<{ name: string; migration_id: number }>`
-        SELECT name, migration_id FROM sql_functions ORDER BY name`
+      const recorded = yield* sql<{ name: string; version: number }>`
+        SELECT name, version FROM sql_functions ORDER BY name`
       expect(recorded).toEqual(
-        sqlFunctions.map((fn) => ({ name: fn.name, migration_id: latestMigrationId })).sort((a, b) =>
-          a.name.localeCompare(b.name)
-        )
+        sqlFunctions.map((fn) => ({ name: fn.name, version: fn.version })).sort((a, b) => a.name.localeCompare(b.name))
       )
       // Applying again changes nothing.
-      expect(yield* applySqlFunctions(latestMigrationId)).toEqual([])
+      expect(yield* applySqlFunctions()).toEqual([])
     }).pipe(Effect.provide(embeddedDatabase())))
 
-  it.effect("a changed body is applied once; a build older than the recorded one leaves it alone", () =>
+  it.effect("a new version is applied once; an older version never goes back over it", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      expect(yield* applySqlFunctions(latestMigrationId, [probe("first")])).toEqual(["acp_probe"])
+      expect(yield* applySqlFunctions([probe(1, "first")])).toEqual(["acp_probe"])
       expect(yield* probeAnswer(sql)).toBe("first")
-      expect(yield* applySqlFunctions(latestMigrationId, [probe("first")])).toEqual([])
-      expect(yield* applySqlFunctions(latestMigrationId + 1, [probe("newer")])).toEqual(["acp_probe"])
-      expect(yield* probeAnswer(sql)).toBe("newer")
+      expect(yield* applySqlFunctions([probe(1, "first")])).toEqual([])
+      expect(yield* applySqlFunctions([probe(2, "second")])).toEqual(["acp_probe"])
+      expect(yield* applySqlFunctions([probe(2, "second")])).toEqual([])
+      expect(yield* probeAnswer(sql)).toBe("second")
       // The previous release, restarted after the newer one applied its body.
-      expect(yield* applySqlFunctions(latestMigrationId, [probe("older")])).toEqual([])
-      expect(yield* probeAnswer(sql)).toBe("newer")
+      expect(yield* applySqlFunctions([probe(1, "first")])).toEqual([])
+      expect(yield* probeAnswer(sql)).toBe("second")
     }).pipe(Effect.provide(embeddedDatabase())))
 })
 

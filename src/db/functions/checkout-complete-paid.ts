@@ -7,10 +7,11 @@
  * stands for (session, coupons in id order, stock in product-id order). Returns the event's
  * sequence, or NULL with nothing written when the session changed.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutCompletePaid: SqlFunction = {
   name: "checkout_complete_paid",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_complete_paid(
     p_session text, p_version bigint, p_status text, p_data jsonb, p_expires_at timestamptz,

@@ -12,10 +12,11 @@
  * check and the write are one atomic step without locks held between round trips;
  * `test/checkout/stock-fits.property.test.ts` requires the same answers as the domain's.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutCreateSession: SqlFunction = {
   name: "checkout_create_session",
+  version: 2,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_create_session(
     p_id text, p_status text, p_data jsonb, p_expires_at timestamptz, p_created_at timestamptz,

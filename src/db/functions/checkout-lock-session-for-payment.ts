@@ -1,13 +1,14 @@
 /**
  * `CheckoutStore.lockSessionForPayment` in one round trip: locks the session row (its data and
- * version), then reads its latest payment attempt and its coupon holds in statements of their own, so they see what a
- * transaction it waited for committed (in one plain statement they would be read on the snapshot
- * taken before the wait). No row when the session is absent.
+ * version), then reads its latest payment attempt and its coupon holds in statements of their
+ * own, so they see what a transaction it waited for committed (in one plain statement they would
+ * be read on the snapshot taken before the wait). No row when the session is absent.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutLockSessionForPayment: SqlFunction = {
   name: "checkout_lock_session_for_payment",
+  version: 2,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_lock_session_for_payment(p_session text)
   RETURNS TABLE (out_data jsonb, out_version bigint, out_attempt jsonb, out_coupon_holds text[])

@@ -5,10 +5,11 @@
  * reservations expired but not swept yet. The add-back runs after the locks, as two index range
  * scans (primary key, `reservations_product_expires_at`).
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutLockStock: SqlFunction = {
   name: "checkout_lock_stock",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_lock_stock(p_products text[], p_session text, p_now timestamptz)
   RETURNS TABLE (out_product text, out_available integer)

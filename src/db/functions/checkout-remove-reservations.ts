@@ -2,10 +2,11 @@
  * CheckoutStore.releaseReservations (p_consume false) and consumeReservations (true): deletes
  * p_session's rows and takes them off the counters (consuming: off the stock on hand too).
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutRemoveReservations: SqlFunction = {
   name: "checkout_remove_reservations",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_remove_reservations(p_session text, p_consume boolean) RETURNS void
   LANGUAGE plpgsql SET enable_seqscan = off AS $fn$

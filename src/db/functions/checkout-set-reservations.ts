@@ -3,10 +3,11 @@
  * p_expires_at, writing only the difference (nothing when nothing changes; only the expiry,
  * in place, when only it changes), and moves the counters by the differences in quantity.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutSetReservations: SqlFunction = {
   name: "checkout_set_reservations",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_set_reservations(
     p_session text, p_products text[], p_quantities integer[], p_expires_at timestamptz

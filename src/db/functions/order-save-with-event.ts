@@ -2,15 +2,14 @@
  * Writes an order row (a new one, or the new state of an existing one) and queues its webhook
  * event with the next sequence of the order. `OrderStore.saveOrderWithEvent` and
  * `checkout_complete_paid` both call it, so the SQL of an order change is written once; both pass
- * it what to write with `orderChangeArguments`.
+ * it what to write with `orderSaveArguments`.
  */
 import type { SqlClient } from "@effect/sql"
-import { eventJson, orderJson } from "../../orders/order-json.ts"
-import type { OrderChange } from "../../orders/order-store.ts"
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const orderSaveWithEvent: SqlFunction = {
   name: "order_save_with_event",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION order_save_with_event(
     p_order_id text, p_session text, p_order_data jsonb, p_order_created_at timestamptz,
@@ -34,13 +33,22 @@ export const orderSaveWithEvent: SqlFunction = {
 `
 }
 
-const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
+/** What `order_save_with_event` writes, encoded: JSON as text, times as ISO 8601 strings. */
+export interface OrderSaveArguments {
+  readonly orderId: string
+  readonly sessionId: string
+  readonly orderJson: string
+  readonly orderCreatedAt: string
+  readonly eventId: string
+  readonly eventType: string
+  readonly eventJson: string
+  readonly eventAt: string
+}
 
 /**
- * The arguments of `order_save_with_event` for one order change, in its parameter order (also the
- * last arguments of `checkout_complete_paid`).
+ * The arguments of `order_save_with_event`, in its parameter order (also the last arguments of
+ * `checkout_complete_paid`).
  */
-export const orderChangeArguments = (sql: SqlClient.SqlClient, { event, stored }: OrderChange) =>
-  sql`${stored.order.id}, ${stored.sessionId}, ${orderJson(stored.order)}::jsonb,
-      ${iso(stored.createdAt)}::timestamptz, ${event.id}, ${event.payload.type},
-      ${eventJson(event.payload)}::jsonb, ${iso(event.now)}::timestamptz`
+export const orderSaveArguments = (sql: SqlClient.SqlClient, a: OrderSaveArguments) =>
+  sql`${a.orderId}, ${a.sessionId}, ${a.orderJson}::jsonb, ${a.orderCreatedAt}::timestamptz, ${a.eventId},
+      ${a.eventType}, ${a.eventJson}::jsonb, ${a.eventAt}::timestamptz`

@@ -10,10 +10,11 @@
  * `full_at` is when the bucket is full again; the sweep deletes rows past it. A bucket that needs
  * longer than `4e18` ms (a rate near zero, or none) is never full: `full_at` is the largest bigint.
  */
-import type { SqlFunction } from "../sql-functions.ts"
+import type { SqlFunction } from "./sql-function.ts"
 
 export const rateLimitTake: SqlFunction = {
   name: "rate_limit_take",
+  version: 1,
   definition: `
   CREATE OR REPLACE FUNCTION rate_limit_take(
     p_key text, p_capacity double precision, p_per_ms double precision, p_now bigint, p_take boolean

@@ -1,7 +1,7 @@
 /**
  * The record of the SQL functions applied to this database (`../sql-functions.ts`): each function's
- * definition hash and the newest migration of the build that applied it, so that a definition is
- * applied when it changed and never by a build older than the one that applied it.
+ * version and definition hash, so that a definition is applied when it changed and never over a
+ * newer version.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -13,7 +13,7 @@ export default Effect.gen(function*() {
     CREATE TABLE sql_functions (
       name          text PRIMARY KEY,
       hash          text NOT NULL,
-      migration_id  integer NOT NULL,
+      version       integer NOT NULL,
       applied_at    timestamptz NOT NULL DEFAULT now()
     )`
 }) satisfies Migration

@@ -32,8 +32,6 @@ export const migrations: Record<string, Migration> = {
   "0014_checkout_function_results": m0014
 }
 
-/** The id of the newest migration this build knows. */
-export const latestMigrationId: number = Math.max(...Object.keys(migrations).map((key) => Number(key.slice(0, 4))))
 
 /** The loader for `PgMigrator.run({ loader })`. */
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)

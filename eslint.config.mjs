@@ -1,0 +1,65 @@
+// Lint and format the way Effect-TS's own repositories do (Effect-TS/effect, Effect-TS/examples): ESLint's and
+// typescript-eslint's recommended rules, with Effect's dprint rule as the formatter. `npm run lint` reports,
+// `npm run lint:fix` rewrites. No type-aware rules, so lint needs no type information and stays fast.
+// The dependency rule between the folders of src lives in .dependency-cruiser.cjs (see docs/tooling.md).
+import * as effectEslint from "@effect/eslint-plugin"
+import js from "@eslint/js"
+import { defineConfig } from "eslint/config"
+import tseslint from "typescript-eslint"
+
+export default defineConfig(
+  {
+    ignores: ["**/node_modules/**", "**/dist/**"]
+  },
+  // Registers the `@effect` plugin and turns off ESLint's layout rules, which would fight the formatter.
+  ...effectEslint.configs.dprint,
+  {
+    files: ["**/*.ts", "**/*.mjs"],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    linterOptions: {
+      reportUnusedDisableDirectives: "error"
+    },
+    rules: {
+      // The formatter, with Effect's settings (as in Effect-TS/effect's eslint.config.mjs).
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }],
+
+      "eqeqeq": ["error", "smart"],
+      "object-shorthand": "error",
+      "@typescript-eslint/array-type": ["error", { default: "generic", readonly: "generic" }],
+      "@typescript-eslint/no-unused-vars": ["error", {
+        argsIgnorePattern: "^_",
+        varsIgnorePattern: "^_",
+        caughtErrorsIgnorePattern: "^_",
+        ignoreRestSiblings: true
+      }],
+
+      // Off, as in Effect's own configuration, because they fight deliberate patterns:
+      // `Effect.gen(function*() { return ... })` needs no yield;
+      "require-yield": "off",
+      // `!` after an index or lookup whose presence was checked (tsconfig has noUncheckedIndexedAccess);
+      "@typescript-eslint/no-non-null-assertion": "off",
+      // `any` where Effect's types are erased on purpose (tests building layers and clients of the HttpApi);
+      "@typescript-eslint/no-explicit-any": "off",
+      // `interface Session extends Schema.Schema.Type<typeof Session> {}`, Effect's way of naming a schema's type.
+      "@typescript-eslint/no-empty-object-type": "off"
+    }
+  },
+  {
+    // The service writes through its logger (src/platform/log-output.ts); only the entry point prints.
+    files: ["src/**/*.ts"],
+    ignores: ["src/main.ts"],
+    rules: {
+      "no-console": "error"
+    }
+  }
+)
