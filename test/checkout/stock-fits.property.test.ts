@@ -4,8 +4,8 @@
  * (`checkout_create_session`) decides it inside the statement, to stay atomic without locks held
  * between round trips. This runs both on random stock, reservations of other sessions (live,
  * expired, expiring exactly now, on products with and without a stock row, beyond the stock on
- * hand) and requests, and requires the same answer: the session is created exactly when the rule
- * says its reservations fit. On memory (which calls the rule), embedded PGlite and, when
+ * hand) and requests, and requires the same answers: `lockStock` reads the rule's availability, and
+ * the session is created exactly when the rule says its reservations fit. On memory (which calls the rule), embedded PGlite and, when
  * `TEST_DATABASE_URL` is set, PostgreSQL.
  */
 import { describe, expect, layer } from "@effect/vitest"
@@ -81,13 +81,15 @@ const runCase = (input: Case) =>
     const fits = reservationsFit(requested, available)
 
     const context = JSON.stringify({ input, available: [...available], fits })
+    // What the locked path reads is the rule's availability too.
+    expect(yield* store.transaction(store.inventory.lockStock(products, NOW, session.id)), context).toEqual(available)
     expect(yield* store.createSessionReservingStock({ session, reservations: requested }, NOW), context).toBe(fits)
     expect(Option.isSome(yield* store.sessions.get(session.id)), context).toBe(fits)
   })
 
 const agreement = (name: string, storeLayer: Layer.Layer<CheckoutStore, unknown>, numRuns: number) =>
   layer(Layer.orDie(storeLayer), { timeout: 120_000, excludeTestServices: true })(name, (it) => {
-    it.effect("creates the session exactly when the domain says its reservations fit", () =>
+    it.effect("lockStock reads the domain's availability; the create inserts exactly when the domain says it fits", () =>
       Effect.gen(function*() {
         const runtime = yield* Effect.runtime<CheckoutStore>()
         yield* Effect.promise(() =>
