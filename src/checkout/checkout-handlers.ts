@@ -12,7 +12,7 @@ import {
   LegacyPaymentData,
   type PaymentData
 } from "./checkout-schemas.ts"
-import { firstIssue } from "../shared/parse-issue.ts"
+import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
 import { optional } from "../shared/schema-helpers.ts"
 import { CheckoutService } from "./checkout-service.ts"
 import { CheckoutApi } from "./checkout-api.ts"
@@ -55,8 +55,8 @@ const decodePaymentData = (value: object): Effect.Effect<PaymentData, BadRequest
     )
   }
   return Effect.mapError(shape(value), (error) => {
-    const issue = firstIssue(error, "$.payment_data")
-    return new BadRequest({ type: "invalid_request", code: issue.kind, message: issue.message, param: issue.param })
+    const first = firstFailureAtJsonPath(error, "$.payment_data")
+    return new BadRequest({ type: "invalid_request", code: first.kind, message: first.message, param: first.param })
   })
 }
 

@@ -11,11 +11,13 @@
  *    each failure is a 422 `invalid_request`/`invalid_card` with a JSONPath `param`.
  *
  * Card data safety: no message produced here ever contains an input value. Every refinement has an
- * explicit message that states the expectation only, and decode failures are rendered by walking
- * the ParseIssue tree ourselves (the stock formatters embed the actual value, e.g. the card number).
+ * explicit message that states the expectation only, and decode failures are rendered from the
+ * shared walker (`schema-failure.ts`; the stock formatters embed the actual value, e.g. the card
+ * number).
  */
-import { Data, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Data, Either, type ParseResult, Schema } from "effect"
 import { isCountry, isCurrency } from "../shared/iso-codes.ts"
+import { firstSchemaFailure } from "../shared/schema-failure.ts"
 import { BoundedString, CurrencyCode, JsonPath, MAX_AMOUNT, optional, Timestamp, toJsonPath } from "../shared/schema-helpers.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../shared/storable-text.ts"
 
@@ -237,95 +239,6 @@ const invalidCard = (status: 400 | 422, param: string, message: string): Delegat
 // ---------------------------------------------------------------------------------------------
 // Decode failures → delegate error (never echoing the input)
 
-/** The first problem of a decode failure: where, whether the field was missing, and what was expected. */
-export interface FirstIssue {
-  readonly path: ReadonlyArray<PropertyKey>
-  readonly missing: boolean
-  /** The expectation only, e.g. "must be 12 to 19 digits" or "is required"; never the input value. */
-  readonly expectation: string
-}
-
-const annotationMessage = (ast: SchemaAST.AST, issue: ParseResult.ParseIssue): string | undefined => {
-  const annotation = SchemaAST.getMessageAnnotation(ast)
-  if (Option.isNone(annotation)) return undefined
-  const out = annotation.value(issue)
-  if (typeof out === "string") return out
-  if (typeof out === "object" && out !== null && "message" in out && typeof out.message === "string") {
-    return out.message
-  }
-  return undefined
-}
-
-const literalText = (literal: SchemaAST.LiteralValue): string =>
-  typeof literal === "string" ? JSON.stringify(literal) : String(literal)
-
-/** What a schema node expects, from the schema alone (the literals listed are schema constants). */
-const expectationOf = (ast: SchemaAST.AST, issue: ParseResult.ParseIssue): string => {
-  const custom = annotationMessage(ast, issue)
-  if (custom !== undefined) return custom
-  switch (ast._tag) {
-    case "StringKeyword":
-      return "must be a string"
-    case "NumberKeyword":
-      return "must be a number"
-    case "BooleanKeyword":
-      return "must be a boolean"
-    case "Literal":
-      return `must be ${literalText(ast.literal)}`
-    case "Union": {
-      const literals = ast.types.flatMap((member) => (member._tag === "Literal" ? [literalText(member.literal)] : []))
-      return literals.length === ast.types.length ? `must be one of ${literals.join(", ")}` : "has an unexpected type"
-    }
-    case "TypeLiteral":
-      return "must be an object"
-    case "TupleType":
-      return "must be an array"
-    default:
-      return "is invalid"
-  }
-}
-
-/**
- * Walks a ParseIssue tree to its first leaf. Only schema annotations and AST kinds feed the
- * message; `actual` values and formatter output are never read.
- */
-export const firstIssue = (root: ParseResult.ParseIssue): FirstIssue => {
-  const path: Array<PropertyKey> = []
-  let issue: ParseResult.ParseIssue = root
-  for (;;) {
-    switch (issue._tag) {
-      case "Pointer":
-        if (Array.isArray(issue.path)) path.push(...(issue.path as ReadonlyArray<PropertyKey>))
-        else path.push(issue.path as PropertyKey)
-        issue = issue.issue
-        continue
-      case "Composite":
-        if (issue.ast._tag === "Union") return { path, missing: false, expectation: expectationOf(issue.ast, issue) }
-        issue = Array.isArray(issue.issues)
-          ? (issue.issues as ReadonlyArray<ParseResult.ParseIssue>)[0]!
-          : (issue.issues as ParseResult.ParseIssue)
-        continue
-      case "Refinement":
-        if (issue.kind === "From") {
-          issue = issue.issue
-          continue
-        }
-        return { path, missing: false, expectation: annotationMessage(issue.ast, issue) ?? "is invalid" }
-      case "Transformation":
-        issue = issue.issue
-        continue
-      case "Missing":
-        return { path, missing: true, expectation: "is required" }
-      case "Type":
-        return { path, missing: false, expectation: expectationOf(issue.ast, issue) }
-      case "Unexpected":
-        return { path, missing: false, expectation: "is not allowed" }
-      case "Forbidden":
-        return { path, missing: false, expectation: "could not be validated" }
-    }
-  }
-}
-
 /** `$.payment_method.number` → `payment_method.number`; the root is "request body". */
 export const fieldLabel = (path: ReadonlyArray<PropertyKey>): string => {
   if (path.length === 0) return "request body"
@@ -337,7 +250,7 @@ export const fieldLabel = (path: ReadonlyArray<PropertyKey>): string => {
 export const delegateErrorFromParseError = (
   error: ParseResult.ParseError | ParseResult.ParseIssue
 ): DelegateValidationFailure => {
-  const first = firstIssue(error._tag === "ParseError" ? error.issue : error)
+  const first = firstSchemaFailure(error)
   return invalidCard(400, toJsonPath(first.path), `${fieldLabel(first.path)} ${first.expectation}`)
 }
 

@@ -6,9 +6,10 @@
  * passed in); HMACs come from node:crypto.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
-import { Data, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Data, Either, Schema } from "effect"
 import { Order } from "../orders/order.ts"
-import { Amount, optional, toJsonPath } from "../shared/schema-helpers.ts"
+import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
+import { Amount, optional } from "../shared/schema-helpers.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../shared/storable-text.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -93,108 +94,13 @@ export type WebhookAck = typeof WebhookAck.Type
 // ---------------------------------------------------------------------------------------------
 // Body validation: first problem as {code: missing | invalid, message, param}
 
-export interface ValidationProblem {
-  readonly code: "missing" | "invalid"
-  readonly message: string
-  readonly param: string
-}
-
-const callMessage = (ast: SchemaAST.Annotated, issue: ParseResult.ParseIssue): string | undefined => {
-  const annotation = SchemaAST.getMessageAnnotation(ast)
-  if (Option.isNone(annotation)) return undefined
-  try {
-    const out = annotation.value(issue)
-    if (typeof out === "string") return out
-    if (typeof out === "object" && out !== null && "message" in out && typeof out.message === "string") return out.message
-  } catch {
-    // a message function that throws is ignored
-  }
-  return undefined
-}
-
-const isLiteralUnion = (ast: SchemaAST.AST): ast is SchemaAST.Union =>
-  SchemaAST.isUnion(ast) && ast.types.every((member) => SchemaAST.isLiteral(member))
-
-/** What a value at this schema node must be, described from the schema alone (never the input). */
-const describe = (ast: SchemaAST.AST): string => {
-  const description = SchemaAST.getDescriptionAnnotation(ast)
-  switch (ast._tag) {
-    case "Literal":
-      return JSON.stringify(ast.literal)
-    case "Union":
-      if (isLiteralUnion(ast)) {
-        return "one of " + ast.types.map((member) => JSON.stringify((member as SchemaAST.Literal).literal)).join(", ")
-      }
-      return Option.getOrElse(description, () => "a valid value")
-    case "TypeLiteral":
-      return "an object"
-    case "TupleType":
-      return "an array"
-    case "StringKeyword":
-      return "a string"
-    case "NumberKeyword":
-      return "a number"
-    case "BooleanKeyword":
-      return "a boolean"
-    case "Refinement":
-      return Option.getOrElse(description, () => describe(ast.from))
-    case "Transformation":
-      return describe(ast.to)
-    case "Declaration":
-    case "Suspend":
-      return Option.getOrElse(description, () => "a valid value")
-    default:
-      return Option.getOrElse(description, () => "a valid value")
-  }
-}
-
-const pathKeys = (path: ParseResult.Path): ReadonlyArray<PropertyKey> => (Array.isArray(path) ? path : [path as PropertyKey])
-
-/**
- * Walks a ParseIssue tree to its first leaf and renders it as `{code, message, param}`. `param` is
- * the JSONPath of the leaf; messages come from the schema (message annotations or a description of
- * the expected type), never from the input value.
- */
-export const firstProblem = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey> = []): ValidationProblem => {
-  switch (issue._tag) {
-    case "Pointer":
-      return firstProblem(issue.issue, [...path, ...pathKeys(issue.path)])
-    case "Composite": {
-      if (isLiteralUnion(issue.ast)) {
-        return { code: "invalid", message: `must be ${describe(issue.ast)}`, param: toJsonPath(path) }
-      }
-      const first = Array.isArray(issue.issues) ? issue.issues[0] : issue.issues
-      return first
-        ? firstProblem(first as ParseResult.ParseIssue, path)
-        : { code: "invalid", message: `must be ${describe(issue.ast)}`, param: toJsonPath(path) }
-    }
-    case "Refinement": {
-      if (issue.kind === "From") return firstProblem(issue.issue, path)
-      const message = callMessage(issue.ast, issue)
-      return message !== undefined ? { code: "invalid", message, param: toJsonPath(path) } : firstProblem(issue.issue, path)
-    }
-    case "Transformation":
-      return firstProblem(issue.issue, path)
-    case "Missing":
-      return { code: "missing", message: "is required", param: toJsonPath(path) }
-    case "Unexpected":
-      return { code: "invalid", message: "is not allowed", param: toJsonPath(path) }
-    case "Forbidden":
-      return { code: "invalid", message: "could not be validated", param: toJsonPath(path) }
-    case "Type": {
-      const message = callMessage(issue.ast, issue) ?? `must be ${describe(issue.ast)}`
-      return { code: "invalid", message, param: toJsonPath(path) }
-    }
-  }
-}
-
 const decodeEvent = Schema.decodeUnknownEither(WebhookEvent, { errors: "first", onExcessProperty: "ignore" })
 
 /** Decodes a parsed JSON body; failure is the 400 error object (`invalid_request`, missing | invalid). */
 export const decodeWebhookEvent = (input: unknown): Either.Either<WebhookEvent, WebhookErrorObject> =>
   Either.mapLeft(decodeEvent(input), (error) => {
-    const problem = firstProblem(error.issue)
-    return { type: "invalid_request", code: problem.code, message: `${problem.param} ${problem.message}`, param: problem.param }
+    const first = firstFailureAtJsonPath(error)
+    return { type: "invalid_request", code: first.kind, message: first.message, param: first.param }
   })
 
 /** Parses and decodes a raw body; JSON syntax errors → `invalid_json` (param `$`). */

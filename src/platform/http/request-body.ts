@@ -5,7 +5,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Option, ParseResult, Schema } from "effect"
-import { firstIssue } from "../../shared/parse-issue.ts"
+import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storable-text.ts"
 import { BadRequest, PayloadTooLarge } from "./errors.ts"
 
@@ -63,8 +63,8 @@ export const parseJson = (text: string): Effect.Effect<unknown, BadRequest> => {
 
 /** The first decode problem as a 400 error. */
 export const badRequestFromParseError = (error: ParseResult.ParseError): BadRequest => {
-  const issue = firstIssue(error)
-  return new BadRequest({ type: "invalid_request", code: issue.kind, message: issue.message, param: issue.param })
+  const first = firstFailureAtJsonPath(error)
+  return new BadRequest({ type: "invalid_request", code: first.kind, message: first.message, param: first.param })
 }
 
 /** 400 `invalid` at the first string of `json` that storage cannot keep (`unstorableTextPath`). */

@@ -1,26 +1,33 @@
 /**
- * Turns a schema decode failure into the first problem as the API reports it: a JSONPath, whether
- * the field was missing or invalid, and a message that states the expectation only. Messages never
- * echo the input value (card numbers, tokens and the like must not travel back in errors).
+ * The first problem of a schema decode failure, as every API reports it: where (the decode path,
+ * rendered as a JSONPath), whether the field was missing or invalid, and what was expected. The
+ * expectation comes from the schema alone (message annotations, identifiers, AST kinds); the
+ * input value is never read into it, so card numbers, tokens and the like never travel back in an
+ * error. Each API renders this in its own error object.
  */
 import { ParseResult, SchemaAST as AST } from "effect"
 import { toJsonPath } from "./schema-helpers.ts"
 
-export interface FirstIssue {
+export interface SchemaFailure {
   readonly kind: "missing" | "invalid"
-  /** JSONPath of the field, rooted at `$`. */
-  readonly param: string
-  /** English sentence: the param followed by what was expected. */
-  readonly message: string
+  /** The decode path of the offending field (its JSONPath is the error's `param`). */
+  readonly path: ReadonlyArray<PropertyKey>
+  /** English phrase: what the field must be, e.g. "must be 12 to 19 digits" or "is required". */
+  readonly expectation: string
 }
 
+/** A message annotation's text; a message function that throws or returns something else is ignored. */
 const annotatedMessage = (ast: AST.AST, issue: ParseResult.ParseIssue): string | undefined => {
   const annotation = AST.getMessageAnnotation(ast)
   if (annotation._tag === "None") return undefined
-  const out = annotation.value(issue)
-  if (typeof out === "string") return out
-  if (typeof out === "object" && out !== null && "message" in out && typeof out.message === "string") {
-    return out.message
+  try {
+    const out = annotation.value(issue)
+    if (typeof out === "string") return out
+    if (typeof out === "object" && out !== null && "message" in out && typeof out.message === "string") {
+      return out.message
+    }
+  } catch {
+    // ignored: the structural description below applies
   }
   return undefined
 }
@@ -74,8 +81,14 @@ export const describeExpected = (ast: AST.AST): string => {
 const appendPath = (path: ReadonlyArray<PropertyKey>, segment: ParseResult.Path): ReadonlyArray<PropertyKey> =>
   Array.isArray(segment) ? [...path, ...segment] : [...path, segment as PropertyKey]
 
+const failure = (kind: SchemaFailure["kind"], path: ReadonlyArray<PropertyKey>, expectation: string): SchemaFailure => ({
+  kind,
+  path,
+  expectation
+})
+
 /** Walks to the first leaf of the issue tree (decoding uses `errors: "first"`, so usually one). */
-export const firstIssue = (error: ParseResult.ParseError | ParseResult.ParseIssue, root = "$"): FirstIssue => {
+export const firstSchemaFailure = (error: ParseResult.ParseError | ParseResult.ParseIssue): SchemaFailure => {
   let issue: ParseResult.ParseIssue = ParseResult.isParseError(error) ? error.issue : error
   let path: ReadonlyArray<PropertyKey> = []
   for (;;) {
@@ -87,12 +100,12 @@ export const firstIssue = (error: ParseResult.ParseError | ParseResult.ParseIssu
       case "Composite": {
         // A value outside a set of literals: name the whole set, not the first literal tried.
         if (AST.isUnion(issue.ast) && issue.ast.types.every(AST.isLiteral)) {
-          return leaf("invalid", path, root, describeExpected(issue.ast))
+          return failure("invalid", path, describeExpected(issue.ast))
         }
         const next: ParseResult.ParseIssue | undefined = Array.isArray(issue.issues)
           ? issue.issues[0]
           : (issue.issues as ParseResult.ParseIssue)
-        if (next === undefined) return leaf("invalid", path, root, describeExpected(issue.ast))
+        if (next === undefined) return failure("invalid", path, describeExpected(issue.ast))
         issue = next
         continue
       }
@@ -101,29 +114,35 @@ export const firstIssue = (error: ParseResult.ParseError | ParseResult.ParseIssu
           issue = issue.issue
           continue
         }
-        return leaf("invalid", path, root, annotatedMessage(issue.ast, issue) ?? describeExpected(issue.ast))
+        return failure("invalid", path, annotatedMessage(issue.ast, issue) ?? describeExpected(issue.ast))
       }
       case "Transformation":
         issue = issue.issue
         continue
       case "Missing":
-        return leaf("missing", path, root, "is required")
+        return failure("missing", path, "is required")
       case "Type":
-        return leaf("invalid", path, root, annotatedMessage(issue.ast, issue) ?? describeExpected(issue.ast))
+        return failure("invalid", path, annotatedMessage(issue.ast, issue) ?? describeExpected(issue.ast))
       case "Unexpected":
-        return leaf("invalid", path, root, "is not allowed")
+        return failure("invalid", path, "is not allowed")
       case "Forbidden":
-        return leaf("invalid", path, root, "is invalid")
+        return failure("invalid", path, "is invalid")
     }
   }
 }
 
-const leaf = (
-  kind: FirstIssue["kind"],
-  path: ReadonlyArray<PropertyKey>,
-  root: string,
-  expectation: string
-): FirstIssue => {
-  const param = toJsonPath(path, root)
-  return { kind, param, message: `${param} ${expectation}` }
+/** The first failure with its JSONPath (rooted at `root`) and the sentence "<JSONPath> <expectation>". */
+export interface JsonPathFailure {
+  readonly kind: SchemaFailure["kind"]
+  readonly param: string
+  readonly message: string
+}
+
+export const firstFailureAtJsonPath = (
+  error: ParseResult.ParseError | ParseResult.ParseIssue,
+  root = "$"
+): JsonPathFailure => {
+  const first = firstSchemaFailure(error)
+  const param = toJsonPath(first.path, root)
+  return { kind: first.kind, param, message: `${param} ${first.expectation}` }
 }
