@@ -1,18 +1,17 @@
 /**
  * Delegate Payment API handler: rate limit per API key, read the body by the common rules
- * (content type, 1 MiB, JSON), decode and validate it with the domain rules at the Clock's time,
- * then tokenize in the vault. Every failure is a typed error of `delegate-errors.ts` (or a common
+ * (content type, 1 MiB, JSON), decode it with the schema the endpoint declares and validate it
+ * with the domain rules at the Clock's time, then tokenize in the vault. Every failure is a typed error of `delegate-errors.ts` (or a common
  * one of `errors.ts`); no message carries request values.
  */
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, Layer } from "effect"
-import { type DelegateValidationFailure, parseDelegatePayment } from "./delegate-payment.ts"
+import { type DelegateValidationFailure, makeDelegatePaymentParser } from "./delegate-payment.ts"
 import { RateLimiter } from "../rate-limit/rate-limit.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Vault } from "./vault.ts"
 import type { StorageError } from "../db/storage-error.ts"
-import { DelegateApi } from "./delegate-api.ts"
-import { DelegateRoleEnabled } from "./delegate-api.ts"
+import { DelegateApi, DelegateGroup, DelegateRoleEnabled } from "./delegate-api.ts"
 import {
   DelegateBadRequest,
   type DelegateInternalError,
@@ -24,7 +23,7 @@ import {
   SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS
 } from "./delegate-errors.ts"
 import { NotFound } from "../platform/http/errors.ts"
-import { parseJson, readJsonText } from "../platform/http/request-body.ts"
+import { declaredPayload, parseJson, readJsonText } from "../platform/http/request-body.ts"
 import { CurrentClient } from "../platform/http/security.ts"
 
 /** Adds `Retry-After: <seconds>` to the response of the current request, whatever it becomes. */
@@ -63,6 +62,7 @@ export const DelegateHandlers = HttpApiBuilder.group(DelegateApi, "delegate", (h
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const bucket = delegateBucket(config.delegateRateLimitPerMinute)
+    const parseDelegatePayment = makeDelegatePaymentParser(declaredPayload(DelegateGroup, "tokenize"))
     return handlers.handleRaw("tokenize", ({ headers }) =>
       Effect.gen(function*() {
         const client = yield* CurrentClient

@@ -251,7 +251,7 @@ export const delegateErrorFromParseError = (
   error: ParseResult.ParseError | ParseResult.ParseIssue
 ): DelegateValidationFailure => {
   const first = firstSchemaFailure(error)
-  return invalidCard(400, toJsonPath(first.path), `${fieldLabel(first.path)} ${first.expectation}`)
+  return invalidCard(400, toJsonPath(first.path), `${fieldLabel(first.subject)} ${first.expectation}`)
 }
 
 const decodeRequest = Schema.decodeUnknownEither(DelegatePaymentRequest, {
@@ -406,12 +406,22 @@ export const validateDelegatePayment = (
   })
 }
 
-/** Decode then validate: the whole request check of the tokenize route. */
-export const parseDelegatePayment = (
-  input: unknown,
-  nowMillis: number
-): Either.Either<ValidatedDelegatePayment, DelegateValidationFailure> => {
-  const unstorable = unstorableTextPath(input)
-  if (unstorable !== undefined) return Either.left(invalidCard(400, unstorable, `Text ${UNSTORABLE_TEXT_MESSAGE}.`))
-  return Either.flatMap(decodeDelegatePaymentRequest(input), (request) => validateDelegatePayment(request, nowMillis))
+/**
+ * The whole request check of the tokenize route, decoding with `schema` (the route's declared
+ * payload, `DelegatePaymentRequest`): text storage can keep, then the decode (400), then the
+ * rules above.
+ */
+export const makeDelegatePaymentParser = <I>(schema: Schema.Schema<DelegatePaymentRequest, I, never>) => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "ignore" })
+  return (input: unknown, nowMillis: number): Either.Either<ValidatedDelegatePayment, DelegateValidationFailure> => {
+    const unstorable = unstorableTextPath(input)
+    if (unstorable !== undefined) return Either.left(invalidCard(400, unstorable, `Text ${UNSTORABLE_TEXT_MESSAGE}.`))
+    return Either.flatMap(
+      Either.mapLeft(decode(input), delegateErrorFromParseError),
+      (request) => validateDelegatePayment(request, nowMillis)
+    )
+  }
 }
+
+/** Decode then validate with `DelegatePaymentRequest`. */
+export const parseDelegatePayment = makeDelegatePaymentParser(DelegatePaymentRequest)

@@ -12,6 +12,11 @@ export interface SchemaFailure {
   readonly kind: "missing" | "invalid"
   /** The decode path of the offending field (its JSONPath is the error's `param`). */
   readonly path: ReadonlyArray<PropertyKey>
+  /**
+   * The field `expectation` speaks of: `path`, except for a union of object shapes none of whose
+   * required keys is present, where it is the union and `path` the first key it needs.
+   */
+  readonly subject: ReadonlyArray<PropertyKey>
   /** English phrase: what the field must be, e.g. "must be 12 to 19 digits" or "is required". */
   readonly expectation: string
 }
@@ -84,8 +89,49 @@ const appendPath = (path: ReadonlyArray<PropertyKey>, segment: ParseResult.Path)
 const failure = (kind: SchemaFailure["kind"], path: ReadonlyArray<PropertyKey>, expectation: string): SchemaFailure => ({
   kind,
   path,
+  subject: path,
   expectation
 })
+
+const requiredKeys = (shape: AST.TypeLiteral): ReadonlyArray<PropertyKey> =>
+  shape.propertySignatures.filter((property) => !property.isOptional).map((property) => property.name)
+
+/** The members of a union when each is an object shape with required keys, else undefined. */
+const objectShapesOf = (ast: AST.AST): ReadonlyArray<AST.TypeLiteral> | undefined =>
+  AST.isUnion(ast) && ast.types.every((member) => AST.isTypeLiteral(member) && requiredKeys(member).length > 0)
+    ? (ast.types as ReadonlyArray<AST.TypeLiteral>)
+    : undefined
+
+/**
+ * A union of object shapes (e.g. the two forms of `payment_data`): the required keys the value has
+ * choose the shape the client meant (the first shape with any of them), so the failure names a
+ * field of that shape; with none of them, the first key of the first shape is missing. Only the
+ * value's keys are looked at, never its values.
+ */
+const chooseShape = (
+  issue: ParseResult.Composite,
+  shapes: ReadonlyArray<AST.TypeLiteral>,
+  path: ReadonlyArray<PropertyKey>
+): ParseResult.ParseIssue | SchemaFailure => {
+  const actual = issue.actual
+  if (typeof actual !== "object" || actual === null) return failure("invalid", path, "must be an object")
+  const meant = shapes.find((shape) => requiredKeys(shape).some((key) => key in actual))
+  if (meant === undefined) {
+    const alternatives = shapes.map((shape) => requiredKeys(shape).map(String).join(" and ")).join(", or ")
+    return {
+      kind: "missing",
+      path: [...path, requiredKeys(shapes[0]!)[0]!],
+      subject: path,
+      expectation: `must have ${alternatives}.`
+    }
+  }
+  const issues: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues)
+    ? issue.issues
+    : [issue.issues as ParseResult.ParseIssue]
+  return issues.find((member) => "ast" in member && member.ast === meant) ?? failure("invalid", path, describeExpected(meant))
+}
+
+const isSchemaFailure = (value: ParseResult.ParseIssue | SchemaFailure): value is SchemaFailure => "expectation" in value
 
 /** Walks to the first leaf of the issue tree (decoding uses `errors: "first"`, so usually one). */
 export const firstSchemaFailure = (error: ParseResult.ParseError | ParseResult.ParseIssue): SchemaFailure => {
@@ -101,6 +147,13 @@ export const firstSchemaFailure = (error: ParseResult.ParseError | ParseResult.P
         // A value outside a set of literals: name the whole set, not the first literal tried.
         if (AST.isUnion(issue.ast) && issue.ast.types.every(AST.isLiteral)) {
           return failure("invalid", path, describeExpected(issue.ast))
+        }
+        const shapes = objectShapesOf(issue.ast)
+        if (shapes !== undefined) {
+          const chosen = chooseShape(issue, shapes, path)
+          if (isSchemaFailure(chosen)) return chosen
+          issue = chosen
+          continue
         }
         const next: ParseResult.ParseIssue | undefined = Array.isArray(issue.issues)
           ? issue.issues[0]
@@ -144,5 +197,5 @@ export const firstFailureAtJsonPath = (
 ): JsonPathFailure => {
   const first = firstSchemaFailure(error)
   const param = toJsonPath(first.path, root)
-  return { kind: first.kind, param, message: `${param} ${first.expectation}` }
+  return { kind: first.kind, param, message: `${toJsonPath(first.subject, root)} ${first.expectation}` }
 }

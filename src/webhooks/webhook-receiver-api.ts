@@ -12,7 +12,7 @@ import { featureApi } from "../platform/http/feature-api.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
 import { optional } from "../shared/schema-helpers.ts"
 import { StorableString } from "../shared/storable-text.ts"
-import { WebhookAck } from "./webhook.ts"
+import { WebhookAck, WebhookEvent } from "./webhook.ts"
 
 const OrderPath = Schema.Struct({ order_id: StorableString })
 
@@ -25,7 +25,7 @@ export class WebhookReceiverGroup extends HttpApiGroup.make("webhookReceiver")
         ),
         "request-id": optional(Schema.String.annotations({ description: "The event id; redeliveries repeat it" }))
       }))
-      .setPayload(Schema.Unknown.annotations({ identifier: "WebhookEvent", description: "WebhookEvent" }))
+      .setPayload(WebhookEvent)
       .addSuccess(WebhookAck)
       .addError(UnauthorizedWire)
       .addError(PayloadTooLargeWire)

@@ -29,7 +29,7 @@ const boundedString = (max: number) =>
 
 /** Any JSON object: the elements of line_items, fulfillments and adjustments are kept as sent. */
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  identifier: "JsonObject",
+  identifier: "WebhookJsonObject",
   description: "an object"
 })
 
@@ -94,30 +94,41 @@ export type WebhookAck = typeof WebhookAck.Type
 // ---------------------------------------------------------------------------------------------
 // Body validation: first problem as {code: missing | invalid, message, param}
 
-const decodeEvent = Schema.decodeUnknownEither(WebhookEvent, { errors: "first", onExcessProperty: "ignore" })
-
-/** Decodes a parsed JSON body; failure is the 400 error object (`invalid_request`, missing | invalid). */
-export const decodeWebhookEvent = (input: unknown): Either.Either<WebhookEvent, WebhookErrorObject> =>
-  Either.mapLeft(decodeEvent(input), (error) => {
-    const first = firstFailureAtJsonPath(error)
-    return { type: "invalid_request", code: first.kind, message: first.message, param: first.param }
-  })
-
-/** Parses and decodes a raw body; JSON syntax errors → `invalid_json` (param `$`). */
-export const parseWebhookBody = (rawBody: string | Uint8Array): Either.Either<WebhookEvent, WebhookErrorObject> => {
-  let json: unknown
-  try {
-    json = JSON.parse(typeof rawBody === "string" ? rawBody : Buffer.from(rawBody).toString("utf8"))
-  } catch {
-    return Either.left({ type: "invalid_request", code: "invalid_json", message: "request body is not valid JSON", param: "$" })
-  }
-  // The whole payload is kept (jsonb), so all of its text must be storable.
-  const unstorable = unstorableTextPath(json)
-  if (unstorable !== undefined) {
-    return Either.left({ type: "invalid_request", code: "invalid", message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`, param: unstorable })
-  }
-  return decodeWebhookEvent(json)
+/** Decodes a parsed JSON body with `schema`; failure is the 400 error object (`invalid_request`, missing | invalid). */
+export const makeWebhookEventDecoder = <I>(schema: Schema.Schema<WebhookEvent, I, never>) => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "ignore" })
+  return (input: unknown): Either.Either<WebhookEvent, WebhookErrorObject> =>
+    Either.mapLeft(decode(input), (error) => {
+      const first = firstFailureAtJsonPath(error)
+      return { type: "invalid_request", code: first.kind, message: first.message, param: first.param }
+    })
 }
+
+export const decodeWebhookEvent = makeWebhookEventDecoder(WebhookEvent)
+
+/**
+ * Parses a raw body and decodes it with `schema` (the receiver route's declared payload,
+ * `WebhookEvent`); JSON syntax errors → `invalid_json` (param `$`).
+ */
+export const makeWebhookBodyParser = <I>(schema: Schema.Schema<WebhookEvent, I, never>) => {
+  const decodeEvent = makeWebhookEventDecoder(schema)
+  return (rawBody: string | Uint8Array): Either.Either<WebhookEvent, WebhookErrorObject> => {
+    let json: unknown
+    try {
+      json = JSON.parse(typeof rawBody === "string" ? rawBody : Buffer.from(rawBody).toString("utf8"))
+    } catch {
+      return Either.left({ type: "invalid_request", code: "invalid_json", message: "request body is not valid JSON", param: "$" })
+    }
+    // The whole payload is kept (jsonb), so all of its text must be storable.
+    const unstorable = unstorableTextPath(json)
+    if (unstorable !== undefined) {
+      return Either.left({ type: "invalid_request", code: "invalid", message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`, param: unstorable })
+    }
+    return decodeEvent(json)
+  }
+}
+
+export const parseWebhookBody = makeWebhookBodyParser(WebhookEvent)
 
 // ---------------------------------------------------------------------------------------------
 // Merchant-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>
