@@ -77,9 +77,6 @@ export type DelegateApiError =
   | DelegateInternalError
   | DelegateServiceUnavailable
 
-/** Seconds a client should wait after a 503 before retrying. */
-export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5
-
 export const delegateInternalError = () =>
   new DelegateInternalError({
     type: "processing_error",

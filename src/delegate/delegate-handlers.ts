@@ -4,7 +4,7 @@
  * with the domain rules at the Clock's time, then tokenize in the vault. Every failure is a typed error of `delegate-errors.ts` (or a common
  * one of `errors.ts`); no message carries request values.
  */
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either, Layer } from "effect"
 import { type DelegateValidationFailure, makeDelegatePaymentParser } from "./delegate-payment.ts"
 import { RateLimiter } from "../rate-limit/rate-limit.ts"
@@ -19,18 +19,12 @@ import {
   DelegateRateLimited,
   type DelegateServiceUnavailable,
   delegateServiceUnavailable,
-  DelegateUnprocessable,
-  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS
+  DelegateUnprocessable
 } from "./delegate-errors.ts"
 import { NotFound } from "../platform/http/errors.ts"
 import { declaredPayload, parseJson, readJsonText } from "../platform/http/request-body.ts"
 import { CurrentClient } from "../platform/http/security.ts"
-
-/** Adds `Retry-After: <seconds>` to the response of the current request, whatever it becomes. */
-export const setRetryAfter = (seconds: number): Effect.Effect<void> =>
-  HttpApp.appendPreResponseHandler((_request, response) =>
-    Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(seconds)))
-  )
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
 
 /** A domain validation failure → the 400 or 422 error with the same body. */
 export const delegateErrorOf = (failure: DelegateValidationFailure): DelegateBadRequest | DelegateUnprocessable => {
@@ -48,7 +42,7 @@ const fromStorageError = (
 ): Effect.Effect<never, DelegateServiceUnavailable | DelegateInternalError> =>
   error.reason === "unavailable"
     ? Effect.zipRight(
-      Effect.zipRight(Effect.logError("vault storage unavailable"), setRetryAfter(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)),
+      Effect.zipRight(Effect.logError("vault storage unavailable"), setRetryAfter(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS.delegate)),
       Effect.fail(delegateServiceUnavailable())
     )
     : Effect.zipRight(Effect.logError("vault storage failure", error.cause), Effect.fail(delegateInternalError()))

@@ -51,14 +51,13 @@ import { internalError, serviceUnavailable } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
 import { isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
 import { makeRequestSignatureCheck } from "../platform/http/request-signature.ts"
+import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, withRetryAfter } from "../platform/http/retry-after.ts"
 import { bearerTokenOf, makeApiKeyResolver, makeApiVersionCheck } from "../platform/http/security.ts"
 
 /** How long a claim protects an in-flight request when its process stops renewing it. */
 export const IDEMPOTENCY_LEASE_MILLIS = 60_000
 /** How often a running request renews its lease (a third of the lease: two renewals may fail). */
 export const IDEMPOTENCY_LEASE_RENEW_MILLIS = 20_000
-/** `Retry-After` (seconds) of an in-flight 409: requests here take milliseconds, retry soon. */
-export const IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS = 1
 
 export const IDEMPOTENCY_KEY_PARAM = "$.headers['Idempotency-Key']"
 
@@ -153,9 +152,7 @@ const statusOfFailure: Record<IdempotencyFailure, number> = { invalid_key: 400, 
 
 const failureResponse = (flavour: IdempotencyErrorFlavour, failure: IdempotencyFailure) => {
   const response = HttpServerResponse.unsafeJson(flavour(failure), { status: statusOfFailure[failure] })
-  return failure === "in_flight"
-    ? HttpServerResponse.setHeader(response, "retry-after", String(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS))
-    : response
+  return failure === "in_flight" ? withRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS)(response) : response
 }
 
 /**

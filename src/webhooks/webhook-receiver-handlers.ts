@@ -14,7 +14,7 @@
  *    without a second effect. 200 `{received: true, request_id}`.
  * The order key is `data.id`, or `data.checkout_session_id` when the sender gives no id.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { type BucketOptions, makeRateLimiter, RateLimiter } from "../rate-limit/rate-limit.ts"
@@ -28,6 +28,7 @@ import { BadRequest, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } 
 import { errorResponse } from "../platform/http/middleware.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
 import { declaredPayload, isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
+import { withRetryAfter } from "../platform/http/retry-after.ts"
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 
@@ -91,7 +92,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(WebhookReceiverApi, 
               code: "too_many_requests",
               message: "Too many order events; retry after the time in Retry-After."
             })
-          ).pipe(HttpServerResponse.setHeader("retry-after", String(limited.left.retryAfterSeconds)))
+          ).pipe(withRetryAfter(limited.left.retryAfterSeconds))
         }
 
         const raw = yield* readRawBody

@@ -4,7 +4,7 @@
  * - one access log line per request (method, path, status, duration) — never headers or bodies;
  * - unknown routes → 404 and known paths with another method → 405, in the error envelope;
  * - anything unexpected → 500 `processing_error` without stack, SQL or input data;
- * - every 503 (storage unreachable) carries `Retry-After`;
+ * - every 503 (storage unreachable) carries `Retry-After` (`./retry-after.ts`);
  * - a valid `Idempotency-Key` of the request is echoed (the keys themselves: `./idempotency.ts`);
  * - `Content-Language: en`.
  */
@@ -22,6 +22,7 @@ import { Cause, Effect } from "effect"
 import { isValidIdempotencyKey } from "../../idempotency/idempotency.ts"
 import { toJsonPath } from "../../shared/schema-helpers.ts"
 import { randomId } from "../ids.ts"
+import { withRetryAfterOn503 } from "./retry-after.ts"
 import {
   type ApiError,
   BadRequest,
@@ -121,15 +122,6 @@ export const requestMiddleware = (api: HttpApi.HttpApi.Any) =>
 const withIdempotencyKeyEcho = (key: string | undefined) => (response: HttpServerResponse.HttpServerResponse) =>
   key !== undefined && isValidIdempotencyKey(key)
     ? HttpServerResponse.setHeader(response, "idempotency-key", key)
-    : response
-
-/** Seconds a client should wait before retrying a 503 (storage unreachable), when no route said otherwise. */
-export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2
-
-/** Every 503 carries `Retry-After` (CONTRACT §3), whichever route or middleware produced it. */
-const withRetryAfterOn503 = (response: HttpServerResponse.HttpServerResponse) =>
-  response.status === 503 && response.headers["retry-after"] === undefined
-    ? HttpServerResponse.setHeader(response, "retry-after", String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS))
     : response
 
 const badRequestFromDecodeIssues = (issues: ReadonlyArray<{ readonly _tag: string; readonly path: ReadonlyArray<PropertyKey> }>) => {

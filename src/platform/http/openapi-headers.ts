@@ -4,6 +4,7 @@
  * leave out. Applied to the API with the `OpenApi.Transform` annotation (`api.ts`).
  */
 import { isReplayableStatus } from "../../idempotency/idempotency.ts"
+import { carriesRetryAfter } from "./retry-after.ts"
 
 type Header = { readonly description: string; readonly schema: { readonly type: "string" | "integer" } }
 
@@ -42,7 +43,7 @@ export const documentResponseHeaders = (spec: Record<string, any>): Record<strin
           // Only responses that are stored can be replayed (not 401, 429 or 5xx).
           if (method === "post" && isReplayableStatus(Number(status))) headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
         }
-        if (status === "429" || status === "503" || (status === "409" && takesIdempotencyKey && method === "post")) {
+        if (carriesRetryAfter(Number(status), takesIdempotencyKey && method === "post")) {
           headers["Retry-After"] = RETRY_AFTER
         }
         response.headers = { ...response.headers, ...headers }
