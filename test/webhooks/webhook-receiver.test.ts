@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, TestClock } from "effect"
 import { type BucketOptions, makeRateLimiter, RateLimiter } from "../../src/rate-limit/rate-limit.ts"
-import { signPayload } from "../../src/webhooks/webhook.ts"
+import { signPayload } from "../../src/shared/hmac-signature.ts"
 import { ALL_ROLES, type AppConfigShape } from "../../src/platform/config.ts"
 import { get, request, testApp } from "../support/http.ts"
 import { UnusedPaymentProvider } from "../support/webhooks.ts"
