@@ -6,7 +6,7 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either, Layer } from "effect"
-import { type DelegateValidationFailure, makeDelegatePaymentParser } from "./delegate-payment.ts"
+import { type DelegateValidationFailure, makeDelegatePaymentParser } from "./delegate-validation.ts"
 import { RateLimiter } from "../rate-limit/rate-limit.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Vault } from "./vault.ts"
