@@ -5,7 +5,8 @@
  *
  * Middleware, outermost first: `DelegateRoleEnabled` (404 `not_found` when the "delegate" role is
  * switched off, before anything else, so a disabled route looks like an absent one), then bearer
- * `Authorization` (401), then `ApiVersion` (400).
+ * `Authorization` (401), then `ApiVersion` (400), then `RequestSignature` (401). Its POSTs are
+ * idempotent, and answer in the delegate error object (`ErrorFamily`).
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
@@ -22,6 +23,7 @@ import {
 } from "./delegate-errors.ts"
 import { NotFoundWire } from "../platform/http/errors.ts"
 import { RequestSignature } from "../platform/http/request-signature.ts"
+import { ErrorFamily, Idempotent } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
 
 /** Headers of delegate payment requests, for the documentation (the middleware enforces API-Version). */
@@ -58,6 +60,8 @@ export class DelegateGroup extends HttpApiGroup.make("delegate")
   .middleware(ApiVersion)
   .middleware(Authorization)
   .middleware(DelegateRoleEnabled)
+  .annotate(Idempotent, true)
+  .annotate(ErrorFamily, "delegate")
   .annotate(OpenApi.Description, "Delegate Payment API (payment provider vault)")
 {}
 
