@@ -47,6 +47,8 @@ import {
   type IdempotencyErrorFlavour,
   type IdempotencyFailure
 } from "./idempotency-errors.ts"
+import { forkBatchSweep } from "../platform/batch-sweep.ts"
+import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig } from "../platform/config.ts"
 import { deriveVaultKeys } from "../delegate/vault-crypto.ts"
 import {
@@ -356,20 +358,12 @@ export const IDEMPOTENCY_SWEEP_BATCH = 500
 export const IdempotencySweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const store = yield* IdempotencyStore
-    const sweepOnce = Effect.gen(function*() {
-      let total = 0
-      while (true) {
-        const now = yield* Clock.currentTimeMillis
-        const deleted = yield* store.deleteExpired(now, IDEMPOTENCY_SWEEP_BATCH)
-        total += deleted
-        if (deleted < IDEMPOTENCY_SWEEP_BATCH) return total
-      }
+    yield* forkBatchSweep({
+      batch: Effect.flatMap(Clock.currentTimeMillis, (now) => store.deleteExpired(now, IDEMPOTENCY_SWEEP_BATCH)),
+      batchSize: IDEMPOTENCY_SWEEP_BATCH,
+      every: IDEMPOTENCY_SWEEP_INTERVAL,
+      logSwept: (count) => `deleted ${count} expired idempotency keys`,
+      logFailure: { message: "idempotency key clean-up failed", detail: (error: StorageError) => error.reason }
     })
-    yield* sweepOnce.pipe(
-      Effect.tap((count) => (count > 0 ? Effect.logInfo(`deleted ${count} expired idempotency keys`) : Effect.void)),
-      Effect.catchAll((error) => Effect.logWarning("idempotency key clean-up failed", error.reason)),
-      Effect.repeat(Schedule.spaced(IDEMPOTENCY_SWEEP_INTERVAL)),
-      Effect.forkScoped
-    )
   })
 )
