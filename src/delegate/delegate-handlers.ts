@@ -1,8 +1,8 @@
 /**
  * Delegate Payment API handler: rate limit per API key, read the body by the common rules
  * (content type, 1 MiB, JSON), decode it with the schema the endpoint declares and validate it
- * with the domain rules at the Clock's time, then tokenize in the vault. Every failure is a typed error of `delegate-errors.ts` (or a common
- * one of `errors.ts`); no message carries request values.
+ * with the domain rules at the Clock's time, then tokenize in the vault. Every failure is a typed
+ * error of `delegate-api.ts` (or a common one of `errors.ts`); no message carries request values.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either, Layer } from "effect"
@@ -11,16 +11,18 @@ import { RateLimiter } from "../rate-limit/rate-limit.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Vault } from "./vault.ts"
 import type { StorageError } from "../db/storage-error.ts"
-import { DelegateApi, DelegateGroup, DelegateRoleEnabled } from "./delegate-api.ts"
 import {
+  DelegateApi,
   DelegateBadRequest,
+  DelegateGroup,
   type DelegateInternalError,
   delegateInternalError,
   DelegateRateLimited,
+  DelegateRoleEnabled,
   type DelegateServiceUnavailable,
   delegateServiceUnavailable,
   DelegateUnprocessable
-} from "./delegate-errors.ts"
+} from "./delegate-api.ts"
 import { NotFound } from "../platform/http/errors.ts"
 import { declaredPayload, parseJson, readJsonText } from "../platform/http/request-body.ts"
 import { CurrentClient } from "../platform/http/security.ts"
