@@ -8,6 +8,7 @@ import { CheckoutGroup } from "../checkout/checkout-api.ts"
 import { DelegateGroup } from "../delegate/delegate-api.ts"
 import { OrdersGroup, WebhookDeliveriesGroup } from "../orders/orders-api.ts"
 import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
+import { isReplayableStatus } from "../idempotency/idempotency.ts"
 import { documentResponseHeaders } from "../platform/http/openapi-headers.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhooks/webhook-receiver-api.ts"
 
@@ -38,7 +39,7 @@ export class Api extends withSharedErrors(HttpApi.make(API_ID)
   .add(WebhookDeliveriesGroup)
   .add(WebhookReceiverGroup)
   .add(ReceivedOrdersGroup))
-  .annotate(OpenApi.Transform, documentResponseHeaders)
+  .annotate(OpenApi.Transform, documentResponseHeaders({ isReplayableStatus }))
   .annotate(OpenApi.Title, "Agentic Checkout Service")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(

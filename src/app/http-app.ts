@@ -44,18 +44,19 @@ const RoutesLive = Layer.mergeAll(
  * Paths match exactly as the interface document writes them: the router's defaults would also take
  * `/CHECKOUT_SESSIONS`, a trailing slash and doubled slashes as the same route, so one request
  * would have several spellings, each its own idempotency scope (CONTRACT §6: scoped to the path).
- * Percent-encoding is still decoded; the idempotency scope makes it canonical (`./idempotency.ts`).
+ * Percent-encoding is still decoded; the idempotency scope makes it canonical (`canonicalPath`).
  */
 const strictRouting = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
 
 /**
  * Idempotency sits inside `requestMiddleware`: Request-Id, the access log and the 404/405/500
- * mapping stay per request (a replay gets its own Request-Id), while every POST route, present
- * and future, is covered without doing anything (`./idempotency.ts`). Needs `IdempotencyStore`.
+ * mapping stay per request (a replay gets its own Request-Id), while every POST route of a group
+ * declared `Idempotent`, present and future, is covered without doing anything else
+ * (`src/idempotency/idempotency-middleware.ts`). Needs `IdempotencyStore`.
  */
 const httpAppWithMiddleware = Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig(strictRouting))
-  const idempotency = yield* makeIdempotencyMiddleware()
+  const idempotency = yield* makeIdempotencyMiddleware(Api)
   return requestMiddleware(Api)(idempotency(app))
 })
 

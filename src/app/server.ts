@@ -4,7 +4,7 @@
  */
 import { Etag, FileSystem, HttpMiddleware, HttpPlatform, HttpServer, Path } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
-import { Context, Data, Effect, Layer, Option, Schedule, Scope } from "effect"
+import { Context, Data, Effect, Layer, Option, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
@@ -14,6 +14,7 @@ import { IdempotencySweeper } from "../idempotency/idempotency-middleware.ts"
 import { CatalogLive } from "../catalog/catalog-service.ts"
 import { CheckoutService, CheckoutServiceLive } from "../checkout/checkout-service.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
+import { forkBatchSweep } from "../platform/batch-sweep.ts"
 import { Ids } from "../platform/ids.ts"
 import { OrderServicesLive } from "../orders/order-service.ts"
 import { WebhookSenderLive, webhookSenderWorker } from "../orders/webhook-sender.ts"
@@ -51,20 +52,13 @@ export const EXPIRY_BATCH = 50
 export const ExpirySweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const checkout = yield* CheckoutService
-    const sweep = Effect.gen(function*() {
-      let total = 0
-      for (;;) {
-        const count = yield* checkout.expireDue(EXPIRY_BATCH)
-        total += count
-        if (count < EXPIRY_BATCH) return total
-      }
+    yield* forkBatchSweep({
+      batch: checkout.expireDue(EXPIRY_BATCH),
+      batchSize: EXPIRY_BATCH,
+      every: "5 seconds",
+      logSwept: (count) => `expired ${count} idle sessions`,
+      logFailure: { message: "session expiry sweep failed", detail: (error) => error.reason }
     })
-    yield* sweep.pipe(
-      Effect.tap((count) => (count > 0 ? Effect.logInfo(`expired ${count} idle sessions`) : Effect.void)),
-      Effect.catchAll((error) => Effect.logWarning("session expiry sweep failed", error.reason)),
-      Effect.repeat(Schedule.spaced("5 seconds")),
-      Effect.forkScoped
-    )
   })
 )
 

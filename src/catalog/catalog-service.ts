@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import { CatalogFile, type CatalogSnapshot } from "./catalog.ts"
 import { makeCatalogSnapshot } from "./catalog-snapshot.ts"
-import { firstIssue } from "../shared/parse-issue.ts"
+import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
 import { AppConfig } from "../platform/config.ts"
 
 export const DEMO_CATALOG_FILE = fileURLToPath(new URL("../../catalog/demo-catalog.json", import.meta.url))
@@ -30,7 +30,7 @@ export const parseCatalog = (file: string, text: string): Either.Either<CatalogS
     return Either.left(new CatalogError({ file, reason: "is not valid JSON" }))
   }
   return Schema.decodeUnknownEither(CatalogFile, { errors: "first" })(json).pipe(
-    Either.mapLeft((error) => new CatalogError({ file, reason: firstIssue(error).message })),
+    Either.mapLeft((error) => new CatalogError({ file, reason: firstFailureAtJsonPath(error).message })),
     Either.flatMap((decoded) =>
       makeCatalogSnapshot(decoded).pipe(Either.mapLeft((reason) => new CatalogError({ file, reason })))
     )

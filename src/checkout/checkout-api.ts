@@ -20,6 +20,7 @@ import {
 import { ApiHeaders } from "../platform/http/api-headers.ts"
 import { featureApi } from "../platform/http/feature-api.ts"
 import { RequestSignature } from "../platform/http/request-signature.ts"
+import { Idempotent } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
 
 const SessionPath = Schema.Struct({ checkout_session_id: StorableString })
@@ -76,6 +77,7 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
   .middleware(RequestSignature)
   .middleware(ApiVersion)
   .middleware(Authorization)
+  .annotate(Idempotent, true)
   .annotate(OpenApi.Description, "Checkout Session API (merchant)")
 {}
 

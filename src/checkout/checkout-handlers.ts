@@ -1,75 +1,21 @@
 /**
- * Checkout Session API handlers: decode the body by the common rules, call the service, map its
- * failures. Sessions are answered in their wire form (`./session-response.ts`).
+ * Checkout Session API handlers: decode the body by the common rules with the schema the endpoint
+ * declares, call the service, map its failures. Sessions are answered in their wire form
+ * (`./session-response.ts`). A bad `payment_data` is reported in the shape its keys name
+ * (`src/shared/schema-failure.ts`).
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, type ParseResult, Schema } from "effect"
-import {
-  Buyer,
-  CheckoutSessionCreateRequest,
-  CheckoutSessionUpdateRequest,
-  HandlerPaymentData,
-  LegacyPaymentData,
-  type PaymentData
-} from "./checkout-schemas.ts"
-import { firstIssue } from "../shared/parse-issue.ts"
-import { optional } from "../shared/schema-helpers.ts"
+import { Effect } from "effect"
 import { CheckoutService } from "./checkout-service.ts"
-import { CheckoutApi } from "./checkout-api.ts"
+import { CheckoutApi, CheckoutGroup } from "./checkout-api.ts"
 import { mapCheckoutErrors } from "./error-mapping.ts"
-import { BadRequest, TooManyRequests } from "../platform/http/errors.ts"
+import { TooManyRequests } from "../platform/http/errors.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import type { Session } from "./session-model.ts"
-import { setRetryAfter } from "../delegate/delegate-handlers.ts"
+import { setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient } from "../platform/http/security.ts"
-import { decodeJson, decodeJsonBody, parseJson, readJsonText } from "../platform/http/request-body.ts"
+import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { completedSessionResponse, sessionJsonResponse, sessionResponse } from "./session-response.ts"
-
-const CompleteEnvelope = Schema.Struct({
-  buyer: optional(Buyer),
-  payment_data: Schema.Object.annotations({ identifier: "object" })
-})
-
-type DecodePaymentData = (value: unknown) => Effect.Effect<PaymentData, ParseResult.ParseError>
-const decodeHandler: DecodePaymentData = Schema.decodeUnknown(HandlerPaymentData, { errors: "first" })
-const decodeLegacy: DecodePaymentData = Schema.decodeUnknown(LegacyPaymentData, { errors: "first" })
-
-/**
- * `payment_data` comes in two shapes; the keys present choose the shape, so the error names the
- * field of the shape the client meant (CONTRACT §7).
- */
-const decodePaymentData = (value: object): Effect.Effect<PaymentData, BadRequest> => {
-  const shape = "handler_id" in value || "instrument" in value
-    ? decodeHandler
-    : "token" in value || "provider" in value
-    ? decodeLegacy
-    : undefined
-  if (shape === undefined) {
-    return Effect.fail(
-      new BadRequest({
-        type: "invalid_request",
-        code: "missing",
-        message: "$.payment_data must have handler_id and instrument, or token and provider.",
-        param: "$.payment_data.handler_id"
-      })
-    )
-  }
-  return Effect.mapError(shape(value), (error) => {
-    const issue = firstIssue(error, "$.payment_data")
-    return new BadRequest({ type: "invalid_request", code: issue.kind, message: issue.message, param: issue.param })
-  })
-}
-
-const decodeCompleteBody = readJsonText.pipe(
-  Effect.flatMap(parseJson),
-  Effect.flatMap(decodeJson(CompleteEnvelope)),
-  Effect.flatMap((body) =>
-    Effect.map(decodePaymentData(body.payment_data), (payment_data) => ({
-      ...(body.buyer ? { buyer: body.buyer } : {}),
-      payment_data
-    }))
-  )
-)
 
 /** Rejected discount codes allowed per API key: this many at once, refilled over a minute (CONTRACT §9). */
 export const DISCOUNT_CODE_REJECTIONS_PER_MINUTE = 20
@@ -114,21 +60,21 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
       })
     return handlers
       .handleRaw("create", () =>
-        decodeJsonBody(CheckoutSessionCreateRequest).pipe(
+        decodeDeclaredBody(CheckoutGroup, "create").pipe(
           Effect.flatMap((body) => limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.create(body)))),
           Effect.map((session) => sessionResponse(session, 201))
         ))
       .handle("get", ({ path }) =>
         Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id)), sessionJsonResponse))
       .handleRaw("update", ({ path }) =>
-        decodeJsonBody(CheckoutSessionUpdateRequest).pipe(
+        decodeDeclaredBody(CheckoutGroup, "update").pipe(
           Effect.flatMap((body) =>
             limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.update(path.checkout_session_id, body)))
           ),
           Effect.map(sessionResponse)
         ))
       .handleRaw("complete", ({ path }) =>
-        decodeCompleteBody.pipe(
+        decodeDeclaredBody(CheckoutGroup, "complete").pipe(
           Effect.flatMap((body) => mapCheckoutErrors(checkout.complete(path.checkout_session_id, body))),
           Effect.map(completedSessionResponse)
         ))

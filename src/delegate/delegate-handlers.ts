@@ -1,37 +1,32 @@
 /**
  * Delegate Payment API handler: rate limit per API key, read the body by the common rules
- * (content type, 1 MiB, JSON), decode and validate it with the domain rules at the Clock's time,
- * then tokenize in the vault. Every failure is a typed error of `delegate-errors.ts` (or a common
- * one of `errors.ts`); no message carries request values.
+ * (content type, 1 MiB, JSON), decode it with the schema the endpoint declares and validate it
+ * with the domain rules at the Clock's time, then tokenize in the vault. Every failure is a typed
+ * error of `delegate-api.ts` (or a common one of `errors.ts`); no message carries request values.
  */
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either, Layer } from "effect"
-import { type DelegateValidationFailure, parseDelegatePayment } from "./delegate-payment.ts"
+import { type DelegateValidationFailure, makeDelegatePaymentParser } from "./delegate-validation.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Vault } from "./vault.ts"
 import type { StorageError } from "../db/storage-error.ts"
-import { DelegateApi } from "./delegate-api.ts"
-import { DelegateRoleEnabled } from "./delegate-api.ts"
 import {
+  DelegateApi,
   DelegateBadRequest,
+  DelegateGroup,
   type DelegateInternalError,
   delegateInternalError,
   DelegateRateLimited,
+  DelegateRoleEnabled,
   type DelegateServiceUnavailable,
   delegateServiceUnavailable,
-  DelegateUnprocessable,
-  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS
-} from "./delegate-errors.ts"
+  DelegateUnprocessable
+} from "./delegate-api.ts"
 import { NotFound } from "../platform/http/errors.ts"
-import { parseJson, readJsonText } from "../platform/http/request-body.ts"
+import { declaredPayload, parseJson, readJsonText } from "../platform/http/request-body.ts"
 import { CurrentClient } from "../platform/http/security.ts"
-
-/** Adds `Retry-After: <seconds>` to the response of the current request, whatever it becomes. */
-export const setRetryAfter = (seconds: number): Effect.Effect<void> =>
-  HttpApp.appendPreResponseHandler((_request, response) =>
-    Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(seconds)))
-  )
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
 
 /** A domain validation failure → the 400 or 422 error with the same body. */
 export const delegateErrorOf = (failure: DelegateValidationFailure): DelegateBadRequest | DelegateUnprocessable => {
@@ -49,7 +44,7 @@ const fromStorageError = (
 ): Effect.Effect<never, DelegateServiceUnavailable | DelegateInternalError> =>
   error.reason === "unavailable"
     ? Effect.zipRight(
-      Effect.zipRight(Effect.logError("vault storage unavailable"), setRetryAfter(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)),
+      Effect.zipRight(Effect.logError("vault storage unavailable"), setRetryAfter(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS.delegate)),
       Effect.fail(delegateServiceUnavailable())
     )
     : Effect.zipRight(Effect.logError("vault storage failure", error.cause), Effect.fail(delegateInternalError()))
@@ -63,6 +58,7 @@ export const DelegateHandlers = HttpApiBuilder.group(DelegateApi, "delegate", (h
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const bucket = delegateBucket(config.delegateRateLimitPerMinute)
+    const parseDelegatePayment = makeDelegatePaymentParser(declaredPayload(DelegateGroup, "tokenize"))
     return handlers.handleRaw("tokenize", ({ headers }) =>
       Effect.gen(function*() {
         const client = yield* CurrentClient

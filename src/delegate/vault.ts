@@ -11,7 +11,8 @@
  *   reason only.
  */
 import { Clock, Context, Data, Effect, Either, Layer, Redacted, Schema } from "effect"
-import type { DelegatePaymentResponse, ValidatedDelegatePayment } from "./delegate-payment.ts"
+import type { DelegatePaymentResponse } from "./delegate-payment.ts"
+import type { ValidatedDelegatePayment } from "./delegate-validation.ts"
 import { DelegateAddress } from "./delegate-payment.ts"
 import { optional } from "../shared/schema-helpers.ts"
 import type { StorageError } from "../db/storage-error.ts"

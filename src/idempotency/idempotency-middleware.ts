@@ -1,13 +1,16 @@
 /**
- * Idempotent POSTs (CONTRACT §6), for every bearer-authenticated route at once: one `HttpApp`
- * middleware, wired in `app.ts` inside `requestMiddleware` (so Request-Id stays per request). A
- * route added to the API gets it without doing anything.
+ * Idempotent POSTs (CONTRACT §6), for every route whose group declares `Idempotent`
+ * (`src/platform/http/route-declarations.ts`) at once: one `HttpApp` middleware, wired in
+ * `src/app/http-app.ts` inside `requestMiddleware` (so Request-Id stays per request). The routes
+ * and what their groups declare are read once at start from the assembled API (`idempotentRoutes`):
+ * a group added with `Idempotent` gets it without doing anything else.
  *
- * For a POST with an `Idempotency-Key` header, made with a valid API key, on a route the policy
- * covers:
+ * For a POST with an `Idempotency-Key` header, made with a valid API key, on such a route (the
+ * errors below in the error object of its group's `ErrorFamily`):
  * 1. the key must be 1–255 printable ASCII characters, else 400 (`param` `$.headers['Idempotency-Key']`);
- * 2. a request the route refuses for its headers (API-Version; the request signature where
- *    required) is passed to the route unclaimed: never answered from the store, never kept;
+ * 2. a request the route refuses for its headers (API-Version where the group declares `ApiVersion`;
+ *    the request signature where it declares `RequestSignature`) is passed to the route unclaimed:
+ *    never answered from the store, never kept; the checks are the ones those middlewares run;
  * 3. the body is read (the same cached read the handler makes later) and fingerprinted
  *    (`requestFingerprint`: HMAC-SHA256 under a key derived from VAULT_KEY, over canonical JSON,
  *    or over the bytes when not JSON);
@@ -28,16 +31,24 @@
  * A claimed request is not interrupted when its client goes away: it runs to the end so that its
  * result is stored for the retry.
  */
-import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpApi, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import {
+  canonicalPath,
   type FingerprintKeys,
   fingerprintMatches,
   isReplayableStatus,
-  isValidIdempotencyKey,
   requestFingerprint
 } from "./idempotency.ts"
+import {
+  checkoutIdempotencyErrors,
+  delegateIdempotencyErrors,
+  type IdempotencyErrorFlavour,
+  type IdempotencyFailure
+} from "./idempotency-errors.ts"
+import { forkBatchSweep } from "../platform/batch-sweep.ts"
+import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig } from "../platform/config.ts"
 import { deriveVaultKeys } from "../delegate/vault-crypto.ts"
 import {
@@ -49,102 +60,66 @@ import {
 } from "./idempotency-store.ts"
 import { internalError, serviceUnavailable } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
+import { isValidIdempotencyKey } from "../platform/http/idempotency-key.ts"
 import { isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
-import { makeRequestSignatureCheck } from "../platform/http/request-signature.ts"
-import { bearerTokenOf, makeApiKeyResolver, makeApiVersionCheck } from "../platform/http/security.ts"
+import { makeRequestSignatureCheck, RequestSignature } from "../platform/http/request-signature.ts"
+import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, withRetryAfter } from "../platform/http/retry-after.ts"
+import { ErrorFamily, type ErrorFamilyName, Idempotent } from "../platform/http/route-declarations.ts"
+import { annotation, declares, makeRouteTable, type Route } from "../platform/http/route-table.ts"
+import {
+  ApiVersion,
+  Authorization,
+  bearerTokenOf,
+  makeApiKeyResolver,
+  makeApiVersionCheck
+} from "../platform/http/security.ts"
 
 /** How long a claim protects an in-flight request when its process stops renewing it. */
 export const IDEMPOTENCY_LEASE_MILLIS = 60_000
 /** How often a running request renews its lease (a third of the lease: two renewals may fail). */
 export const IDEMPOTENCY_LEASE_RENEW_MILLIS = 20_000
-/** `Retry-After` (seconds) of an in-flight 409: requests here take milliseconds, retry soon. */
-export const IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS = 1
-
-export const IDEMPOTENCY_KEY_PARAM = "$.headers['Idempotency-Key']"
-
-// ---------------------------------------------------------------------------------------------
-// Error bodies per route family
-
-export type IdempotencyFailure = "invalid_key" | "conflict" | "in_flight"
-
-/** The error object of an idempotency failure, in the wire shape of the route family. */
-export interface IdempotencyErrorBody {
-  readonly type: "invalid_request" | "request_not_idempotent"
-  readonly code: "invalid" | "invalid_card" | "idempotency_conflict" | "idempotency_in_flight"
-  readonly message: string
-  readonly param?: string
-}
-
-export type IdempotencyErrorFlavour = (failure: IdempotencyFailure) => IdempotencyErrorBody
-
-const messages: Record<IdempotencyFailure, string> = {
-  invalid_key: "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces.",
-  conflict: "This Idempotency-Key was already used with a different request body.",
-  in_flight: "A request with this Idempotency-Key is still being processed; retry shortly."
-}
-
-/** Checkout and order routes: the checkout error object (CONTRACT §3). */
-export const checkoutIdempotencyErrors: IdempotencyErrorFlavour = (failure) =>
-  failure === "invalid_key"
-    ? { type: "invalid_request", code: "invalid", message: messages[failure], param: IDEMPOTENCY_KEY_PARAM }
-    : {
-      type: "request_not_idempotent",
-      code: failure === "conflict" ? "idempotency_conflict" : "idempotency_in_flight",
-      message: messages[failure]
-    }
-
-/**
- * The delegate payment route: its closed set of type/code (interface document), where validation
- * failures are `invalid_card` with a `param` and idempotency problems are `invalid_request`.
- */
-export const delegateIdempotencyErrors: IdempotencyErrorFlavour = (failure) =>
-  failure === "invalid_key"
-    ? { type: "invalid_request", code: "invalid_card", message: messages[failure], param: IDEMPOTENCY_KEY_PARAM }
-    : {
-      type: "invalid_request",
-      code: failure === "conflict" ? "idempotency_conflict" : "idempotency_in_flight",
-      message: messages[failure]
-    }
 
 // ---------------------------------------------------------------------------------------------
 // Which routes
 
-export interface IdempotencyPolicy {
-  /** Whether a POST on `path` is covered: every bearer-authenticated route. */
-  readonly covers: (path: string) => boolean
-  /** The error flavour of the route family of `path`. */
-  readonly errorsFor: (path: string) => IdempotencyErrorFlavour
-  /** Whether the routes of `path` check request signatures (`RequestSignature` in their group). */
-  readonly signed: (path: string) => boolean
+/** What the idempotency middleware needs to know of a covered route. */
+export interface IdempotentRoute {
+  readonly errors: IdempotencyErrorFlavour
+  /** The route's group checks `API-Version` (`ApiVersion`). */
+  readonly checksApiVersion: boolean
+  /** The route's group checks request signatures (`RequestSignature`). */
+  readonly checksSignature: boolean
 }
 
-/** The webhook receiver authenticates by HMAC signature, not by API key: never covered. */
-const webhookReceiverPrefix = "/agentic_checkout/webhooks/"
-const delegatePrefix = "/agentic_commerce/"
-
-const checkoutPrefix = "/checkout_sessions"
-
-export const defaultIdempotencyPolicy: IdempotencyPolicy = {
-  covers: (path) => !path.startsWith(webhookReceiverPrefix),
-  errorsFor: (path) => (path.startsWith(delegatePrefix) ? delegateIdempotencyErrors : checkoutIdempotencyErrors),
-  signed: (path) => path.startsWith(delegatePrefix) || path === checkoutPrefix || path.startsWith(`${checkoutPrefix}/`)
+const errorsOfFamily: Record<ErrorFamilyName, IdempotencyErrorFlavour> = {
+  checkout: checkoutIdempotencyErrors,
+  delegate: delegateIdempotencyErrors
 }
 
 /**
- * The path of a request as the scope of its key: each segment's percent-encoding made canonical
- * (`delegate%5Fpayment` and `delegate_payment` are one route to the router, so one scope here).
- * Case, trailing and doubled slashes need nothing: the router takes only the exact spelling.
+ * The POST routes whose group declares `Idempotent`, with the checks and the error family the
+ * group declares. The key's scope is the caller's API key, so an idempotent group must declare
+ * `Authorization`: one that does not is refused at start.
  */
-export const canonicalPath = (path: string): string =>
-  path.includes("%")
-    ? path.split("/").map((segment) => {
-      try {
-        return encodeURIComponent(decodeURIComponent(segment))
-      } catch {
-        return segment
-      }
-    }).join("/")
-    : path
+export const idempotentRoutes = (api: HttpApi.HttpApi.Any) => {
+  const table = makeRouteTable(api)
+  const covered = new Map<Route, IdempotentRoute>()
+  for (const route of table.routes) {
+    if (route.method !== "POST" || !Option.getOrElse(annotation(route, Idempotent), () => false)) continue
+    if (!declares(route, Authorization)) {
+      throw new Error(`${route.group} is declared Idempotent but does not declare Authorization (POST ${route.path})`)
+    }
+    covered.set(route, {
+      errors: errorsOfFamily[Option.getOrElse(annotation(route, ErrorFamily), () => "checkout" as const)],
+      checksApiVersion: declares(route, ApiVersion),
+      checksSignature: declares(route, RequestSignature)
+    })
+  }
+  return (path: string): IdempotentRoute | undefined => {
+    const route = table.find("POST", path)
+    return route === undefined ? undefined : covered.get(route)
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Responses
@@ -153,9 +128,7 @@ const statusOfFailure: Record<IdempotencyFailure, number> = { invalid_key: 400, 
 
 const failureResponse = (flavour: IdempotencyErrorFlavour, failure: IdempotencyFailure) => {
   const response = HttpServerResponse.unsafeJson(flavour(failure), { status: statusOfFailure[failure] })
-  return failure === "in_flight"
-    ? HttpServerResponse.setHeader(response, "retry-after", String(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS))
-    : response
+  return failure === "in_flight" ? withRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS)(response) : response
 }
 
 /**
@@ -220,7 +193,6 @@ const answerFor = (
 // The middleware
 
 export interface IdempotencyOptions {
-  readonly policy?: IdempotencyPolicy
   readonly leaseMillis?: number
   readonly renewEveryMillis?: number
 }
@@ -287,11 +259,12 @@ const runClaimed = <E, R>(
 }
 
 /**
- * Builds the idempotency middleware from the store and the configuration (API keys for the
- * scope, `idempotencyTtlSeconds` for the expiry).
+ * Builds the idempotency middleware for the routes of `api` from the store and the configuration
+ * (API keys for the scope, `idempotencyTtlSeconds` for the expiry).
  */
-export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
+export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: IdempotencyOptions = {}) =>
   Effect.gen(function*() {
+    const routeOf = idempotentRoutes(api)
     const store = yield* IdempotencyStore
     const config = yield* AppConfig
     const resolveKeyId = makeApiKeyResolver(config.apiKeys)
@@ -303,7 +276,6 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
       current: yield* fingerprintKeyOf(config.vaultKey),
       retired: yield* Effect.forEach(config.retiredVaultKeys, fingerprintKeyOf)
     }
-    const policy = options.policy ?? defaultIdempotencyPolicy
     const leaseMillis = options.leaseMillis ?? IDEMPOTENCY_LEASE_MILLIS
     const timing = {
       ttlMillis: config.idempotencyTtlSeconds * 1000,
@@ -317,15 +289,18 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
         const key = request.headers["idempotency-key"]
         if (request.method !== "POST" || key === undefined) return yield* app
         const path = canonicalPath(request.url.split("?")[0]!)
-        if (!policy.covers(path)) return yield* app
+        const route = routeOf(path)
+        if (route === undefined) return yield* app
         const keyId = resolveKeyId(bearerTokenOf(request.headers["authorization"]))
         // Unauthenticated: not ours to answer (401 from the route) and never stored.
         if (keyId === undefined) return yield* app
-        const flavour = policy.errorsFor(path)
+        const flavour = route.errors
         if (!isValidIdempotencyKey(key)) return failureResponse(flavour, "invalid_key")
         // A request the route refuses for its headers is neither answered from the store nor kept
         // in it: the route answers 400, and the corrected retry runs.
-        if (apiVersionProblem(request.headers["api-version"]) !== undefined) return yield* app
+        if (route.checksApiVersion && apiVersionProblem(request.headers["api-version"]) !== undefined) {
+          return yield* app
+        }
 
         const declared = Number(request.headers["content-length"] ?? "0")
         if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* app
@@ -338,7 +313,7 @@ export const makeIdempotencyMiddleware = (options: IdempotencyOptions = {}) =>
         if (Option.isNone(body)) return yield* app
         // Likewise an unsigned or stale request where signatures are required (the route: 401).
         const now = yield* Clock.currentTimeMillis
-        if (policy.signed(path) && signatureProblem(request.headers, body.value, now) !== undefined) {
+        if (route.checksSignature && signatureProblem(request.headers, body.value, now) !== undefined) {
           return yield* app
         }
 
@@ -383,20 +358,12 @@ export const IDEMPOTENCY_SWEEP_BATCH = 500
 export const IdempotencySweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const store = yield* IdempotencyStore
-    const sweepOnce = Effect.gen(function*() {
-      let total = 0
-      while (true) {
-        const now = yield* Clock.currentTimeMillis
-        const deleted = yield* store.deleteExpired(now, IDEMPOTENCY_SWEEP_BATCH)
-        total += deleted
-        if (deleted < IDEMPOTENCY_SWEEP_BATCH) return total
-      }
+    yield* forkBatchSweep({
+      batch: Effect.flatMap(Clock.currentTimeMillis, (now) => store.deleteExpired(now, IDEMPOTENCY_SWEEP_BATCH)),
+      batchSize: IDEMPOTENCY_SWEEP_BATCH,
+      every: IDEMPOTENCY_SWEEP_INTERVAL,
+      logSwept: (count) => `deleted ${count} expired idempotency keys`,
+      logFailure: { message: "idempotency key clean-up failed", detail: (error: StorageError) => error.reason }
     })
-    yield* sweepOnce.pipe(
-      Effect.tap((count) => (count > 0 ? Effect.logInfo(`deleted ${count} expired idempotency keys`) : Effect.void)),
-      Effect.catchAll((error) => Effect.logWarning("idempotency key clean-up failed", error.reason)),
-      Effect.repeat(Schedule.spaced(IDEMPOTENCY_SWEEP_INTERVAL)),
-      Effect.forkScoped
-    )
   })
 )

@@ -1,13 +1,24 @@
 /**
- * The pure rules of idempotent POSTs (CONTRACT §6): which keys are acceptable, how a request body
- * is fingerprinted, and which results are kept for replay.
+ * The pure rules of idempotent POSTs (CONTRACT §6): how a request body is fingerprinted, and which
+ * results are kept for replay. Which keys are acceptable: `src/platform/http/idempotency-key.ts`.
  */
 import { createHash, createHmac } from "node:crypto"
 
-/** 1–255 printable ASCII characters (space excluded), so a key is always safe to echo in a header. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
-
-export const isValidIdempotencyKey = (value: string): boolean => IDEMPOTENCY_KEY_PATTERN.test(value)
+/**
+ * The path of a request as the scope of its key: each segment's percent-encoding made canonical
+ * (`delegate%5Fpayment` and `delegate_payment` are one route to the router, so one scope here).
+ * Case, trailing and doubled slashes need nothing: the router takes only the exact spelling.
+ */
+export const canonicalPath = (path: string): string =>
+  path.includes("%")
+    ? path.split("/").map((segment) => {
+      try {
+        return encodeURIComponent(decodeURIComponent(segment))
+      } catch {
+        return segment
+      }
+    }).join("/")
+    : path
 
 /**
  * JSON text with object keys sorted (by UTF-16 code units) at every depth, arrays in their order,

@@ -18,6 +18,7 @@ import {
 } from "../platform/http/errors.ts"
 import { ApiHeaders, Limit } from "../platform/http/api-headers.ts"
 import { featureApi } from "../platform/http/feature-api.ts"
+import { Idempotent } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
 
 const OrderPath = Schema.Struct({ order_id: StorableString })
@@ -54,6 +55,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
   )
   .middleware(ApiVersion)
   .middleware(Authorization)
+  .annotate(Idempotent, true)
   .annotate(OpenApi.Description, "Orders (merchant): read, move through their lifecycle, refund")
 {}
 
@@ -111,6 +113,7 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
   )
   .middleware(ApiVersion)
   .middleware(Authorization)
+  .annotate(Idempotent, true)
   .annotate(OpenApi.Description, "Order-event deliveries (merchant, sender side)")
 {}
 

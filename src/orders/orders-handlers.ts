@@ -4,17 +4,11 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { RefundRequest, ShipRequest } from "./order-schemas.ts"
-import {
-  type InvalidRefundAmount,
-  OrderCommand,
-  type OrderError,
-  type RefundExceedsTotal
-} from "./order-state-machine.ts"
+import { type InvalidRefundAmount, OrderCommand, type OrderError, type RefundExceedsTotal } from "./order-state-machine.ts"
 import { type OrderNotFound, OrderService } from "./order-service.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { type OutboxEvent, OrderStore } from "./order-store.ts"
-import { OrdersApi, WebhookDeliveriesApi } from "./orders-api.ts"
+import { OrdersApi, OrdersGroup, WebhookDeliveriesApi } from "./orders-api.ts"
 import {
   BadRequest,
   Conflict,
@@ -24,7 +18,7 @@ import {
   Unprocessable
 } from "../platform/http/errors.ts"
 import type { Delivery } from "./orders-api.ts"
-import { decodeJsonBody } from "../platform/http/request-body.ts"
+import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
 
 const orderNotFound = (id: string) =>
@@ -116,7 +110,7 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
       .handleRaw("ship", ({ path }) =>
         Effect.zipRight(
           requireRole("checkout"),
-          Effect.flatMap(decodeJsonBody(ShipRequest), (body) =>
+          Effect.flatMap(decodeDeclaredBody(OrdersGroup, "ship"), (body) =>
             change(
               path.order_id,
               OrderCommand.Ship({
@@ -131,7 +125,7 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
       .handleRaw("refund", ({ path }) =>
         Effect.zipRight(
           requireRole("checkout"),
-          Effect.flatMap(decodeJsonBody(RefundRequest), (body) =>
+          Effect.flatMap(decodeDeclaredBody(OrdersGroup, "refund"), (body) =>
             mapOrderErrors(orders.apply(path.order_id, OrderCommand.Refund({ type: body.type, amount: body.amount }))))
         ))
   }))

@@ -20,7 +20,9 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule, Schema } from "effect"
-import { type DeliveryResponse, isPastHorizon, OutgoingWebhookEvent, retryDecision, signPayload } from "../webhooks/webhook.ts"
+import { signPayload } from "../shared/hmac-signature.ts"
+import { type DeliveryResponse, isPastHorizon, retryDecision } from "../webhooks/delivery-retry.ts"
+import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { type FinishedAttempt, type OutboxEvent, OrderStore } from "./order-store.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"

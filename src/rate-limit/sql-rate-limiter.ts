@@ -15,7 +15,8 @@
  * every minute (`FOR UPDATE SKIP LOCKED`, safe with several processes).
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Layer, Schedule } from "effect"
+import { Clock, Effect, Layer } from "effect"
+import { forkBatchSweep, sweepInBatches } from "../platform/batch-sweep.ts"
 import { RateLimited, RateLimiter } from "./rate-limiter-service.ts"
 import { availability, bucketCapacity, type BucketOptions, refillPerMs } from "./token-bucket.ts"
 
@@ -47,19 +48,16 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
       )
     )
 
-  const sweepOnce = Effect.gen(function*() {
-    let total = 0
-    for (;;) {
-      const now = yield* Clock.currentTimeMillis
-      const deleted = yield* sql`
-        DELETE FROM rate_limit_buckets WHERE bucket_key IN (
-          SELECT bucket_key FROM rate_limit_buckets WHERE full_at <= ${now}
-          ORDER BY full_at LIMIT ${RATE_LIMIT_SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
-        RETURNING 1 AS deleted`
-      total += deleted.length
-      if (deleted.length < RATE_LIMIT_SWEEP_BATCH) return total
-    }
+  const deleteFullBuckets = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const deleted = yield* sql`
+      DELETE FROM rate_limit_buckets WHERE bucket_key IN (
+        SELECT bucket_key FROM rate_limit_buckets WHERE full_at <= ${now}
+        ORDER BY full_at LIMIT ${RATE_LIMIT_SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
+      RETURNING 1 AS deleted`
+    return deleted.length
   })
+  const sweepOnce = sweepInBatches(deleteFullBuckets, RATE_LIMIT_SWEEP_BATCH)
 
   const limiter = RateLimiter.of({
     consume: (key, options) => check(key, options, true),
@@ -69,19 +67,20 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
       Effect.orElseSucceed(() => 0)
     )
   })
-  return { limiter, sweepOnce }
+  return { limiter, sweepOnce, deleteFullBuckets }
 })
 
 /** The shared limiter, with its sweep of full buckets every minute. Needs a migrated database. */
 export const SqlRateLimiter = Layer.scoped(
   RateLimiter,
   Effect.gen(function*() {
-    const { limiter, sweepOnce } = yield* makeSqlRateLimiter
-    yield* sweepOnce.pipe(
-      Effect.catchAll((error) => Effect.logWarning("rate limit clean-up failed", error.message)),
-      Effect.repeat(Schedule.spaced("1 minute")),
-      Effect.forkScoped
-    )
+    const { deleteFullBuckets, limiter } = yield* makeSqlRateLimiter
+    yield* forkBatchSweep({
+      batch: deleteFullBuckets,
+      batchSize: RATE_LIMIT_SWEEP_BATCH,
+      every: "1 minute",
+      logFailure: { message: "rate limit clean-up failed", detail: (error) => error.message }
+    })
     return limiter
   })
 )

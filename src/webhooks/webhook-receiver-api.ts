@@ -1,7 +1,8 @@
 /**
  * The agent platform's routes (CONTRACT §8):
  * - `webhookReceiver`: the order-event webhook endpoint, authenticated only by its
- *   `Merchant-Signature` (role `webhook_receiver`);
+ *   `Merchant-Signature` (role `webhook_receiver`); not idempotent by key (no API key to scope a
+ *   key to): redeliveries are recognized by their Request-Id or body instead;
  * - `receivedOrders`: the receiver's read API (bearer + API-Version; role `webhook_receiver`).
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
@@ -9,10 +10,11 @@ import { Schema } from "effect"
 import { ApiHeaders, Limit } from "../platform/http/api-headers.ts"
 import { NotFoundWire, PayloadTooLargeWire, TooManyRequestsWire, UnauthorizedWire } from "../platform/http/errors.ts"
 import { featureApi } from "../platform/http/feature-api.ts"
+import { Idempotent } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
 import { optional } from "../shared/schema-helpers.ts"
 import { StorableString } from "../shared/storable-text.ts"
-import { WebhookAck } from "./webhook.ts"
+import { WebhookAck, WebhookEvent } from "./webhook.ts"
 
 const OrderPath = Schema.Struct({ order_id: StorableString })
 
@@ -25,7 +27,7 @@ export class WebhookReceiverGroup extends HttpApiGroup.make("webhookReceiver")
         ),
         "request-id": optional(Schema.String.annotations({ description: "The event id; redeliveries repeat it" }))
       }))
-      .setPayload(Schema.Unknown.annotations({ identifier: "WebhookEvent", description: "WebhookEvent" }))
+      .setPayload(WebhookEvent)
       .addSuccess(WebhookAck)
       .addError(UnauthorizedWire)
       .addError(PayloadTooLargeWire)
@@ -73,6 +75,7 @@ export class ReceivedOrdersGroup extends HttpApiGroup.make("receivedOrders")
   )
   .middleware(ApiVersion)
   .middleware(Authorization)
+  .annotate(Idempotent, true)
   .annotate(OpenApi.Description, "Orders received through order-event webhooks (agent platform)")
 {}
 

@@ -9,27 +9,30 @@
  *    timestamp within `WEBHOOK_TOLERANCE_SECONDS` of the Clock → else 401 `invalid_signature`
  *    (nothing about the payload is revealed before the signature holds);
  * 4. `Content-Type: application/json` → else 400 `invalid_content_type`; JSON and the
- *    WebhookEvent shape → else 400 `invalid_json` | `missing` | `invalid` with a JSONPath `param`;
+ *    WebhookEvent shape (the endpoint's declared payload) → else 400 `invalid_json` | `missing` | `invalid` with a JSONPath `param`;
  * 5. stored once: a redelivery (same Request-Id, or same body bytes) is acknowledged the same way
  *    without a second effect. 200 `{received: true, request_id}`.
  * The order key is `data.id`, or `data.checkout_session_id` when the sender gives no id.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { makeInProcessRateLimiter } from "../rate-limit/in-process-rate-limiter-service.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import type { BucketOptions } from "../rate-limit/token-bucket.ts"
-import { MERCHANT_SIGNATURE_HEADER, parseWebhookBody, verifySignature } from "./webhook.ts"
+import { verifySignature } from "../shared/hmac-signature.ts"
+import { MERCHANT_SIGNATURE_HEADER } from "./webhook.ts"
+import { makeWebhookBodyParser } from "./webhook-body.ts"
 import { AppConfig } from "../platform/config.ts"
 import { randomId } from "../platform/ids.ts"
 import type { ReceivedEvent, ReceivedOrder } from "./received-events-store.ts"
 import { ReceivedEventsStore } from "./received-events-store.ts"
-import { ReceivedOrdersApi, WebhookReceiverApi } from "./webhook-receiver-api.ts"
+import { ReceivedOrdersApi, WebhookReceiverApi, WebhookReceiverGroup } from "./webhook-receiver-api.ts"
 import { BadRequest, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
-import { isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
+import { declaredPayload, isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
+import { withRetryAfter } from "../platform/http/retry-after.ts"
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 
@@ -79,6 +82,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(WebhookReceiverApi, 
     const secrets = config.webhookReceiverSecrets.map((secret) => Redacted.value(secret))
     const perMinute = config.webhookReceiverRateLimitPerMinute
     const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }
+    const parseWebhookBody = makeWebhookBodyParser(declaredPayload(WebhookReceiverGroup, "orderEvents"))
 
     return handlers.handleRaw("orderEvents", ({ request }) =>
       Effect.gen(function*() {
@@ -92,7 +96,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(WebhookReceiverApi, 
               code: "too_many_requests",
               message: "Too many order events; retry after the time in Retry-After."
             })
-          ).pipe(HttpServerResponse.setHeader("retry-after", String(limited.left.retryAfterSeconds)))
+          ).pipe(withRetryAfter(limited.left.retryAfterSeconds))
         }
 
         const raw = yield* readRawBody

@@ -1,17 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
+import { detectCardBrand, luhnValid } from "../../src/delegate/card-number.ts"
 import {
-  decodeDelegatePaymentRequest,
   DelegateError,
-  delegateErrorFromParseError,
   DelegatePaymentRequest,
   DelegatePaymentResponse,
-  detectCardBrand,
-  luhnValid,
-  parseDelegatePayment,
-  parseTimestamp,
-  validateDelegatePayment
+  parseTimestamp
 } from "../../src/delegate/delegate-payment.ts"
+import {
+  decodeDelegatePaymentRequest,
+  delegateErrorFromParseError,
+  parseDelegatePayment,
+  validateDelegatePayment
+} from "../../src/delegate/delegate-validation.ts"
 import { isCountry, isCurrency, ISO_3166_COUNTRIES } from "../../src/shared/iso-codes.ts"
 
 const NUMBER = "4242424242424242"

@@ -6,12 +6,12 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Effect, Either, Layer, Redacted, TestClock } from "effect"
+import { Api } from "../../src/app/api.ts"
+import { checkoutIdempotencyErrors, delegateIdempotencyErrors } from "../../src/idempotency/idempotency-errors.ts"
 import {
-  checkoutIdempotencyErrors,
-  defaultIdempotencyPolicy,
-  delegateIdempotencyErrors,
   IDEMPOTENCY_LEASE_MILLIS,
-  IdempotencySweeper
+  IdempotencySweeper,
+  idempotentRoutes
 } from "../../src/idempotency/idempotency-middleware.ts"
 import { apiKeyId } from "../../src/platform/http/security.ts"
 import { canonicalJson, requestFingerprint } from "../../src/idempotency/idempotency.ts"
@@ -632,14 +632,16 @@ describe("the Idempotency-Key header", () => {
       const second = yield* post(path, { type: "order_create" }, withKey("hook-1"))
       expect(isReplay(first)).toBe(false)
       expect(isReplay(second)).toBe(false)
-      expect(defaultIdempotencyPolicy.covers(path)).toBe(false)
-      expect(defaultIdempotencyPolicy.covers("/agentic_commerce/delegate_payment")).toBe(true)
-      expect(defaultIdempotencyPolicy.covers("/orders/ord_1/refunds")).toBe(true)
+      const routeOf = idempotentRoutes(Api)
+      expect(routeOf(path)).toBeUndefined()
+      expect(routeOf("/agentic_commerce/delegate_payment")).toBeDefined()
+      expect(routeOf("/orders/ord_1/refunds")).toBeDefined()
     })))
 
   it("the delegate route family gets its own error object", () => {
-    expect(defaultIdempotencyPolicy.errorsFor("/agentic_commerce/delegate_payment")).toBe(delegateIdempotencyErrors)
-    expect(defaultIdempotencyPolicy.errorsFor("/checkout_sessions")).toBe(checkoutIdempotencyErrors)
+    const routeOf = idempotentRoutes(Api)
+    expect(routeOf("/agentic_commerce/delegate_payment")?.errors).toBe(delegateIdempotencyErrors)
+    expect(routeOf("/checkout_sessions")?.errors).toBe(checkoutIdempotencyErrors)
     expect(delegateIdempotencyErrors("conflict")).toMatchObject({ type: "invalid_request", code: "idempotency_conflict" })
     expect(delegateIdempotencyErrors("in_flight")).toMatchObject({ type: "invalid_request", code: "idempotency_in_flight" })
     expect(delegateIdempotencyErrors("invalid_key")).toMatchObject({

@@ -5,9 +5,9 @@ import {
   canonicalJson,
   fingerprintMatches,
   isReplayableStatus,
-  isValidIdempotencyKey,
   requestFingerprint
 } from "../../src/idempotency/idempotency.ts"
+import { isValidIdempotencyKey } from "../../src/platform/http/idempotency-key.ts"
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and keeps array order", () => {

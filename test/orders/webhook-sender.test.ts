@@ -1,7 +1,7 @@
 import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Either, Layer, Logger, Option, Redacted, TestClock } from "effect"
-import { verifySignature } from "../../src/webhooks/webhook.ts"
+import { verifySignature } from "../../src/shared/hmac-signature.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
 import {
   type DeliveryReport,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted, TestClock } from "effect"
-import { signRequest } from "../../src/webhooks/webhook.ts"
+import { signRequest } from "../../src/shared/request-signing.ts"
 import { address, buyer, get, paymentData, post, type RequestOptions, request, testApp } from "../support/http.ts"
 
 const SECRET = "sig_secret_current"

@@ -3,24 +3,16 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import {
-  backoffDelayMs,
-  BACKOFF_CAP_MS,
-  decodeWebhookEvent,
-  isPastHorizon,
-  makeOrderEvent,
-  OutgoingWebhookEvent,
-  parseRequestTimestamp,
   parseSignatureHeader,
-  parseWebhookBody,
-  retryDecision,
   SignatureFailure,
   type SignatureFailureReason,
   signPayload,
-  signRequest,
-  verifyRequestSignature,
-  verifySignature,
-  WebhookEvent
-} from "../../src/webhooks/webhook.ts"
+  verifySignature
+} from "../../src/shared/hmac-signature.ts"
+import { parseRequestTimestamp, signRequest, verifyRequestSignature } from "../../src/shared/request-signing.ts"
+import { backoffDelayMs, BACKOFF_CAP_MS, isPastHorizon, retryDecision } from "../../src/webhooks/delivery-retry.ts"
+import { makeOrderEvent, OutgoingWebhookEvent, WebhookEvent } from "../../src/webhooks/webhook.ts"
+import { decodeWebhookEvent, parseWebhookBody } from "../../src/webhooks/webhook-body.ts"
 
 const SECRET = "whsec_test"
 const T = 1767225600

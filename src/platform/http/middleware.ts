@@ -4,8 +4,8 @@
  * - one access log line per request (method, path, status, duration) — never headers or bodies;
  * - unknown routes → 404 and known paths with another method → 405, in the error envelope;
  * - anything unexpected → 500 `processing_error` without stack, SQL or input data;
- * - every 503 (storage unreachable) carries `Retry-After`;
- * - a valid `Idempotency-Key` of the request is echoed (the keys themselves: `./idempotency.ts`);
+ * - every 503 (storage unreachable) carries `Retry-After` (`./retry-after.ts`);
+ * - a valid `Idempotency-Key` of the request is echoed (`./idempotency-key.ts`);
  * - `Content-Language: en`.
  */
 import {
@@ -19,9 +19,11 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect } from "effect"
-import { isValidIdempotencyKey } from "../../idempotency/idempotency.ts"
 import { toJsonPath } from "../../shared/schema-helpers.ts"
 import { randomId } from "../ids.ts"
+import { isValidIdempotencyKey } from "./idempotency-key.ts"
+import { withRetryAfterOn503 } from "./retry-after.ts"
+import { makeRouteTable, type RouteTable } from "./route-table.ts"
 import {
   type ApiError,
   BadRequest,
@@ -37,38 +39,20 @@ export const errorResponse = (error: ApiError) =>
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 
-/** Known route templates with their methods, for telling 404 from 405. */
-const routeTable = (api: HttpApi.HttpApi.Any): ReadonlyArray<{ readonly pattern: RegExp; readonly methods: ReadonlySet<string> }> => {
-  const table = new Map<string, Set<string>>()
-  for (const group of Object.values((api as HttpApi.HttpApi.AnyWithProps).groups)) {
-    for (const endpoint of Object.values(group.endpoints)) {
-      const methods = table.get(endpoint.path) ?? new Set<string>()
-      methods.add(endpoint.method)
-      table.set(endpoint.path, methods)
-    }
-  }
-  table.set("/openapi.json", new Set(["GET"]))
-  table.set("/docs", new Set(["GET"]))
-  return [...table].map(([path, methods]) => ({
-    pattern: new RegExp(
-      "^" + path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.]/g, "\\."))).join("/") +
-        "$"
-    ),
-    methods
-  }))
-}
+/** Routes served beside the API's own. */
+const documentationRoutes = [{ method: "GET", path: "/openapi.json" }, { method: "GET", path: "/docs" }]
 
-const notFoundOrMethod = (routes: ReturnType<typeof routeTable>, method: string, url: string) => {
+const notFoundOrMethod = (routes: RouteTable, method: string, url: string) => {
   const path = url.split("?")[0]!
-  const route = routes.find((r) => r.pattern.test(path))
-  if (route && !route.methods.has(method)) {
+  const methods = routes.methodsAt(path)
+  if (methods.length > 0 && !methods.includes(method)) {
     return errorResponse(
       new MethodNotAllowed({
         type: "invalid_request",
         code: "method_not_allowed",
-        message: `${method} is not allowed on ${path}; allowed: ${[...route.methods].join(", ")}.`
+        message: `${method} is not allowed on ${path}; allowed: ${methods.join(", ")}.`
       })
-    ).pipe(HttpServerResponse.setHeader("allow", [...route.methods].join(", ")))
+    ).pipe(HttpServerResponse.setHeader("allow", methods.join(", ")))
   }
   return errorResponse(new NotFound({ type: "invalid_request", code: "not_found", message: `No route ${method} ${path}.` }))
 }
@@ -78,7 +62,7 @@ const isRouteNotFound = (u: unknown): boolean => HttpServerError.isServerError(u
 /** The outermost middleware: request id, access log, 404/405 (from the routes of `api`), 500. */
 export const requestMiddleware = (api: HttpApi.HttpApi.Any) =>
 <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
-  const routes = routeTable(api)
+  const routes = makeRouteTable(api, documentationRoutes)
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const given = request.headers["request-id"]
@@ -121,15 +105,6 @@ export const requestMiddleware = (api: HttpApi.HttpApi.Any) =>
 const withIdempotencyKeyEcho = (key: string | undefined) => (response: HttpServerResponse.HttpServerResponse) =>
   key !== undefined && isValidIdempotencyKey(key)
     ? HttpServerResponse.setHeader(response, "idempotency-key", key)
-    : response
-
-/** Seconds a client should wait before retrying a 503 (storage unreachable), when no route said otherwise. */
-export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2
-
-/** Every 503 carries `Retry-After` (CONTRACT §3), whichever route or middleware produced it. */
-const withRetryAfterOn503 = (response: HttpServerResponse.HttpServerResponse) =>
-  response.status === 503 && response.headers["retry-after"] === undefined
-    ? HttpServerResponse.setHeader(response, "retry-after", String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS))
     : response
 
 const badRequestFromDecodeIssues = (issues: ReadonlyArray<{ readonly _tag: string; readonly path: ReadonlyArray<PropertyKey> }>) => {

@@ -1,9 +1,9 @@
 /**
  * The response headers the OpenAPI document states, which middleware sets outside the endpoint
- * schemas (`middleware.ts`, `idempotency.ts`) and which the generated document would otherwise
- * leave out. Applied to the API with the `OpenApi.Transform` annotation (`api.ts`).
+ * schemas (`middleware.ts`, the idempotency middleware) and which the generated document would
+ * otherwise leave out. Applied to the API with the `OpenApi.Transform` annotation (`src/app/api.ts`).
  */
-import { isReplayableStatus } from "../../idempotency/idempotency.ts"
+import { carriesRetryAfter } from "./retry-after.ts"
 
 type Header = { readonly description: string; readonly schema: { readonly type: "string" | "integer" } }
 
@@ -29,8 +29,12 @@ const RETRY_AFTER: Header = {
 const isHeaderParameter = (name: string) => (parameter: { readonly in?: unknown; readonly name?: unknown }) =>
   parameter.in === "header" && typeof parameter.name === "string" && parameter.name.toLowerCase() === name
 
-/** Adds the middleware's response headers to every operation of an OpenAPI document. */
-export const documentResponseHeaders = (spec: Record<string, any>): Record<string, any> => {
+/**
+ * Adds the middleware's response headers to every operation of an OpenAPI document.
+ * `isReplayableStatus`: whether the idempotency middleware keeps (and replays) an answer of a status.
+ */
+export const documentResponseHeaders = (options: { readonly isReplayableStatus: (status: number) => boolean }) =>
+(spec: Record<string, any>): Record<string, any> => {
   for (const operations of Object.values<Record<string, any>>(spec.paths ?? {})) {
     for (const [method, operation] of Object.entries<any>(operations)) {
       const parameters: ReadonlyArray<any> = operation?.parameters ?? []
@@ -40,9 +44,9 @@ export const documentResponseHeaders = (spec: Record<string, any>): Record<strin
         if (takesIdempotencyKey) {
           headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
           // Only responses that are stored can be replayed (not 401, 429 or 5xx).
-          if (method === "post" && isReplayableStatus(Number(status))) headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
+          if (method === "post" && options.isReplayableStatus(Number(status))) headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
         }
-        if (status === "429" || status === "503" || (status === "409" && takesIdempotencyKey && method === "post")) {
+        if (carriesRetryAfter(Number(status), takesIdempotencyKey && method === "post")) {
           headers["Retry-After"] = RETRY_AFTER
         }
         response.headers = { ...response.headers, ...headers }

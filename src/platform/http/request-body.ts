@@ -2,10 +2,15 @@
  * Reading a JSON request body by the common rules (CONTRACT §3): `Content-Type: application/json`,
  * at most 1 MiB, well-formed JSON, then a strict decode whose first problem is reported as
  * 400 `{code: missing | invalid, param: <JSONPath>}`.
+ *
+ * Routes with a body read it themselves (`handleRaw`): the framework's own payload decoding runs
+ * before these checks and keeps only formatted issues, so it could not answer these errors. They
+ * decode with the payload schema their endpoint declares (`declaredPayload`), so the declaration
+ * is the schema that runs, not only documentation.
  */
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, Option, ParseResult, Schema } from "effect"
-import { firstIssue } from "../../shared/parse-issue.ts"
+import { type HttpApiEndpoint, type HttpApiGroup, HttpServerRequest } from "@effect/platform"
+import { Effect, Option, type ParseResult, Schema } from "effect"
+import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storable-text.ts"
 import { BadRequest, PayloadTooLarge } from "./errors.ts"
 
@@ -63,8 +68,8 @@ export const parseJson = (text: string): Effect.Effect<unknown, BadRequest> => {
 
 /** The first decode problem as a 400 error. */
 export const badRequestFromParseError = (error: ParseResult.ParseError): BadRequest => {
-  const issue = firstIssue(error)
-  return new BadRequest({ type: "invalid_request", code: issue.kind, message: issue.message, param: issue.param })
+  const first = firstFailureAtJsonPath(error)
+  return new BadRequest({ type: "invalid_request", code: first.kind, message: first.message, param: first.param })
 }
 
 /** 400 `invalid` at the first string of `json` that storage cannot keep (`unstorableTextPath`). */
@@ -92,3 +97,29 @@ export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = decodeJson(schema)
   return readJsonText.pipe(Effect.flatMap(parseJson), Effect.flatMap(decode))
 }
+
+/** The payload type of endpoint `Name` of `Group`. */
+export type DeclaredPayload<Group extends HttpApiGroup.HttpApiGroup.Any, Name extends string> = HttpApiEndpoint
+  .HttpApiEndpoint.Payload<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<Group>, Name>>
+
+/**
+ * The payload schema endpoint `name` of `group` declares (`setPayload`). A route that reads its own
+ * body decodes it with this schema; an endpoint without one is a programming error (thrown when
+ * the handlers are built).
+ */
+export const declaredPayload = <
+  Group extends HttpApiGroup.HttpApiGroup.Any,
+  Name extends HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<Group>>
+>(group: Group, name: Name): Schema.Schema<DeclaredPayload<Group, Name>, unknown, never> => {
+  const declared = (group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints[name]?.payloadSchema
+  if (declared === undefined || Option.isNone(declared)) {
+    throw new Error(`Endpoint ${group.identifier}.${name} declares no payload schema`)
+  }
+  return declared.value as Schema.Schema<DeclaredPayload<Group, Name>, unknown, never>
+}
+
+/** Reads, parses and decodes the request body with the payload schema endpoint `name` of `group` declares. */
+export const decodeDeclaredBody = <
+  Group extends HttpApiGroup.HttpApiGroup.Any,
+  Name extends HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<Group>>
+>(group: Group, name: Name) => decodeJsonBody(declaredPayload(group, name))

@@ -13,7 +13,7 @@
  */
 import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
-import { verifyRequestSignature } from "../../webhooks/webhook.ts"
+import { verifyRequestSignature } from "../../shared/request-signing.ts"
 import { AppConfig } from "../config.ts"
 import { Unauthorized, UnauthorizedWire } from "./errors.ts"
 import { MAX_BODY_BYTES } from "./request-body.ts"

@@ -1,0 +1,33 @@
+/** Card number rules: the Luhn check and the brand a number's leading digits name. */
+
+/** Luhn (mod 10) check of a digit string. */
+export const luhnValid = (digits: string): boolean => {
+  if (!/^[0-9]+$/.test(digits)) return false
+  let sum = 0
+  let double = false
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48
+    if (double) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+    double = !double
+  }
+  return sum % 10 === 0
+}
+
+export type CardBrand = "visa" | "mastercard" | "amex" | "discover" | "unknown"
+
+const brandPrefixes: ReadonlyArray<readonly [CardBrand, RegExp]> = [
+  ["amex", /^3[47]/],
+  ["visa", /^4/],
+  ["mastercard", /^(5[1-5]|222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)/],
+  ["discover", /^(6011|64[4-9]|65|622(12[6-9]|1[3-9][0-9]|[2-8][0-9]{2}|9[01][0-9]|92[0-5]))/]
+]
+
+/** Card brand from the leading digits of a card number (or an IIN). */
+export const detectCardBrand = (number: string): CardBrand => {
+  for (const [brand, prefix] of brandPrefixes) if (prefix.test(number)) return brand
+  return "unknown"
+}

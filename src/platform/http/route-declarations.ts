@@ -1,0 +1,21 @@
+/**
+ * What a route group declares about itself beyond its endpoints, as `HttpApiGroup` annotations
+ * (`group.annotate(Idempotent, true)`). Read once at start from the assembled API
+ * (`route-table.ts`), so a new group gets idempotency and its error object by declaration only.
+ */
+import { Context } from "effect"
+
+/**
+ * The error object a group's routes answer in: the checkout error object (CONTRACT §3; also the
+ * order and receiver routes) or the delegate payment one (its closed set of codes). Groups that
+ * declare none answer in the checkout one.
+ */
+export type ErrorFamilyName = "checkout" | "delegate"
+
+export class ErrorFamily extends Context.Tag("acp/ErrorFamily")<ErrorFamily, ErrorFamilyName>() {}
+
+/**
+ * The group's POSTs are idempotent (CONTRACT §6): an `Idempotency-Key` is claimed, and the
+ * answer stored and replayed, scoped to the caller's API key (so the group must authenticate).
+ */
+export class Idempotent extends Context.Tag("acp/Idempotent")<Idempotent, boolean>() {}
