@@ -10,6 +10,7 @@ import {
   type Buyer,
   CheckoutSession,
   type CheckoutSessionCreateRequest,
+  type CheckoutSessionWithOrder,
   type CheckoutSessionUpdateRequest,
   Item,
   type MessageError,
@@ -48,6 +49,15 @@ export const INTERNAL_SESSION_FIELDS = Object.keys(internalSessionFields) as Rea
 export const toCheckoutSession = (session: Session): CheckoutSession => {
   const { items: _items, order: _order, ...wire } = session
   const encoded: typeof CheckoutSession.Encoded = wire
+  return encoded
+}
+
+/** The wire form of a completed session: the session and its order. */
+export const toCheckoutSessionWithOrder = (
+  session: Session & { readonly order: OrderSummary }
+): CheckoutSessionWithOrder => {
+  const { items: _items, ...wire } = session
+  const encoded: typeof CheckoutSessionWithOrder.Encoded = wire
   return encoded
 }
 

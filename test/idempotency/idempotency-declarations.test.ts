@@ -21,6 +21,7 @@ import { RequestSignature, RequestSignatureLive } from "../../src/platform/http/
 import { ErrorFamily, Idempotent } from "../../src/platform/http/route-declarations.ts"
 import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
 import { signRequest } from "../../src/shared/request-signing.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { API_KEY, API_VERSION } from "../support/http.ts"
 
@@ -74,7 +75,7 @@ const serve = Effect.gen(function*() {
   const context = yield* Layer.build(
     ApiLive.pipe(
       Layer.provideMerge(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)),
-      Layer.provideMerge(MemoryIdempotencyStore),
+      Layer.provideMerge(MemoryIdempotencyStore.pipe(Layer.provide(freshMemoryDatabase))),
       Layer.provideMerge(Layer.succeed(AppConfig, testConfig({ requestSigningSecrets: [Redacted.make(SIGNING_SECRET)] }))),
       Layer.provideMerge(HttpServer.layerContext)
     )

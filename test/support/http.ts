@@ -139,7 +139,7 @@ const isCheckoutSessionWithOrder = Schema.decodeUnknownEither(CheckoutSessionWit
 /**
  * Every successful checkout session response of every test must be exactly its endpoint's schema:
  * nothing missing, nothing extra at any depth (session responses are built without a schema pass,
- * `src/checkout/session-response.ts`). A response that is not fails the test that made it.
+ * `src/checkout/checkout-handlers.ts`). A response that is not fails the test that made it.
  */
 const checkSessionResponse = (method: string, path: string, status: number, body: unknown) => {
   if (status !== 200 && status !== 201) return
