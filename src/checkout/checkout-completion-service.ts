@@ -53,7 +53,7 @@ export const resolveCredential = (
   paymentData: PaymentData,
   catalog: CatalogSnapshot
 ): Either.Either<PaymentCredential, InvalidPaymentData> => {
-  if ("handler_id" in paymentData) {
+  if (paymentData.handler_id !== undefined) {
     if (!catalog.paymentHandlers.some((handler) => handler.id === paymentData.handler_id)) {
       return Either.left(
         new InvalidPaymentData({

@@ -244,10 +244,17 @@ export const HandlerPaymentData = Schema.Struct({
 }).annotations({ identifier: "HandlerPaymentData" })
 export type HandlerPaymentData = typeof HandlerPaymentData.Type
 
+/**
+ * The legacy shape never carries a key of the handler shape: a body with `handler_id` or
+ * `instrument` means the handler shape, and is refused when that shape is broken rather than paid
+ * with the legacy token beside it.
+ */
 export const LegacyPaymentData = Schema.Struct({
   token: BoundedString(512),
   provider: BoundedString(64),
-  billing_address: optional(Address)
+  billing_address: optional(Address),
+  handler_id: optional(Schema.Never),
+  instrument: optional(Schema.Never)
 }).annotations({ identifier: "LegacyPaymentData" })
 export type LegacyPaymentData = typeof LegacyPaymentData.Type
 

@@ -430,6 +430,9 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
           [{ payment_data: { token: "tok_visa" } }, "$.payment_data.provider", "missing"],
           [{ payment_data: { ...paymentData, handler_id: "paypal" } }, "$.payment_data.handler_id", "invalid"],
           [{ payment_data: { token: "tok_visa", provider: "unknown_psp" } }, "$.payment_data.provider", "invalid"],
+          // Keys of both shapes: the handler shape is meant, and its missing instrument is refused.
+          [{ payment_data: { handler_id: "card_tokenized", token: "tok_visa", provider: "acp_vault" } }, "$.payment_data.instrument", "missing"],
+          [{ payment_data: { instrument: paymentData.instrument, token: "tok_visa", provider: "acp_vault" } }, "$.payment_data.handler_id", "missing"],
           [{ payment_data: paymentData, buyer: { ...buyer, email: 3 } }, "$.buyer.email", "invalid"]
         ]
         for (const [body, param, code] of cases) {
