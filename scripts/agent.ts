@@ -43,7 +43,11 @@ const main = async () => {
   })
   expectStatus("update", updated, 200)
   session = updated.body as Session
-  console.log(`2. updated: ${session.status}, options ${session.fulfillment_options.map((o) => `${o.id} ${money(o.total)}`).join(", ")}`)
+  console.log(
+    `2. updated: ${session.status}, options ${
+      session.fulfillment_options.map((o) => `${o.id} ${money(o.total)}`).join(", ")
+    }`
+  )
 
   const express = await call("POST", `/checkout_sessions/${session.id}`, { fulfillment_option_id: "express" })
   expectStatus("select option", express, 200)
@@ -51,7 +55,11 @@ const main = async () => {
   console.log(`3. selected ${session.fulfillment_option_id}: total ${total(session)}`)
 
   const amount = session.totals.find((t) => t.type === "total")?.amount ?? 0
-  const tokenized = await call("POST", "/agentic_commerce/delegate_payment", tokenizeBody(session.id, amount, "scripts/agent.ts"))
+  const tokenized = await call(
+    "POST",
+    "/agentic_commerce/delegate_payment",
+    tokenizeBody(session.id, amount, "scripts/agent.ts")
+  )
   expectStatus("tokenize", tokenized, 201)
   console.log(`4. tokenized the card: ${tokenized.body.id} (allowance ${money(amount)})`)
 
@@ -66,7 +74,11 @@ const main = async () => {
   for (let i = 0; i < 50; i++) {
     const received = await call("GET", `/agentic_checkout/orders/${session.order?.id}`)
     if (received.status === 200) {
-      console.log(`7. the platform received the signed order_create event: status ${received.body.order?.status ?? received.body.status}`)
+      console.log(
+        `7. the platform received the signed order_create event: status ${
+          received.body.order?.status ?? received.body.status
+        }`
+      )
       break
     }
     await new Promise((resolve) => setTimeout(resolve, 100))

@@ -49,18 +49,42 @@ const sampleDocument = (id: number) => ({
     tax: 222,
     total: 2722
   })),
-  fulfillment_address: { name: "Ada Lovelace", line_one: "1 Main Street", city: "New York", state: "NY", country: "US", postal_code: "10001" },
-  fulfillment_options: ["standard", "express"].map((o) => ({ type: "shipping", id: o, title: o, subtotal: 500, tax: 44, total: 544 })),
-  totals: ["items_base_amount", "subtotal", "fulfillment", "tax", "total"].map((type) => ({ type, display_text: type, amount: 5000 })),
+  fulfillment_address: {
+    name: "Ada Lovelace",
+    line_one: "1 Main Street",
+    city: "New York",
+    state: "NY",
+    country: "US",
+    postal_code: "10001"
+  },
+  fulfillment_options: ["standard", "express"].map((o) => ({
+    type: "shipping",
+    id: o,
+    title: o,
+    subtotal: 500,
+    tax: 44,
+    total: 544
+  })),
+  totals: ["items_base_amount", "subtotal", "fulfillment", "tax", "total"].map((type) => ({
+    type,
+    display_text: type,
+    amount: 5000
+  })),
   messages: [],
-  links: [{ type: "terms_of_use", url: "https://example.com/terms" }, { type: "privacy_policy", url: "https://example.com/privacy" }]
+  links: [{ type: "terms_of_use", url: "https://example.com/terms" }, {
+    type: "privacy_policy",
+    url: "https://example.com/privacy"
+  }]
 })
 
 const setup = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE TABLE IF NOT EXISTS floor_items (id integer PRIMARY KEY, counter bigint NOT NULL, data jsonb NOT NULL)`
   yield* sql`CREATE TABLE IF NOT EXISTS floor_events (id bigserial PRIMARY KEY, item_id integer NOT NULL, quantity integer NOT NULL, created_at timestamptz NOT NULL)`
-  const rows = Array.from({ length: FLOOR_ROWS }, (_, id) => ({ id, counter: 0, data: JSON.stringify(sampleDocument(id)) }))
+  const rows = Array.from(
+    { length: FLOOR_ROWS },
+    (_, id) => ({ id, counter: 0, data: JSON.stringify(sampleDocument(id)) })
+  )
   yield* sql`INSERT INTO floor_items ${sql.insert(rows)} ON CONFLICT (id) DO NOTHING`
 })
 
@@ -75,10 +99,14 @@ const FloorHandlers = HttpApiBuilder.group(FloorApi, "floor", (handlers) =>
         ))
       .handle("write", ({ path, payload }) =>
         Effect.gen(function*() {
-          const locked = yield* sql<{ counter: string }>`SELECT counter FROM floor_items WHERE id = ${path.id} FOR UPDATE`
+          const locked = yield* sql<
+            { counter: string }
+          >`SELECT counter FROM floor_items WHERE id = ${path.id} FOR UPDATE`
           const counter = Number(locked[0]?.counter ?? 0) + payload.quantity
           yield* sql`UPDATE floor_items SET counter = ${counter} WHERE id = ${path.id}`
-          yield* sql`INSERT INTO floor_events (item_id, quantity, created_at) VALUES (${path.id}, ${payload.quantity}, ${new Date().toISOString()}::timestamptz)`
+          yield* sql`INSERT INTO floor_events (item_id, quantity, created_at) VALUES (${path.id}, ${payload.quantity}, ${
+            new Date().toISOString()
+          }::timestamptz)`
           return { id: path.id, counter }
         }).pipe(
           sql.withTransaction,

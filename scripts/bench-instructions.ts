@@ -112,7 +112,9 @@ const startUnderCallgrind = async (
   const target: Target = { name, child, baseUrl: `http://127.0.0.1:${port}`, dir, env: fullEnv, paths: [], headers }
   const deadline = Date.now() + 400_000
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) fail(`${name} exited before it was healthy:\n${readFileSync(join(dir, "server.log"), "utf8")}`)
+    if (child.exitCode !== null) {
+      fail(`${name} exited before it was healthy:\n${readFileSync(join(dir, "server.log"), "utf8")}`)
+    }
     try {
       const response = await fetch(target.baseUrl + "/healthz")
       await response.arrayBuffer()
@@ -143,7 +145,11 @@ const load = (target: Target, amount: number) =>
 
 /** `callgrind_control` for the server of `target` (it finds the process by the same USER/HOST). */
 const control = (target: Target, option: "-z" | "-d") =>
-  execFileSync("callgrind_control", [option, String(target.child.pid)], { env: target.env, cwd: target.dir, stdio: "ignore" })
+  execFileSync("callgrind_control", [option, String(target.child.pid)], {
+    env: target.env,
+    cwd: target.dir,
+    stdio: "ignore"
+  })
 
 /** The main thread's instruction total of the newest dump (`…-01`), once callgrind has written it. */
 const lastDumpTotal = async (target: Target, before: ReadonlySet<string>): Promise<number> => {
@@ -169,7 +175,11 @@ const measure = async (target: Target): Promise<ReadonlyArray<number>> => {
     const before = new Set(readdirSync(target.dir))
     control(target, "-d")
     perRequest.push((await lastDumpTotal(target, before)) / requests)
-    console.log(`  ${target.name.padEnd(5)} round ${round + 1}: ${Math.round(perRequest.at(-1)!).toLocaleString("en")} instructions per GET`)
+    console.log(
+      `  ${target.name.padEnd(5)} round ${round + 1}: ${
+        Math.round(perRequest.at(-1)!).toLocaleString("en")
+      } instructions per GET`
+    )
   }
   return perRequest
 }
@@ -221,7 +231,9 @@ try {
   console.log("\nInstructions per GET on the server's main thread (median of the rounds, and their range):")
   console.log(`  floor read   ${Math.round(floorMedian).toLocaleString("en").padStart(10)}   (${range(floorCounts)})`)
   console.log(`  GET session  ${Math.round(oursMedian).toLocaleString("en").padStart(10)}   (${range(oursCounts)})`)
-  console.log(`  floor / ours ${(100 * floorMedian / oursMedian).toFixed(0).padStart(9)} %   (goal of the rate ratio: ≥ 85 %)`)
+  console.log(
+    `  floor / ours ${(100 * floorMedian / oursMedian).toFixed(0).padStart(9)} %   (goal of the rate ratio: ≥ 85 %)`
+  )
 } finally {
   for (const target of targets) target.child.kill("SIGKILL")
   await Promise.all([floorDb.drop(), oursDb.drop()])

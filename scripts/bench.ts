@@ -102,7 +102,13 @@ type CannonOptions = Omit<Parameters<typeof cannon>[0], "connections" | "seconds
 }
 
 /** One autocannon run of `perRunSeconds` at `connections`, sampling the server's RSS and CPU. */
-const measure = async (target: string, proc: NodeProcess, scenario: Row["scenario"], options: CannonOptions, connections: number): Promise<Row> => {
+const measure = async (
+  target: string,
+  proc: NodeProcess,
+  scenario: Row["scenario"],
+  options: CannonOptions,
+  connections: number
+): Promise<Row> => {
   const sampler = sampleRss([proc.pid], 200)
   const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
   const result = await cannon({ ...options, url: proc.baseUrl + options.path, connections, seconds: perRunSeconds })
@@ -122,7 +128,11 @@ const measure = async (target: string, proc: NodeProcess, scenario: Row["scenari
     errors: unexpected + result.errors,
     peakRssMb: (sampler.peak()[0] ?? 0) / MB,
     cpu,
-    ...(unexpected + result.errors > 0 ? { statusCounts: Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, Number(v.count)])) } : {})
+    ...(unexpected + result.errors > 0
+      ? {
+        statusCounts: Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, Number(v.count)]))
+      }
+      : {})
   }
 }
 
@@ -143,7 +153,11 @@ const preCreateSessions = async (proc: NodeProcess): Promise<Array<string>> => {
   const ids: Array<string> = []
   await Promise.all(Array.from({ length: 10 }, async () => {
     while (ids.length < 500) {
-      const response = await fetch(proc.baseUrl + "/checkout_sessions", { method: "POST", headers: jsonHeaders, body: createBody })
+      const response = await fetch(proc.baseUrl + "/checkout_sessions", {
+        method: "POST",
+        headers: jsonHeaders,
+        body: createBody
+      })
       const body = (await response.json()) as { id: string }
       if (response.status !== 201) throw new Error(`pre-creating sessions: ${response.status} ${JSON.stringify(body)}`)
       ids.push(body.id)
@@ -192,7 +206,12 @@ const benchOurs = async (target: string, proc: NodeProcess) => {
   for (const agents of levels) {
     const sampler = sampleRss([proc.pid], 200)
     const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
-    const stats = await runFlow({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents, durationMillis: perRunSeconds * 1000 })
+    const stats = await runFlow({
+      baseUrls: [proc.baseUrl],
+      apiKey: API_KEY,
+      agents,
+      durationMillis: perRunSeconds * 1000
+    })
     const cpu = meter.stop()
     sampler.stop()
     record(flowRow(target, stats, sampler.peak()[0] ?? 0, cpu))
@@ -235,19 +254,32 @@ const pairedRuns = async (catalogFile: string) => {
       for (const connections of levels) {
         for (let round = 1; round <= pairRounds; round++) {
           const runOurs = () => measure("postgres", ours, scenario, oursLoad, connections)
-          const runFloor = () => measure("floor", floor, scenario === "get_session" ? "floor_read" : "floor_write", floorLoad, connections)
+          const runFloor = () =>
+            measure("floor", floor, scenario === "get_session" ? "floor_read" : "floor_write", floorLoad, connections)
           const [o, f] = round % 2 === 1
             ? await runFloor().then(async (f) => [await runOurs(), f] as const)
             : await runOurs().then(async (o) => [o, await runFloor()] as const)
-          const pair = { connections, round, ours: o.requestsPerSecond, floor: f.requestsPerSecond, errors: o.errors + f.errors }
+          const pair = {
+            connections,
+            round,
+            ours: o.requestsPerSecond,
+            floor: f.requestsPerSecond,
+            errors: o.errors + f.errors
+          }
           pairs[scenario].push(pair)
           log(
-            `  ${scenario.padEnd(15)} c=${String(connections).padStart(3)} round ${round}: ours ${o.requestsPerSecond.toFixed(0).padStart(6)}` +
+            `  ${scenario.padEnd(15)} c=${String(connections).padStart(3)} round ${round}: ours ${
+              o.requestsPerSecond.toFixed(0).padStart(6)
+            }` +
               ` floor ${f.requestsPerSecond.toFixed(0).padStart(6)} req/s → ${pct(pair.ours / pair.floor)}` +
-              `${pair.errors > 0 ? `  errors ${pair.errors}` : ""}  cpu other ${Math.max(o.cpu.other, f.cpu.other).toFixed(2)}`
+              `${pair.errors > 0 ? `  errors ${pair.errors}` : ""}  cpu other ${
+                Math.max(o.cpu.other, f.cpu.other).toFixed(2)
+              }`
           )
           for (const row of [o, f]) {
-            if (row.errors > 0) log(`      ! ${row.target}: ${row.errors} errors, statuses ${JSON.stringify(row.statusCounts ?? {})}`)
+            if (row.errors > 0) {
+              log(`      ! ${row.target}: ${row.errors} errors, statuses ${JSON.stringify(row.statusCounts ?? {})}`)
+            }
           }
         }
       }
@@ -324,7 +356,10 @@ const bench = async () => {
     }
   }
 
-  if (pgUp && wanted.has("floor") && wanted.has("postgres") && pairRounds > 0 && (scenarios.has("get") || scenarios.has("create"))) {
+  if (
+    pgUp && wanted.has("floor") && wanted.has("postgres") && pairRounds > 0 &&
+    (scenarios.has("get") || scenarios.has("create"))
+  ) {
     await pairedRuns(catalogFile)
   }
 
@@ -338,8 +373,23 @@ const bench = async () => {
   const info = await machine(pgVersion)
   const targets = evaluateTargets()
   log("\nTargets:")
-  for (const t of targets) log(`  ${t.met === undefined ? "—  " : t.met ? "met" : "MISSED"}  ${t.name}: ${t.measured} (goal ${t.goal})`)
-  writeResults("", { machine: info, options: { perRunSeconds, levels, logLevel: args["log-level"] ?? "Info" }, targets, rows, pairs, peakRssMb: peaks, notes }, markdown(info, targets), info)
+  for (const t of targets) {
+    log(`  ${t.met === undefined ? "—  " : t.met ? "met" : "MISSED"}  ${t.name}: ${t.measured} (goal ${t.goal})`)
+  }
+  writeResults(
+    "",
+    {
+      machine: info,
+      options: { perRunSeconds, levels, logLevel: args["log-level"] ?? "Info" },
+      targets,
+      rows,
+      pairs,
+      peakRssMb: peaks,
+      notes
+    },
+    markdown(info, targets),
+    info
+  )
 }
 
 if (args.soak) await import("./soak.ts")

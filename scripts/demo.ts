@@ -27,7 +27,11 @@ const expect = (step: string, result: CallResult, status: number) => {
   }
 }
 
-const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, right: ReadonlySet<number>) => {
+const table = (
+  headers: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  right: ReadonlySet<number>
+) => {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
   const line = (cells: ReadonlyArray<string>) =>
     "  " + cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")
@@ -54,7 +58,9 @@ const showSession = (session: Session) => {
   table(["totals", ""], session.totals.map((t) => [t.display_text ?? t.type, money(t.amount)]), new Set([1]))
   const selected = session.fulfillment_options.find((o) => o.id === session.fulfillment_option_id)
   if (selected) console.log(`\n  fulfillment: ${selected.title} (${money(selected.total)})`)
-  for (const message of session.messages) console.log(`  · ${message.type}${message.code ? ` ${message.code}` : ""}: ${message.content}`)
+  for (const message of session.messages) {
+    console.log(`  · ${message.type}${message.code ? ` ${message.code}` : ""}: ${message.content}`)
+  }
 }
 
 const step = (n: number, title: string) => console.log(`\n${n}. ${title}`)
@@ -81,7 +87,11 @@ const main = async () => {
 
   step(3, "Tokenize the card with the payment provider (delegated payment, allowance = the total)")
   const amount = totalOf(session)
-  const token = await call("POST", "/agentic_commerce/delegate_payment", tokenizeBody(session.id, amount, "scripts/demo.ts"))
+  const token = await call(
+    "POST",
+    "/agentic_commerce/delegate_payment",
+    tokenizeBody(session.id, amount, "scripts/demo.ts")
+  )
   expect("tokenize", token, 201)
   console.log(`  token ${token.body.id} · visa •••• 4242 · up to ${money(amount)} for ${session.id} only, 15 minutes`)
 
@@ -116,7 +126,9 @@ const main = async () => {
   if (received?.status !== 200) {
     console.log(`  none yet (HTTP ${received?.status}); is WEBHOOK_URL pointing elsewhere?`)
   } else {
-    const events = (received.body.events ?? []) as Array<{ type?: string; request_id?: string; status?: string; received_at?: string }>
+    const events = (received.body.events ?? []) as Array<
+      { type?: string; request_id?: string; status?: string; received_at?: string }
+    >
     console.log(`  latest order status seen by the platform: ${received.body.order?.status ?? received.body.status}`)
     if (events.length > 0) {
       table(

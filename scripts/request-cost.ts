@@ -13,10 +13,10 @@
 import { HttpApp } from "@effect/platform"
 import { Either, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import { readFileSync } from "node:fs"
-import { Catalog, DEMO_CATALOG_FILE, parseCatalog } from "../src/catalog/catalog-service.ts"
 import { HttpAppService } from "../src/app/http-app.ts"
-import { address, buyer, paymentBody, tokenizeBody } from "./lib/acp-client.ts"
+import { Catalog, DEMO_CATALOG_FILE, parseCatalog } from "../src/catalog/catalog-service.ts"
 import { testApp } from "../test/support/http.ts"
+import { address, buyer, paymentBody, tokenizeBody } from "./lib/acp-client.ts"
 
 const API_KEY = "sk_cost_key"
 const API_VERSION = "2026-01-30"
@@ -47,7 +47,11 @@ const call = async (method: string, path: string, body?: unknown) => {
   const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}`, "api-version": API_VERSION }
   if (body !== undefined) headers["content-type"] = "application/json"
   const response = await handler(
-    new Request(`http://acp.test${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
+    new Request(`http://acp.test${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+    })
   )
   const json = (await response.json()) as any
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
@@ -68,7 +72,8 @@ const steps: Record<string, () => Promise<() => Promise<unknown>>> = {
     const session = await call("POST", "/checkout_sessions", createBody)
     const options = session.fulfillment_options.map((o: { id: string }) => o.id)
     let i = 0
-    return () => call("POST", `/checkout_sessions/${session.id}`, { fulfillment_option_id: options[i++ % options.length] })
+    return () =>
+      call("POST", `/checkout_sessions/${session.id}`, { fulfillment_option_id: options[i++ % options.length] })
   },
   flow: async () => async () => {
     const session = await call("POST", "/checkout_sessions", createBody)
@@ -76,7 +81,11 @@ const steps: Record<string, () => Promise<() => Promise<unknown>>> = {
       fulfillment_option_id: session.fulfillment_options[0].id
     })
     const total = updated.totals.find((t: { type: string }) => t.type === "total").amount
-    const token = await call("POST", "/agentic_commerce/delegate_payment", tokenizeBody(session.id, total, "4242424242424242"))
+    const token = await call(
+      "POST",
+      "/agentic_commerce/delegate_payment",
+      tokenizeBody(session.id, total, "4242424242424242")
+    )
     return call("POST", `/checkout_sessions/${session.id}/complete`, paymentBody(token.id))
   }
 }
@@ -91,7 +100,9 @@ for (const name of scenarios) {
   const cpu = process.cpuUsage(cpuBefore)
   console.log(
     `${name.padEnd(7)} ${(elapsed / iterations).toFixed(3)} ms wall, ` +
-      `${((cpu.user + cpu.system) / 1000 / iterations).toFixed(3)} ms CPU per ${name === "flow" ? "checkout" : "request"} ` +
+      `${((cpu.user + cpu.system) / 1000 / iterations).toFixed(3)} ms CPU per ${
+        name === "flow" ? "checkout" : "request"
+      } ` +
       `(${iterations} iterations, LOG_LEVEL ${level.label})`
   )
 }

@@ -51,7 +51,12 @@ const soak = async () => {
     const b = await startOurs("soak-b", catalogFile, shared)
     const sampler = sampleRss([a.pid, b.pid], 1000)
     const meter = cpuMeter([a.pid, b.pid])
-    const stats = await runFlow({ baseUrls: [a.baseUrl, b.baseUrl], apiKey: API_KEY, agents, durationMillis: seconds * 1000 })
+    const stats = await runFlow({
+      baseUrls: [a.baseUrl, b.baseUrl],
+      apiKey: API_KEY,
+      agents,
+      durationMillis: seconds * 1000
+    })
     const cpu = meter.stop()
     const samples = sampler.stop()
     const row = flowRow("soak", stats, Math.max(...sampler.peak()), cpu)
@@ -61,7 +66,9 @@ const soak = async () => {
     const drainDeadline = Date.now() + 60_000
     let undelivered = -1
     while (Date.now() < drainDeadline) {
-      undelivered = Number((await sql.query<{ n: string }>("SELECT count(*) AS n FROM webhook_outbox WHERE state <> 'delivered'"))[0]?.n)
+      undelivered = Number(
+        (await sql.query<{ n: string }>("SELECT count(*) AS n FROM webhook_outbox WHERE state <> 'delivered'"))[0]?.n
+      )
       if (undelivered === 0) break
       await new Promise((resolve) => setTimeout(resolve, 500))
     }
@@ -88,7 +95,9 @@ const soak = async () => {
           WHERE li->>'product_id' = s.product_id) AS consumed,
         (SELECT SUM(r.quantity) FROM reservations r WHERE r.product_id = s.product_id) AS held
       FROM stock s ORDER BY s.product_id`)
-    const stockBad = stock.filter((r) => Number(r.on_hand) + Number(r.consumed ?? 0) !== BENCH_STOCK || Number(r.held ?? 0) > Number(r.on_hand))
+    const stockBad = stock.filter((r) =>
+      Number(r.on_hand) + Number(r.consumed ?? 0) !== BENCH_STOCK || Number(r.held ?? 0) > Number(r.on_hand)
+    )
     // The maintained counter (migration 0007) equals the sum of the reservation rows it counts.
     const counterBad = stock.filter((r) => Number(r.reserved) !== Number(r.held ?? 0))
     const heldByCompleted = await one(`
@@ -111,26 +120,75 @@ const soak = async () => {
     })
 
     const checks: Array<SoakCheck> = [
-      { check: "full flow ran", detail: `${stats.checkouts} checkouts, ${row.checkoutsPerSecond!.toFixed(1)}/s, request p99 ${row.p99.toFixed(0)} ms`, ok: stats.checkouts > 0 },
-      { check: "no client errors", detail: `${stats.errors} unexpected responses ${stats.errorSamples.slice(0, 2).join("; ")}`, ok: stats.errors === 0 },
+      {
+        check: "full flow ran",
+        detail: `${stats.checkouts} checkouts, ${row.checkoutsPerSecond!.toFixed(1)}/s, request p99 ${
+          row.p99.toFixed(0)
+        } ms`,
+        ok: stats.checkouts > 0
+      },
+      {
+        check: "no client errors",
+        detail: `${stats.errors} unexpected responses ${stats.errorSamples.slice(0, 2).join("; ")}`,
+        ok: stats.errors === 0
+      },
       { check: "no 5xx", detail: `${stats.serverErrors} responses ≥ 500`, ok: stats.serverErrors === 0 },
-      { check: "no error log lines", detail: `${errorLines.length} ERROR/FATAL lines${errorLines[0] ? `: ${errorLines[0].slice(0, 160)}` : ""}`, ok: errorLines.length === 0 },
-      { check: "completed sessions = client checkouts", detail: `${completed} in the database, ${stats.checkouts} seen by agents`, ok: completed === stats.checkouts },
-      { check: "one order per completed session", detail: `${orders} orders, ${badOrders} sessions without exactly one, ${orphanOrders} orders of sessions not completed`, ok: badOrders === 0 && orders === completed && orphanOrders === 0 },
-      { check: "one charge per completed session", detail: `${charges} approved charges, ${badCharges} sessions without exactly one`, ok: badCharges === 0 && charges === completed },
-      { check: "stock adds up", detail: stock.map((r) => `${r.product_id}: ${r.on_hand} + ${r.consumed ?? 0} consumed`).filter((_, i) => i < 2).join(", ") + ` …; ${stockBad.length} products off, ${heldByCompleted} reservations held by completed sessions, ${counterBad.length} reserved counters off`, ok: stockBad.length === 0 && heldByCompleted === 0 && counterBad.length === 0 },
-      { check: "every order event delivered", detail: `${outboxRows} events, ${undelivered} not delivered, ${receivedOrders} orders received by the platform`, ok: undelivered === 0 && outboxRows >= orders && receivedOrders === orders },
+      {
+        check: "no error log lines",
+        detail: `${errorLines.length} ERROR/FATAL lines${errorLines[0] ? `: ${errorLines[0].slice(0, 160)}` : ""}`,
+        ok: errorLines.length === 0
+      },
+      {
+        check: "completed sessions = client checkouts",
+        detail: `${completed} in the database, ${stats.checkouts} seen by agents`,
+        ok: completed === stats.checkouts
+      },
+      {
+        check: "one order per completed session",
+        detail:
+          `${orders} orders, ${badOrders} sessions without exactly one, ${orphanOrders} orders of sessions not completed`,
+        ok: badOrders === 0 && orders === completed && orphanOrders === 0
+      },
+      {
+        check: "one charge per completed session",
+        detail: `${charges} approved charges, ${badCharges} sessions without exactly one`,
+        ok: badCharges === 0 && charges === completed
+      },
+      {
+        check: "stock adds up",
+        detail: stock.map((r) =>
+          `${r.product_id}: ${r.on_hand} + ${r.consumed ?? 0} consumed`
+        ).filter((_, i) => i < 2).join(", ") +
+          ` …; ${stockBad.length} products off, ${heldByCompleted} reservations held by completed sessions, ${counterBad.length} reserved counters off`,
+        ok: stockBad.length === 0 && heldByCompleted === 0 && counterBad.length === 0
+      },
+      {
+        check: "every order event delivered",
+        detail: `${outboxRows} events, ${undelivered} not delivered, ${receivedOrders} orders received by the platform`,
+        ok: undelivered === 0 && outboxRows >= orders && receivedOrders === orders
+      },
       ...flat.map((f, i) => ({
         check: `memory flat (process ${i === 0 ? "a" : "b"})`,
-        detail: `RSS ${f.first.toFixed(0)} MB first third → ${f.last.toFixed(0)} MB last third (${(f.growth * 100).toFixed(1)} %)`,
+        detail: `RSS ${f.first.toFixed(0)} MB first third → ${f.last.toFixed(0)} MB last third (${
+          (f.growth * 100).toFixed(1)
+        } %)`,
         ok: f.growth <= 0.15
       })),
-      { check: "peak RSS < 250 MB (issue target; reported, not a soak failure)", detail: `${row.peakRssMb.toFixed(0)} MB`, ok: row.peakRssMb < 250, informational: true }
+      {
+        check: "peak RSS < 250 MB (issue target; reported, not a soak failure)",
+        detail: `${row.peakRssMb.toFixed(0)} MB`,
+        ok: row.peakRssMb < 250,
+        informational: true
+      }
     ]
     printSoakChecks(checks)
-    const ok = checks.every((c) => c.ok || c.informational === true)
+    const ok = checks.every((c) =>
+      c.ok || c.informational === true
+    )
     log(`\nSoak ${ok ? "PASSED" : "FAILED"}`)
-    const info = await machine(String((await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v))
+    const info = await machine(
+      String((await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v)
+    )
     const md = soakMarkdown(info, { seconds, agents, row, checks, ok })
     writeResults("-soak", { machine: info, seconds, agents, checks, flow: row, rssSamples: samples }, md, info)
     if (!ok) process.exitCode = 1

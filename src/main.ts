@@ -4,9 +4,9 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { ConfigError, Effect, Layer, Logger } from "effect"
-import { batchedLogFmt } from "./platform/log-output.ts"
 import { ServerLive } from "./app/server.ts"
 import { AppConfig, describeConfigError, loadConfig } from "./platform/config.ts"
+import { batchedLogFmt } from "./platform/log-output.ts"
 
 const program = Effect.gen(function*() {
   const config = yield* loadConfig.pipe(
@@ -18,9 +18,13 @@ const program = Effect.gen(function*() {
     )
   )
   for (const secret of config.generated) {
-    console.log(`Generated ${secret.name} (kept in ${secret.file}): ${secret.name === "api_key" ? secret.value : "***"}`)
+    console.log(
+      `Generated ${secret.name} (kept in ${secret.file}): ${secret.name === "api_key" ? secret.value : "***"}`
+    )
   }
-  if (config.generated.every((secret) => secret.name !== "api_key") && config.apiKeys.length > 0 && !config.production) {
+  if (
+    config.generated.every((secret) => secret.name !== "api_key") && config.apiKeys.length > 0 && !config.production
+  ) {
     console.log(`API key: see ${config.dataDir}/secrets.json or API_KEYS`)
   }
   return yield* Layer.launch(ServerLive).pipe(
@@ -34,7 +38,9 @@ const program = Effect.gen(function*() {
   Effect.catchAllCause((cause) =>
     Effect.sync(() => {
       const failure = cause.toJSON()
-      console.error(`Start-up failed: ${ConfigError.isConfigError(failure) ? describeConfigError(failure) : prettyMessage(cause)}`)
+      console.error(
+        `Start-up failed: ${ConfigError.isConfigError(failure) ? describeConfigError(failure) : prettyMessage(cause)}`
+      )
       process.exit(1)
     })
   )

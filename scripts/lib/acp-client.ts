@@ -23,7 +23,7 @@ export const clientOptionsFromEnv = (): ClientOptions => {
 
 export interface CallResult {
   readonly status: number
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   readonly body: any
 }
 

@@ -5,7 +5,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, hostname, totalmem } from "node:os"
 import { join } from "node:path"
-import { PROJECT_ROOT } from "./processes.ts"
 import {
   args,
   cpuText,
@@ -20,6 +19,7 @@ import {
   type Row,
   rows
 } from "./bench-setup.ts"
+import { PROJECT_ROOT } from "./processes.ts"
 
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -30,7 +30,9 @@ const median = (values: ReadonlyArray<number>) => {
 /** Per concurrency: the ratios ours / floor of the pairs and their median (none without pairs). */
 export const pairedRatios = (scenario: keyof typeof pairs) =>
   levels.flatMap((connections) => {
-    const ratios = pairs[scenario].filter((p) => p.connections === connections && p.floor > 0).map((p) => p.ours / p.floor)
+    const ratios = pairs[scenario].filter((p) => p.connections === connections && p.floor > 0).map((p) =>
+      p.ours / p.floor
+    )
     return ratios.length === 0 ? [] : [{ connections, ratios, median: median(ratios) }]
   })
 
@@ -77,7 +79,12 @@ export const evaluateTargets = (): Array<Target> => {
     const base = find("floor", floor, connections)
     return ours && base && base.requestsPerSecond > 0 ? ours.requestsPerSecond / base.requestsPerSecond : undefined
   }
-  const ratioTarget = (name: string, scenario: "get_session" | "create_session", floor: Row["scenario"], goal: number) => {
+  const ratioTarget = (
+    name: string,
+    scenario: "get_session" | "create_session",
+    floor: Row["scenario"],
+    goal: number
+  ) => {
     const paired = pairedRatios(scenario)
     if (paired.length > 0) {
       const errors = pairs[scenario].reduce((sum, p) => sum + p.errors, 0)
@@ -85,7 +92,8 @@ export const evaluateTargets = (): Array<Target> => {
         name,
         goal: `≥ ${pct(goal)} of the floor, every concurrency`,
         measured: `median of ${pairRounds} back-to-back pairs: ` +
-          paired.map((p) => `c=${p.connections}: ${pct(p.median)}`).join(", ") + (errors > 0 ? ` (${errors} errors)` : ""),
+          paired.map((p) => `c=${p.connections}: ${pct(p.median)}`).join(", ") +
+          (errors > 0 ? ` (${errors} errors)` : ""),
         met: paired.every((p) => p.median >= goal) && errors === 0
       })
       return
@@ -113,7 +121,9 @@ export const evaluateTargets = (): Array<Target> => {
     name: "full flow on PostgreSQL, 64 agents",
     goal: "≥ 200 checkouts/s, request p99 < 250 ms, 0 errors",
     measured: flow
-      ? `${flow.checkoutsPerSecond!.toFixed(0)} checkouts/s, p99 ${flow.p99.toFixed(0)} ms, ${flow.errors} errors${scaled}`
+      ? `${flow.checkoutsPerSecond!.toFixed(0)} checkouts/s, p99 ${
+        flow.p99.toFixed(0)
+      } ms, ${flow.errors} errors${scaled}`
       : "not measured",
     met: flow ? flow.checkoutsPerSecond! >= 200 && flow.p99 < 250 && flow.errors === 0 : undefined
   })
@@ -121,11 +131,15 @@ export const evaluateTargets = (): Array<Target> => {
   targets.push({
     name: "peak RSS of our server",
     goal: "< 250 MB",
-    measured: rss.length === 0 ? "not measured" : rss.map((t) =>
-      `${t}: ${peaks[t]!.toFixed(0)} MB${
-        databasePeaks[t] === undefined ? "" : ` (its database process, not counted: ${databasePeaks[t]!.toFixed(0)} MB)`
-      }`
-    ).join(", "),
+    measured: rss.length === 0 ?
+      "not measured" :
+      rss.map((t) =>
+        `${t}: ${peaks[t]!.toFixed(0)} MB${
+          databasePeaks[t] === undefined
+            ? ""
+            : ` (its database process, not counted: ${databasePeaks[t]!.toFixed(0)} MB)`
+        }`
+      ).join(", "),
     met: rss.length === 0 ? undefined : rss.every((t) => peaks[t]! < 250)
   })
   return targets
@@ -141,9 +155,14 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
   lines.push(`| PostgreSQL | ${info.postgres} (same machine, loopback) |`)
   lines.push(`| commit | ${info.commit} (plus the working tree) |`)
   lines.push(`| runs | ${perRunSeconds} s each after a 2 s warm-up; load generator on the same machine |`)
-  lines.push(`| server | LOG_LEVEL ${args["log-level"] ?? "Info (default)"}, pool ${args.pool}, delegate rate limit raised |`, "")
+  lines.push(
+    `| server | LOG_LEVEL ${args["log-level"] ?? "Info (default)"}, pool ${args.pool}, delegate rate limit raised |`,
+    ""
+  )
   lines.push("## Targets", "", "| target | goal | measured | met |", "|---|---|---|---|")
-  for (const t of targets) lines.push(`| ${t.name} | ${t.goal} | ${t.measured} | ${t.met === undefined ? "—" : t.met ? "yes" : "**no**"} |`)
+  for (const t of targets) {
+    lines.push(`| ${t.name} | ${t.goal} | ${t.measured} | ${t.met === undefined ? "—" : t.met ? "yes" : "**no**"} |`)
+  }
   lines.push("", "## Results", "")
   lines.push(
     "Latencies in ms. `ours/bare` and `ours/floor` compare requests/s at the same concurrency (floor: read for GET, write for create).",
@@ -153,7 +172,9 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
     "CPU is in cores busy during the run: server / database (PostgreSQL, or the embedded store's database process) / load generator / other (other users of the machine: noise).",
     ""
   )
-  lines.push("| target | scenario | conc. | req/s | p50 | p99 | errors | peak RSS MB | checkouts/s | checkout p99 | ours/bare | ours/floor | CPU srv/pg/gen/other |")
+  lines.push(
+    "| target | scenario | conc. | req/s | p50 | p99 | errors | peak RSS MB | checkouts/s | checkout p99 | ours/bare | ours/floor | CPU srv/pg/gen/other |"
+  )
   lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
   for (const r of rows) {
     const bare = find("bare", "bare", r.connections)
@@ -164,18 +185,23 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
       : undefined
     const ours = r.target === "postgres" || r.target === "embedded"
     lines.push(
-      `| ${r.target} | ${r.scenario} | ${r.connections} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${r.peakRssMb.toFixed(0)} | ${
-        r.checkoutsPerSecond?.toFixed(1) ?? ""
-      } | ${r.checkoutP99?.toFixed(0) ?? ""} | ${
-        ours && bare && r.scenario !== "full_flow" ? pct(r.requestsPerSecond / bare.requestsPerSecond) : ""
-      } | ${ours && floor ? pct(r.requestsPerSecond / floor.requestsPerSecond) : ""} | ${cpuText(r.cpu)} |`
+      `| ${r.target} | ${r.scenario} | ${r.connections} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50.toFixed(1)} | ${
+        r.p99.toFixed(1)
+      } | ${r.errors} | ${r.peakRssMb.toFixed(0)} | ${r.checkoutsPerSecond?.toFixed(1) ?? ""} | ${
+        r.checkoutP99?.toFixed(0) ?? ""
+      } | ${ours && bare && r.scenario !== "full_flow" ? pct(r.requestsPerSecond / bare.requestsPerSecond) : ""} | ${
+        ours && floor ? pct(r.requestsPerSecond / floor.requestsPerSecond) : ""
+      } | ${cpuText(r.cpu)} |`
     )
   }
   lines.push(
     "",
-    "Peak RSS over the whole run (VmHWM): " + Object.entries(peaks).map(([t, v]) =>
-      `${t} ${v.toFixed(0)} MB${databasePeaks[t] === undefined ? "" : ` (+ database process ${databasePeaks[t]!.toFixed(0)} MB)`}`
-    ).join(", ")
+    "Peak RSS over the whole run (VmHWM): " +
+      Object.entries(peaks).map(([t, v]) =>
+        `${t} ${v.toFixed(0)} MB${
+          databasePeaks[t] === undefined ? "" : ` (+ database process ${databasePeaks[t]!.toFixed(0)} MB)`
+        }`
+      ).join(", ")
   )
   if (pairs.get_session.length + pairs.create_session.length > 0) {
     lines.push("", "## Paired runs", "")
@@ -189,9 +215,9 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
       for (const p of pairedRatios(scenario)) {
         const rounds = pairs[scenario].filter((pair) => pair.connections === p.connections)
         lines.push(
-          `| ${scenario} | ${p.connections} | ${rounds.map((r) => `${r.ours.toFixed(0)} / ${r.floor.toFixed(0)}`).join(", ")} | ${
-            p.ratios.map(pct).join(", ")
-          } | ${pct(p.median)} |`
+          `| ${scenario} | ${p.connections} | ${
+            rounds.map((r) => `${r.ours.toFixed(0)} / ${r.floor.toFixed(0)}`).join(", ")
+          } | ${p.ratios.map(pct).join(", ")} | ${pct(p.median)} |`
         )
       }
     }
@@ -208,7 +234,6 @@ export const writeResults = (suffix: string, json: unknown, md: string, info: { 
   writeFileSync(`${base}.md`, md)
   log(`\nResults: ${base}.md and .json`)
 }
-
 
 export type Machine = Awaited<ReturnType<typeof machine>>
 
@@ -237,7 +262,9 @@ export const soakMarkdown = (
     "",
     `${info.cpu}, ${info.cores} cores, ${info.memoryGb} GB, Node ${info.node}, PostgreSQL ${info.postgres}, commit ${info.commit}.`,
     `${seconds} s, ${agents} agents, two server processes on one database, requests round-robin over both.`,
-    `Flow: ${row.checkoutsPerSecond!.toFixed(1)} checkouts/s, ${row.requestsPerSecond.toFixed(0)} req/s, request p50 ${row.p50.toFixed(0)} ms / p99 ${row.p99.toFixed(0)} ms; CPU (cores) servers/PostgreSQL/load generator/other ${cpuText(row.cpu)}.`,
+    `Flow: ${row.checkoutsPerSecond!.toFixed(1)} checkouts/s, ${row.requestsPerSecond.toFixed(0)} req/s, request p50 ${
+      row.p50.toFixed(0)
+    } ms / p99 ${row.p99.toFixed(0)} ms; CPU (cores) servers/PostgreSQL/load generator/other ${cpuText(row.cpu)}.`,
     "",
     "| check | result | detail |",
     "|---|---|---|",

@@ -86,7 +86,12 @@ const serverEnv = (catalogFile: string, extra: Record<string, string>): Record<s
   ...extra
 })
 
-export const start = async (name: string, nodeArgs: ReadonlyArray<string>, env: Record<string, string>, port: number) => {
+export const start = async (
+  name: string,
+  nodeArgs: ReadonlyArray<string>,
+  env: Record<string, string>,
+  port: number
+) => {
   const proc = spawnNode(name, nodeArgs, env, port, logPath(workDir, name))
   running.add(proc)
   await waitHealthy(proc)
@@ -99,7 +104,12 @@ export const stop = async (proc: NodeProcess) => {
 }
 
 /** Our server as `npm start` runs it: compiled to dist/ (built on first use), with its Node flags. */
-export const startOurs = async (name: string, catalogFile: string, env: Record<string, string>, profileDir?: string) => {
+export const startOurs = async (
+  name: string,
+  catalogFile: string,
+  env: Record<string, string>,
+  profileDir?: string
+) => {
   buildServer()
   const port = await freePort()
   const dataDir = join(workDir, `${name}-data`)
@@ -164,7 +174,8 @@ export const databasePeaks: Record<string, number> = {}
 export const pairs: Record<"get_session" | "create_session", Array<Pair>> = { get_session: [], create_session: [] }
 
 /** CPU in cores: server / PostgreSQL / load generator / everything else. */
-export const cpuText = (cpu: CpuUse) => [cpu.server, cpu.postgres, cpu.bench, cpu.other].map((c) => c.toFixed(2)).join("/")
+export const cpuText = (cpu: CpuUse) =>
+  [cpu.server, cpu.postgres, cpu.bench, cpu.other].map((c) => c.toFixed(2)).join("/")
 
 export const record = (row: Row) => {
   rows.push(row)

@@ -52,11 +52,13 @@ export const summarizeCpuProfile = (profile: CpuProfile, top = 25, skipSeconds =
     [...map]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([name, t]) => `  ${((t / total) * 100).toFixed(1).padStart(5)} %  ${(t / 1000).toFixed(0).padStart(7)} ms  ${name}`)
+      .map(([name, t]) =>
+        `  ${((t / total) * 100).toFixed(1).padStart(5)} %  ${(t / 1000).toFixed(0).padStart(7)} ms  ${name}`
+      )
       .join("\n")
-  return `total ${(total / 1e6).toFixed(1)} s sampled\nself time by module:\n${table(selfByModule, 15)}\nself time by function:\n${
-    table(selfByFunction, top)
-  }`
+  return `total ${(total / 1e6).toFixed(1)} s sampled\nself time by module:\n${
+    table(selfByModule, 15)
+  }\nself time by function:\n${table(selfByFunction, top)}`
 }
 
 if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*\/scripts\//, "/scripts/"))) {
@@ -65,5 +67,11 @@ if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].re
     console.error("usage: cpu-profile.ts <file.cpuprofile> [top]")
     process.exit(1)
   }
-  console.log(summarizeCpuProfile(JSON.parse(readFileSync(file, "utf8")), Number(process.argv[3] ?? "25"), Number(process.argv[4] ?? "0")))
+  console.log(
+    summarizeCpuProfile(
+      JSON.parse(readFileSync(file, "utf8")),
+      Number(process.argv[3] ?? "25"),
+      Number(process.argv[4] ?? "0")
+    )
+  )
 }

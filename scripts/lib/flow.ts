@@ -23,7 +23,14 @@ export interface FlowStats {
 export const FLOW_ITEMS = [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }] as const
 
 /** The demo catalog's products (the bench catalog gives each a large stock). */
-export const FLOW_PRODUCTS = ["tshirt-classic", "mug-ceramic", "hoodie-zip", "print-limited", "ebook-field-guide", "gift-card-50"]
+export const FLOW_PRODUCTS = [
+  "tshirt-classic",
+  "mug-ceramic",
+  "hoodie-zip",
+  "print-limited",
+  "ebook-field-guide",
+  "gift-card-50"
+]
 
 /** One or two distinct random products, 1-3 of each: checkouts spread over the catalog like a shop's. */
 const randomItems = () => {
@@ -67,7 +74,9 @@ export const runFlow = async (options: {
     statusCounts[response.status] = (statusCounts[response.status] ?? 0) + 1
     if (response.status >= 500) serverErrors++
     if (response.status !== expected) {
-      throw new UnexpectedStatus(`POST ${path.replace(/cs_[A-Za-z0-9_]+/, "cs_…")}: ${response.status} ${text.slice(0, 200)}`)
+      throw new UnexpectedStatus(
+        `POST ${path.replace(/cs_[A-Za-z0-9_]+/, "cs_…")}: ${response.status} ${text.slice(0, 200)}`
+      )
     }
     return JSON.parse(text)
   }
@@ -88,7 +97,11 @@ export const runFlow = async (options: {
           JSON.stringify(tokenizeBody(session.id, totalOf(ready), "scripts/bench.ts")),
           201
         )
-        const completed = await request(`/checkout_sessions/${session.id}/complete`, JSON.stringify(paymentBody(token.id)), 200)
+        const completed = await request(
+          `/checkout_sessions/${session.id}/complete`,
+          JSON.stringify(paymentBody(token.id)),
+          200
+        )
         if (completed.status !== "completed" || completed.order?.id === undefined) {
           throw new UnexpectedStatus(`complete: session is ${completed.status}`)
         }

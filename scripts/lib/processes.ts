@@ -8,10 +8,10 @@ import { Effect, ManagedRuntime, Redacted } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import ts from "typescript"
 import { createServer } from "node:net"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import ts from "typescript"
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -248,7 +248,9 @@ export interface CpuUse {
 /** A process's children (Linux: `/proc/<pid>/task/<pid>/children`); none when it has exited. */
 export const childrenOf = (pid: number): Array<number> => {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((p) => p !== "").map(Number)
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((p) => p !== "").map(
+      Number
+    )
   } catch {
     return []
   }

@@ -6,9 +6,9 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { Schema } from "effect"
 import { CheckoutGroup } from "../checkout/checkout-api.ts"
 import { DelegateGroup } from "../delegate/delegate-api.ts"
+import { isReplayableStatus } from "../idempotency/idempotency.ts"
 import { OrdersGroup, WebhookDeliveriesGroup } from "../orders/orders-api.ts"
 import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
-import { isReplayableStatus } from "../idempotency/idempotency.ts"
 import { documentResponseHeaders } from "../platform/http/openapi-headers.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhooks/webhook-receiver-api.ts"
 
@@ -31,14 +31,16 @@ export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
   .annotate(OpenApi.Description, "Health, readiness and discovery")
 {}
 
-export class Api extends withSharedErrors(HttpApi.make(API_ID)
-  .add(CheckoutGroup)
-  .add(DelegateGroup)
-  .add(SystemGroup)
-  .add(OrdersGroup)
-  .add(WebhookDeliveriesGroup)
-  .add(WebhookReceiverGroup)
-  .add(ReceivedOrdersGroup))
+export class Api extends withSharedErrors(
+  HttpApi.make(API_ID)
+    .add(CheckoutGroup)
+    .add(DelegateGroup)
+    .add(SystemGroup)
+    .add(OrdersGroup)
+    .add(WebhookDeliveriesGroup)
+    .add(WebhookReceiverGroup)
+    .add(ReceivedOrdersGroup)
+)
   .annotate(OpenApi.Transform, documentResponseHeaders({ isReplayableStatus }))
   .annotate(OpenApi.Title, "Agentic Checkout Service")
   .annotate(OpenApi.Version, "0.1.0")

@@ -3,18 +3,18 @@
  * Swagger UI at `/docs`, and the request middleware. `main.ts` serves it on a port; tests call it
  * directly with a request, on the test's own Clock.
  */
-import { type HttpApp, HttpApiBuilder, HttpApiSwagger, HttpRouter } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, type HttpApp, HttpRouter } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
-import { Api } from "./api.ts"
 import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
 import { DelegateHandlers, DelegateRoleEnabledLive } from "../delegate/delegate-handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
+import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-handlers.ts"
 import { decodeErrorMiddleware, requestMiddleware } from "../platform/http/middleware.ts"
 import { RequestSignatureLive } from "../platform/http/request-signature.ts"
 import { ApiVersionLive, AuthorizationLive } from "../platform/http/security.ts"
-import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-handlers.ts"
-import { SystemHandlers } from "./system-handlers.ts"
 import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "../webhooks/webhook-receiver-handlers.ts"
+import { Api } from "./api.ts"
+import { SystemHandlers } from "./system-handlers.ts"
 
 export class HttpAppService extends Context.Tag("acp/HttpApp")<
   HttpAppService,

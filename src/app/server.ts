@@ -9,25 +9,25 @@ import { readFileSync } from "node:fs"
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import { join } from "node:path"
-import { HttpAppLive, HttpAppService } from "./http-app.ts"
-import { IdempotencySweeper } from "../idempotency/idempotency-middleware.ts"
 import { CatalogLive } from "../catalog/catalog-service.ts"
 import { CheckoutService, CheckoutServiceLive } from "../checkout/checkout-service.ts"
-import { AppConfig, type AppConfigShape } from "../platform/config.ts"
-import { forkBatchSweep } from "../platform/batch-sweep.ts"
-import { Ids } from "../platform/ids.ts"
+import { SqlCheckoutStore } from "../checkout/sql-checkout-store.ts"
+import { makeDatabaseLayer } from "../db/database.ts"
+import { SqlVaultStore } from "../delegate/sql-vault-store.ts"
+import { VaultLive } from "../delegate/vault.ts"
+import { IdempotencySweeper } from "../idempotency/idempotency-middleware.ts"
+import { SqlIdempotencyStore } from "../idempotency/sql-idempotency-store.ts"
 import { OrderServicesLive } from "../orders/order-service.ts"
+import { SqlOrderStore } from "../orders/sql-order-store.ts"
 import { WebhookSenderLive, webhookSenderWorker } from "../orders/webhook-sender.ts"
 import { BuiltInPaymentProcessor } from "../payments/builtin-payment-processor.ts"
 import { SqlChargeStore } from "../payments/sql-charge-store.ts"
-import { makeDatabaseLayer } from "../db/database.ts"
-import { SqlCheckoutStore } from "../checkout/sql-checkout-store.ts"
-import { SqlOrderStore } from "../orders/sql-order-store.ts"
-import { SqlReceivedEventsStore } from "../webhooks/sql-received-events-store.ts"
-import { SqlIdempotencyStore } from "../idempotency/sql-idempotency-store.ts"
+import { forkBatchSweep } from "../platform/batch-sweep.ts"
+import { AppConfig, type AppConfigShape } from "../platform/config.ts"
+import { Ids } from "../platform/ids.ts"
 import { SqlRateLimiter } from "../rate-limit/sql-rate-limiter.ts"
-import { SqlVaultStore } from "../delegate/sql-vault-store.ts"
-import { VaultLive } from "../delegate/vault.ts"
+import { SqlReceivedEventsStore } from "../webhooks/sql-received-events-store.ts"
+import { HttpAppLive, HttpAppService } from "./http-app.ts"
 
 /** PostgreSQL at DATABASE_URL, else the embedded store under DATA_DIR. */
 export const DatabaseFromConfig = Layer.unwrapEffect(
@@ -129,7 +129,12 @@ export const HttpServerLive = Layer.unwrapEffect(
  * that context: with 5 services instead of 25, a GET runs ≈ 8 % fewer instructions (issue 9,
  * `npm run bench:instructions`). The server itself keeps the scope it closes with.
  */
-export type PlatformServices = Scope.Scope | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
+export type PlatformServices =
+  | Scope.Scope
+  | HttpPlatform.HttpPlatform
+  | Etag.Generator
+  | FileSystem.FileSystem
+  | Path.Path
 
 /** The part of a context that requests run with (`test/support/http.ts` runs every HTTP test with it). */
 export const platformServicesOnly: (context: Context.Context<PlatformServices>) => Context.Context<PlatformServices> =

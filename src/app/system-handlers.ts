@@ -4,10 +4,10 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { AppConfig } from "../platform/config.ts"
 import { CheckoutStore } from "../checkout/checkout-store.ts"
-import { Api } from "./api.ts"
+import { AppConfig } from "../platform/config.ts"
 import { serviceUnavailable } from "../platform/http/errors.ts"
+import { Api } from "./api.ts"
 
 export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function*() {

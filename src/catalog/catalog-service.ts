@@ -6,10 +6,10 @@
 import { Context, Data, Effect, Either, Layer, Option, Schema } from "effect"
 import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
-import { CatalogFile, type CatalogSnapshot } from "./catalog.ts"
-import { makeCatalogSnapshot } from "./catalog-snapshot.ts"
-import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
 import { AppConfig } from "../platform/config.ts"
+import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
+import { makeCatalogSnapshot } from "./catalog-snapshot.ts"
+import { CatalogFile, type CatalogSnapshot } from "./catalog.ts"
 
 export const DEMO_CATALOG_FILE = fileURLToPath(new URL("../../catalog/demo-catalog.json", import.meta.url))
 
@@ -40,7 +40,8 @@ export const parseCatalog = (file: string, text: string): Either.Either<CatalogS
 export const loadCatalogFile = (file: string): Effect.Effect<CatalogSnapshot, CatalogError> =>
   Effect.tryPromise({
     try: () => readFile(file, "utf8"),
-    catch: (e) => new CatalogError({ file, reason: `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` })
+    catch: (e) =>
+      new CatalogError({ file, reason: `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` })
   }).pipe(Effect.flatMap((text) => parseCatalog(file, text)))
 
 /** The catalog named by `CATALOG_FILE`, or the demo catalog. */

@@ -3,9 +3,9 @@
  * cannot express (uniqueness, ranges between fields) and filling in defaults.
  */
 import { Either } from "effect"
-import type { CatalogFile, CatalogSnapshot } from "./catalog.ts"
 import type { PaymentHandler } from "../checkout/checkout-schemas.ts"
 import { validateCoupons } from "../checkout/discounts.ts"
+import type { CatalogFile, CatalogSnapshot } from "./catalog.ts"
 
 /** The card handler offered when the catalog declares none (CONTRACT §7). */
 export const DEFAULT_PAYMENT_HANDLER: PaymentHandler = {
@@ -58,7 +58,9 @@ const validate = (file: CatalogFile): Array<string> => {
     }
     if (method.id === file.digital_option.id) {
       errors.push(
-        `$.shipping_methods[${i}].id: ${JSON.stringify(method.id)} is also the id of $.digital_option (fulfillment option ids must be unique)`
+        `$.shipping_methods[${i}].id: ${
+          JSON.stringify(method.id)
+        } is also the id of $.digital_option (fulfillment option ids must be unique)`
       )
     }
   })

@@ -30,7 +30,9 @@ export const Product = Schema.Struct({
   id: BoundedString(256),
   title: BoundedString(256),
   /** At most 10^8 minor units, so that no cart total can leave the exact integer range. */
-  unit_amount: Amount.pipe(Schema.lessThanOrEqualTo(MAX_UNIT_AMOUNT, { message: () => `must be at most ${MAX_UNIT_AMOUNT}` })),
+  unit_amount: Amount.pipe(
+    Schema.lessThanOrEqualTo(MAX_UNIT_AMOUNT, { message: () => `must be at most ${MAX_UNIT_AMOUNT}` })
+  ),
   kind: ProductKind,
   tax_category: optional(BoundedString(64)),
   stock: Schema.Int.pipe(Schema.nonNegative())

@@ -1,14 +1,7 @@
 /** The Checkout Session API (merchant): routes, request and response schemas, and their errors. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import {
-  CheckoutSession,
-  CheckoutSessionCompleteRequest,
-  CheckoutSessionCreateRequest,
-  CheckoutSessionUpdateRequest,
-  CheckoutSessionWithOrder
-} from "./checkout-schemas.ts"
-import { StorableString } from "../shared/storable-text.ts"
+import { ApiHeaders } from "../platform/http/api-headers.ts"
 import {
   ConflictWire,
   MethodNotAllowedWire,
@@ -17,11 +10,18 @@ import {
   TooManyRequestsWire,
   UnprocessableWire
 } from "../platform/http/errors.ts"
-import { ApiHeaders } from "../platform/http/api-headers.ts"
 import { featureApi } from "../platform/http/feature-api.ts"
 import { RequestSignature } from "../platform/http/request-signature.ts"
 import { Idempotent } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
+import { StorableString } from "../shared/storable-text.ts"
+import {
+  CheckoutSession,
+  CheckoutSessionCompleteRequest,
+  CheckoutSessionCreateRequest,
+  CheckoutSessionUpdateRequest,
+  CheckoutSessionWithOrder
+} from "./checkout-schemas.ts"
 
 const SessionPath = Schema.Struct({ checkout_session_id: StorableString })
 

@@ -12,19 +12,8 @@
  */
 import { Clock, Effect, Either, Option } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
-import type {
-  CheckoutSessionCompleteRequest,
-  MessageError,
-  OrderSummary,
-  PaymentData
-} from "./checkout-schemas.ts"
-import { InvalidPaymentData, PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
-import { type CheckoutContext, found } from "./checkout-context-service.ts"
-import { type PaymentAttempt, type SessionForPayment, writeOptimistically } from "./checkout-store.ts"
-import { reduce } from "./session-reducer.ts"
-import { holdsUntil } from "./session-view.ts"
-import { type DiscountUnavailable, type ReducerError, type Session, SessionCommand, SessionFinal } from "./session-model.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import { BUILTIN_PROVIDER_ALIASES } from "../payments/builtin-payment-processor.ts"
 import {
   type Charge,
   type ChargeRequest,
@@ -33,7 +22,19 @@ import {
   type PaymentDeclined,
   type PaymentRejected
 } from "../payments/payment-provider.ts"
-import { BUILTIN_PROVIDER_ALIASES } from "../payments/builtin-payment-processor.ts"
+import { type CheckoutContext, found } from "./checkout-context-service.ts"
+import { InvalidPaymentData, PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
+import type { CheckoutSessionCompleteRequest, MessageError, OrderSummary, PaymentData } from "./checkout-schemas.ts"
+import { type PaymentAttempt, type SessionForPayment, writeOptimistically } from "./checkout-store.ts"
+import {
+  type DiscountUnavailable,
+  type ReducerError,
+  type Session,
+  SessionCommand,
+  SessionFinal
+} from "./session-model.ts"
+import { reduce } from "./session-reducer.ts"
+import { holdsUntil } from "./session-view.ts"
 
 export type CompleteError =
   | ReducerError
@@ -72,7 +73,9 @@ export const resolveCredential = (
       token: paymentData.instrument.credential.token
     })
   }
-  const providers = [...new Set([...catalog.paymentHandlers.map((handler) => handler.psp), ...BUILTIN_PROVIDER_ALIASES])]
+  const providers = [
+    ...new Set([...catalog.paymentHandlers.map((handler) => handler.psp), ...BUILTIN_PROVIDER_ALIASES])
+  ]
   if (!providers.includes(paymentData.provider)) {
     return Either.left(
       new InvalidPaymentData({
@@ -138,7 +141,12 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
 
   /** Step 1 (see the module comment). The buyer of the request is applied whatever the payment's outcome. */
-  const beginPayment = (id: string, request: CheckoutSessionCompleteRequest, credential: PaymentCredential, started: number) =>
+  const beginPayment = (
+    id: string,
+    request: CheckoutSessionCompleteRequest,
+    credential: PaymentCredential,
+    started: number
+  ) =>
     store.transaction(Effect.gen(function*() {
       const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
       // Lock the coupon rows (id order) and count redemptions and holds.
@@ -219,8 +227,12 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
               : Effect.fail(new PaymentInProgress({ sessionId: session.id }))
           }
           const order = yield* newOrder(session.id)
-          const completed = (yield* reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))).session
-          return { completed: { ...completed, order }, change: yield* ctx.orderEvents.orderCreated({ order, session: completed }) }
+          const completed =
+            (yield* reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))).session
+          return {
+            completed: { ...completed, order },
+            change: yield* ctx.orderEvents.orderCreated({ order, session: completed })
+          }
         }),
       write: ({ change, completed }, { version }) =>
         store.completePaidCheckout({
@@ -238,25 +250,37 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
    * credential and the coupon holds given back, and the session stays payable with the decline's
    * message — unless another request settled this attempt first. Fails with the decline.
    */
-  const recordDecline = (attempt: PaymentAttempt, charge: ChargeRequest, failure: PaymentDeclined | PaymentRejected, now: number) =>
-    Effect.flatMap(store.transaction(Effect.gen(function*() {
-      const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
-      const current = Option.getOrUndefined(latestAttempt)
-      if (current?.sequence !== attempt.sequence || current.state !== "pending") {
-        if (session.status === "completed") return yield* new SessionFinal({ status: "completed", command: "complete" })
-        if (current?.state !== "declined") return yield* new PaymentInProgress({ sessionId: session.id })
+  const recordDecline = (
+    attempt: PaymentAttempt,
+    charge: ChargeRequest,
+    failure: PaymentDeclined | PaymentRejected,
+    now: number
+  ) =>
+    Effect.flatMap(
+      store.transaction(Effect.gen(function*() {
+        const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
+        const current = Option.getOrUndefined(latestAttempt)
+        if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+          if (session.status === "completed") {
+            return yield* new SessionFinal({ status: "completed", command: "complete" })
+          }
+          if (current?.state !== "declined") return yield* new PaymentInProgress({ sessionId: session.id })
+          return failure
+        }
+        yield* payments.release(charge)
+        yield* store.coupons.releaseHolds(session.id)
+        yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
+        yield* store.updateSessionAndReservations(
+          yield* reduce(
+            session,
+            SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
+            ctx.reducerContext(now)
+          )
+        )
         return failure
-      }
-      yield* payments.release(charge)
-      yield* store.coupons.releaseHolds(session.id)
-      yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
-      yield* store.updateSessionAndReservations(yield* reduce(
-        session,
-        SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
-        ctx.reducerContext(now)
-      ))
-      return failure
-    })), Effect.fail)
+      })),
+      Effect.fail
+    )
 
   /**
    * Completes `id`: step 1, the charge with the attempt's key, step 3. A retry after a crash

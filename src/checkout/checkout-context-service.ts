@@ -4,16 +4,16 @@
  * coupon redemptions it needs.
  */
 import { Effect, Option } from "effect"
-import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import { Catalog } from "../catalog/catalog-service.ts"
-import { AppConfig, type AppConfigShape } from "../platform/config.ts"
-import { Ids, type IdsService } from "../platform/ids.ts"
+import type { CatalogSnapshot } from "../catalog/catalog.ts"
+import type { StorageError } from "../db/storage-error.ts"
 import { OrderEvents, type OrderEventsShape } from "../orders/order-service.ts"
 import { PaymentProvider, type PaymentProviderService } from "../payments/payment-provider.ts"
-import type { StorageError } from "../db/storage-error.ts"
-import { relevantCoupons } from "./discounts.ts"
+import { AppConfig, type AppConfigShape } from "../platform/config.ts"
+import { Ids, type IdsService } from "../platform/ids.ts"
 import { SessionNotFound } from "./checkout-errors.ts"
 import { CheckoutStore, type CheckoutStoreService } from "./checkout-store.ts"
+import { relevantCoupons } from "./discounts.ts"
 import type { ReducerContext } from "./session-model.ts"
 
 export interface CheckoutContext {
@@ -65,7 +65,9 @@ export const makeCheckoutContext = Effect.gen(function*() {
     }),
     couponUsage: (codes, now, sessionId, lock) => {
       const ids = relevantCoupons(catalog.coupons, codes).map((coupon) => coupon.id)
-      return ids.length === 0 ? Effect.succeed(new Map<string, number>()) : store.coupons.usage(ids, now, sessionId, lock)
+      return ids.length === 0
+        ? Effect.succeed(new Map<string, number>())
+        : store.coupons.usage(ids, now, sessionId, lock)
     }
   }
   return context

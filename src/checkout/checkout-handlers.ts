@@ -12,30 +12,30 @@
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { CheckoutService } from "./checkout-service.ts"
-import { CheckoutApi, CheckoutGroup } from "./checkout-api.ts"
-import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
-import type { OrderSummary } from "./checkout-schemas.ts"
+import type { StorageError } from "../db/storage-error.ts"
+import type { PaymentDeclined, PaymentRejected } from "../payments/payment-provider.ts"
 import {
   BadRequest,
   Conflict,
-  internalError,
   type InternalError,
+  internalError,
   MethodNotAllowed,
   NotFound,
   PaymentRequired,
-  serviceUnavailable,
   type ServiceUnavailable,
+  serviceUnavailable,
   TooManyRequests,
   Unprocessable
 } from "../platform/http/errors.ts"
-import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
-import { type ReducerError, type Session, toCheckoutSession, toCheckoutSessionWithOrder } from "./session-model.ts"
-import type { PaymentDeclined, PaymentRejected } from "../payments/payment-provider.ts"
-import type { StorageError } from "../db/storage-error.ts"
+import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient } from "../platform/http/security.ts"
-import { decodeDeclaredBody } from "../platform/http/request-body.ts"
+import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
+import { CheckoutApi, CheckoutGroup } from "./checkout-api.ts"
+import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
+import type { OrderSummary } from "./checkout-schemas.ts"
+import { CheckoutService } from "./checkout-service.ts"
+import { type ReducerError, type Session, toCheckoutSession, toCheckoutSessionWithOrder } from "./session-model.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Responses
@@ -71,9 +71,14 @@ export type CheckoutFailure =
 /** The API error each failure becomes; `Final` picks 409 (complete) or 405 (cancel) for a final session. */
 export type ApiErrorOf<E, Final extends 405 | 409> = E extends
   { readonly _tag: "UnknownProduct" | "UnknownFulfillmentOption" | "InvalidPaymentData" } ? BadRequest
-  : E extends
-    { readonly _tag: "OutOfStock" | "SessionNotModifiable" | "SessionNotReady" | "PaymentRejected" | "DiscountUnavailable" }
-    ? Unprocessable
+  : E extends {
+    readonly _tag:
+      | "OutOfStock"
+      | "SessionNotModifiable"
+      | "SessionNotReady"
+      | "PaymentRejected"
+      | "DiscountUnavailable"
+  } ? Unprocessable
   : E extends { readonly _tag: "SessionNotFound" } ? NotFound
   : E extends { readonly _tag: "PaymentDeclined" } ? PaymentRequired
   : E extends { readonly _tag: "SessionFinal" } ? (Final extends 405 ? MethodNotAllowed : Conflict)
@@ -117,7 +122,9 @@ export const toApiError = (error: CheckoutFailure, final: 405 | 409 = 409) => {
       return new Unprocessable({
         type: "invalid_request",
         code: "session_not_ready",
-        message: `The session is not ready for payment${first ? `: ${first.content}` : ""}. See the session's messages.`,
+        message: `The session is not ready for payment${
+          first ? `: ${first.content}` : ""
+        }. See the session's messages.`,
         ...(first?.param ? { param: first.param } : {})
       })
     }
@@ -157,7 +164,8 @@ export const toApiError = (error: CheckoutFailure, final: 405 | 409 = 409) => {
       return new Unprocessable({
         type: "invalid_request",
         code: error.rejected.reason,
-        message: `${error.rejected.message} The session was re-priced without it; review the new total and complete again.`,
+        message:
+          `${error.rejected.message} The session was re-priced without it; review the new total and complete again.`,
         param: error.rejected.index >= 0 ? `$.discounts.codes[${error.rejected.index}]` : "$.discounts"
       })
     case "StorageError":
@@ -221,7 +229,9 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
             ))
         )
         const session = yield* change
-        for (const _ of session.discounts?.rejected ?? []) yield* Effect.ignore(limiter.consume(key, discountCodeBucket))
+        for (const _ of session.discounts?.rejected ?? []) {
+          yield* Effect.ignore(limiter.consume(key, discountCodeBucket))
+        }
         return session
       })
     return handlers
@@ -230,12 +240,17 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
           Effect.flatMap((body) => limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.create(body)))),
           Effect.map((session) => sessionResponse(session, 201))
         ))
-      .handle("get", ({ path }) =>
-        Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id)), sessionJsonResponse))
+      .handle(
+        "get",
+        ({ path }) => Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id)), sessionJsonResponse)
+      )
       .handleRaw("update", ({ path }) =>
         decodeDeclaredBody(CheckoutGroup, "update").pipe(
           Effect.flatMap((body) =>
-            limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.update(path.checkout_session_id, body)))
+            limitDiscountCodes(
+              body.discounts?.codes,
+              mapCheckoutErrors(checkout.update(path.checkout_session_id, body))
+            )
           ),
           Effect.map(sessionResponse)
         ))
@@ -244,6 +259,8 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
           Effect.flatMap((body) => mapCheckoutErrors(checkout.complete(path.checkout_session_id, body))),
           Effect.map(completedSessionResponse)
         ))
-      .handle("cancel", ({ path }) =>
-        Effect.map(mapCheckoutErrors(checkout.cancel(path.checkout_session_id), 405), sessionResponse))
+      .handle(
+        "cancel",
+        ({ path }) => Effect.map(mapCheckoutErrors(checkout.cancel(path.checkout_session_id), 405), sessionResponse)
+      )
   }))

@@ -5,8 +5,8 @@
  * newer agents can send more. Response schemas describe exactly what we send.
  */
 import { Schema } from "effect"
-import { Discounts, DiscountsRequest } from "./discounts.ts"
 import { Amount, BoundedString, CurrencyCode, JsonPath, optional, Timestamp } from "../shared/schema-helpers.ts"
+import { Discounts, DiscountsRequest } from "./discounts.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shared resources

@@ -5,18 +5,18 @@
  * stock and the coupons' redemption counts of products and coupons the store does not know yet.
  */
 import { Context, Effect, Layer } from "effect"
+import type { StorageError } from "../db/storage-error.ts"
+import { type CompleteError, makeCheckoutCompletion } from "./checkout-completion-service.ts"
+import { makeCheckoutContext } from "./checkout-context-service.ts"
+import type { SessionNotFound } from "./checkout-errors.ts"
 import type {
   CheckoutSessionCompleteRequest,
   CheckoutSessionCreateRequest,
   CheckoutSessionUpdateRequest,
   OrderSummary
 } from "./checkout-schemas.ts"
-import type { ReducerError, Session, SessionFinal } from "./session-model.ts"
-import type { SessionNotFound } from "./checkout-errors.ts"
-import type { StorageError } from "../db/storage-error.ts"
-import { makeCheckoutContext } from "./checkout-context-service.ts"
 import { makeSessionChanges } from "./session-changes-service.ts"
-import { type CompleteError, makeCheckoutCompletion } from "./checkout-completion-service.ts"
+import type { ReducerError, Session, SessionFinal } from "./session-model.ts"
 
 export type { CompleteError } from "./checkout-completion-service.ts"
 
@@ -50,9 +50,13 @@ export const CheckoutServiceLive = Layer.effect(
     const ctx = yield* makeCheckoutContext
     const { catalog, store } = ctx
     // The catalog file seeds stock for products the database does not know yet.
-    yield* store.inventory.seedStock([...catalog.products.values()].map((product) => ({ id: product.id, stock: product.stock })))
+    yield* store.inventory.seedStock(
+      [...catalog.products.values()].map((product) => ({ id: product.id, stock: product.stock }))
+    )
     // Likewise the coupons' redemption counts (discount extension).
-    yield* store.coupons.seed(catalog.coupons.map((coupon) => ({ id: coupon.id, timesRedeemed: coupon.times_redeemed ?? 0 })))
+    yield* store.coupons.seed(
+      catalog.coupons.map((coupon) => ({ id: coupon.id, timesRedeemed: coupon.times_redeemed ?? 0 }))
+    )
     return CheckoutService.of({ ...makeSessionChanges(ctx), ...makeCheckoutCompletion(ctx) })
   })
 )

@@ -255,9 +255,12 @@ export const writeOptimistically = <S, D, ES, ED, RS, RD>(
   }
 ): Effect.Effect<D, ES | ED | StorageError, RS | RD> => {
   const decideAndWrite = (read: Effect.Effect<S, ES, RS>) =>
-    Effect.flatMap(read, (snapshot) =>
-      Effect.flatMap(step.decide(snapshot), (decision) =>
-        Effect.map(step.write(decision, snapshot), (written) => (written ? Option.some(decision) : Option.none()))))
+    Effect.flatMap(
+      read,
+      (snapshot) =>
+        Effect.flatMap(step.decide(snapshot), (decision) =>
+          Effect.map(step.write(decision, snapshot), (written) => (written ? Option.some(decision) : Option.none())))
+    )
   return Effect.flatMap(decideAndWrite(step.snapshot), (written) =>
     Option.isSome(written)
       ? Effect.succeed(written.value)

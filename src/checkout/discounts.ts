@@ -17,7 +17,15 @@
  */
 import { Schema } from "effect"
 import { roundHalfUp } from "../shared/money.ts"
-import { Amount, BoundedString, CurrencyCode, JsonPath, optional, PositiveAmount, Timestamp } from "../shared/schema-helpers.ts"
+import {
+  Amount,
+  BoundedString,
+  CurrencyCode,
+  JsonPath,
+  optional,
+  PositiveAmount,
+  Timestamp
+} from "../shared/schema-helpers.ts"
 
 export const DISCOUNT_EXTENSION_NAME = "dev.proto.discount"
 export const MAX_DISCOUNT_CODES = 10
@@ -48,7 +56,8 @@ export const CouponTimestamp = Schema.String.pipe(
 
 /** A percentage 0 < x ≤ 100 with at most 4 decimals (so it is an integer number of ppm). */
 export const PercentOff = Schema.Number.pipe(
-  Schema.filter((n) => Number.isFinite(n) && n > 0 && n <= 100 && Number.isInteger(Math.round(n * 10_000)) &&
+  Schema.filter((n) =>
+    Number.isFinite(n) && n > 0 && n <= 100 && Number.isInteger(Math.round(n * 10_000)) &&
     Math.abs(n * 10_000 - Math.round(n * 10_000)) < 1e-6, {
     message: () => "must be a number greater than 0 and at most 100, with at most 4 decimals"
   })
@@ -85,17 +94,25 @@ export const validateCoupons = (coupons: ReadonlyArray<CatalogCoupon>, currency:
   coupons.forEach((coupon, i) => {
     const path = `$.coupons[${i}]`
     const firstId = ids.get(coupon.id)
-    if (firstId !== undefined) errors.push(`${path}.id: duplicate coupon id ${JSON.stringify(coupon.id)} (first at $.coupons[${firstId}])`)
-    else ids.set(coupon.id, i)
+    if (firstId !== undefined) {
+      errors.push(`${path}.id: duplicate coupon id ${JSON.stringify(coupon.id)} (first at $.coupons[${firstId}])`)
+    } else ids.set(coupon.id, i)
     const code = normalizeCode(coupon.code)
     const firstCode = codes.get(code)
-    if (firstCode !== undefined) errors.push(`${path}.code: duplicate coupon code ${JSON.stringify(coupon.code)} (codes are case-insensitive; first at $.coupons[${firstCode}])`)
-    else codes.set(code, i)
+    if (firstCode !== undefined) {
+      errors.push(
+        `${path}.code: duplicate coupon code ${
+          JSON.stringify(coupon.code)
+        } (codes are case-insensitive; first at $.coupons[${firstCode}])`
+      )
+    } else codes.set(code, i)
     if ((coupon.percent_off === undefined) === (coupon.amount_off === undefined)) {
       errors.push(`${path}: exactly one of percent_off and amount_off is required`)
     }
     if (coupon.amount_off !== undefined && coupon.currency !== currency) {
-      errors.push(`${path}.currency: an amount_off coupon needs currency ${JSON.stringify(currency)} (the catalog currency)`)
+      errors.push(
+        `${path}.currency: an amount_off coupon needs currency ${JSON.stringify(currency)} (the catalog currency)`
+      )
     }
     if (coupon.start !== undefined && coupon.end !== undefined && Date.parse(coupon.start) >= Date.parse(coupon.end)) {
       errors.push(`${path}.end: must be after start`)
@@ -167,7 +184,9 @@ export const DiscountsRequest = Schema.Struct({
   codes: Schema.Array(
     Schema.String.pipe(
       Schema.filter((s) => s.trim().length > 0, { message: () => "must be a non-empty discount code" }),
-      Schema.maxLength(MAX_DISCOUNT_CODE_LENGTH, { message: () => `must be at most ${MAX_DISCOUNT_CODE_LENGTH} characters` })
+      Schema.maxLength(MAX_DISCOUNT_CODE_LENGTH, {
+        message: () => `must be at most ${MAX_DISCOUNT_CODE_LENGTH} characters`
+      })
     )
   ).pipe(Schema.maxItems(MAX_DISCOUNT_CODES, { message: () => `must contain at most ${MAX_DISCOUNT_CODES} codes` }))
 }).annotations({ identifier: "DiscountsRequest" })
@@ -201,7 +220,9 @@ export interface DiscountResult {
   readonly lineDiscounts: ReadonlyArray<number>
 }
 
-const kindOf = (coupon: CatalogCoupon): "percent" | "amount" => (coupon.percent_off !== undefined ? "percent" : "amount")
+const kindOf = (
+  coupon: CatalogCoupon
+): "percent" | "amount" => (coupon.percent_off !== undefined ? "percent" : "amount")
 
 /** Why `coupon` cannot apply at `now`, or `undefined` when it can (the kind rule aside). */
 export const ineligibility = (
@@ -223,7 +244,8 @@ export const ineligibility = (
   if (coupon.minimum_subtotal !== undefined && itemsBase < coupon.minimum_subtotal) {
     return {
       reason: "discount_code_minimum_not_met",
-      message: `Code ${coupon.code} needs items worth at least ${coupon.minimum_subtotal} (minor units) before discounts.`
+      message:
+        `Code ${coupon.code} needs items worth at least ${coupon.minimum_subtotal} (minor units) before discounts.`
     }
   }
   return undefined
@@ -308,7 +330,10 @@ export const evaluateDiscounts = (input: DiscountInput): DiscountResult => {
   }
 
   // Percent first on the base amounts, then amount-off on what is left.
-  const ordered = [...chosen].sort((a, b) => (kindOf(a.coupon) === kindOf(b.coupon) ? 0 : kindOf(a.coupon) === "percent" ? -1 : 1))
+  const ordered = [...chosen].sort((
+    a,
+    b
+  ) => (kindOf(a.coupon) === kindOf(b.coupon) ? 0 : kindOf(a.coupon) === "percent" ? -1 : 1))
   const remaining = [...input.lineBases]
   const applied: Array<AppliedDiscount> = []
   ordered.forEach(({ automatic, coupon }, position) => {

@@ -2,9 +2,9 @@
  * Pure pricing (CONTRACT §4): tax rule resolution, line items, fulfillment options and totals.
  * All arithmetic is on integer minor units through `money.ts`.
  */
-import { type CatalogSnapshot, type Product, type TaxRule, taxRatePpm } from "../catalog/catalog.ts"
-import type { Address, FulfillmentOption, Item, LineItem, Total } from "./checkout-schemas.ts"
+import { type CatalogSnapshot, type Product, taxRatePpm, type TaxRule } from "../catalog/catalog.ts"
 import { multiplyAmount, roundHalfUp, subtractAmount, sumAmounts } from "../shared/money.ts"
+import type { Address, FulfillmentOption, Item, LineItem, Total } from "./checkout-schemas.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Tax
@@ -24,7 +24,7 @@ export const resolveTaxRule = (
   const ofCountry = rules.filter((rule) => rule.country.toUpperCase() === country)
   return (
     ofCountry.find((rule) => rule.region !== undefined && rule.region.trim().toUpperCase() === region) ??
-    ofCountry.find((rule) => rule.region === undefined)
+      ofCountry.find((rule) => rule.region === undefined)
   )
 }
 

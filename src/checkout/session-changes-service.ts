@@ -9,12 +9,11 @@
  * Every other change locks first.
  */
 import { Clock, Effect, Option } from "effect"
-import type { CheckoutSessionCreateRequest, CheckoutSessionUpdateRequest } from "./checkout-schemas.ts"
-import { SessionNotFound } from "./checkout-errors.ts"
+import type { StorageError } from "../db/storage-error.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
+import { SessionNotFound } from "./checkout-errors.ts"
+import type { CheckoutSessionCreateRequest, CheckoutSessionUpdateRequest } from "./checkout-schemas.ts"
 import { writeOptimistically } from "./checkout-store.ts"
-import { reduce } from "./session-reducer.ts"
-import { isExpiredAt, view } from "./session-view.ts"
 import {
   ACTIVE_STATUSES,
   type ReducerError,
@@ -24,7 +23,8 @@ import {
   toCheckoutSession,
   type Transition
 } from "./session-model.ts"
-import type { StorageError } from "../db/storage-error.ts"
+import { reduce } from "./session-reducer.ts"
+import { isExpiredAt, view } from "./session-view.ts"
 
 const uniqueProductIds = (...lists: ReadonlyArray<ReadonlyArray<{ readonly id: string }> | undefined>) =>
   [...new Set(lists.flatMap((list) => (list ?? []).map((item) => item.id)))].sort()
@@ -68,11 +68,14 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
    * show expired.
    */
   const getJson = (id: string): Effect.Effect<string, SessionNotFound | StorageError> =>
-    Effect.flatMap(found(id, store.sessions.getJson(id)), (stored) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        isExpiredAt(stored, now)
-          ? Effect.map(get(id), (session) => JSON.stringify(toCheckoutSession(session)))
-          : Effect.succeed(stored.json)))
+    Effect.flatMap(
+      found(id, store.sessions.getJson(id)),
+      (stored) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          isExpiredAt(stored, now)
+            ? Effect.map(get(id), (session) => JSON.stringify(toCheckoutSession(session)))
+            : Effect.succeed(stored.json))
+    )
 
   /** Runs the update on `session` (coupon redemptions read without locking). */
   const decideUpdate = (
@@ -83,7 +86,8 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   ) =>
     Effect.flatMap(
       ctx.couponUsage(request.discounts?.codes ?? session.discounts?.codes ?? [], now, session.id, false),
-      (redemptions) => reduce(session, SessionCommand.Update({ request }), ctx.reducerContext(now, available, redemptions))
+      (redemptions) =>
+        reduce(session, SessionCommand.Update({ request }), ctx.reducerContext(now, available, redemptions))
     )
 
   /**

@@ -2,9 +2,10 @@
  * A draft of a session's contents (items, buyer, address, option choice, discount codes) and
  * everything derived from it: line ids, the items' checks, prices, options, totals, readiness.
  */
-import { createHash } from "node:crypto"
 import { Either } from "effect"
+import { createHash } from "node:crypto"
 import type { CatalogSnapshot, Product } from "../catalog/catalog.ts"
+import { multiplyAmount } from "../shared/money.ts"
 import type {
   Address,
   Buyer,
@@ -16,10 +17,8 @@ import type {
   Total
 } from "./checkout-schemas.ts"
 import { type Discounts, evaluateDiscounts, type RejectedDiscount } from "./discounts.ts"
-import { multiplyAmount } from "../shared/money.ts"
-import { cheapestOption, computeTotals, fulfillmentOptions, priceLineItems, resolveTaxRule } from "./pricing.ts"
 import { unitsFit } from "./inventory.ts"
-import { readinessMessages } from "./session-readiness.ts"
+import { cheapestOption, computeTotals, fulfillmentOptions, priceLineItems, resolveTaxRule } from "./pricing.ts"
 import {
   OutOfStock,
   type ReducerContext,
@@ -27,6 +26,7 @@ import {
   UnknownFulfillmentOption,
   UnknownProduct
 } from "./session-model.ts"
+import { readinessMessages } from "./session-readiness.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Items: validation and line ids

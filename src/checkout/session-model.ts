@@ -5,20 +5,20 @@
  */
 import { Data, Schema } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
+import { optional } from "../shared/schema-helpers.ts"
 import {
   type AgentCapabilities,
   type Buyer,
   CheckoutSession,
   type CheckoutSessionCreateRequest,
-  type CheckoutSessionWithOrder,
   type CheckoutSessionUpdateRequest,
+  type CheckoutSessionWithOrder,
   Item,
   type MessageError,
   OrderSummary,
   type SessionStatus
 } from "./checkout-schemas.ts"
 import type { RejectedDiscount } from "./discounts.ts"
-import { optional } from "../shared/schema-helpers.ts"
 
 /**
  * The stored session: everything the API returns plus the requested items (the source of the

@@ -20,8 +20,6 @@ import type {
 } from "./checkout-schemas.ts"
 import { DISCOUNT_EXTENSION, ineligibility, type RejectedDiscount } from "./discounts.ts"
 import { applyPriced, checkItems, type Draft, normalizeAddress, priceDraft } from "./session-draft.ts"
-import { readinessOfSession } from "./session-readiness.ts"
-import { reservationsOf, view } from "./session-view.ts"
 import {
   DiscountUnavailable,
   isActive,
@@ -35,6 +33,8 @@ import {
   SessionNotReady,
   type Transition
 } from "./session-model.ts"
+import { readinessOfSession } from "./session-readiness.ts"
+import { reservationsOf, view } from "./session-view.ts"
 
 type FinalStatus = "completed" | "canceled" | "expired"
 
@@ -57,10 +57,9 @@ export const sessionCapabilities = (
       !catalog.extensions.some((extension) => extension.name === DISCOUNT_EXTENSION.name)
     ? [...catalog.extensions, { ...DISCOUNT_EXTENSION, extends: [...DISCOUNT_EXTENSION.extends] }]
     : catalog.extensions
-  const interventions =
-    merchant === undefined || declared === undefined
-      ? merchant
-      : { ...merchant, supported: merchant.supported.filter((value) => declared.includes(value)) }
+  const interventions = merchant === undefined || declared === undefined
+    ? merchant
+    : { ...merchant, supported: merchant.supported.filter((value) => declared.includes(value)) }
   return {
     payment: { handlers: catalog.paymentHandlers },
     ...(interventions === undefined ? {} : { interventions }),
@@ -101,8 +100,7 @@ const create = (
         items: []
       }
       return transition(applyPriced(blank, draft, priced))
-    })
-  )
+    }))
 }
 
 const update = (
@@ -126,9 +124,7 @@ const update = (
         ...applyPriced(current, draft, priced),
         updated_at: iso(ctx.now),
         expires_at: iso(ctx.now + ctx.sessionTtlSeconds * 1000)
-      })
-    )
-  )
+      })))
 }
 
 const isError = (message: Message): message is MessageError => message.type === "error"
@@ -187,7 +183,11 @@ const prepareCompletion = (
  * payment was taken, and a charged payment must always yield its order. A session already
  * completed, canceled or expired in storage is refused.
  */
-const markCompleted = (state: Session, order: OrderSummary, ctx: ReducerContext): Either.Either<Transition, ReducerError> => {
+const markCompleted = (
+  state: Session,
+  order: OrderSummary,
+  ctx: ReducerContext
+): Either.Either<Transition, ReducerError> => {
   if (isFinal(state.status)) return Either.left(new SessionFinal({ status: state.status, command: "complete" }))
   return Either.right({
     session: {
@@ -222,7 +222,10 @@ const recordPaymentFailure = (
 
 const cancel = (current: Session, ctx: ReducerContext): Either.Either<Transition, ReducerError> => {
   if (isFinal(current.status)) return Either.left(new SessionFinal({ status: current.status, command: "cancel" }))
-  return Either.right({ session: { ...current, status: "canceled", updated_at: iso(ctx.now) }, reservations: NO_RESERVATIONS })
+  return Either.right({
+    session: { ...current, status: "canceled", updated_at: iso(ctx.now) },
+    reservations: NO_RESERVATIONS
+  })
 }
 
 /** Expires an active session past its deadline; any other session is returned unchanged. */

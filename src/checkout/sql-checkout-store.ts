@@ -16,17 +16,17 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
+import { sqlTransaction } from "../db/sql-transaction.ts"
+import { encodeOrderChange } from "../orders/order-store.ts"
+import { CheckoutStore, type CheckoutStoreService, type SessionForPayment } from "./checkout-store.ts"
 import type { Session } from "./session-model.ts"
 import { holdsUntil } from "./session-view.ts"
-import { CheckoutStore, type CheckoutStoreService, type SessionForPayment } from "./checkout-store.ts"
-import { sqlTransaction } from "../db/sql-transaction.ts"
-import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
-import { encodeOrderChange } from "../orders/order-store.ts"
-import { iso, jsonValue, run, sessionFromRow, sessionJson } from "./sql-session-row.ts"
-import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
+import { makeSqlCouponStore } from "./sql-coupon-store.ts"
 import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.ts"
 import { attemptFromRow, type AttemptRow, makeSqlPaymentAttemptStore } from "./sql-payment-attempt-store.ts"
-import { makeSqlCouponStore } from "./sql-coupon-store.ts"
+import { iso, jsonValue, run, sessionFromRow, sessionJson } from "./sql-session-row.ts"
+import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
 
 export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -61,7 +61,9 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       )
       SELECT id FROM updated`).pipe(Effect.map((rows) => rows.length === 1))
 
-  const updateSessionAndReservations: CheckoutStoreService["updateSessionAndReservations"] = ({ reservations, session }) =>
+  const updateSessionAndReservations: CheckoutStoreService["updateSessionAndReservations"] = (
+    { reservations, session }
+  ) =>
     Effect.zipRight(
       sessions.update(session),
       reservations.size === 0
@@ -96,20 +98,32 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       })
 
   const lockSessionForPayment = (id: string) =>
-    run(sql<{ out_data: unknown; out_version: number | string; out_attempt: unknown; out_coupon_holds: ReadonlyArray<string> | null }>`
-      SELECT out_data, out_version, out_attempt, out_coupon_holds FROM checkout_lock_session_for_payment(${id})`).pipe(
+    run(
+      sql<
+        {
+          out_data: unknown
+          out_version: number | string
+          out_attempt: unknown
+          out_coupon_holds: ReadonlyArray<string> | null
+        }
+      >`
+      SELECT out_data, out_version, out_attempt, out_coupon_holds FROM checkout_lock_session_for_payment(${id})`
+    ).pipe(
       Effect.flatMap((rows) => {
         const row = rows[0]
         if (row === undefined) return Effect.succeed(Option.none<SessionForPayment>())
-        return Effect.map(sessionFromRow({ data: row.out_data }), (session) =>
-          Option.map(session, (session): SessionForPayment => ({
-            session,
-            version: Number(row.out_version),
-            latestAttempt: row.out_attempt === null || row.out_attempt === undefined
-              ? Option.none()
-              : Option.some(attemptFromRow(jsonValue(row.out_attempt) as AttemptRow)),
-            couponHolds: row.out_coupon_holds ?? []
-          })))
+        return Effect.map(
+          sessionFromRow({ data: row.out_data }),
+          (session) =>
+            Option.map(session, (session): SessionForPayment => ({
+              session,
+              version: Number(row.out_version),
+              latestAttempt: row.out_attempt === null || row.out_attempt === undefined
+                ? Option.none()
+                : Option.some(attemptFromRow(jsonValue(row.out_attempt) as AttemptRow)),
+              couponHolds: row.out_coupon_holds ?? []
+            }))
+        )
       })
     )
 
@@ -137,7 +151,9 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       SELECT checkout_complete_paid(
         ${session.id}, ${completion.version}, ${session.status}, ${sessionJson(session)}::jsonb,
         ${session.expires_at}::timestamptz, ${session.updated_at}::timestamptz, ${completion.attemptSequence},
-        ${completion.chargeId}, ${iso(completion.now)}::timestamptz, ${orderSaveArguments(sql, encodeOrderChange(completion.order))}
+        ${completion.chargeId}, ${iso(completion.now)}::timestamptz, ${
+      orderSaveArguments(sql, encodeOrderChange(completion.order))
+    }
       ) AS sequence`).pipe(Effect.map((rows) => rows[0]?.sequence !== undefined && rows[0].sequence !== null))
   }
 

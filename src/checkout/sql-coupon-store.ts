@@ -46,9 +46,11 @@ export const makeSqlCouponStore = (sql: SqlClient.SqlClient): CouponStore => {
       yield* run(sql`DELETE FROM coupon_holds WHERE session_id = ${sessionId}`)
       const ids = [...new Set(couponIds)].sort()
       if (ids.length > 0) {
-        yield* run(sql`INSERT INTO coupon_holds ${
-          sql.insert(ids.map((coupon_id) => ({ coupon_id, session_id: sessionId, expires_at: iso(expiresAt) })))
-        }`)
+        yield* run(
+          sql`INSERT INTO coupon_holds ${
+            sql.insert(ids.map((coupon_id) => ({ coupon_id, session_id: sessionId, expires_at: iso(expiresAt) })))
+          }`
+        )
       }
     })
 
@@ -56,7 +58,9 @@ export const makeSqlCouponStore = (sql: SqlClient.SqlClient): CouponStore => {
     run(sql`DELETE FROM coupon_holds WHERE session_id = ${sessionId}`).pipe(Effect.asVoid)
 
   const redemptions = run(sql<{ id: string; times_redeemed: number }>`SELECT id, times_redeemed FROM coupons`).pipe(
-    Effect.map((rows) => new Map(rows.map((row) => [row.id, Number(row.times_redeemed)])) as ReadonlyMap<string, number>)
+    Effect.map((rows) =>
+      new Map(rows.map((row) => [row.id, Number(row.times_redeemed)])) as ReadonlyMap<string, number>
+    )
   )
 
   return { seed, usage, hold, releaseHolds, redemptions }

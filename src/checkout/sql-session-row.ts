@@ -5,10 +5,10 @@
  */
 import { SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { SessionStatus } from "./checkout-schemas.ts"
-import type { Session } from "./session-model.ts"
-import type { SessionJson } from "./checkout-store.ts"
 import { fromSqlError, StorageError } from "../db/storage-error.ts"
+import { SessionStatus } from "./checkout-schemas.ts"
+import type { SessionJson } from "./checkout-store.ts"
+import type { Session } from "./session-model.ts"
 
 const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
 

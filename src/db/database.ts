@@ -13,11 +13,11 @@
  * A database that cannot be reached or migrated fails the layer with `DatabaseError`, whose
  * message says which database (URL without password) and why, in one line.
  */
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Cause, Config, type ConfigError, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
@@ -237,7 +237,9 @@ export const makeDatabaseLayer = (
     Layer.provide(NodeContext.layer),
     Layer.provideMerge(client),
     Layer.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause) ? Layer.failCause(cause as Cause.Cause<never>) : Layer.fail(toDatabaseError(options, cause))
+      Cause.isInterruptedOnly(cause)
+        ? Layer.failCause(cause as Cause.Cause<never>)
+        : Layer.fail(toDatabaseError(options, cause))
     )
   )
 }

@@ -30,9 +30,9 @@ import {
   rmSync,
   writeFileSync
 } from "node:fs"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
-import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import type { EmbeddedServerArguments, EmbeddedServerMessage } from "./embedded-database-server.ts"
 
@@ -112,7 +112,10 @@ const run = (args: EmbeddedServerArguments): Effect.Effect<Started, EmbeddedStar
       resume(effect)
     }
     const started = (port: number): Started => ({ child, port, stderr: () => stderr })
-    child.on("error", (cause) => settle(Effect.fail(new EmbeddedStartError({ message: `cannot start ${what}`, cause }))))
+    child.on(
+      "error",
+      (cause) => settle(Effect.fail(new EmbeddedStartError({ message: `cannot start ${what}`, cause })))
+    )
     child.on("message", (message: EmbeddedServerMessage) => {
       if (message.type === "listening") settle(Effect.succeed(started(message.port)))
     })
@@ -182,7 +185,8 @@ export const initializeDataDir = (dataDir: string): Effect.Effect<void, Embedded
         if (existsSync(dataDir)) rmdirSync(dataDir) // empty (checked by the caller), else this fails
         renameSync(staging, dataDir)
       },
-      catch: (cause) => new EmbeddedStartError({ message: "cannot move the initialized data directory into place", cause })
+      catch: (cause) =>
+        new EmbeddedStartError({ message: "cannot move the initialized data directory into place", cause })
     })
   }).pipe(Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : removeStaging))
 }
@@ -251,7 +255,9 @@ export const lockDataDir = (dataDir: string): Effect.Effect<void, EmbeddedStartE
       // A lock file naming this process was left by an earlier process with the same id (a
       // container's server is always process 1), unless this process holds it now.
       if (locksHeldHere.has(lockFile)) {
-        return Effect.fail(new EmbeddedStartError({ message: "the data directory is already open in this process", cause: undefined }))
+        return Effect.fail(
+          new EmbeddedStartError({ message: "the data directory is already open in this process", cause: undefined })
+        )
       }
       try {
         createComplete(lockFile, own)

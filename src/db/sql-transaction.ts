@@ -21,15 +21,14 @@ class Inner<E> {
  *   another pool connection while the transaction keeps its own, row locks held; under load the
  *   pool filled with transactions waiting on those locks and everything stalled.
  */
-export const sqlTransaction = (sql: SqlClient.SqlClient) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
-  effect.pipe(
-    Effect.mapError((error) => new Inner(error)),
-    sql.withTransaction,
-    Effect.catchAll((error) => Effect.fail(error instanceof Inner ? error.error : fromSqlError(error))),
-    Effect.catchSomeDefect((defect) =>
-      defect instanceof SqlErrorClass ? Option.some(Effect.fail(fromSqlError(defect))) : Option.none()
-    ),
-    Effect.uninterruptible
-  )
-
+export const sqlTransaction =
+  (sql: SqlClient.SqlClient) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
+    effect.pipe(
+      Effect.mapError((error) => new Inner(error)),
+      sql.withTransaction,
+      Effect.catchAll((error) => Effect.fail(error instanceof Inner ? error.error : fromSqlError(error))),
+      Effect.catchSomeDefect((defect) =>
+        defect instanceof SqlErrorClass ? Option.some(Effect.fail(fromSqlError(defect))) : Option.none()
+      ),
+      Effect.uninterruptible
+    )

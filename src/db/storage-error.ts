@@ -2,8 +2,8 @@
  * The one failure of storage that callers see: the database could not be reached (→ 503 with
  * Retry-After) or failed unexpectedly (→ 500), and how a driver error is classified into it.
  */
-import { Data } from "effect"
 import type { SqlError } from "@effect/sql"
+import { Data } from "effect"
 
 /** The database could not be reached (→ 503 with Retry-After) or failed unexpectedly (→ 500). */
 export class StorageError extends Data.TaggedError("StorageError")<{
@@ -14,7 +14,6 @@ export class StorageError extends Data.TaggedError("StorageError")<{
     return this.reason === "unavailable" ? "storage unavailable" : "storage failure"
   }
 }
-
 
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
@@ -68,4 +67,3 @@ export const isConnectionProblem = (error: unknown): boolean => {
 /** SqlError → StorageError "unavailable" (connection problems) or "failure" (everything else). */
 export const fromSqlError = (error: SqlError.SqlError): StorageError =>
   new StorageError({ reason: isConnectionProblem(error) ? "unavailable" : "failure", cause: error })
-

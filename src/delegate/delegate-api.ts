@@ -10,13 +10,13 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { featureApi } from "../platform/http/feature-api.ts"
-import { DelegatePaymentRequest, DelegatePaymentResponse } from "./delegate-payment.ts"
-import { JsonPath, optional } from "../shared/schema-helpers.ts"
 import { NotFoundWire, wire } from "../platform/http/errors.ts"
+import { featureApi } from "../platform/http/feature-api.ts"
 import { RequestSignature } from "../platform/http/request-signature.ts"
 import { ErrorFamily, Idempotent } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
+import { JsonPath, optional } from "../shared/schema-helpers.ts"
+import { DelegatePaymentRequest, DelegatePaymentResponse } from "./delegate-payment.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Errors

@@ -6,11 +6,13 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either, Layer } from "effect"
-import { type DelegateValidationFailure, makeDelegatePaymentParser } from "./delegate-validation.ts"
-import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
-import { AppConfig } from "../platform/config.ts"
-import { Vault } from "./vault.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import { AppConfig } from "../platform/config.ts"
+import { NotFound } from "../platform/http/errors.ts"
+import { declaredPayload, parseJson, readJsonText } from "../platform/http/request-body.ts"
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
+import { CurrentClient } from "../platform/http/security.ts"
+import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import {
   DelegateApi,
   DelegateBadRequest,
@@ -23,10 +25,8 @@ import {
   delegateServiceUnavailable,
   DelegateUnprocessable
 } from "./delegate-api.ts"
-import { NotFound } from "../platform/http/errors.ts"
-import { declaredPayload, parseJson, readJsonText } from "../platform/http/request-body.ts"
-import { CurrentClient } from "../platform/http/security.ts"
-import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
+import { type DelegateValidationFailure, makeDelegatePaymentParser } from "./delegate-validation.ts"
+import { Vault } from "./vault.ts"
 
 /** A domain validation failure → the 400 or 422 error with the same body. */
 export const delegateErrorOf = (failure: DelegateValidationFailure): DelegateBadRequest | DelegateUnprocessable => {
@@ -44,7 +44,10 @@ const fromStorageError = (
 ): Effect.Effect<never, DelegateServiceUnavailable | DelegateInternalError> =>
   error.reason === "unavailable"
     ? Effect.zipRight(
-      Effect.zipRight(Effect.logError("vault storage unavailable"), setRetryAfter(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS.delegate)),
+      Effect.zipRight(
+        Effect.logError("vault storage unavailable"),
+        setRetryAfter(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS.delegate)
+      ),
       Effect.fail(delegateServiceUnavailable())
     )
     : Effect.zipRight(Effect.logError("vault storage failure", error.cause), Effect.fail(delegateInternalError()))

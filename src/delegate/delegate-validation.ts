@@ -81,12 +81,20 @@ export const validateDelegatePayment = (
   if (card.card_number_type === "fpan") {
     if (!luhnValid(card.number)) {
       return Either.left(
-        invalidCard(422, "$.payment_method.number", "payment_method.number is not a valid card number (Luhn check failed)")
+        invalidCard(
+          422,
+          "$.payment_method.number",
+          "payment_method.number is not a valid card number (Luhn check failed)"
+        )
       )
     }
     if (card.iin !== undefined && !card.number.startsWith(card.iin)) {
       return Either.left(
-        invalidCard(422, "$.payment_method.iin", "payment_method.iin must be the first 6 digits of payment_method.number")
+        invalidCard(
+          422,
+          "$.payment_method.iin",
+          "payment_method.iin must be the first 6 digits of payment_method.number"
+        )
       )
     }
     if (card.display_last4 !== undefined && !card.number.endsWith(card.display_last4)) {
@@ -107,7 +115,9 @@ export const validateDelegatePayment = (
   if (card.exp_year !== undefined) {
     const expYear = Number(card.exp_year)
     if (expYear < nowYear) {
-      return Either.left(invalidCard(422, "$.payment_method.exp_year", "the card has expired (payment_method.exp_year is in the past)"))
+      return Either.left(
+        invalidCard(422, "$.payment_method.exp_year", "the card has expired (payment_method.exp_year is in the past)")
+      )
     }
     if (expYear === nowYear && card.exp_month !== undefined && Number(card.exp_month) < nowMonth) {
       // CONTRACT §7 names exp_year for any expired card, also when only the month is past.
@@ -145,7 +155,11 @@ export const validateDelegatePayment = (
   const blocked = request.risk_signals.findIndex((signal) => signal.action === "blocked")
   if (blocked >= 0) {
     return Either.left(
-      invalidCard(422, `$.risk_signals[${blocked}]`, `risk_signals[${blocked}] has action "blocked": the card cannot be tokenized`)
+      invalidCard(
+        422,
+        `$.risk_signals[${blocked}]`,
+        `risk_signals[${blocked}] has action "blocked": the card cannot be tokenized`
+      )
     )
   }
 

@@ -12,8 +12,8 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
-import { StorageError } from "../db/storage-error.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
+import { StorageError } from "../db/storage-error.ts"
 import { fromSqlError } from "../db/storage-error.ts"
 import { VaultStore, type VaultStoreService, VaultTokenRecord } from "./vault-store.ts"
 
@@ -49,7 +49,8 @@ const millis = (value: string | number): number => Math.round(Number(value))
 const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64")
 
-const fromParseError = (error: ParseResult.ParseError): StorageError => new StorageError({ reason: "failure", cause: error })
+const fromParseError = (error: ParseResult.ParseError): StorageError =>
+  new StorageError({ reason: "failure", cause: error })
 
 const recordFromRow = (row: TokenRow): Effect.Effect<VaultTokenRecord, StorageError> =>
   Effect.try({
@@ -84,7 +85,6 @@ const recordFromRow = (row: TokenRow): Effect.Effect<VaultTokenRecord, StorageEr
     catch: (cause) => new StorageError({ reason: "failure", cause })
   }).pipe(Effect.flatMap((raw) => Effect.mapError(decodeRecord(raw), fromParseError)))
 
-
 export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
@@ -92,7 +92,9 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
     Effect.mapError(effect, fromSqlError)
 
   const firstRecord = (rows: ReadonlyArray<TokenRow>) =>
-    rows[0] === undefined ? Effect.succeed(Option.none<VaultTokenRecord>()) : Effect.map(recordFromRow(rows[0]), Option.some)
+    rows[0] === undefined
+      ? Effect.succeed(Option.none<VaultTokenRecord>())
+      : Effect.map(recordFromRow(rows[0]), Option.some)
 
   const transaction: VaultStoreService["transaction"] = sqlTransaction(sql)
 

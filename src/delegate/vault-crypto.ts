@@ -13,8 +13,8 @@
  *
  * Plain functions; nothing here logs, and errors never carry key or card material.
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from "node:crypto"
 import { Data, Either } from "effect"
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from "node:crypto"
 
 export const ENCRYPTION_INFO = "acp-delegate-vault/card-encryption/aes-256-gcm/v1"
 export const FINGERPRINT_INFO = "acp-delegate-vault/card-fingerprint/hmac-sha256/v1"
@@ -138,7 +138,10 @@ export const decryptCard = (
   const iv = decodeBase64Strict(envelope.iv)
   const tag = decodeBase64Strict(envelope.tag)
   const ciphertext = decodeBase64Strict(envelope.ciphertext)
-  if (iv === undefined || tag === undefined || ciphertext === undefined || iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
+  if (
+    iv === undefined || tag === undefined || ciphertext === undefined || iv.length !== IV_BYTES ||
+    tag.length !== TAG_BYTES
+  ) {
     return Either.left(new VaultDecryptError({ reason: "malformed", keyId }))
   }
   let plain: Buffer

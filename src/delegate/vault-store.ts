@@ -19,9 +19,9 @@
  * log, so a failing transaction puts back the tokens it changed (see `memory-vault-store.ts`).
  */
 import { Context, type Effect, type Option, Schema } from "effect"
-import { FundingType, RiskSignal, StringMap } from "./delegate-payment.ts"
-import { optional } from "../shared/schema-helpers.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import { optional } from "../shared/schema-helpers.ts"
+import { FundingType, RiskSignal, StringMap } from "./delegate-payment.ts"
 
 /** The stored form of the encrypted card (base64 fields; see `EncryptedEnvelope`). */
 export const CardEnvelope = Schema.Struct({

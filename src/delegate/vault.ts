@@ -11,15 +11,15 @@
  *   reason only.
  */
 import { Clock, Context, Data, Effect, Either, Layer, Redacted, Schema } from "effect"
-import type { DelegatePaymentResponse } from "./delegate-payment.ts"
-import type { ValidatedDelegatePayment } from "./delegate-validation.ts"
-import { DelegateAddress } from "./delegate-payment.ts"
-import { optional } from "../shared/schema-helpers.ts"
 import type { StorageError } from "../db/storage-error.ts"
-import { VaultStore, type VaultTokenRecord } from "./vault-store.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
+import { optional } from "../shared/schema-helpers.ts"
+import type { DelegatePaymentResponse } from "./delegate-payment.ts"
+import { DelegateAddress } from "./delegate-payment.ts"
+import type { ValidatedDelegatePayment } from "./delegate-validation.ts"
 import { cardFingerprint, decryptCard, deriveVaultKeys, encryptCard, type VaultKeyError } from "./vault-crypto.ts"
+import { VaultStore, type VaultTokenRecord } from "./vault-store.ts"
 
 /** The card as stored inside the envelope, and as `revealCard` returns it. Never log it. */
 export const RevealedCard = Schema.Struct({
@@ -169,6 +169,8 @@ export const makeVault = (
 /** The vault keyed by `AppConfig.vaultKey` (and its retired keys), over the `VaultStore` in context. */
 export const VaultLive: Layer.Layer<Vault, VaultKeyError, AppConfig | VaultStore | Ids> = Layer.effect(
   Vault,
-  Effect.flatMap(AppConfig, (config) =>
-    makeVault({ vaultKey: config.vaultKey, retiredVaultKeys: config.retiredVaultKeys }))
+  Effect.flatMap(
+    AppConfig,
+    (config) => makeVault({ vaultKey: config.vaultKey, retiredVaultKeys: config.retiredVaultKeys })
+  )
 )

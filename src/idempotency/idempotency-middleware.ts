@@ -34,33 +34,13 @@
 import { type HttpApi, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
-import {
-  canonicalPath,
-  type FingerprintKeys,
-  fingerprintMatches,
-  isReplayableStatus,
-  requestFingerprint
-} from "./idempotency.ts"
-import {
-  checkoutIdempotencyErrors,
-  delegateIdempotencyErrors,
-  type IdempotencyErrorFlavour,
-  type IdempotencyFailure
-} from "./idempotency-errors.ts"
-import { forkBatchSweep } from "../platform/batch-sweep.ts"
 import type { StorageError } from "../db/storage-error.ts"
-import { AppConfig } from "../platform/config.ts"
 import { deriveVaultKeys } from "../delegate/vault-crypto.ts"
-import {
-  type IdempotencyRecord,
-  type IdempotencyScope,
-  IdempotencyStore,
-  type IdempotencyStoreService,
-  type StoredResponse
-} from "./idempotency-store.ts"
+import { forkBatchSweep } from "../platform/batch-sweep.ts"
+import { AppConfig } from "../platform/config.ts"
 import { internalError, serviceUnavailable } from "../platform/http/errors.ts"
-import { errorResponse } from "../platform/http/middleware.ts"
 import { isValidIdempotencyKey } from "../platform/http/idempotency-key.ts"
+import { errorResponse } from "../platform/http/middleware.ts"
 import { isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
 import { makeRequestSignatureCheck, RequestSignature } from "../platform/http/request-signature.ts"
 import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, withRetryAfter } from "../platform/http/retry-after.ts"
@@ -73,6 +53,26 @@ import {
   makeApiKeyResolver,
   makeApiVersionCheck
 } from "../platform/http/security.ts"
+import {
+  checkoutIdempotencyErrors,
+  delegateIdempotencyErrors,
+  type IdempotencyErrorFlavour,
+  type IdempotencyFailure
+} from "./idempotency-errors.ts"
+import {
+  type IdempotencyRecord,
+  type IdempotencyScope,
+  IdempotencyStore,
+  type IdempotencyStoreService,
+  type StoredResponse
+} from "./idempotency-store.ts"
+import {
+  canonicalPath,
+  type FingerprintKeys,
+  fingerprintMatches,
+  isReplayableStatus,
+  requestFingerprint
+} from "./idempotency.ts"
 
 /** How long a claim protects an in-flight request when its process stops renewing it. */
 export const IDEMPOTENCY_LEASE_MILLIS = 60_000

@@ -89,4 +89,6 @@ export interface IdempotencyStoreService {
   readonly deleteExpired: (now: number, limit: number) => Effect.Effect<number, StorageError>
 }
 
-export class IdempotencyStore extends Context.Tag("acp/IdempotencyStore")<IdempotencyStore, IdempotencyStoreService>() {}
+export class IdempotencyStore
+  extends Context.Tag("acp/IdempotencyStore")<IdempotencyStore, IdempotencyStoreService>()
+{}

@@ -88,5 +88,4 @@ export const fingerprintMatches = (stored: string, body: string, keys: Fingerpri
  * retry may succeed), 429 (rate limited: the request was not executed) and 401 (authentication or
  * request signature refused: the request was not executed).
  */
-export const isReplayableStatus = (status: number): boolean =>
-  status < 500 && status !== 429 && status !== 401
+export const isReplayableStatus = (status: number): boolean => status < 500 && status !== 429 && status !== 401

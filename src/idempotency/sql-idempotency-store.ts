@@ -15,6 +15,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
+import { fromSqlError } from "../db/storage-error.ts"
 import {
   type ClaimOutcome,
   type ClaimRequest,
@@ -23,7 +24,6 @@ import {
   IdempotencyStore,
   type IdempotencyStoreService
 } from "./idempotency-store.ts"
-import { fromSqlError } from "../db/storage-error.ts"
 
 interface Row {
   readonly fingerprint: string

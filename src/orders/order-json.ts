@@ -1,7 +1,7 @@
 /** The JSON text an order and its events are stored as (and an event is sent as). */
 import { Schema } from "effect"
-import { Order } from "./order-schemas.ts"
 import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
+import { Order } from "./order-schemas.ts"
 
 const encodeEvent = Schema.encodeSync(OutgoingWebhookEvent)
 const encodeOrder = Schema.encodeSync(Order)

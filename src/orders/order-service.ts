@@ -11,16 +11,16 @@
  *   queue an `order_update` event carrying the full order.
  */
 import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
+import { Catalog } from "../catalog/catalog-service.ts"
 import type { OrderSummary } from "../checkout/checkout-schemas.ts"
+import type { Session } from "../checkout/session-model.ts"
+import type { StorageError } from "../db/storage-error.ts"
+import { Ids } from "../platform/ids.ts"
+import { makeOrderEvent } from "../webhooks/webhook.ts"
 import { makeOrder, type OrderSourceLineItem } from "./order-from-checkout.ts"
 import type { Order } from "./order-schemas.ts"
 import { applyOrderCommand, type OrderCommand, type OrderError } from "./order-state-machine.ts"
-import type { Session } from "../checkout/session-model.ts"
-import { makeOrderEvent } from "../webhooks/webhook.ts"
-import type { StorageError } from "../db/storage-error.ts"
 import { type OrderChange, OrderStore } from "./order-store.ts"
-import { Catalog } from "../catalog/catalog-service.ts"
-import { Ids } from "../platform/ids.ts"
 
 export class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly id: string }> {}
 
@@ -80,8 +80,10 @@ export const OrderEventsLive = Layer.effect(
     return OrderEvents.of({
       orderCreated,
       recordOrderCreated: (input) =>
-        Effect.flatMap(orderCreated(input), ({ event, stored }) =>
-          Effect.as(store.saveOrderWithEvent(stored, event), stored.order))
+        Effect.flatMap(
+          orderCreated(input),
+          ({ event, stored }) => Effect.as(store.saveOrderWithEvent(stored, event), stored.order)
+        )
     })
   })
 )

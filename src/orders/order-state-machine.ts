@@ -129,14 +129,21 @@ const allLinesReference = (order: Order): ReadonlyArray<LineItemReference> =>
   order.line_items.map((line) => ({ id: line.id, quantity: line.quantity.ordered }))
 
 const allShipped = (order: Order): ReadonlyArray<OrderLineItem> =>
-  order.line_items.map((line) => ({ ...line, quantity: { ordered: line.quantity.ordered, shipped: line.quantity.ordered } }))
+  order.line_items.map((line) => ({
+    ...line,
+    quantity: { ordered: line.quantity.ordered, shipped: line.quantity.ordered }
+  }))
 
 const nextFulfillmentId = (order: Order): string => `ful_${order.fulfillments.length + 1}`
 const nextAdjustmentId = (order: Order): string => `adj_${order.adjustments.length + 1}`
 
 const withEvent = (fulfillment: Fulfillment, type: FulfillmentEventType, nowIso: string): Fulfillment => ({
   ...fulfillment,
-  events: [...fulfillment.events, { id: `${fulfillment.id}_ev_${fulfillment.events.length + 1}`, type, occurred_at: nowIso }]
+  events: [...fulfillment.events, {
+    id: `${fulfillment.id}_ev_${fulfillment.events.length + 1}`,
+    type,
+    occurred_at: nowIso
+  }]
 })
 
 const upsertRefundedTotal = (totals: ReadonlyArray<OrderTotal>, amount: number): ReadonlyArray<OrderTotal> => {
@@ -221,7 +228,9 @@ export const applyOrderCommand = (
           ...order,
           status: "fulfilled",
           fulfillments: order.fulfillments.map((f) =>
-            f.status === "delivered" || f.status === "canceled" ? f : withEvent({ ...f, status: "delivered" }, "delivered", nowIso)
+            f.status === "delivered" || f.status === "canceled"
+              ? f
+              : withEvent({ ...f, status: "delivered" }, "delivered", nowIso)
           )
         })
       }

@@ -16,10 +16,10 @@
  * delivered one after the other, in order.
  */
 import { Context, type Effect, type Option } from "effect"
-import type { Order } from "./order-schemas.ts"
-import type { OutgoingWebhookEvent, WebhookEventType } from "../webhooks/webhook.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import type { OutgoingWebhookEvent, WebhookEventType } from "../webhooks/webhook.ts"
 import { eventJson, orderJson } from "./order-json.ts"
+import type { Order } from "./order-schemas.ts"
 
 export type DeliveryState = "pending" | "delivered" | "dead"
 export const DELIVERY_STATES: ReadonlyArray<DeliveryState> = ["pending", "delivered", "dead"]
@@ -135,7 +135,10 @@ export interface OrderStoreService {
    * `saveOrder` and `enqueueEvent` in one atomic step (no surrounding transaction needed): the
    * order change and the event announcing it (`payload` is about `stored.order`).
    */
-  readonly saveOrderWithEvent: (stored: StoredFullOrder, event: NewOrderEvent) => Effect.Effect<OutboxEvent, StorageError>
+  readonly saveOrderWithEvent: (
+    stored: StoredFullOrder,
+    event: NewOrderEvent
+  ) => Effect.Effect<OutboxEvent, StorageError>
   /** Appends a pending event for `payload.data.id` with the next sequence of that order, due at `now`. */
   readonly enqueueEvent: (input: NewOrderEvent) => Effect.Effect<OutboxEvent, StorageError>
 
@@ -144,7 +147,11 @@ export interface OrderStoreService {
    * no live lease covers, leasing them until `now + leaseMs` and counting the attempt (setting the
    * first attempt time if unset). Skips rows another transaction holds locked.
    */
-  readonly claimDue: (now: number, limit: number, leaseMs: number) => Effect.Effect<ReadonlyArray<OutboxEvent>, StorageError>
+  readonly claimDue: (
+    now: number,
+    limit: number,
+    leaseMs: number
+  ) => Effect.Effect<ReadonlyArray<OutboxEvent>, StorageError>
   /**
    * Records, in one step, the result of attempt number `attempt` of each event `id` (distinct ids)
    * and ends its lease; answers, in the same order, whether each was recorded: false (and nothing

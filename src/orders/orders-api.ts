@@ -8,18 +8,14 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Order, RefundRequest, ShipRequest } from "./order-schemas.ts"
-import { optional } from "../shared/schema-helpers.ts"
-import { StorableString } from "../shared/storable-text.ts"
-import {
-  ConflictWire,
-  NotFoundWire,
-  UnprocessableWire
-} from "../platform/http/errors.ts"
 import { ApiHeaders, Limit } from "../platform/http/api-headers.ts"
+import { ConflictWire, NotFoundWire, UnprocessableWire } from "../platform/http/errors.ts"
 import { featureApi } from "../platform/http/feature-api.ts"
 import { Idempotent } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
+import { optional } from "../shared/schema-helpers.ts"
+import { StorableString } from "../shared/storable-text.ts"
+import { Order, RefundRequest, ShipRequest } from "./order-schemas.ts"
 
 const OrderPath = Schema.Struct({ order_id: StorableString })
 
@@ -87,12 +83,17 @@ export const DeliveryMetrics = Schema.Struct({
   dead: Schema.Int
 }).annotations({ identifier: "WebhookDeliveryMetrics" })
 
-
 export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries")
   .add(
     HttpApiEndpoint.get("list", "/webhooks/deliveries")
       .setHeaders(ApiHeaders)
-      .setUrlParams(Schema.Struct({ state: optional(DeliveryStateParam), order_id: optional(StorableString), limit: optional(Limit) }))
+      .setUrlParams(
+        Schema.Struct({
+          state: optional(DeliveryStateParam),
+          order_id: optional(StorableString),
+          limit: optional(Limit)
+        })
+      )
       .addSuccess(DeliveryList)
       .annotate(OpenApi.Description, "Order-event deliveries, newest first (`?state=dead`: the dead letters)")
   )

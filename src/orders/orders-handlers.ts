@@ -4,11 +4,7 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { type InvalidRefundAmount, OrderCommand, type OrderError, type RefundExceedsTotal } from "./order-state-machine.ts"
-import { type OrderNotFound, OrderService } from "./order-service.ts"
 import type { StorageError } from "../db/storage-error.ts"
-import { type OutboxEvent, OrderStore } from "./order-store.ts"
-import { OrdersApi, OrdersGroup, WebhookDeliveriesApi } from "./orders-api.ts"
 import {
   BadRequest,
   Conflict,
@@ -17,9 +13,18 @@ import {
   type ServiceUnavailable,
   Unprocessable
 } from "../platform/http/errors.ts"
-import type { Delivery } from "./orders-api.ts"
 import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
+import { type OrderNotFound, OrderService } from "./order-service.ts"
+import {
+  type InvalidRefundAmount,
+  OrderCommand,
+  type OrderError,
+  type RefundExceedsTotal
+} from "./order-state-machine.ts"
+import { OrderStore, type OutboxEvent } from "./order-store.ts"
+import { OrdersApi, OrdersGroup, WebhookDeliveriesApi } from "./orders-api.ts"
+import type { Delivery } from "./orders-api.ts"
 
 const orderNotFound = (id: string) =>
   new NotFound({ type: "invalid_request", code: "not_found", message: `No order ${id}.`, param: "$.order_id" })
@@ -48,11 +53,19 @@ export const mapOrderErrors = <A, E extends OrderNotFound | OrderError | Storage
         return Effect.fail(orderNotFound(error.id))
       case "InvalidOrderTransition":
         return Effect.fail(
-          new Conflict({ type: "invalid_request", code: "invalid_order_transition", message: `The order is ${error.from} and cannot become ${error.to}.` })
+          new Conflict({
+            type: "invalid_request",
+            code: "invalid_order_transition",
+            message: `The order is ${error.from} and cannot become ${error.to}.`
+          })
         )
       case "RefundNotAllowed":
         return Effect.fail(
-          new Conflict({ type: "invalid_request", code: "refund_not_allowed", message: `Refunds are not allowed while the order is ${error.status}.` })
+          new Conflict({
+            type: "invalid_request",
+            code: "refund_not_allowed",
+            message: `Refunds are not allowed while the order is ${error.status}.`
+          })
         )
       case "RefundExceedsTotal":
         return Effect.fail(
@@ -65,7 +78,12 @@ export const mapOrderErrors = <A, E extends OrderNotFound | OrderError | Storage
         )
       case "InvalidRefundAmount":
         return Effect.fail(
-          new BadRequest({ type: "invalid_request", code: "invalid", message: "$.amount must be a positive integer amount.", param: "$.amount" })
+          new BadRequest({
+            type: "invalid_request",
+            code: "invalid",
+            message: "$.amount must be a positive integer amount.",
+            param: "$.amount"
+          })
         )
       case "StorageError":
         return storageFailure(error)
@@ -125,50 +143,57 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
       .handleRaw("refund", ({ path }) =>
         Effect.zipRight(
           requireRole("checkout"),
-          Effect.flatMap(decodeDeclaredBody(OrdersGroup, "refund"), (body) =>
-            mapOrderErrors(orders.apply(path.order_id, OrderCommand.Refund({ type: body.type, amount: body.amount }))))
+          Effect.flatMap(
+            decodeDeclaredBody(OrdersGroup, "refund"),
+            (body) =>
+              mapOrderErrors(orders.apply(path.order_id, OrderCommand.Refund({ type: body.type, amount: body.amount })))
+          )
         ))
   }))
 
-export const WebhookDeliveriesHandlers = HttpApiBuilder.group(WebhookDeliveriesApi, "webhookDeliveries", (handlers) =>
-  Effect.gen(function*() {
-    const store = yield* OrderStore
-    const gate = requireRole("checkout", "webhook_sender")
-    return handlers
-      .handle("list", ({ urlParams }) =>
-        Effect.zipRight(
-          gate,
-          store.listEvents({
-            ...(urlParams.state !== undefined ? { state: urlParams.state } : {}),
-            ...(urlParams.order_id !== undefined ? { orderId: urlParams.order_id } : {}),
-            limit: urlParams.limit ?? 100
-          }).pipe(
-            Effect.map((events) => ({ data: events.map(toDelivery) })),
-            Effect.catchAll(storageFailure)
-          )
-        ))
-      .handle("redrive", ({ path }) =>
-        Effect.gen(function*() {
-          yield* gate
-          const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-          const existing = yield* Effect.catchAll(store.getEvent(path.event_id), storageFailure)
-          if (existing._tag === "None") {
-            return yield* new NotFound({
-              type: "invalid_request",
-              code: "not_found",
-              message: `No order event ${path.event_id}.`,
-              param: "$.event_id"
-            })
-          }
-          const redriven = yield* Effect.catchAll(store.redrive(path.event_id, now), storageFailure)
-          if (redriven._tag === "None") {
-            return yield* new Conflict({
-              type: "invalid_request",
-              code: "delivery_not_dead",
-              message: `Order event ${path.event_id} is ${existing.value.state}; only dead events can be redriven.`
-            })
-          }
-          return toDelivery(redriven.value)
-        }))
-      .handle("metrics", () => Effect.zipRight(gate, Effect.catchAll(store.countByState, storageFailure)))
-  }))
+export const WebhookDeliveriesHandlers = HttpApiBuilder.group(
+  WebhookDeliveriesApi,
+  "webhookDeliveries",
+  (handlers) =>
+    Effect.gen(function*() {
+      const store = yield* OrderStore
+      const gate = requireRole("checkout", "webhook_sender")
+      return handlers
+        .handle("list", ({ urlParams }) =>
+          Effect.zipRight(
+            gate,
+            store.listEvents({
+              ...(urlParams.state !== undefined ? { state: urlParams.state } : {}),
+              ...(urlParams.order_id !== undefined ? { orderId: urlParams.order_id } : {}),
+              limit: urlParams.limit ?? 100
+            }).pipe(
+              Effect.map((events) => ({ data: events.map(toDelivery) })),
+              Effect.catchAll(storageFailure)
+            )
+          ))
+        .handle("redrive", ({ path }) =>
+          Effect.gen(function*() {
+            yield* gate
+            const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+            const existing = yield* Effect.catchAll(store.getEvent(path.event_id), storageFailure)
+            if (existing._tag === "None") {
+              return yield* new NotFound({
+                type: "invalid_request",
+                code: "not_found",
+                message: `No order event ${path.event_id}.`,
+                param: "$.event_id"
+              })
+            }
+            const redriven = yield* Effect.catchAll(store.redrive(path.event_id, now), storageFailure)
+            if (redriven._tag === "None") {
+              return yield* new Conflict({
+                type: "invalid_request",
+                code: "delivery_not_dead",
+                message: `Order event ${path.event_id} is ${existing.value.state}; only dead events can be redriven.`
+              })
+            }
+            return toDelivery(redriven.value)
+          }))
+        .handle("metrics", () => Effect.zipRight(gate, Effect.catchAll(store.countByState, storageFailure)))
+    })
+)

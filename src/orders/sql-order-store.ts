@@ -12,23 +12,22 @@
  */
 import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
-import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
-import { Order } from "./order-schemas.ts"
+import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
+import { sqlTransaction } from "../db/sql-transaction.ts"
 import { StorageError } from "../db/storage-error.ts"
+import { fromSqlError } from "../db/storage-error.ts"
+import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
+import { eventJson, orderJson } from "./order-json.ts"
+import { Order } from "./order-schemas.ts"
 import {
   type DeliveryState,
-  type OutboxEvent,
+  encodeOrderChange,
   OrderStore,
   type OrderStoreService,
+  type OutboxEvent,
   pendingEvent,
-  type StoredFullOrder,
-  encodeOrderChange
+  type StoredFullOrder
 } from "./order-store.ts"
-import { sqlTransaction } from "../db/sql-transaction.ts"
-import { fromSqlError } from "../db/storage-error.ts"
-import { eventJson, orderJson } from "./order-json.ts"
-import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
-
 
 const decodeOrder = Schema.decodeUnknown(Order)
 const decodeEvent = Schema.decodeUnknown(OutgoingWebhookEvent)
@@ -37,8 +36,8 @@ const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 const ms = (value: number | string | null): number | null => (value === null ? null : Math.round(Number(value)))
 
-const fromParseError = (error: ParseResult.ParseError): StorageError => new StorageError({ reason: "failure", cause: error })
-
+const fromParseError = (error: ParseResult.ParseError): StorageError =>
+  new StorageError({ reason: "failure", cause: error })
 
 interface OutboxRow {
   readonly id: string
@@ -64,24 +63,25 @@ const OUTBOX_COLUMNS = `id, order_id, sequence, type, payload, state, attempts,
   (extract(epoch FROM delivered_at) * 1000)::float8 AS delivered_ms`
 
 const toEvent = (row: OutboxRow): Effect.Effect<OutboxEvent, StorageError> =>
-  Effect.try({ try: () => jsonValue(row.payload), catch: (cause) => new StorageError({ reason: "failure", cause }) }).pipe(
-    Effect.flatMap((json) => Effect.mapError(decodeEvent(json), fromParseError)),
-    Effect.map((payload): OutboxEvent => ({
-      id: row.id,
-      orderId: row.order_id,
-      sequence: Number(row.sequence),
-      type: payload.type,
-      payload,
-      state: row.state as DeliveryState,
-      attempts: Number(row.attempts),
-      nextAttemptAt: ms(row.next_ms)!,
-      firstAttemptAt: ms(row.first_ms),
-      lastError: row.last_error,
-      lastStatus: row.last_status === null ? null : Number(row.last_status),
-      createdAt: ms(row.created_ms)!,
-      deliveredAt: ms(row.delivered_ms)
-    }))
-  )
+  Effect.try({ try: () => jsonValue(row.payload), catch: (cause) => new StorageError({ reason: "failure", cause }) })
+    .pipe(
+      Effect.flatMap((json) => Effect.mapError(decodeEvent(json), fromParseError)),
+      Effect.map((payload): OutboxEvent => ({
+        id: row.id,
+        orderId: row.order_id,
+        sequence: Number(row.sequence),
+        type: payload.type,
+        payload,
+        state: row.state as DeliveryState,
+        attempts: Number(row.attempts),
+        nextAttemptAt: ms(row.next_ms)!,
+        firstAttemptAt: ms(row.first_ms),
+        lastError: row.last_error,
+        lastStatus: row.last_status === null ? null : Number(row.last_status),
+        createdAt: ms(row.created_ms)!,
+        deliveredAt: ms(row.delivered_ms)
+      }))
+    )
 
 export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -98,7 +98,10 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   const orderFromRows = (rows: ReadonlyArray<OrderRow>) => {
     const row = rows[0]
     if (row === undefined) return Effect.succeed(Option.none<StoredFullOrder>())
-    return Effect.try({ try: () => jsonValue(row.data), catch: (cause) => new StorageError({ reason: "failure", cause }) })
+    return Effect.try({
+      try: () => jsonValue(row.data),
+      catch: (cause) => new StorageError({ reason: "failure", cause })
+    })
       .pipe(
         Effect.flatMap((json) =>
           // A row holding only the checkout summary (no `type: "order"`) has no full order yet.
@@ -139,7 +142,9 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
       RETURNING ${columns}`).pipe(
       Effect.flatMap(events),
       Effect.flatMap((rows) =>
-        rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new StorageError({ reason: "failure", cause: new Error("no row") }))
+        rows[0]
+          ? Effect.succeed(rows[0])
+          : Effect.fail(new StorageError({ reason: "failure", cause: new Error("no row") }))
       )
     )
 
@@ -178,7 +183,9 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
       RETURNING ${columns}`)
       .pipe(
         Effect.flatMap(events),
-        Effect.map((claimed) => [...claimed].sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.createdAt - b.createdAt))
+        Effect.map((claimed) =>
+          [...claimed].sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.createdAt - b.createdAt)
+        )
       )
 
   // One statement for a whole round of deliveries.
@@ -238,7 +245,9 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
     Effect.map((rows) => {
       const counts = { pending: 0, delivered: 0, dead: 0 }
       for (const row of rows) {
-        if (row.state === "pending" || row.state === "delivered" || row.state === "dead") counts[row.state] = Number(row.count)
+        if (row.state === "pending" || row.state === "delivered" || row.state === "dead") {
+          counts[row.state] = Number(row.count)
+        }
       }
       return counts
     })

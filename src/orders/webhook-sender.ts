@@ -20,12 +20,12 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule, Schema } from "effect"
+import type { StorageError } from "../db/storage-error.ts"
+import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { signPayload } from "../shared/hmac-signature.ts"
 import { type DeliveryResponse, isPastHorizon, retryDecision } from "../webhooks/delivery-retry.ts"
 import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
-import type { StorageError } from "../db/storage-error.ts"
-import { type FinishedAttempt, type OutboxEvent, OrderStore } from "./order-store.ts"
-import { AppConfig, type AppConfigShape } from "../platform/config.ts"
+import { type FinishedAttempt, OrderStore, type OutboxEvent } from "./order-store.ts"
 
 export const ORDER_EVENTS_PATH = "/agentic_checkout/webhooks/order_events"
 
@@ -108,8 +108,13 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
               error: null as string | null
             })
           ),
-          Effect.timeoutFail({ duration: timeout, onTimeout: () => ({ _tag: "Timeout", reason: `no answer within ${Duration.format(timeout)}` }) }),
-          Effect.catchAll((error) => Effect.succeed({ status: null as number | null, retryAfter: undefined, error: errorText(error) }))
+          Effect.timeoutFail({
+            duration: timeout,
+            onTimeout: () => ({ _tag: "Timeout", reason: `no answer within ${Duration.format(timeout)}` })
+          }),
+          Effect.catchAll((error) =>
+            Effect.succeed({ status: null as number | null, retryAfter: undefined, error: errorText(error) })
+          )
         )
       })
 

@@ -14,10 +14,11 @@
  */
 import { Clock, Effect, Either, Layer, Option } from "effect"
 import { checkAllowance } from "../delegate/allowance.ts"
-import { ChargeStore, type ChargeOutcome, type ProcessorCharge } from "./charge-store.ts"
 import { VaultStore, type VaultTokenRecord } from "../delegate/vault-store.ts"
+import { Vault } from "../delegate/vault.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
+import { type ChargeOutcome, ChargeStore, type ProcessorCharge } from "./charge-store.ts"
 import {
   type Charge,
   type ChargeRequest,
@@ -26,7 +27,6 @@ import {
   PaymentProvider,
   PaymentRejected
 } from "./payment-provider.ts"
-import { Vault } from "../delegate/vault.ts"
 
 /** Test tokens of existing ACP clients and what they do. */
 export const TEST_TOKENS: Readonly<Record<string, ChargeOutcome>> = {
@@ -82,7 +82,9 @@ export const BuiltInPaymentProcessor = Layer.effect(
       Effect.gen(function*() {
         const token = request.credential.token
         if (!isVaultToken(token)) {
-          return token in TEST_TOKENS ? undefined : yield* rejected(request, "The payment token is not known to the payment processor.")
+          return token in TEST_TOKENS
+            ? undefined
+            : yield* rejected(request, "The payment token is not known to the payment processor.")
         }
         const now = yield* Clock.currentTimeMillis
         const attempt = {

@@ -1,8 +1,8 @@
 /** `ChargeStore` over SQL: the `processor_charges` table (migration 0005), keyed by idempotency key. */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { ChargeStore, type ChargeOutcome, type ProcessorCharge } from "./charge-store.ts"
 import { fromSqlError } from "../db/storage-error.ts"
+import { type ChargeOutcome, ChargeStore, type ProcessorCharge } from "./charge-store.ts"
 
 interface ChargeRow {
   readonly idempotency_key: string
@@ -46,7 +46,9 @@ export const SqlChargeStore = Layer.effect(
           RETURNING idempotency_key, id, amount, currency, outcome,
                     (extract(epoch FROM created_at) * 1000)::float8 AS created_ms`.pipe(
           Effect.flatMap((rows) =>
-            rows[0] !== undefined ? Effect.succeed(fromRow(rows[0])) : Effect.map(select(charge.idempotencyKey), Option.getOrElse(() => charge))
+            rows[0] !== undefined
+              ? Effect.succeed(fromRow(rows[0]))
+              : Effect.map(select(charge.idempotencyKey), Option.getOrElse(() => charge))
           ),
           Effect.mapError(fromSqlError)
         ),

@@ -7,7 +7,10 @@
 import { type Duration, Effect, Schedule, type Scope } from "effect"
 
 /** Runs `batch` (handling at most `batchSize` items, answering how many) until it handles fewer; the total. */
-export const sweepInBatches = <E, R>(batch: Effect.Effect<number, E, R>, batchSize: number): Effect.Effect<number, E, R> =>
+export const sweepInBatches = <E, R>(
+  batch: Effect.Effect<number, E, R>,
+  batchSize: number
+): Effect.Effect<number, E, R> =>
   Effect.gen(function*() {
     let total = 0
     for (;;) {

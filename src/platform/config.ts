@@ -97,7 +97,8 @@ const roles = checkedList("ROLES", ALL_ROLES.join(","), {
 
 const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
 
-const vaultKeyValid = (value: string) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32
+const vaultKeyValid = (value: string) =>
+  /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32
 
 const raw = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
@@ -205,7 +206,8 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
       ? { stored: {} as Record<string, string>, generated: [] }
       : yield* Effect.try({
         try: () => loadOrCreateSecrets(env.dataDir, wanted),
-        catch: (e) => ConfigError.InvalidData(["DATA_DIR"], `Cannot keep generated secrets under DATA_DIR: ${String(e)}`)
+        catch: (e) =>
+          ConfigError.InvalidData(["DATA_DIR"], `Cannot keep generated secrets under DATA_DIR: ${String(e)}`)
       })
     const apiKeys = Option.isSome(env.apiKeys) && env.apiKeys.value.length > 0
       ? env.apiKeys.value
@@ -300,4 +302,3 @@ export const describeConfigError = (error: ConfigError.ConfigError): string =>
     sourceUnavailableCase: (_, path, message) => `${path.join(".")}: ${message}`,
     unsupportedCase: (_, path, message) => `${path.join(".")}: ${message}`
   })
-

@@ -58,5 +58,10 @@ export const makeInProcessRateLimiter = (
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.map(Ref.get(buckets), (map) => peek(map.get(key)?.bucket, options, now))).pipe(Effect.flatMap(answer))
 
-    return RateLimiter.of({ consume, peek: peekKey, size: Effect.map(Ref.get(buckets), (map) => map.size) })
+    return RateLimiter.of({
+      consume,
+      peek: peekKey,
+      size: Effect.map(Ref.get(buckets), (map) =>
+        map.size)
+    })
   })

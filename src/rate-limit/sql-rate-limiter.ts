@@ -29,7 +29,9 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
   const tokensOf = (key: string, options: BucketOptions, takeToken: boolean, now: number) =>
     Effect.map(
       sql<{ readonly tokens: number | string }>`
-        SELECT rate_limit_take(${key}, ${bucketCapacity(options)}, ${refillPerMs(options)}, ${now}, ${takeToken}) AS tokens`,
+        SELECT rate_limit_take(${key}, ${bucketCapacity(options)}, ${
+        refillPerMs(options)
+      }, ${now}, ${takeToken}) AS tokens`,
       (rows) => Number(rows[0]!.tokens)
     )
 

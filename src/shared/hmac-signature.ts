@@ -4,8 +4,8 @@
  * signature header (order events' `Merchant-Signature`) and the primitives the request signing
  * of the checkout and delegate APIs shares (`request-signing.ts`). Pure: time is passed in.
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
 import { Data, Either } from "effect"
+import { createHmac, timingSafeEqual } from "node:crypto"
 
 export type SignatureFailureReason = "missing" | "malformed" | "stale" | "future" | "mismatch"
 
@@ -109,7 +109,9 @@ export interface VerifySignatureInput {
  * missing → malformed → timestamp window (stale | future; exactly ±tolerance is accepted) →
  * HMAC (mismatch).
  */
-export const verifySignature = (input: VerifySignatureInput): Either.Either<{ readonly secretIndex: number }, SignatureFailure> => {
+export const verifySignature = (
+  input: VerifySignatureInput
+): Either.Either<{ readonly secretIndex: number }, SignatureFailure> => {
   if (input.header === undefined || input.header === null || input.header.trim() === "") {
     return Either.left(new SignatureFailure({ reason: "missing" }))
   }

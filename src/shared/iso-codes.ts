@@ -11,8 +11,7 @@
  *   codes such as `XK` (Kosovo) are not ISO assignments and are not included.
  */
 
-const currencies =
-  "aed afn all amd aoa ars aud awg azn bam bbd bdt bhd bif bmd bnd bob bov brl bsd btn bwp byn bzd " +
+const currencies = "aed afn all amd aoa ars aud awg azn bam bbd bdt bhd bif bmd bnd bob bov brl bsd btn bwp byn bzd " +
   "cad cdf che chf chw clf clp cny cop cou crc cup cve czk djf dkk dop dzd egp ern etb eur fjd fkp " +
   "gbp gel ghs gip gmd gnf gtq gyd hkd hnl htg huf idr ils inr iqd irr isk jmd jod jpy kes kgs khr " +
   "kmf kpw krw kwd kyd kzt lak lbp lkr lrd lsl lyd mad mdl mga mkd mmk mnt mop mru mur mvr mwk mxn " +
@@ -24,8 +23,7 @@ const currencies =
 /** Withdrawn recently but still accepted during their transition period (see the module comment). */
 const transitionalCurrencies = "ang bgn cuc sll"
 
-const countries =
-  "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ " +
+const countries = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ " +
   "BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ " +
   "CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ " +
   "DE DJ DK DM DO DZ " +
@@ -54,7 +52,10 @@ const countries =
 const words = (s: string): ReadonlyArray<string> => s.split(/\s+/).filter((w) => w.length > 0)
 
 /** ISO 4217 currency codes accepted on the wire, lowercase. */
-export const ISO_4217_CURRENCIES: ReadonlySet<string> = new Set([...words(currencies), ...words(transitionalCurrencies)])
+export const ISO_4217_CURRENCIES: ReadonlySet<string> = new Set([
+  ...words(currencies),
+  ...words(transitionalCurrencies)
+])
 
 /** ISO 3166-1 alpha-2 country codes, uppercase. */
 export const ISO_3166_COUNTRIES: ReadonlySet<string> = new Set(words(countries))

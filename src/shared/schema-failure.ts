@@ -86,7 +86,11 @@ export const describeExpected = (ast: AST.AST): string => {
 const appendPath = (path: ReadonlyArray<PropertyKey>, segment: ParseResult.Path): ReadonlyArray<PropertyKey> =>
   Array.isArray(segment) ? [...path, ...segment] : [...path, segment as PropertyKey]
 
-const failure = (kind: SchemaFailure["kind"], path: ReadonlyArray<PropertyKey>, expectation: string): SchemaFailure => ({
+const failure = (
+  kind: SchemaFailure["kind"],
+  path: ReadonlyArray<PropertyKey>,
+  expectation: string
+): SchemaFailure => ({
   kind,
   path,
   subject: path,
@@ -128,10 +132,12 @@ const chooseShape = (
   const issues: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues)
     ? issue.issues
     : [issue.issues as ParseResult.ParseIssue]
-  return issues.find((member) => "ast" in member && member.ast === meant) ?? failure("invalid", path, describeExpected(meant))
+  return issues.find((member) => "ast" in member && member.ast === meant) ??
+    failure("invalid", path, describeExpected(meant))
 }
 
-const isSchemaFailure = (value: ParseResult.ParseIssue | SchemaFailure): value is SchemaFailure => "expectation" in value
+const isSchemaFailure = (value: ParseResult.ParseIssue | SchemaFailure): value is SchemaFailure =>
+  "expectation" in value
 
 /** Walks to the first leaf of the issue tree (decoding uses `errors: "first"`, so usually one). */
 export const firstSchemaFailure = (error: ParseResult.ParseError | ParseResult.ParseIssue): SchemaFailure => {

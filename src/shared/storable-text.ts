@@ -7,6 +7,7 @@
 import { Schema } from "effect"
 import { toJsonPath } from "./schema-helpers.ts"
 
+// eslint-disable-next-line no-control-regex -- NUL is exactly what it finds
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 export const UNSTORABLE_TEXT_MESSAGE = "must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate"

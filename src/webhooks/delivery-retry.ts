@@ -51,7 +51,8 @@ export interface RetryContext {
   readonly nowMs: number
 }
 
-export const isRetryableStatus = (status: number): boolean => status === 408 || status === 429 || (status >= 500 && status <= 599)
+export const isRetryableStatus = (status: number): boolean =>
+  status === 408 || status === 429 || (status >= 500 && status <= 599)
 
 /**
  * What to do after attempt number `attempt` (1-based) got `response`. 2xx → delivered; network

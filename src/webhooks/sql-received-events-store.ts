@@ -8,13 +8,13 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
+import { fromSqlError } from "../db/storage-error.ts"
 import {
   type ReceivedEvent,
-  type ReceivedEventsStoreService,
   ReceivedEventsStore,
+  type ReceivedEventsStoreService,
   type ReceivedOrder
 } from "./received-events-store.ts"
-import { fromSqlError } from "../db/storage-error.ts"
 
 const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
@@ -37,7 +37,8 @@ interface OrderRow {
   readonly updated_ms: number | string
 }
 
-const parse = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new StorageError({ reason: "failure", cause }) })
+const parse = <A>(f: () => A) =>
+  Effect.try({ try: f, catch: (cause) => new StorageError({ reason: "failure", cause }) })
 
 const toEvent = (row: EventRow) =>
   parse((): ReceivedEvent => ({

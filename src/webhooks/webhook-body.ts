@@ -31,12 +31,22 @@ export const makeWebhookBodyParser = <I>(schema: Schema.Schema<WebhookEvent, I, 
     try {
       json = JSON.parse(typeof rawBody === "string" ? rawBody : Buffer.from(rawBody).toString("utf8"))
     } catch {
-      return Either.left({ type: "invalid_request", code: "invalid_json", message: "request body is not valid JSON", param: "$" })
+      return Either.left({
+        type: "invalid_request",
+        code: "invalid_json",
+        message: "request body is not valid JSON",
+        param: "$"
+      })
     }
     // The whole payload is kept (jsonb), so all of its text must be storable.
     const unstorable = unstorableTextPath(json)
     if (unstorable !== undefined) {
-      return Either.left({ type: "invalid_request", code: "invalid", message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`, param: unstorable })
+      return Either.left({
+        type: "invalid_request",
+        code: "invalid",
+        message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`,
+        param: unstorable
+      })
     }
     return decodeEvent(json)
   }

@@ -23,7 +23,9 @@ export class WebhookReceiverGroup extends HttpApiGroup.make("webhookReceiver")
     HttpApiEndpoint.post("orderEvents", "/agentic_checkout/webhooks/order_events")
       .setHeaders(Schema.Struct({
         "merchant-signature": optional(
-          Schema.String.annotations({ description: "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + \".\" + raw body)>" })
+          Schema.String.annotations({
+            description: "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + \".\" + raw body)>"
+          })
         ),
         "request-id": optional(Schema.String.annotations({ description: "The event id; redeliveries repeat it" }))
       }))

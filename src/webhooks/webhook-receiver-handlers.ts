@@ -17,22 +17,22 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
+import { AppConfig } from "../platform/config.ts"
+import { BadRequest, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "../platform/http/errors.ts"
+import { errorResponse } from "../platform/http/middleware.ts"
+import { declaredPayload, isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
+import { withRetryAfter } from "../platform/http/retry-after.ts"
+import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
+import { randomId } from "../platform/ids.ts"
 import { makeInProcessRateLimiter } from "../rate-limit/in-process-rate-limiter-service.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import type { BucketOptions } from "../rate-limit/token-bucket.ts"
 import { verifySignature } from "../shared/hmac-signature.ts"
-import { MERCHANT_SIGNATURE_HEADER } from "./webhook.ts"
-import { makeWebhookBodyParser } from "./webhook-body.ts"
-import { AppConfig } from "../platform/config.ts"
-import { randomId } from "../platform/ids.ts"
 import type { ReceivedEvent, ReceivedOrder } from "./received-events-store.ts"
 import { ReceivedEventsStore } from "./received-events-store.ts"
+import { makeWebhookBodyParser } from "./webhook-body.ts"
 import { ReceivedOrdersApi, WebhookReceiverApi, WebhookReceiverGroup } from "./webhook-receiver-api.ts"
-import { BadRequest, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "../platform/http/errors.ts"
-import { errorResponse } from "../platform/http/middleware.ts"
-import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
-import { declaredPayload, isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
-import { withRetryAfter } from "../platform/http/retry-after.ts"
+import { MERCHANT_SIGNATURE_HEADER } from "./webhook.ts"
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 
@@ -53,7 +53,11 @@ const readRawBody = Effect.gen(function*() {
     Effect.mapError((error) =>
       error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
         ? tooLarge()
-        : new BadRequest({ type: "invalid_request", code: "invalid_json", message: "The request body could not be read." })
+        : new BadRequest({
+          type: "invalid_request",
+          code: "invalid_json",
+          message: "The request body could not be read."
+        })
     )
   )
   if (buffer.byteLength > MAX_BODY_BYTES) return yield* tooLarge()
@@ -65,128 +69,141 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const dataOf = (payload: unknown): unknown =>
   typeof payload === "object" && payload !== null && "data" in payload ? (payload as { data: unknown }).data : payload
 
-const summary = (order: ReceivedOrder) => ({ order_id: order.orderId, status: order.status, updated_at: iso(order.updatedAt) })
+const summary = (order: ReceivedOrder) => ({
+  order_id: order.orderId,
+  status: order.status,
+  updated_at: iso(order.updatedAt)
+})
 
-export const WebhookReceiverHandlers = HttpApiBuilder.group(WebhookReceiverApi, "webhookReceiver", (handlers) =>
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    const store = yield* ReceivedEventsStore
-    // The receiver is unauthenticated until the signature is checked, so a flood must not reach
-    // the database: this process's own bucket turns away what exceeds the budget here, and only
-    // what it lets through spends the budget shared by all processes (`RateLimiter`).
-    const local = yield* makeInProcessRateLimiter()
-    const shared = yield* RateLimiter
-    const limiter = {
-      consume: (key: string, options: BucketOptions) => Effect.zipRight(local.consume(key, options), shared.consume(key, options))
-    }
-    const secrets = config.webhookReceiverSecrets.map((secret) => Redacted.value(secret))
-    const perMinute = config.webhookReceiverRateLimitPerMinute
-    const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }
-    const parseWebhookBody = makeWebhookBodyParser(declaredPayload(WebhookReceiverGroup, "orderEvents"))
+export const WebhookReceiverHandlers = HttpApiBuilder.group(
+  WebhookReceiverApi,
+  "webhookReceiver",
+  (handlers) =>
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const store = yield* ReceivedEventsStore
+      // The receiver is unauthenticated until the signature is checked, so a flood must not reach
+      // the database: this process's own bucket turns away what exceeds the budget here, and only
+      // what it lets through spends the budget shared by all processes (`RateLimiter`).
+      const local = yield* makeInProcessRateLimiter()
+      const shared = yield* RateLimiter
+      const limiter = {
+        consume: (key: string, options: BucketOptions) =>
+          Effect.zipRight(local.consume(key, options), shared.consume(key, options))
+      }
+      const secrets = config.webhookReceiverSecrets.map((secret) => Redacted.value(secret))
+      const perMinute = config.webhookReceiverRateLimitPerMinute
+      const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }
+      const parseWebhookBody = makeWebhookBodyParser(declaredPayload(WebhookReceiverGroup, "orderEvents"))
 
-    return handlers.handleRaw("orderEvents", ({ request }) =>
-      Effect.gen(function*() {
-        yield* requireRole("webhook_receiver")
-        const source = Option.getOrElse(request.remoteAddress, () => "unknown")
-        const limited = yield* Effect.either(limiter.consume(`webhook_receiver:${source}`, bucket))
-        if (Either.isLeft(limited)) {
-          return errorResponse(
-            new TooManyRequests({
-              type: "invalid_request",
-              code: "too_many_requests",
-              message: "Too many order events; retry after the time in Retry-After."
-            })
-          ).pipe(withRetryAfter(limited.left.retryAfterSeconds))
-        }
-
-        const raw = yield* readRawBody
-        const now = yield* Clock.currentTimeMillis
-        const verified = verifySignature({
-          header: request.headers[MERCHANT_SIGNATURE_HEADER.toLowerCase()],
-          rawBody: raw,
-          secrets,
-          nowSeconds: Math.floor(now / 1000),
-          toleranceSeconds: config.webhookToleranceSeconds
-        })
-        if (Either.isLeft(verified)) {
-          yield* Effect.logWarning(`order event rejected: ${verified.left.message}`)
-          return yield* new Unauthorized({
-            type: "invalid_request",
-            code: "invalid_signature",
-            message: "Missing or invalid Merchant-Signature."
-          })
-        }
-        if (!isJsonContentType(request.headers["content-type"])) {
-          return yield* new BadRequest({
-            type: "invalid_request",
-            code: "invalid_content_type",
-            message: "Requests with a body must have Content-Type: application/json."
-          })
-        }
-        const decoded = parseWebhookBody(raw)
-        if (Either.isLeft(decoded)) {
-          const problem = decoded.left
-          return yield* new BadRequest({
-            type: "invalid_request",
-            code: problem.code === "missing" || problem.code === "invalid_json" ? problem.code : "invalid",
-            message: problem.message,
-            ...(problem.param !== undefined ? { param: problem.param } : {})
-          })
-        }
-        const event = decoded.right
-        const given = request.headers["request-id"]
-        const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
-        const received: ReceivedEvent = {
-          requestId,
-          bodyHash: createHash("sha256").update(raw).digest("hex"),
-          orderId: event.data.id ?? event.data.checkout_session_id,
-          type: event.type,
-          status: event.data.status,
-          payload: JSON.parse(Buffer.from(raw).toString("utf8")) as unknown,
-          receivedAt: now
-        }
-        const outcome = yield* Effect.catchAll(store.recordEvent(received), storageFailure)
-        yield* Effect.logInfo(`order event ${requestId} (${event.type}, order ${received.orderId}): ${outcome}`)
-        return { received: true as const, request_id: requestId }
-      }))
-  }))
-
-export const ReceivedOrdersHandlers = HttpApiBuilder.group(ReceivedOrdersApi, "receivedOrders", (handlers) =>
-  Effect.gen(function*() {
-    const store = yield* ReceivedEventsStore
-    const gate = requireRole("webhook_receiver")
-    return handlers
-      .handle("list", ({ urlParams }) =>
-        Effect.zipRight(
-          gate,
-          store.listOrders(urlParams.limit ?? 100).pipe(
-            Effect.map((orders) => ({ data: orders.map(summary) })),
-            Effect.catchAll(storageFailure)
-          )
-        ))
-      .handle("get", ({ path }) =>
+      return handlers.handleRaw("orderEvents", ({ request }) =>
         Effect.gen(function*() {
-          yield* gate
-          const order = yield* Effect.catchAll(store.getOrder(path.order_id), storageFailure)
-          if (Option.isNone(order)) {
-            return yield* new NotFound({
+          yield* requireRole("webhook_receiver")
+          const source = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const limited = yield* Effect.either(limiter.consume(`webhook_receiver:${source}`, bucket))
+          if (Either.isLeft(limited)) {
+            return errorResponse(
+              new TooManyRequests({
+                type: "invalid_request",
+                code: "too_many_requests",
+                message: "Too many order events; retry after the time in Retry-After."
+              })
+            ).pipe(withRetryAfter(limited.left.retryAfterSeconds))
+          }
+
+          const raw = yield* readRawBody
+          const now = yield* Clock.currentTimeMillis
+          const verified = verifySignature({
+            header: request.headers[MERCHANT_SIGNATURE_HEADER.toLowerCase()],
+            rawBody: raw,
+            secrets,
+            nowSeconds: Math.floor(now / 1000),
+            toleranceSeconds: config.webhookToleranceSeconds
+          })
+          if (Either.isLeft(verified)) {
+            yield* Effect.logWarning(`order event rejected: ${verified.left.message}`)
+            return yield* new Unauthorized({
               type: "invalid_request",
-              code: "not_found",
-              message: `No order ${path.order_id} has been received.`,
-              param: "$.order_id"
+              code: "invalid_signature",
+              message: "Missing or invalid Merchant-Signature."
             })
           }
-          const events = yield* Effect.catchAll(store.listEvents(path.order_id), storageFailure)
-          return {
-            ...summary(order.value),
-            order: dataOf(order.value.payload),
-            events: events.map((event) => ({
-              request_id: event.requestId,
-              type: event.type,
-              status: event.status,
-              received_at: iso(event.receivedAt),
-              data: dataOf(event.payload)
-            }))
+          if (!isJsonContentType(request.headers["content-type"])) {
+            return yield* new BadRequest({
+              type: "invalid_request",
+              code: "invalid_content_type",
+              message: "Requests with a body must have Content-Type: application/json."
+            })
           }
+          const decoded = parseWebhookBody(raw)
+          if (Either.isLeft(decoded)) {
+            const problem = decoded.left
+            return yield* new BadRequest({
+              type: "invalid_request",
+              code: problem.code === "missing" || problem.code === "invalid_json" ? problem.code : "invalid",
+              message: problem.message,
+              ...(problem.param !== undefined ? { param: problem.param } : {})
+            })
+          }
+          const event = decoded.right
+          const given = request.headers["request-id"]
+          const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
+          const received: ReceivedEvent = {
+            requestId,
+            bodyHash: createHash("sha256").update(raw).digest("hex"),
+            orderId: event.data.id ?? event.data.checkout_session_id,
+            type: event.type,
+            status: event.data.status,
+            payload: JSON.parse(Buffer.from(raw).toString("utf8")) as unknown,
+            receivedAt: now
+          }
+          const outcome = yield* Effect.catchAll(store.recordEvent(received), storageFailure)
+          yield* Effect.logInfo(`order event ${requestId} (${event.type}, order ${received.orderId}): ${outcome}`)
+          return { received: true as const, request_id: requestId }
         }))
-  }))
+    })
+)
+
+export const ReceivedOrdersHandlers = HttpApiBuilder.group(
+  ReceivedOrdersApi,
+  "receivedOrders",
+  (handlers) =>
+    Effect.gen(function*() {
+      const store = yield* ReceivedEventsStore
+      const gate = requireRole("webhook_receiver")
+      return handlers
+        .handle("list", ({ urlParams }) =>
+          Effect.zipRight(
+            gate,
+            store.listOrders(urlParams.limit ?? 100).pipe(
+              Effect.map((orders) => ({ data: orders.map(summary) })),
+              Effect.catchAll(storageFailure)
+            )
+          ))
+        .handle("get", ({ path }) =>
+          Effect.gen(function*() {
+            yield* gate
+            const order = yield* Effect.catchAll(store.getOrder(path.order_id), storageFailure)
+            if (Option.isNone(order)) {
+              return yield* new NotFound({
+                type: "invalid_request",
+                code: "not_found",
+                message: `No order ${path.order_id} has been received.`,
+                param: "$.order_id"
+              })
+            }
+            const events = yield* Effect.catchAll(store.listEvents(path.order_id), storageFailure)
+            return {
+              ...summary(order.value),
+              order: dataOf(order.value.payload),
+              events: events.map((event) => ({
+                request_id: event.requestId,
+                type: event.type,
+                status: event.status,
+                received_at: iso(event.receivedAt),
+                data: dataOf(event.payload)
+              }))
+            }
+          }))
+    })
+)

@@ -109,29 +109,33 @@ const refusesConnections = (port: number) =>
   })
 
 describe("graceful shutdown", () => {
-  it.live("SIGTERM: stops accepting, the in-flight request still gets its response, exit 0", () =>
-    Effect.gen(function*() {
-      const env = hasPostgres ? { DATABASE_URL: yield* freshPostgresDatabaseUrl } : {}
-      const server = yield* startServer(env)
-      const slow = yield* slowRequest(server, JSON.stringify({ items: [{ id: "mug-ceramic", quantity: 2 }] }))
-      // Let the server dispatch the request (headers read, body pending).
-      yield* Effect.sleep("300 millis")
-      server.child.kill("SIGTERM")
-      // Shutdown has begun once new connections are refused.
-      let refused = false
-      for (let i = 0; i < 200 && !refused; i++) {
-        refused = yield* refusesConnections(server.port)
-        if (!refused) yield* Effect.sleep("25 millis")
-      }
-      expect(refused).toBe(true)
-      expect(server.child.exitCode).toBeNull() // still running: it waits for the request
-      slow.finish()
-      const response = yield* Effect.promise(() => slow.response)
-      expect(response.status).toBe(201)
-      expect(JSON.parse(response.text).id).toMatch(/^cs_/)
-      const exit = yield* exitOf(server)
-      expect(exit, server.output()).toEqual({ code: 0, signal: null })
-    }).pipe(Effect.scoped), 90_000)
+  it.live(
+    "SIGTERM: stops accepting, the in-flight request still gets its response, exit 0",
+    () =>
+      Effect.gen(function*() {
+        const env = hasPostgres ? { DATABASE_URL: yield* freshPostgresDatabaseUrl } : {}
+        const server = yield* startServer(env)
+        const slow = yield* slowRequest(server, JSON.stringify({ items: [{ id: "mug-ceramic", quantity: 2 }] }))
+        // Let the server dispatch the request (headers read, body pending).
+        yield* Effect.sleep("300 millis")
+        server.child.kill("SIGTERM")
+        // Shutdown has begun once new connections are refused.
+        let refused = false
+        for (let i = 0; i < 200 && !refused; i++) {
+          refused = yield* refusesConnections(server.port)
+          if (!refused) yield* Effect.sleep("25 millis")
+        }
+        expect(refused).toBe(true)
+        expect(server.child.exitCode).toBeNull() // still running: it waits for the request
+        slow.finish()
+        const response = yield* Effect.promise(() => slow.response)
+        expect(response.status).toBe(201)
+        expect(JSON.parse(response.text).id).toMatch(/^cs_/)
+        const exit = yield* exitOf(server)
+        expect(exit, server.output()).toEqual({ code: 0, signal: null })
+      }).pipe(Effect.scoped),
+    90_000
+  )
 })
 
 /** Polls until `check` holds, up to `seconds`; whether it did. */
@@ -153,29 +157,33 @@ const databaseProcessOf = (server: ServerProcess) =>
   })
 
 describe("the embedded store's database process", () => {
-  it.live("Ctrl-C to the whole process group: the in-flight request still completes, then everything stops", () =>
-    Effect.gen(function*() {
-      const server = yield* startServer({}, { processGroup: true })
-      const database = yield* databaseProcessOf(server)
-      const slow = yield* slowRequest(server, JSON.stringify({ items: [{ id: "mug-ceramic", quantity: 1 }] }))
-      yield* Effect.sleep("300 millis")
-      // What a terminal does on Ctrl-C: SIGINT to every process of the foreground group.
-      process.kill(-server.child.pid!, "SIGINT")
-      let refused = false
-      for (let i = 0; i < 200 && !refused; i++) {
-        refused = yield* refusesConnections(server.port)
-        if (!refused) yield* Effect.sleep("25 millis")
-      }
-      expect(refused).toBe(true)
-      expect(isRunning(database)).toBe(true) // the server still needs it
-      slow.finish()
-      const response = yield* Effect.promise(() => slow.response)
-      expect(response.status, response.text).toBe(201)
-      const exit = yield* exitOf(server)
-      expect(exit, server.output()).toEqual({ code: 0, signal: null })
-      // The server stopped it before exiting.
-      expect(isRunning(database)).toBe(false)
-    }).pipe(Effect.scoped), 90_000)
+  it.live(
+    "Ctrl-C to the whole process group: the in-flight request still completes, then everything stops",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* startServer({}, { processGroup: true })
+        const database = yield* databaseProcessOf(server)
+        const slow = yield* slowRequest(server, JSON.stringify({ items: [{ id: "mug-ceramic", quantity: 1 }] }))
+        yield* Effect.sleep("300 millis")
+        // What a terminal does on Ctrl-C: SIGINT to every process of the foreground group.
+        process.kill(-server.child.pid!, "SIGINT")
+        let refused = false
+        for (let i = 0; i < 200 && !refused; i++) {
+          refused = yield* refusesConnections(server.port)
+          if (!refused) yield* Effect.sleep("25 millis")
+        }
+        expect(refused).toBe(true)
+        expect(isRunning(database)).toBe(true) // the server still needs it
+        slow.finish()
+        const response = yield* Effect.promise(() => slow.response)
+        expect(response.status, response.text).toBe(201)
+        const exit = yield* exitOf(server)
+        expect(exit, server.output()).toEqual({ code: 0, signal: null })
+        // The server stopped it before exiting.
+        expect(isRunning(database)).toBe(false)
+      }).pipe(Effect.scoped),
+    90_000
+  )
 
   it.live("the server killed outright: its database process stops by itself", () =>
     Effect.gen(function*() {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { CatalogFile, taxRatePpm } from "../../src/catalog/catalog.ts"
 import { DEFAULT_PAYMENT_HANDLER, makeCatalogSnapshot } from "../../src/catalog/catalog-snapshot.ts"
+import { CatalogFile, taxRatePpm } from "../../src/catalog/catalog.ts"
 import { demoCatalogFile, demoCatalogJson } from "../support/fixtures.ts"
 
 const base = (): CatalogFile => ({
@@ -100,7 +100,7 @@ describe("makeCatalogSnapshot", () => {
     const file = base()
     const first = file.products[0]!
     expect(errorOf({ ...file, products: [...file.products, first] })).toBe(
-      '$.products[2].id: duplicate product id "a" (first at $.products[0].id)'
+      "$.products[2].id: duplicate product id \"a\" (first at $.products[0].id)"
     )
   })
 
@@ -108,7 +108,7 @@ describe("makeCatalogSnapshot", () => {
     const file = base()
     const method = file.shipping_methods[0]!
     expect(errorOf({ ...file, shipping_methods: [method, { ...method, title: "Other" }] })).toBe(
-      '$.shipping_methods[1].id: duplicate shipping method id "standard" (first at $.shipping_methods[0].id)'
+      "$.shipping_methods[1].id: duplicate shipping method id \"standard\" (first at $.shipping_methods[0].id)"
     )
   })
 
@@ -131,7 +131,9 @@ describe("makeCatalogSnapshot", () => {
   it("rejects duplicate payment handler ids", () => {
     expect(
       errorOf({ ...base(), payment_handlers: [DEFAULT_PAYMENT_HANDLER, DEFAULT_PAYMENT_HANDLER] })
-    ).toBe('$.payment_handlers[1].id: duplicate payment handler id "card_tokenized" (first at $.payment_handlers[0].id)')
+    ).toBe(
+      "$.payment_handlers[1].id: duplicate payment handler id \"card_tokenized\" (first at $.payment_handlers[0].id)"
+    )
   })
 
   it("rejects two tax rules for the same country and region", () => {
@@ -141,7 +143,7 @@ describe("makeCatalogSnapshot", () => {
       { country: "US", region: "ca", rate: "0.08", shipping_taxable: false }
     ]
     expect(errorOf({ ...file, tax_rules: [...file.tax_rules, ...rules] })).toBe(
-      '$.tax_rules[2]: duplicate tax rule for "US/CA" (first at $.tax_rules[1])'
+      "$.tax_rules[2]: duplicate tax rule for \"US/CA\" (first at $.tax_rules[1])"
     )
   })
 

@@ -20,7 +20,7 @@ import {
   testApp,
   type TestAppOptions
 } from "../support/http.ts"
-import { type StoreUnderTest, storesUnderTest } from "../support/store-under-test.ts"
+import { storesUnderTest, type StoreUnderTest } from "../support/store-under-test.ts"
 
 const ttlMillis = 21600 * 1000
 
@@ -28,8 +28,10 @@ const ttlMillis = 21600 * 1000
 const checkoutApiSuite = (store: StoreUnderTest) => {
   /** Runs `effect` against a fresh application over a fresh `store`. */
   const run = <A, E>(effect: Effect.Effect<A, E, any>, options: Omit<TestAppOptions, "store"> = {}) =>
-    Effect.flatMap(store.fresh, (storeLayer) =>
-      Effect.provide(effect, testApp({ ...options, store: storeLayer }))) as Effect.Effect<A, E, never>
+    Effect.flatMap(
+      store.fresh,
+      (storeLayer) => Effect.provide(effect, testApp({ ...options, store: storeLayer }))
+    ) as Effect.Effect<A, E, never>
 
   describe("POST /checkout_sessions (create)", () => {
     it.effect("creates a session with priced line items, options and totals (201)", () =>
@@ -77,7 +79,11 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         const params = response.body.messages.map((m: { param: string }) => m.param)
         expect(params).toContain("$.fulfillment_address")
         expect(params).toContain("$.buyer")
-        expect(response.body.messages.every((m: { type: string; code: string }) => m.type === "error" && m.code === "missing"))
+        expect(
+          response.body.messages.every((m: { type: string; code: string }) =>
+            m.type === "error" && m.code === "missing"
+          )
+        )
           .toBe(true)
       })))
 
@@ -86,7 +92,15 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         const response = yield* post("/checkout_sessions", { items: [{ id: "ebook-field-guide", quantity: 1 }], buyer })
         expect(response.status).toBe(201)
         expect(response.body.fulfillment_options).toEqual([
-          { type: "digital", id: "digital", title: "Digital delivery", subtitle: "Delivered by email", subtotal: 0, tax: 0, total: 0 }
+          {
+            type: "digital",
+            id: "digital",
+            title: "Digital delivery",
+            subtitle: "Delivered by email",
+            subtotal: 0,
+            tax: 0,
+            total: 0
+          }
         ])
         expect(response.body.status).toBe("ready_for_payment")
       })))
@@ -104,12 +118,42 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
       ["id missing", { items: [{ quantity: 1 }] }, "$.items[0].id", "missing"],
       ["id empty", { items: [{ id: "", quantity: 1 }] }, "$.items[0].id", "invalid"],
       ["id a number", { items: [{ id: 7, quantity: 1 }] }, "$.items[0].id", "invalid"],
-      ["second item bad", { items: [{ id: "mug-ceramic", quantity: 1 }, { id: "mug-ceramic", quantity: null }] }, "$.items[1].quantity", "invalid"],
-      ["buyer email bad", { items: [{ id: "mug-ceramic", quantity: 1 }], buyer: { ...buyer, email: "nope" } }, "$.buyer.email", "invalid"],
-      ["buyer first name missing", { items: [{ id: "mug-ceramic", quantity: 1 }], buyer: { last_name: "L", email: "a@b.co" } }, "$.buyer.first_name", "missing"],
-      ["address city missing", { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: { ...address, city: undefined } }, "$.fulfillment_address.city", "missing"],
-      ["address country bad", { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: { ...address, country: "USA" } }, "$.fulfillment_address.country", "invalid"],
-      ["address a string", { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: "1 Main St" }, "$.fulfillment_address", "invalid"],
+      [
+        "second item bad",
+        { items: [{ id: "mug-ceramic", quantity: 1 }, { id: "mug-ceramic", quantity: null }] },
+        "$.items[1].quantity",
+        "invalid"
+      ],
+      [
+        "buyer email bad",
+        { items: [{ id: "mug-ceramic", quantity: 1 }], buyer: { ...buyer, email: "nope" } },
+        "$.buyer.email",
+        "invalid"
+      ],
+      [
+        "buyer first name missing",
+        { items: [{ id: "mug-ceramic", quantity: 1 }], buyer: { last_name: "L", email: "a@b.co" } },
+        "$.buyer.first_name",
+        "missing"
+      ],
+      [
+        "address city missing",
+        { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: { ...address, city: undefined } },
+        "$.fulfillment_address.city",
+        "missing"
+      ],
+      [
+        "address country bad",
+        { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: { ...address, country: "USA" } },
+        "$.fulfillment_address.country",
+        "invalid"
+      ],
+      [
+        "address a string",
+        { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: "1 Main St" },
+        "$.fulfillment_address",
+        "invalid"
+      ],
       ["body an array", [{ id: "mug-ceramic", quantity: 1 }], "$", "invalid"],
       ["body null", null, "$", "invalid"],
       ["body a number", 42, "$", "invalid"]
@@ -143,35 +187,44 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
       run(Effect.gen(function*() {
         const proto = yield* post(
           "/checkout_sessions",
-          '{"items":[{"id":"mug-ceramic","quantity":1,"__proto__":{"admin":true}}],"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}}'
+          "{\"items\":[{\"id\":\"mug-ceramic\",\"quantity\":1,\"__proto__\":{\"admin\":true}}],\"__proto__\":{\"polluted\":1},\"constructor\":{\"prototype\":{\"x\":1}}}"
         )
         expect(proto.status).toBe(201)
         expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
         expect(({} as Record<string, unknown>)["admin"]).toBeUndefined()
         const deep = "[".repeat(50_000) + "]".repeat(50_000)
-        const nested = yield* post("/checkout_sessions", `{"items":[{"id":"mug-ceramic","quantity":1}],"extra":${deep}}`)
+        const nested = yield* post(
+          "/checkout_sessions",
+          `{"items":[{"id":"mug-ceramic","quantity":1}],"extra":${deep}}`
+        )
         expect(nested.status).toBe(201)
         const deepItems = yield* post("/checkout_sessions", `{"items":${deep}}`)
         expect(deepItems.status).toBe(400)
         expect(deepItems.body.param).toBe("$.items[0]")
-        const extra = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1, color: "red" }], future_field: { a: 1 } })
+        const extra = yield* post("/checkout_sessions", {
+          items: [{ id: "mug-ceramic", quantity: 1, color: "red" }],
+          future_field: { a: 1 }
+        })
         expect(extra.status).toBe(201)
       })))
 
     it.effect("wrong content type, malformed JSON, empty body, oversized body", () =>
       run(Effect.gen(function*() {
-        const text = yield* post("/checkout_sessions", '{"items":[]}', { contentType: "text/plain" })
+        const text = yield* post("/checkout_sessions", "{\"items\":[]}", { contentType: "text/plain" })
         expect(text.status).toBe(400)
         expect(text.body.code).toBe("invalid_content_type")
-        const none = yield* post("/checkout_sessions", '{"items":[]}', { contentType: false })
+        const none = yield* post("/checkout_sessions", "{\"items\":[]}", { contentType: false })
         expect(none.body.code).toBe("invalid_content_type")
-        const malformed = yield* post("/checkout_sessions", '{"items": [')
+        const malformed = yield* post("/checkout_sessions", "{\"items\": [")
         expect(malformed.status).toBe(400)
         expect(malformed.body).toMatchObject({ type: "invalid_request", code: "invalid_json" })
         const empty = yield* post("/checkout_sessions", "")
         expect(empty.status).toBe(400)
         expect(empty.body.code).toBe("invalid_json")
-        const big = yield* post("/checkout_sessions", JSON.stringify({ items: [{ id: "mug-ceramic", quantity: 1 }], pad: "x".repeat(1024 * 1024) }))
+        const big = yield* post(
+          "/checkout_sessions",
+          JSON.stringify({ items: [{ id: "mug-ceramic", quantity: 1 }], pad: "x".repeat(1024 * 1024) })
+        )
         expect(big.status).toBe(413)
         expect(big.body.code).toBe("request_too_large")
         const charset = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }] }, {
@@ -209,20 +262,37 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         expect(created.status).toBe(201)
         const id = created.body.id as string
         const cases: Array<[string, unknown, string]> = [
-          ["/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], buyer: { ...buyer, last_name: "L\u0000" } }, "$.buyer.last_name"],
-          [`/checkout_sessions/${id}`, { fulfillment_address: { ...address, line_one: "1 Main \ud83d St" } }, "$.fulfillment_address.line_one"],
-          [`/checkout_sessions/${id}/complete`, { payment_data: paymentData, buyer: { ...buyer, email: "a\u0000@b.co" } }, "$.buyer.email"]
+          ["/checkout_sessions", {
+            items: [{ id: "mug-ceramic", quantity: 1 }],
+            buyer: { ...buyer, last_name: "L\u0000" }
+          }, "$.buyer.last_name"],
+          [
+            `/checkout_sessions/${id}`,
+            { fulfillment_address: { ...address, line_one: "1 Main \ud83d St" } },
+            "$.fulfillment_address.line_one"
+          ],
+          [`/checkout_sessions/${id}/complete`, {
+            payment_data: paymentData,
+            buyer: { ...buyer, email: "a\u0000@b.co" }
+          }, "$.buyer.email"]
         ]
         for (const [path, body, param] of cases) {
           const response = yield* post(path, body)
           expect(response.status, path).toBe(400)
-          expect(response.body).toEqual({ type: "invalid_request", code: "invalid", message: expect.any(String), param })
+          expect(response.body).toEqual({
+            type: "invalid_request",
+            code: "invalid",
+            message: expect.any(String),
+            param
+          })
         }
         const unchanged = yield* get(`/checkout_sessions/${id}`)
         expect(unchanged.body.status).not.toBe("completed")
         expect(unchanged.body.buyer.first_name).toBe("Ada 😀")
         // In the path too, where no body check sees it.
-        for (const [method, path] of [["GET", "/checkout_sessions/cs_%00"], ["POST", "/checkout_sessions/cs_%00/cancel"]]) {
+        for (
+          const [method, path] of [["GET", "/checkout_sessions/cs_%00"], ["POST", "/checkout_sessions/cs_%00/cancel"]]
+        ) {
           const response = yield* request(method!, path!)
           expect(response.status, path).toBe(400)
           expect(response.body).toMatchObject({ code: "invalid", param: "$.checkout_session_id" })
@@ -240,7 +310,13 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         const missing = yield* get("/checkout_sessions/cs_x", { version: false })
         expect(missing.status).toBe(400)
         expect(missing.body.code).toBe("missing_api_version")
-        expect(missing.body.supported_versions).toEqual(["2026-04-17", "2026-01-30", "2026-01-16", "2025-12-12", "2025-09-29"])
+        expect(missing.body.supported_versions).toEqual([
+          "2026-04-17",
+          "2026-01-30",
+          "2026-01-16",
+          "2025-12-12",
+          "2025-09-29"
+        ])
         for (const version of ["2026-13-01", "yesterday", "2024-01-01"]) {
           const bad = yield* get("/checkout_sessions/cs_x", { version })
           expect(bad.status).toBe(400)
@@ -277,18 +353,38 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
     it.effect("health, readiness, discovery and OpenAPI", () =>
       run(Effect.gen(function*() {
         expect((yield* get("/healthz", { auth: false, version: false })).body).toEqual({ status: "ok" })
-        expect((yield* get("/readyz", { auth: false, version: false })).body).toEqual({ status: "ready", storage: "ok" })
+        expect((yield* get("/readyz", { auth: false, version: false })).body).toEqual({
+          status: "ready",
+          storage: "ok"
+        })
         const discovery = yield* get("/.well-known/acp.json", { auth: false, version: false })
         expect(discovery.body.supported_versions[0]).toBe("2026-04-17")
         const openapi = yield* get("/openapi.json", { auth: false, version: false })
         expect(openapi.status).toBe(200)
         expect(Object.keys(openapi.body.paths)).toContain("/checkout_sessions/{checkout_session_id}/complete")
         const complete = openapi.body.paths["/checkout_sessions/{checkout_session_id}/complete"].post
-        expect(Object.keys(complete.responses).sort()).toEqual(["200", "400", "401", "402", "404", "409", "413", "422", "500", "503"])
+        expect(Object.keys(complete.responses).sort()).toEqual([
+          "200",
+          "400",
+          "401",
+          "402",
+          "404",
+          "409",
+          "413",
+          "422",
+          "500",
+          "503"
+        ])
         // The headers middleware sets are documented too.
-        const headersOf = (operation: any, status: string) => Object.keys(operation.responses[status].headers ?? {}).sort()
+        const headersOf = (operation: any, status: string) =>
+          Object.keys(operation.responses[status].headers ?? {}).sort()
         expect(headersOf(complete, "200")).toEqual(["Idempotency-Key", "Idempotent-Replayed", "Request-Id"])
-        expect(headersOf(complete, "409")).toEqual(["Idempotency-Key", "Idempotent-Replayed", "Request-Id", "Retry-After"])
+        expect(headersOf(complete, "409")).toEqual([
+          "Idempotency-Key",
+          "Idempotent-Replayed",
+          "Request-Id",
+          "Retry-After"
+        ])
         expect(headersOf(complete, "503")).toEqual(["Idempotency-Key", "Request-Id", "Retry-After"])
         const receiver = openapi.body.paths["/agentic_checkout/webhooks/order_events"].post
         expect(headersOf(receiver, "200")).toEqual(["Request-Id"])
@@ -299,7 +395,9 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
           expect(Object.keys(openapi.body.paths[open].get.responses)).not.toContain("401")
         }
         for (const [path, methods] of Object.entries(openapi.body.paths as Record<string, Record<string, any>>)) {
-          if (path.startsWith("/checkout_sessions") || path.startsWith("/orders") || path.startsWith("/agentic_commerce")) {
+          if (
+            path.startsWith("/checkout_sessions") || path.startsWith("/orders") || path.startsWith("/agentic_commerce")
+          ) {
             for (const operation of Object.values(methods)) expect(Object.keys(operation.responses)).toContain("401")
           }
         }
@@ -335,7 +433,10 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         expect(express.body.fulfillment_option_id).toBe("express")
         expect(express.body.totals.find((t: { type: string }) => t.type === "fulfillment").amount).toBe(1500)
         const replaced = yield* post(`/checkout_sessions/${id}`, { items: [{ id: "tshirt-classic", quantity: 3 }] })
-        expect(replaced.body.line_items.map((l: { item: unknown }) => l.item)).toEqual([{ id: "tshirt-classic", quantity: 3 }])
+        expect(replaced.body.line_items.map((l: { item: unknown }) => l.item)).toEqual([{
+          id: "tshirt-classic",
+          quantity: 3
+        }])
         expect(replaced.body.fulfillment_option_id).toBe("express")
         expect(replaced.body.buyer).toEqual(buyer)
         const emptied = yield* post(`/checkout_sessions/${id}`, { items: [] })
@@ -347,12 +448,18 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
     it.effect("a shipping country with no method: options vanish and a message says so", () =>
       run(Effect.gen(function*() {
         const created = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
-        const moved = yield* post(`/checkout_sessions/${created.id}`, { fulfillment_address: { ...address, country: "JP" } })
+        const moved = yield* post(`/checkout_sessions/${created.id}`, {
+          fulfillment_address: { ...address, country: "JP" }
+        })
         expect(moved.status).toBe(200)
         expect(moved.body.fulfillment_options).toEqual([])
         expect(moved.body.status).toBe("not_ready_for_payment")
-        expect(moved.body.messages).toContainEqual(expect.objectContaining({ code: "invalid", param: "$.fulfillment_address.country" }))
-        const gb = yield* post(`/checkout_sessions/${created.id}`, { fulfillment_address: { ...address, country: "GB" } })
+        expect(moved.body.messages).toContainEqual(
+          expect.objectContaining({ code: "invalid", param: "$.fulfillment_address.country" })
+        )
+        const gb = yield* post(`/checkout_sessions/${created.id}`, {
+          fulfillment_address: { ...address, country: "GB" }
+        })
         expect(gb.body.fulfillment_option_id).toBe("international")
       })))
 
@@ -360,10 +467,15 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
       run(Effect.gen(function*() {
         const created = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
         const before = yield* get(`/checkout_sessions/${created.id}`)
-        const bad = yield* post(`/checkout_sessions/${created.id}`, { fulfillment_option_id: "teleport", buyer: { ...buyer, first_name: "Changed" } })
+        const bad = yield* post(`/checkout_sessions/${created.id}`, {
+          fulfillment_option_id: "teleport",
+          buyer: { ...buyer, first_name: "Changed" }
+        })
         expect(bad.status).toBe(400)
         expect(bad.body).toMatchObject({ code: "invalid", param: "$.fulfillment_option_id" })
-        const invalidItems = yield* post(`/checkout_sessions/${created.id}`, { items: [{ id: "mug-ceramic", quantity: -1 }] })
+        const invalidItems = yield* post(`/checkout_sessions/${created.id}`, {
+          items: [{ id: "mug-ceramic", quantity: -1 }]
+        })
         expect(invalidItems.status).toBe(400)
         expect(invalidItems.body.param).toBe("$.items[0].quantity")
         const after = yield* get(`/checkout_sessions/${created.id}`)
@@ -401,9 +513,15 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
 
     it.effect("buyer in the body is applied first", () =>
       run(Effect.gen(function*() {
-        const created = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: address })
+        const created = yield* post("/checkout_sessions", {
+          items: [{ id: "mug-ceramic", quantity: 1 }],
+          fulfillment_address: address
+        })
         expect(created.body.status).toBe("not_ready_for_payment")
-        const completed = yield* post(`/checkout_sessions/${created.body.id}/complete`, { buyer, payment_data: paymentData })
+        const completed = yield* post(`/checkout_sessions/${created.body.id}/complete`, {
+          buyer,
+          payment_data: paymentData
+        })
         expect(completed.status).toBe(200)
         expect(completed.body.buyer).toEqual(buyer)
       })))
@@ -413,7 +531,11 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
         const created = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], buyer })
         const response = yield* post(`/checkout_sessions/${created.body.id}/complete`, { payment_data: paymentData })
         expect(response.status).toBe(422)
-        expect(response.body).toMatchObject({ type: "invalid_request", code: "session_not_ready", param: "$.fulfillment_address" })
+        expect(response.body).toMatchObject({
+          type: "invalid_request",
+          code: "session_not_ready",
+          param: "$.fulfillment_address"
+        })
         expect((yield* get(`/checkout_sessions/${created.body.id}`)).body.status).toBe("not_ready_for_payment")
       })))
 
@@ -426,13 +548,25 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
           [{ payment_data: "tok" }, "$.payment_data", "invalid"],
           [{ payment_data: {} }, "$.payment_data.handler_id", "missing"],
           [{ payment_data: { handler_id: "card_tokenized" } }, "$.payment_data.instrument", "missing"],
-          [{ payment_data: { ...paymentData, instrument: { type: "card", credential: { type: "spt" } } } }, "$.payment_data.instrument.credential.token", "missing"],
+          [
+            { payment_data: { ...paymentData, instrument: { type: "card", credential: { type: "spt" } } } },
+            "$.payment_data.instrument.credential.token",
+            "missing"
+          ],
           [{ payment_data: { token: "tok_visa" } }, "$.payment_data.provider", "missing"],
           [{ payment_data: { ...paymentData, handler_id: "paypal" } }, "$.payment_data.handler_id", "invalid"],
           [{ payment_data: { token: "tok_visa", provider: "unknown_psp" } }, "$.payment_data.provider", "invalid"],
           // Keys of both shapes: the handler shape is meant, and its missing instrument is refused.
-          [{ payment_data: { handler_id: "card_tokenized", token: "tok_visa", provider: "acp_vault" } }, "$.payment_data.instrument", "missing"],
-          [{ payment_data: { instrument: paymentData.instrument, token: "tok_visa", provider: "acp_vault" } }, "$.payment_data.handler_id", "missing"],
+          [
+            { payment_data: { handler_id: "card_tokenized", token: "tok_visa", provider: "acp_vault" } },
+            "$.payment_data.instrument",
+            "missing"
+          ],
+          [
+            { payment_data: { instrument: paymentData.instrument, token: "tok_visa", provider: "acp_vault" } },
+            "$.payment_data.handler_id",
+            "missing"
+          ],
           [{ payment_data: paymentData, buyer: { ...buyer, email: 3 } }, "$.buyer.email", "invalid"]
         ]
         for (const [body, param, code] of cases) {
@@ -474,8 +608,12 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
           expect(session.status).toBe("ready_for_payment")
           expect(session.messages).toContainEqual(expect.objectContaining({ type: "error", code: "payment_declined" }))
           // the stock stays reserved for this session: 2 of the 3 prints remain
-          expect((yield* post("/checkout_sessions", { items: [{ id: "print-limited", quantity: 3 }] })).status).toBe(422)
-          expect((yield* post("/checkout_sessions", { items: [{ id: "print-limited", quantity: 2 }] })).status).toBe(201)
+          expect((yield* post("/checkout_sessions", { items: [{ id: "print-limited", quantity: 3 }] })).status).toBe(
+            422
+          )
+          expect((yield* post("/checkout_sessions", { items: [{ id: "print-limited", quantity: 2 }] })).status).toBe(
+            201
+          )
         }),
         { payments: declining }
       )
@@ -506,7 +644,9 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
       run(Effect.gen(function*() {
         // print-limited has 3 units
         const a = yield* createReadySession([{ id: "print-limited", quantity: 2 }])
-        const tooMany = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }, { id: "print-limited", quantity: 2 }] })
+        const tooMany = yield* post("/checkout_sessions", {
+          items: [{ id: "mug-ceramic", quantity: 1 }, { id: "print-limited", quantity: 2 }]
+        })
         expect(tooMany.status).toBe(422)
         expect(tooMany.body).toMatchObject({ type: "invalid_request", code: "out_of_stock", param: "$.items[1]" })
         const b = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
@@ -522,13 +662,17 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
 
     it.effect("duplicate lines of one product count together; an update beyond stock leaves the session unchanged", () =>
       run(Effect.gen(function*() {
-        const dup = yield* post("/checkout_sessions", { items: [{ id: "print-limited", quantity: 2 }, { id: "print-limited", quantity: 2 }] })
+        const dup = yield* post("/checkout_sessions", {
+          items: [{ id: "print-limited", quantity: 2 }, { id: "print-limited", quantity: 2 }]
+        })
         expect(dup.status).toBe(422)
         expect(dup.body.param).toBe("$.items[1]")
         const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
         const grow = yield* post(`/checkout_sessions/${session.id}`, { items: [{ id: "print-limited", quantity: 3 }] })
         expect(grow.status).toBe(200) // its own unit counts as available to it
-        const beyond = yield* post(`/checkout_sessions/${session.id}`, { items: [{ id: "print-limited", quantity: 4 }] })
+        const beyond = yield* post(`/checkout_sessions/${session.id}`, {
+          items: [{ id: "print-limited", quantity: 4 }]
+        })
         expect(beyond.status).toBe(422)
         expect((yield* get(`/checkout_sessions/${session.id}`)).body.line_items[0].item.quantity).toBe(3)
         const shrink = yield* post(`/checkout_sessions/${session.id}`, { items: [{ id: "mug-ceramic", quantity: 1 }] })
@@ -539,7 +683,10 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
     it.effect("concurrent creates never oversell", () =>
       run(Effect.gen(function*() {
         const results = yield* Effect.all(
-          Array.from({ length: 10 }, () => post("/checkout_sessions", { items: [{ id: "print-limited", quantity: 1 }] })),
+          Array.from(
+            { length: 10 },
+            () => post("/checkout_sessions", { items: [{ id: "print-limited", quantity: 1 }] })
+          ),
           { concurrency: "unbounded" }
         )
         expect(results.filter((r) => r.status === 201)).toHaveLength(3)

@@ -6,11 +6,11 @@ import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { CheckoutStore, type PaidCompletion, type PaymentAttempt } from "../../src/checkout/checkout-store.ts"
-import { StorageError } from "../../src/db/storage-error.ts"
-import { OrderStore } from "../../src/orders/order-store.ts"
-import { makeOrder } from "../../src/orders/order-from-checkout.ts"
-import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 import { ACTIVE_STATUSES, type Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
+import { StorageError } from "../../src/db/storage-error.ts"
+import { makeOrder } from "../../src/orders/order-from-checkout.ts"
+import { OrderStore } from "../../src/orders/order-store.ts"
+import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 
 const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
   sessionId,
@@ -167,7 +167,9 @@ export const checkoutStoreContract = <E>(
     it.effect("getSessionJson reads the wire form of the stored session as JSON text, as it is now", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
-        const session = makeSession(uid("cs"), { buyer: { first_name: "Zoë", last_name: "\"Quote\"", email: "z@example.com" } })
+        const session = makeSession(uid("cs"), {
+          buyer: { first_name: "Zoë", last_name: "\"Quote\"", email: "z@example.com" }
+        })
         yield* store.sessions.insert(session)
         const read = Option.getOrThrow(yield* store.sessions.getJson(session.id))
         expect(read.status).toBe("ready_for_payment")
@@ -388,7 +390,9 @@ export const checkoutStoreContract = <E>(
         written.push(v2.version)
         // Still 3 held after the old expiry, until the session's new one; the counters did not move.
         const other = uid("cs")
-        expect(yield* store.transaction(store.inventory.lockStock([p1], now + 120_000, other))).toEqual(new Map([[p1, 7]]))
+        expect(yield* store.transaction(store.inventory.lockStock([p1], now + 120_000, other))).toEqual(
+          new Map([[p1, 7]])
+        )
         expect(yield* store.transaction(store.inventory.lockStock([p1], later, other))).toEqual(new Map([[p1, 10]]))
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
 
@@ -396,14 +400,18 @@ export const checkoutStoreContract = <E>(
         const stale = { ...session, status: "canceled" as const, expires_at: iso(now) }
         expect(yield* store.updateSessionKeepingItems(stale, v1.version)).toBe(false)
         expect(Option.getOrThrow(yield* store.sessions.getVersioned(session.id))).toEqual(v2)
-        expect(yield* store.transaction(store.inventory.lockStock([p1], now + 120_000, other))).toEqual(new Map([[p1, 7]]))
+        expect(yield* store.transaction(store.inventory.lockStock([p1], now + 120_000, other))).toEqual(
+          new Map([[p1, 7]])
+        )
 
         // Every other kind of write moves the version too, and answers it.
         written.push(yield* store.sessions.update({ ...first, status: "ready_for_payment" }))
         written.push(yield* store.startPaymentAttempt(first, attemptOf(session.id, 1)))
         yield* store.updateSessionAndReservations({ session: first, reservations: new Map([[p1, 2]]) })
         written.push(Option.getOrThrow(yield* store.sessions.getVersioned(session.id)).version)
-        expect(Option.getOrThrow(yield* store.transaction(store.sessions.lock(session.id))).version).toBe(written.at(-1))
+        expect(Option.getOrThrow(yield* store.transaction(store.sessions.lock(session.id))).version).toBe(
+          written.at(-1)
+        )
         expect(new Set(written).size).toBe(written.length)
         expect(written).toEqual([...written].sort((a, b) => a - b))
         expect(yield* store.updateSessionKeepingItems(stale, v2.version)).toBe(false)
@@ -607,7 +615,11 @@ export const checkoutStoreContract = <E>(
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"))
         yield* store.sessions.insert(session)
-        const paying = { ...session, status: "authentication_required" as const, updated_at: "2026-01-01T00:01:00.000Z" }
+        const paying = {
+          ...session,
+          status: "authentication_required" as const,
+          updated_at: "2026-01-01T00:01:00.000Z"
+        }
         const attempt = attemptOf(session.id, 1)
         yield* store.startPaymentAttempt(paying, attempt)
         expect(yield* store.sessions.get(session.id)).toEqual(Option.some(paying))
@@ -692,12 +704,17 @@ export const checkoutStoreContract = <E>(
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 7, reserved: 0 }])
         const redemptions = yield* store.coupons.redemptions
         expect([redemptions.get(kept), redemptions.get(redeemed)]).toEqual([0, 5])
-        expect(Option.getOrThrow(yield* store.transaction(store.lockSessionForPayment(session.id))).couponHolds).toEqual([])
+        expect(Option.getOrThrow(yield* store.transaction(store.lockSessionForPayment(session.id))).couponHolds)
+          .toEqual([])
         expect(yield* orders.getOrder(order.id)).toEqual(
           Option.some({ order, sessionId: session.id, createdAt: now + 2_000 })
         )
         const events = yield* orders.listEvents({ orderId: order.id, limit: 10 })
-        expect(events.map((event) => [event.type, event.sequence, event.state])).toEqual([["order_create", 1, "pending"]])
+        expect(events.map((event) => [event.type, event.sequence, event.state])).toEqual([[
+          "order_create",
+          1,
+          "pending"
+        ]])
         expect(events[0]!.payload).toEqual(makeOrderEvent("order_create", order))
 
         // The same completion again (a concurrent twin): the version moved on, nothing doubled.
@@ -837,7 +854,9 @@ export const checkoutStoreContract = <E>(
           })))
           yield* locked.await
           // A sweep in another transaction does not wait for the held row and takes the next one.
-          const ids = yield* store.transaction(store.lockExpiredSessions(ACTIVE_STATUSES, now, 10)).pipe(Effect.timeout("5 seconds"))
+          const ids = yield* store.transaction(store.lockExpiredSessions(ACTIVE_STATUSES, now, 10)).pipe(
+            Effect.timeout("5 seconds")
+          )
           yield* release.open
           yield* Fiber.join(holder)
           expect(ids.filter((id) => id === first.id || id === second.id)).toEqual([second.id])

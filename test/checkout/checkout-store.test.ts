@@ -5,11 +5,11 @@
  */
 import { describe } from "@effect/vitest"
 import { Layer } from "effect"
+import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
-import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 import { checkoutStoreContract } from "./checkout-store.contract.ts"
 

@@ -6,16 +6,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, TestClock } from "effect"
-import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { CheckoutStore, type CheckoutStoreService, type PaidCompletion } from "../../src/checkout/checkout-store.ts"
 import { type StorageError } from "../../src/db/storage-error.ts"
+import { VaultStore } from "../../src/delegate/vault-store.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
+import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import type { MemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
-import { VaultStore } from "../../src/delegate/vault-store.ts"
 import { address, buyer, createReadySession, get, post, testApp } from "../support/http.ts"
-import { type StoreUnderTest, storesUnderTest } from "../support/store-under-test.ts"
+import { storesUnderTest, type StoreUnderTest } from "../support/store-under-test.ts"
 
 const FAR_FUTURE = "2030-01-01T00:00:00Z"
 
@@ -77,7 +77,9 @@ const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>,
       let crashes = 1
       const crash = <A, E>(step: Effect.Effect<A, E>) =>
         Effect.suspend(() =>
-          crashes-- > 0 ? Effect.sync(onCrash).pipe(Effect.zipRight(Effect.die(new Error("crash before commit")))) : step
+          crashes-- > 0
+            ? Effect.sync(onCrash).pipe(Effect.zipRight(Effect.die(new Error("crash before commit"))))
+            : step
         )
       return CheckoutStore.of({
         ...store,
@@ -117,7 +119,9 @@ const withAroundCompleting = (base: Layer.Layer<CheckoutStore, unknown, MemoryDa
 /** The session is written again (as it is) first, as a concurrent request would: the completion finds it changed. */
 const sessionWrittenFirst = (onWrite: () => void): AroundCompleting => (store, completion, complete) =>
   store.sessions.get(completion.session.id).pipe(
-    Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (session) => Effect.asVoid(store.sessions.update(session)) })),
+    Effect.flatMap(
+      Option.match({ onNone: () => Effect.void, onSome: (session) => Effect.asVoid(store.sessions.update(session)) })
+    ),
     Effect.zipRight(Effect.sync(onWrite)),
     Effect.zipRight(complete)
   )
@@ -252,10 +256,16 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
         const declined = yield* tokenize(session.id, { number: "4000000000000002" })
         const first = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(declined))
         expect(first.status).toBe(402)
-        expect(first.body).toMatchObject({ type: "processing_error", code: "payment_declined", message: "The card was declined." })
+        expect(first.body).toMatchObject({
+          type: "processing_error",
+          code: "payment_declined",
+          message: "The card was declined."
+        })
         const after = (yield* get(`/checkout_sessions/${session.id}`)).body
         expect(after.status).toBe("ready_for_payment")
-        expect(after.messages).toContainEqual(expect.objectContaining({ code: "payment_declined", content: "The card was declined." }))
+        expect(after.messages).toContainEqual(
+          expect.objectContaining({ code: "payment_declined", content: "The card was declined." })
+        )
         const poor = yield* tokenize(session.id, { number: "4000000000009995" })
         const second = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(poor))
         expect(second.status).toBe(402)
@@ -395,10 +405,17 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
 
     it.effect("the buyer of the complete request is kept even when the payment is declined", () =>
       run(Effect.gen(function*() {
-        const created = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: address, buyer })
+        const created = yield* post("/checkout_sessions", {
+          items: [{ id: "mug-ceramic", quantity: 1 }],
+          fulfillment_address: address,
+          buyer
+        })
         const token = yield* tokenize(created.body.id, { number: "4000000000000002" })
         const newBuyer = { ...buyer, first_name: "Grace" }
-        const declined = yield* post(`/checkout_sessions/${created.body.id}/complete`, { ...handlerPayment(token), buyer: newBuyer })
+        const declined = yield* post(`/checkout_sessions/${created.body.id}/complete`, {
+          ...handlerPayment(token),
+          buyer: newBuyer
+        })
         expect(declined.status).toBe(402)
         expect((yield* get(`/checkout_sessions/${created.body.id}`)).body.buyer.first_name).toBe("Grace")
       })))

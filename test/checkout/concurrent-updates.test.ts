@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { address, buyer, get, post, testApp } from "../support/http.ts"
-import { type StoreUnderTest, storesUnderTest } from "../support/store-under-test.ts"
+import { storesUnderTest, type StoreUnderTest } from "../support/store-under-test.ts"
 
 const concurrentUpdatesSuite = (storeUnderTest: StoreUnderTest) => {
   const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
@@ -38,7 +38,9 @@ const concurrentUpdatesSuite = (storeUnderTest: StoreUnderTest) => {
         ],
         { concurrency: "unbounded" }
       )
-      expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 12 }, () => 200))
+      expect(responses.map((r) =>
+        r.status
+      )).toEqual(Array.from({ length: 12 }, () => 200))
       const final = yield* get(`/checkout_sessions/${id}`)
       expect(final.body.fulfillment_option_id).toBe(last)
       // The option request carried no buyer: the buyer is one that some request wrote.
@@ -48,7 +50,10 @@ const concurrentUpdatesSuite = (storeUnderTest: StoreUnderTest) => {
 
   it.effect("an update that fails answers as the locked path would; the session is unchanged", () =>
     run(Effect.gen(function*() {
-      const created = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], fulfillment_address: address })
+      const created = yield* post("/checkout_sessions", {
+        items: [{ id: "mug-ceramic", quantity: 1 }],
+        fulfillment_address: address
+      })
       const id = created.body.id as string
       const refused = yield* post(`/checkout_sessions/${id}`, { fulfillment_option_id: "no_such_option" })
       expect(refused.status).toBe(400)

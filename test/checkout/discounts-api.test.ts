@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, TestClock } from "effect"
-import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
+import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { address, buyer, get, paymentData, post, testApp } from "../support/http.ts"
-import { type StoreUnderTest, storesUnderTest } from "../support/store-under-test.ts"
+import { storesUnderTest, type StoreUnderTest } from "../support/store-under-test.ts"
 
 const totalOf = (body: { totals: Array<{ type: string; amount: number }> }, type = "total") =>
   body.totals.find((t) => t.type === type)?.amount
@@ -22,7 +22,10 @@ const redemptions = Effect.flatMap(CheckoutStore, (store) => store.coupons.redem
 
 const discountsSuite = (store: StoreUnderTest) => {
   /** A fresh application over a fresh store; `seed` coupon counts are stored before the app seeds the catalog's. */
-  const run = <A, E>(effect: Effect.Effect<A, E, any>, seed: ReadonlyArray<{ id: string; timesRedeemed: number }> = []) =>
+  const run = <A, E>(
+    effect: Effect.Effect<A, E, any>,
+    seed: ReadonlyArray<{ id: string; timesRedeemed: number }> = []
+  ) =>
     Effect.flatMap(store.fresh, (storeLayer) =>
       Effect.provide(
         effect,
@@ -49,10 +52,17 @@ const discountsSuite = (store: StoreUnderTest) => {
         expect(response.status).toBe(201)
         const capabilities = response.body.capabilities
         expect(capabilities.payment.handlers.map((h: { id: string }) => h.id)).toEqual(["card_tokenized"])
-        expect(capabilities.interventions).toMatchObject({ supported: ["address_verification"], enforcement: "conditional" })
+        expect(capabilities.interventions).toMatchObject({
+          supported: ["address_verification"],
+          enforcement: "conditional"
+        })
         expect(capabilities.extensions).toEqual([expect.objectContaining({
           name: "dev.proto.discount",
-          extends: ["$.CheckoutSessionCreateRequest.discounts", "$.CheckoutSessionUpdateRequest.discounts", "$.CheckoutSession.discounts"]
+          extends: [
+            "$.CheckoutSessionCreateRequest.discounts",
+            "$.CheckoutSessionUpdateRequest.discounts",
+            "$.CheckoutSession.discounts"
+          ]
         })])
         const plain = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }] })
         expect(plain.body.capabilities.interventions.supported).toEqual(["3ds", "address_verification"])
@@ -68,13 +78,26 @@ const discountsSuite = (store: StoreUnderTest) => {
         expect(plain.body.discounts).toEqual({ codes: [], applied: [], rejected: [] })
         const created = yield* createWith(["welcome10"])
         expect(created.status).toBe(201)
-        expect(created.body.line_items[0]).toMatchObject({ base_amount: 5000, discount: 500, subtotal: 4500, tax: 399, total: 4899 })
+        expect(created.body.line_items[0]).toMatchObject({
+          base_amount: 5000,
+          discount: 500,
+          subtotal: 4500,
+          tax: 399,
+          total: 4899
+        })
         expect(totalOf(created.body, "items_discount")).toBe(500)
         expect(totalOf(created.body)).toBe(totalOf(plain.body)! - 500 - 45) // 45 = tax on 500 (8.875 %, NY)
         expect(created.body.discounts.applied).toEqual([{
           id: "dsc_coupon_welcome10",
           code: "WELCOME10",
-          coupon: { id: "coupon_welcome10", name: "Welcome, 10 % off", percent_off: 10, duration: "once", max_redemptions: 1000, metadata: { campaign: "welcome" } },
+          coupon: {
+            id: "coupon_welcome10",
+            name: "Welcome, 10 % off",
+            percent_off: 10,
+            duration: "once",
+            max_redemptions: 1000,
+            metadata: { campaign: "welcome" }
+          },
           amount: 500,
           automatic: false,
           method: "across",
@@ -85,12 +108,18 @@ const discountsSuite = (store: StoreUnderTest) => {
         const replaced = yield* post(`/checkout_sessions/${id}`, { discounts: { codes: ["FIVEOFF", "nope"] } })
         expect(replaced.status).toBe(200)
         expect(replaced.body.discounts.codes).toEqual(["FIVEOFF", "nope"])
-        expect(replaced.body.discounts.applied.map((a: { code: string; amount: number }) => [a.code, a.amount])).toEqual([["FIVEOFF", 500]])
+        expect(replaced.body.discounts.applied.map((a: { code: string; amount: number }) => [a.code, a.amount]))
+          .toEqual([["FIVEOFF", 500]])
         expect(replaced.body.discounts.rejected).toEqual([
           { code: "nope", reason: "discount_code_invalid", message: "Code nope is not a valid discount code." }
         ])
         expect(replaced.body.messages).toEqual([
-          { type: "info", param: "$.discounts.codes[1]", content_type: "plain", content: "Code nope is not a valid discount code." }
+          {
+            type: "info",
+            param: "$.discounts.codes[1]",
+            content_type: "plain",
+            content: "Code nope is not a valid discount code."
+          }
         ])
         expect(replaced.body.status).toBe("ready_for_payment")
         // absent keeps the codes; an items change re-prices them (2 mugs = 2800 < 3000 minimum)
@@ -108,11 +137,12 @@ const discountsSuite = (store: StoreUnderTest) => {
     it.effect("duplicates, a second percent coupon and a used-up coupon are rejected", () =>
       run(Effect.gen(function*() {
         const response = yield* createWith(["WELCOME10", "welcome10", "LAUNCH50", "SUMMER25"])
-        expect(response.body.discounts.rejected.map((r: { code: string; reason: string }) => [r.code, r.reason])).toEqual([
-          ["welcome10", "discount_code_already_applied"],
-          ["LAUNCH50", "discount_code_usage_limit_reached"],
-          ["SUMMER25", "discount_code_invalid"] // not started yet at the TestClock's 1970
-        ])
+        expect(response.body.discounts.rejected.map((r: { code: string; reason: string }) => [r.code, r.reason]))
+          .toEqual([
+            ["welcome10", "discount_code_already_applied"],
+            ["LAUNCH50", "discount_code_usage_limit_reached"],
+            ["SUMMER25", "discount_code_invalid"] // not started yet at the TestClock's 1970
+          ])
         expect(response.body.messages.map((m: { param: string }) => m.param)).toEqual([
           "$.discounts.codes[1]",
           "$.discounts.codes[2]",
@@ -173,10 +203,16 @@ const discountsSuite = (store: StoreUnderTest) => {
         yield* TestClock.adjust(60_000)
         const late = yield* post(`/checkout_sessions/${created.body.id}/complete`, { payment_data: paymentData })
         expect(late.status).toBe(422)
-        expect(late.body).toMatchObject({ type: "invalid_request", code: "discount_code_expired", param: "$.discounts.codes[0]" })
+        expect(late.body).toMatchObject({
+          type: "invalid_request",
+          code: "discount_code_expired",
+          param: "$.discounts.codes[0]"
+        })
         expect(yield* approvedCharges).toEqual([])
         const after = (yield* get(`/checkout_sessions/${created.body.id}`)).body
-        expect(after.discounts.rejected).toEqual([expect.objectContaining({ code: "SUMMER25", reason: "discount_code_expired" })])
+        expect(after.discounts.rejected).toEqual([
+          expect.objectContaining({ code: "SUMMER25", reason: "discount_code_expired" })
+        ])
         expect(totalOf(after)).toBeGreaterThan(totalOf(created.body)!)
         const paid = yield* post(`/checkout_sessions/${created.body.id}/complete`, { payment_data: paymentData })
         expect(paid.status).toBe(200)
@@ -186,7 +222,9 @@ const discountsSuite = (store: StoreUnderTest) => {
     it.effect("max_redemptions holds under concurrent completions; no charge above the total shown", () =>
       run(
         Effect.gen(function*() {
-          const sessions = yield* Effect.all(Array.from({ length: 6 }, () => createWith(["WELCOME10"], [{ id: "mug-ceramic", quantity: 1 }])))
+          const sessions = yield* Effect.all(
+            Array.from({ length: 6 }, () => createWith(["WELCOME10"], [{ id: "mug-ceramic", quantity: 1 }]))
+          )
           for (const s of sessions) expect(s.body.discounts.applied).toHaveLength(1)
           const shown = totalOf(sessions[0]!.body)!
           const responses = yield* Effect.all(
@@ -223,7 +261,11 @@ const discountsSuite = (store: StoreUnderTest) => {
         expect(created.status).toBe(201)
         const limited = yield* post(`/checkout_sessions/${created.body.id}`, { discounts: { codes: ["WELCOME10"] } })
         expect(limited.status).toBe(429)
-        expect(limited.body).toMatchObject({ type: "invalid_request", code: "too_many_requests", param: "$.discounts.codes" })
+        expect(limited.body).toMatchObject({
+          type: "invalid_request",
+          code: "too_many_requests",
+          param: "$.discounts.codes"
+        })
         expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
         expect((yield* get(`/checkout_sessions/${created.body.id}`)).body.discounts.codes).toEqual(bogus(2))
         expect((yield* createWith(["WELCOME10"])).status).toBe(429)

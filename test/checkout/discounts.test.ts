@@ -14,8 +14,8 @@ import {
   evaluateDiscounts,
   validateCoupons
 } from "../../src/checkout/discounts.ts"
-import { reduce } from "../../src/checkout/session-reducer.ts"
 import { type ReducerContext, type Session, SessionCommand } from "../../src/checkout/session-model.ts"
+import { reduce } from "../../src/checkout/session-reducer.ts"
 import { buyer, context, demoCatalog, NOW, NY } from "../support/fixtures.ts"
 
 const percent = (code: string, percent_off: number, extra: Partial<CatalogCoupon> = {}): CatalogCoupon => ({
@@ -74,8 +74,11 @@ describe("evaluateDiscounts", () => {
     percent("LIMITED", 30, { max_redemptions: 5, times_redeemed: 5 }),
     amount("TENOFF", 1000)
   ]
-  const evaluate = (codes: ReadonlyArray<string>, lineBases: ReadonlyArray<number>, redemptions?: ReadonlyMap<string, number>) =>
-    evaluateDiscounts({ coupons, codes, lineBases, now: NOW, redemptions })
+  const evaluate = (
+    codes: ReadonlyArray<string>,
+    lineBases: ReadonlyArray<number>,
+    redemptions?: ReadonlyMap<string, number>
+  ) => evaluateDiscounts({ coupons, codes, lineBases, now: NOW, redemptions })
 
   it("applies percent first, then amount on what is left, allocated across lines", () => {
     const result = evaluate(["fiveoff", " welcome10 "], [2500, 1000])
@@ -94,7 +97,12 @@ describe("evaluateDiscounts", () => {
       { path: "$.line_items[1]", amount: 143 }
     ])
     expect(result.lineDiscounts).toEqual([607, 243])
-    expect(result.applied[0]!.coupon).toEqual({ id: "c_welcome10", name: "WELCOME10", percent_off: 10, duration: "once" })
+    expect(result.applied[0]!.coupon).toEqual({
+      id: "c_welcome10",
+      name: "WELCOME10",
+      percent_off: 10,
+      duration: "once"
+    })
   })
 
   it("gives each rejection reason", () => {
@@ -114,7 +122,9 @@ describe("evaluateDiscounts", () => {
   it("allows one coupon of each kind", () => {
     const result = evaluate(["TENOFF", "FIVEOFF"], [5000])
     expect(result.applied.map((a) => a.code)).toEqual(["TENOFF"])
-    expect(result.rejected).toEqual([expect.objectContaining({ code: "FIVEOFF", reason: "discount_code_already_applied" })])
+    expect(result.rejected).toEqual([
+      expect.objectContaining({ code: "FIVEOFF", reason: "discount_code_already_applied" })
+    ])
   })
 
   it("expires at end (exclusive) and starts at start (inclusive) by the clock", () => {
@@ -136,13 +146,22 @@ describe("evaluateDiscounts", () => {
   it("applies automatic coupons without a code, in the kinds the codes left free", () => {
     const auto = [...coupons, percent("AUTO5", 5, { automatic: true }), amount("AUTO1", 100, { automatic: true })]
     const none = evaluateDiscounts({ coupons: auto, codes: [], lineBases: [1000], now: NOW })
-    expect(none.applied.map((a) => [a.code, a.automatic, a.amount])).toEqual([["AUTO5", true, 50], ["AUTO1", true, 100]])
+    expect(none.applied.map((a) => [a.code, a.automatic, a.amount])).toEqual([["AUTO5", true, 50], [
+      "AUTO1",
+      true,
+      100
+    ]])
     const withCode = evaluateDiscounts({ coupons: auto, codes: ["WELCOME10"], lineBases: [1000], now: NOW })
     expect(withCode.applied.map((a) => [a.code, a.automatic])).toEqual([["WELCOME10", false], ["AUTO1", true]])
   })
 
   it("never takes more than the items are worth", () => {
-    const result = evaluateDiscounts({ coupons: [percent("ALL", 100), amount("BIG", 10_000)], codes: ["BIG", "ALL"], lineBases: [700, 300], now: NOW })
+    const result = evaluateDiscounts({
+      coupons: [percent("ALL", 100), amount("BIG", 10_000)],
+      codes: ["BIG", "ALL"],
+      lineBases: [700, 300],
+      now: NOW
+    })
     expect(result.applied.map((a) => a.amount)).toEqual([1000, 0])
     expect(result.applied[1]!.allocations).toEqual([])
     expect(result.lineDiscounts).toEqual([700, 300])
@@ -150,9 +169,15 @@ describe("evaluateDiscounts", () => {
 
   it("keeps every invariant over random carts and coupon sets (property)", () => {
     const coupon = fc.oneof(
-      fc.record({ p: fc.integer({ min: 1, max: 1_000_000 }), min: fc.option(fc.integer({ min: 0, max: 50_000 }), { nil: undefined }) })
+      fc.record({
+        p: fc.integer({ min: 1, max: 1_000_000 }),
+        min: fc.option(fc.integer({ min: 0, max: 50_000 }), { nil: undefined })
+      })
         .map(({ min, p }) => ({ kind: "percent" as const, value: p / 10_000, min })),
-      fc.record({ a: fc.integer({ min: 1, max: 100_000 }), min: fc.option(fc.integer({ min: 0, max: 50_000 }), { nil: undefined }) })
+      fc.record({
+        a: fc.integer({ min: 1, max: 100_000 }),
+        min: fc.option(fc.integer({ min: 0, max: 50_000 }), { nil: undefined })
+      })
         .map(({ a, min }) => ({ kind: "amount" as const, value: a, min }))
     )
     fc.assert(
@@ -236,20 +261,42 @@ describe("the reducer with discounts", () => {
       [5000, 500, 4500, 399], // 4500 × 8.875 % = 399.375
       [1400, 140, 1260, 112] // 1260 × 8.875 % = 111.825
     ])
-    expect(session.totals.map((t) => t.type)).toEqual(["items_base_amount", "items_discount", "subtotal", "fulfillment", "tax", "total"])
+    expect(session.totals.map((t) => t.type)).toEqual([
+      "items_base_amount",
+      "items_discount",
+      "subtotal",
+      "fulfillment",
+      "tax",
+      "total"
+    ])
     expect(amountOf(session, "items_discount")).toBe(640)
     expect(amountOf(session, "subtotal")).toBe(5760)
     expect(amountOf(session, "total")).toBe(5760 + 500 + 399 + 112 + 44)
     expect(session.discounts).toMatchObject({ codes: ["welcome10"], rejected: [] })
-    expect(session.discounts?.applied[0]).toMatchObject({ id: "dsc_coupon_welcome10", code: "WELCOME10", amount: 640, automatic: false })
+    expect(session.discounts?.applied[0]).toMatchObject({
+      id: "dsc_coupon_welcome10",
+      code: "WELCOME10",
+      amount: 640,
+      automatic: false
+    })
     expect(session.status).toBe("ready_for_payment")
   })
 
   it("adds an info message per rejected code and stays ready", () => {
-    const session = create({ items, buyer, fulfillment_address: NY, discounts: { codes: ["WELCOME10", "BOGUS", "SUMMER25"] } })
+    const session = create({
+      items,
+      buyer,
+      fulfillment_address: NY,
+      discounts: { codes: ["WELCOME10", "BOGUS", "SUMMER25"] }
+    })
     expect(session.status).toBe("ready_for_payment")
     expect(session.messages).toEqual([
-      { type: "info", param: "$.discounts.codes[1]", content_type: "plain", content: "Code BOGUS is not a valid discount code." },
+      {
+        type: "info",
+        param: "$.discounts.codes[1]",
+        content_type: "plain",
+        content: "Code BOGUS is not a valid discount code."
+      },
       { type: "info", param: "$.discounts.codes[2]", content_type: "plain", content: "Code SUMMER25 has expired." }
     ])
     expect(session.discounts?.rejected.map((r) => r.reason)).toEqual(["discount_code_invalid", "discount_code_expired"])
@@ -273,7 +320,11 @@ describe("the reducer with discounts", () => {
   it("declares the discount extension only when the catalog has coupons", () => {
     expect(create({ items }).capabilities.extensions).toEqual([{
       name: "dev.proto.discount",
-      extends: ["$.CheckoutSessionCreateRequest.discounts", "$.CheckoutSessionUpdateRequest.discounts", "$.CheckoutSession.discounts"],
+      extends: [
+        "$.CheckoutSessionCreateRequest.discounts",
+        "$.CheckoutSessionUpdateRequest.discounts",
+        "$.CheckoutSession.discounts"
+      ],
       schema: expect.stringMatching(/^https:/),
       spec: expect.stringMatching(/^https:/)
     }])
@@ -291,12 +342,21 @@ describe("the reducer with discounts", () => {
     const result = reduce(session, SessionCommand.PrepareCompletion({ buyer: undefined }), full)
     expect(Either.isLeft(result)).toBe(true)
     const error = Either.getLeft(result).pipe((o) => o._tag === "Some" ? o.value : undefined)
-    expect(error).toMatchObject({ _tag: "DiscountUnavailable", rejected: { index: 0, reason: "discount_code_usage_limit_reached" } })
+    expect(error).toMatchObject({
+      _tag: "DiscountUnavailable",
+      rejected: { index: 0, reason: "discount_code_usage_limit_reached" }
+    })
     if (error?._tag !== "DiscountUnavailable") throw new Error("unexpected")
     expect(amountOf(error.session, "total")!).toBeGreaterThan(amountOf(session, "total")!)
     expect(error.session.discounts?.applied).toEqual([])
     // with room left it completes at the total shown
-    const ok = Either.getOrThrow(reduce(session, SessionCommand.PrepareCompletion({ buyer: undefined }), context({ redemptions: new Map([["coupon_welcome10", 999]]) })))
+    const ok = Either.getOrThrow(
+      reduce(
+        session,
+        SessionCommand.PrepareCompletion({ buyer: undefined }),
+        context({ redemptions: new Map([["coupon_welcome10", 999]]) })
+      )
+    )
     expect(amountOf(ok.session, "total")).toBe(amountOf(session, "total"))
   })
 
@@ -306,7 +366,10 @@ describe("the reducer with discounts", () => {
     const plenty = context({ available: new Map(products.map((id) => [id, 1_000_000])) })
     fc.assert(
       fc.property(
-        fc.array(fc.record({ p: fc.constantFrom(...products), q: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.record({ p: fc.constantFrom(...products), q: fc.integer({ min: 1, max: 3 }) }), {
+          minLength: 1,
+          maxLength: 6
+        }),
         fc.subarray(codes),
         fc.boolean(),
         (lines, chosen, withAddress) => {
@@ -316,7 +379,8 @@ describe("the reducer with discounts", () => {
             ...(withAddress ? { fulfillment_address: NY } : {}),
             discounts: { codes: chosen }
           }, plenty)
-          const sum = (f: (l: Session["line_items"][number]) => number) => session.line_items.reduce((a, l) => a + f(l), 0)
+          const sum = (f: (l: Session["line_items"][number]) => number) =>
+            session.line_items.reduce((a, l) => a + f(l), 0)
           for (const line of session.line_items) {
             expect(line.discount).toBeGreaterThanOrEqual(0)
             expect(line.discount).toBeLessThanOrEqual(line.base_amount)
@@ -330,7 +394,9 @@ describe("the reducer with discounts", () => {
           const fulfillment = amountOf(session, "fulfillment") ?? 0
           const selected = session.fulfillment_options.find((o) => o.id === session.fulfillment_option_id)
           expect(amountOf(session, "tax")).toBe(sum((l) => l.tax) + (selected?.tax ?? 0))
-          expect(amountOf(session, "total")).toBe(amountOf(session, "subtotal")! + fulfillment + amountOf(session, "tax")!)
+          expect(amountOf(session, "total")).toBe(
+            amountOf(session, "subtotal")! + fulfillment + amountOf(session, "tax")!
+          )
           expect(session.discounts!.applied.length + session.discounts!.rejected.length).toBe(chosen.length)
           expect(session.messages.filter((m) => m.type === "info")).toHaveLength(session.discounts!.rejected.length)
         }

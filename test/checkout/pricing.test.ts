@@ -14,7 +14,7 @@ import {
   shippingTaxRatePpm,
   shipsTo
 } from "../../src/checkout/pricing.ts"
-import { CA, demoCatalog, GB, JP, NOW, NY, TX, address } from "../support/fixtures.ts"
+import { address, CA, demoCatalog, GB, JP, NOW, NY, TX } from "../support/fixtures.ts"
 
 const product = (id: string): Product => {
   const found = demoCatalog.products.get(id)
@@ -76,7 +76,10 @@ describe("line items", () => {
   })
 
   it("has no tax before an address is known", () => {
-    const line = priceLineItem({ id: "x", item: { id: "mug-ceramic", quantity: 3 }, product: product("mug-ceramic") }, undefined)
+    const line = priceLineItem(
+      { id: "x", item: { id: "mug-ceramic", quantity: 3 }, product: product("mug-ceramic") },
+      undefined
+    )
     expect(line).toMatchObject({ base_amount: 4200, tax: 0, total: 4200 })
   })
 
@@ -92,7 +95,11 @@ describe("line items", () => {
     expect(lines[0]).toMatchObject({ base_amount: 2500, discount: 500, subtotal: 2000, tax: 100, total: 2100 })
     expect(lines[1]).toMatchObject({ base_amount: 1400, discount: 0, subtotal: 1400, tax: 70, total: 1470 })
     expect(() =>
-      priceLineItems([{ id: "a", item: { id: "mug-ceramic", quantity: 1 }, product: product("mug-ceramic") }], undefined, [1401])
+      priceLineItems(
+        [{ id: "a", item: { id: "mug-ceramic", quantity: 1 }, product: product("mug-ceramic") }],
+        undefined,
+        [1401]
+      )
     ).toThrow(RangeError)
   })
 })
@@ -193,7 +200,15 @@ describe("fulfillmentOptions", () => {
 
   it("offers exactly the digital option when every item is digital, address or not", () => {
     const expected = [
-      { type: "digital", id: "digital", title: "Digital delivery", subtitle: "Delivered by email", subtotal: 0, tax: 0, total: 0 }
+      {
+        type: "digital",
+        id: "digital",
+        title: "Digital delivery",
+        subtitle: "Delivered by email",
+        subtotal: 0,
+        tax: 0,
+        total: 0
+      }
     ]
     expect(options(digital, undefined)).toEqual(expected)
     expect(options(digital, NY)).toEqual(expected)
@@ -258,8 +273,20 @@ describe("computeTotals", () => {
   })
 
   it("calls digital fulfillment Delivery and totals an empty cart to zero", () => {
-    const digital: FulfillmentOption = { type: "digital", id: "d", title: "D", subtitle: "", subtotal: 0, tax: 0, total: 0 }
-    expect(computeTotals([line(1999, 0, 0)], digital)[2]).toEqual({ type: "fulfillment", display_text: "Delivery", amount: 0 })
+    const digital: FulfillmentOption = {
+      type: "digital",
+      id: "d",
+      title: "D",
+      subtitle: "",
+      subtotal: 0,
+      tax: 0,
+      total: 0
+    }
+    expect(computeTotals([line(1999, 0, 0)], digital)[2]).toEqual({
+      type: "fulfillment",
+      display_text: "Delivery",
+      amount: 0
+    })
     expect(computeTotals([], undefined).map((t) => [t.type, t.amount])).toEqual([
       ["items_base_amount", 0],
       ["subtotal", 0],
@@ -272,8 +299,7 @@ describe("computeTotals", () => {
 // ---------------------------------------------------------------------------------------------
 // Property: the totals invariants over random catalogs, carts, addresses and rates
 
-const rateString = (ppm: number): string =>
-  ppm === 1_000_000 ? "1" : `0.${String(ppm).padStart(6, "0")}`
+const rateString = (ppm: number): string => ppm === 1_000_000 ? "1" : `0.${String(ppm).padStart(6, "0")}`
 
 const arbProduct = (id: string) =>
   fc.record({
@@ -305,9 +331,12 @@ const arbScenario = fc
     products: fc.tuple(arbProduct("p0"), arbProduct("p1"), arbProduct("p2"), arbProduct("p3")),
     rules: fc.tuple(arbRule("US", undefined), arbRule("US", "NY"), arbRule("GB", undefined)),
     amounts: fc.tuple(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 100_000 })),
-    cart: fc.array(fc.record({ index: fc.integer({ min: 0, max: 3 }), quantity: fc.integer({ min: 1, max: 10_000 }) }), {
-      maxLength: 20
-    }),
+    cart: fc.array(
+      fc.record({ index: fc.integer({ min: 0, max: 3 }), quantity: fc.integer({ min: 1, max: 10_000 }) }),
+      {
+        maxLength: 20
+      }
+    ),
     address: fc.option(
       fc.record({ country: fc.constantFrom("US", "us", "GB", "JP"), state: fc.constantFrom("NY", "ny", "TX", "") }),
       { nil: undefined }
@@ -338,7 +367,11 @@ describe("totals invariants (property)", () => {
         const addr = s.address === undefined ? undefined : { ...address(s.address.country, s.address.state || "X") }
         const rule = resolveTaxRule(s.catalog.taxRules, addr)
         const lines = priceLineItems(
-          s.cart.map((c, i) => ({ id: `li_${i}`, item: { id: products[i]!.id, quantity: c.quantity }, product: products[i]! })),
+          s.cart.map((c, i) => ({
+            id: `li_${i}`,
+            item: { id: products[i]!.id, quantity: c.quantity },
+            product: products[i]!
+          })),
           rule,
           s.cart.map((c, i) => Math.floor((s.discountSeed[i] ?? 0) * products[i]!.unit_amount * c.quantity))
         )

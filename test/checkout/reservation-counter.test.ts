@@ -13,23 +13,23 @@
  *   never oversell nor deadlock; migration 0007 backfills the counter from existing rows.
  */
 import { SqlClient } from "@effect/sql"
-import * as Migrator from "@effect/sql/Migrator"
 import { PgClient } from "@effect/sql-pg"
+import * as Migrator from "@effect/sql/Migrator"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Clock, Effect, Either, Fiber, Layer, Option, Redacted, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import type { CheckoutSessionCreateRequest } from "../../src/checkout/checkout-schemas.ts"
-import type { Session } from "../../src/checkout/session-model.ts"
 import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
+import type { Session } from "../../src/checkout/session-model.ts"
+import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { migrations } from "../../src/db/migrations/index.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
+import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
+import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
+import { SqlChargeStore } from "../../src/payments/sql-charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
-import { migrations } from "../../src/db/migrations/index.ts"
-import { SqlChargeStore } from "../../src/payments/sql-charge-store.ts"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
-import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
-import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { address, buyer, paymentData, testApp } from "../support/http.ts"
 import { truncateAll } from "../support/store-under-test.ts"
 import {
@@ -171,7 +171,9 @@ const randomSequence = (seed: number, steps: number) =>
       } else if (dice < 0.7) {
         // What the expiry sweep does: release every session whose reservations have expired.
         const expired = [...model.sessions].filter(([, r]) => r.expiresAt <= now).map(([id]) => id)
-        yield* store.transaction(Effect.forEach(expired, (id) => store.inventory.releaseReservations(id), { discard: true }))
+        yield* store.transaction(
+          Effect.forEach(expired, (id) => store.inventory.releaseReservations(id), { discard: true })
+        )
         for (const id of expired) model.sessions.delete(id)
       } else if (dice < 0.8) {
         const reservation = model.sessions.get(sessionId)
@@ -219,29 +221,47 @@ const counterContract = <E>(name: string, storeLayer: Layer.Layer<CheckoutStore,
         yield* store.inventory.seedStock([{ id: product, stock: 10 }])
         yield* store.inventory.setReservations(stale, new Map([[product, 6]]), now + 1_000)
         yield* store.inventory.setReservations(live, new Map([[product, 3]]), now + 60_000)
-        expect(yield* store.transaction(store.inventory.lockStock([product], now, asking))).toEqual(new Map([[product, 1]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], now, asking))).toEqual(
+          new Map([[product, 1]])
+        )
         // One second later the stale reservation has expired; nobody has swept it.
         const later = now + 1_000
-        expect(yield* store.transaction(store.inventory.lockStock([product], later, asking))).toEqual(new Map([[product, 7]]))
-        expect(yield* store.transaction(store.inventory.lockStock([product], later, stale))).toEqual(new Map([[product, 7]]))
-        expect(yield* store.transaction(store.inventory.lockStock([product], later, live))).toEqual(new Map([[product, 10]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, asking))).toEqual(
+          new Map([[product, 7]])
+        )
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, stale))).toEqual(
+          new Map([[product, 7]])
+        )
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, live))).toEqual(
+          new Map([[product, 10]])
+        )
         expect(yield* storeLevels([product], later)).toEqual([{ productId: product, onHand: 10, reserved: 3 }])
         yield* checkSqlInvariants(later, [product])
         // Reserving all that is available while the expired rows are still there.
         yield* store.transaction(store.inventory.setReservations(asking, new Map([[product, 7]]), later + 60_000))
-        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, 0]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(
+          new Map([[product, 0]])
+        )
         yield* checkSqlInvariants(later, [product])
         // The sweep releases the stale rows: nothing changes for anyone.
         yield* store.transaction(store.inventory.releaseReservations(stale))
-        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, 0]]))
-        expect(yield* store.transaction(store.inventory.lockStock([product], later, asking))).toEqual(new Map([[product, 7]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(
+          new Map([[product, 0]])
+        )
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, asking))).toEqual(
+          new Map([[product, 7]])
+        )
         expect(yield* storeLevels([product], later)).toEqual([{ productId: product, onHand: 10, reserved: 10 }])
         yield* checkSqlInvariants(later, [product])
         // The store does not refuse a reservation beyond what is available (the reducer does): a
         // stale session renewing its reservation overbooks, and everyone sees it.
         yield* store.transaction(store.inventory.setReservations(stale, new Map([[product, 6]]), later + 60_000))
-        expect(yield* store.transaction(store.inventory.lockStock([product], later, stale))).toEqual(new Map([[product, 0]]))
-        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(new Map([[product, -6]]))
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, stale))).toEqual(
+          new Map([[product, 0]])
+        )
+        expect(yield* store.transaction(store.inventory.lockStock([product], later, uid("cs")))).toEqual(
+          new Map([[product, -6]])
+        )
         yield* checkSqlInvariants(later, [product])
       }))
 
@@ -342,7 +362,9 @@ const sqlStoreDetails = (name: string, database: TestDatabase) =>
             )
           )
           yield* checkSqlInvariants(now, [known, late])
-          expect(yield* store.transaction(store.inventory.lockStock([late], now, uid("cs")))).toEqual(new Map([[late, 7]]))
+          expect(yield* store.transaction(store.inventory.lockStock([late], now, uid("cs")))).toEqual(
+            new Map([[late, 7]])
+          )
         }))
     }
   )
@@ -396,8 +418,12 @@ const serviceSequence = (name: string, database: TestDatabase) =>
         const checkout = yield* CheckoutService
         expect(yield* levelsNow).toMatchObject({ "tshirt-classic": [100, 0], "print-limited": [3, 0] })
 
-        const a = yield* checkout.create(createRequest([{ id: "tshirt-classic", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }]))
-        const b = yield* checkout.create(createRequest([{ id: "print-limited", quantity: 2 }, { id: "tshirt-classic", quantity: 1 }]))
+        const a = yield* checkout.create(
+          createRequest([{ id: "tshirt-classic", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }])
+        )
+        const b = yield* checkout.create(
+          createRequest([{ id: "print-limited", quantity: 2 }, { id: "tshirt-classic", quantity: 1 }])
+        )
         expect(yield* levelsNow).toMatchObject({
           "tshirt-classic": [100, 3],
           "mug-ceramic": [250, 1],
@@ -406,16 +432,32 @@ const serviceSequence = (name: string, database: TestDatabase) =>
 
         // Items changed (one removed, one added, one lowered), then unchanged, then not given.
         yield* TestClock.adjust(1_000)
-        yield* checkout.update(a.id, { items: [{ id: "tshirt-classic", quantity: 1 }, { id: "hoodie-zip", quantity: 3 }] })
-        expect(yield* levelsNow).toMatchObject({ "tshirt-classic": [100, 2], "mug-ceramic": [250, 0], "hoodie-zip": [40, 3] })
+        yield* checkout.update(a.id, {
+          items: [{ id: "tshirt-classic", quantity: 1 }, { id: "hoodie-zip", quantity: 3 }]
+        })
+        expect(yield* levelsNow).toMatchObject({
+          "tshirt-classic": [100, 2],
+          "mug-ceramic": [250, 0],
+          "hoodie-zip": [40, 3]
+        })
         yield* TestClock.adjust(1_000)
-        yield* checkout.update(a.id, { items: [{ id: "hoodie-zip", quantity: 3 }, { id: "tshirt-classic", quantity: 1 }] })
+        yield* checkout.update(a.id, {
+          items: [{ id: "hoodie-zip", quantity: 3 }, { id: "tshirt-classic", quantity: 1 }]
+        })
         yield* checkout.update(a.id, { fulfillment_option_id: "express" })
-        expect(yield* levelsNow).toMatchObject({ "tshirt-classic": [100, 2], "mug-ceramic": [250, 0], "hoodie-zip": [40, 3] })
+        expect(yield* levelsNow).toMatchObject({
+          "tshirt-classic": [100, 2],
+          "mug-ceramic": [250, 0],
+          "hoodie-zip": [40, 3]
+        })
         // Not enough stock: nothing is written.
         const refused = yield* Effect.flip(checkout.update(a.id, { items: [{ id: "print-limited", quantity: 2 }] }))
         expect(refused._tag).toBe("OutOfStock")
-        expect(yield* levelsNow).toMatchObject({ "tshirt-classic": [100, 2], "print-limited": [3, 2], "hoodie-zip": [40, 3] })
+        expect(yield* levelsNow).toMatchObject({
+          "tshirt-classic": [100, 2],
+          "print-limited": [3, 2],
+          "hoodie-zip": [40, 3]
+        })
 
         // Completing consumes b's reservations.
         const completed = yield* checkout.complete(b.id, { payment_data: paymentData })
@@ -434,7 +476,9 @@ const serviceSequence = (name: string, database: TestDatabase) =>
         expect(yield* levelsNow).toMatchObject({ "hoodie-zip": [40, 4] })
         yield* TestClock.adjust(TTL_MILLIS)
         expect(yield* levelsNow).toMatchObject({ "hoodie-zip": [40, 0], "tshirt-classic": [99, 0] })
-        const e = yield* checkout.create(createRequest([{ id: "hoodie-zip", quantity: 40 }, { id: "print-limited", quantity: 1 }]))
+        const e = yield* checkout.create(
+          createRequest([{ id: "hoodie-zip", quantity: 40 }, { id: "print-limited", quantity: 1 }])
+        )
         expect(yield* levelsNow).toMatchObject({ "hoodie-zip": [40, 40], "print-limited": [1, 1] })
         const sql = yield* SqlClient.SqlClient
         const [hoodie] = yield* sql<{ reserved: number }>`SELECT reserved FROM stock WHERE product_id = 'hoodie-zip'`
@@ -447,7 +491,9 @@ const serviceSequence = (name: string, database: TestDatabase) =>
         expect((yield* checkout.get(d.id)).status).toBe("expired")
 
         // The rest: one completed, one canceled; nothing stays reserved.
-        yield* checkout.update(e.id, { items: [{ id: "hoodie-zip", quantity: 39 }, { id: "print-limited", quantity: 1 }] })
+        yield* checkout.update(e.id, {
+          items: [{ id: "hoodie-zip", quantity: 39 }, { id: "print-limited", quantity: 1 }]
+        })
         expect(yield* levelsNow).toMatchObject({ "hoodie-zip": [40, 39] })
         yield* checkout.complete(e.id, { payment_data: paymentData })
         const f = yield* checkout.create(createRequest([{ id: "hoodie-zip", quantity: 1 }]))
@@ -510,8 +556,10 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
             TestClock.adjust(1)
           ))
         yield* TestClock.adjust(TTL_MILLIS)
-        const live = yield* Effect.forEach(Array.from({ length: 10 }, () => 0), () =>
-          checkout.create(createRequest([{ id: "hoodie-zip", quantity: 1 }, { id: "mug-ceramic", quantity: 1 }])))
+        const live = yield* Effect.forEach(
+          Array.from({ length: 10 }, () => 0),
+          () => checkout.create(createRequest([{ id: "hoodie-zip", quantity: 1 }, { id: "mug-ceramic", quantity: 1 }]))
+        )
         expect(yield* levelsNow).toMatchObject({ "hoodie-zip": [40, 10] })
 
         const rng = random(7)
@@ -565,7 +613,10 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
         }
         expect(levels["hoodie-zip"]).toEqual([40 - (sold.get("hoodie-zip") ?? 0), held.get("hoodie-zip") ?? 0])
         expect(levels["mug-ceramic"]).toEqual([250 - (sold.get("mug-ceramic") ?? 0), held.get("mug-ceramic") ?? 0])
-        expect(levels["tshirt-classic"]).toEqual([100 - (sold.get("tshirt-classic") ?? 0), held.get("tshirt-classic") ?? 0])
+        expect(levels["tshirt-classic"]).toEqual([
+          100 - (sold.get("tshirt-classic") ?? 0),
+          held.get("tshirt-classic") ?? 0
+        ])
         expect((held.get("hoodie-zip") ?? 0) + (sold.get("hoodie-zip") ?? 0)).toBeLessThanOrEqual(40)
       })))
   })
@@ -610,8 +661,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
     Effect.gen(function*() {
       const url = Redacted.make(yield* freshPostgresDatabaseUrl)
       const before = Object.fromEntries(Object.entries(migrations).filter(([key]) => key < "0007"))
-      const migrate = (record: typeof migrations) =>
-        Migrator.make({})({ loader: Migrator.fromRecord(record) })
+      const migrate = (record: typeof migrations) => Migrator.make({})({ loader: Migrator.fromRecord(record) })
       yield* Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         yield* migrate(before)
@@ -623,14 +673,15 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
         expect((yield* migrate(migrations)).map(([id, name]) => `${id}_${name}`)).toEqual(
           Object.keys(migrations).filter((key) => key >= "0007").map((key) => key.replace(/^0+/, ""))
         )
-        expect(yield* sql<{ product_id: string; reserved: number }>`
-          SELECT product_id, reserved FROM stock ORDER BY product_id`).toEqual([
-            { product_id: "a", reserved: 5 },
-            { product_id: "b", reserved: 1 },
-            { product_id: "c", reserved: 0 }
-          ])
+        expect(
+          yield* sql<{ product_id: string; reserved: number }>`
+          SELECT product_id, reserved FROM stock ORDER BY product_id`
+        ).toEqual([
+          { product_id: "a", reserved: 5 },
+          { product_id: "b", reserved: 1 },
+          { product_id: "c", reserved: 0 }
+        ])
         expect(yield* counterDrift(sql)).toEqual([])
       }).pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 })))
     }).pipe(Effect.scoped), 60_000)
 })
-

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { createHash } from "node:crypto"
 import { Either, Schema } from "effect"
 import fc from "fast-check"
+import { createHash } from "node:crypto"
 import type { CatalogSnapshot } from "../../src/catalog/catalog.ts"
 import type { CheckoutSessionCreateRequest, MessageError } from "../../src/checkout/checkout-schemas.ts"
+import { lineItemId } from "../../src/checkout/session-draft.ts"
 import {
   type ReducerContext,
   type ReducerError,
@@ -12,7 +13,6 @@ import {
   type Transition
 } from "../../src/checkout/session-model.ts"
 import { reduce } from "../../src/checkout/session-reducer.ts"
-import { lineItemId } from "../../src/checkout/session-draft.ts"
 import { isExpiredAt, reservationsOf, view } from "../../src/checkout/session-view.ts"
 import { buyer, CA, context, demoCatalog, GB, JP, NOW, NY, TTL_SECONDS, TX } from "../support/fixtures.ts"
 
@@ -146,12 +146,24 @@ describe("Create", () => {
   })
 
   it("taxes by the address region and category", () => {
-    const inCalifornia = create({ items: [{ id: "ebook-field-guide", quantity: 1 }, { id: "mug-ceramic", quantity: 1 }], buyer, fulfillment_address: CA })
+    const inCalifornia = create({
+      items: [{ id: "ebook-field-guide", quantity: 1 }, { id: "mug-ceramic", quantity: 1 }],
+      buyer,
+      fulfillment_address: CA
+    })
     expect(inCalifornia.line_items.map((l) => l.tax)).toEqual([0, 102]) // 1400 × 7.25 % = 101.5 → 102
     expect(inCalifornia.fulfillment_options.map((o) => o.tax)).toEqual([0, 0])
-    const inTexas = create({ items: [{ id: "ebook-field-guide", quantity: 1 }, { id: "gift-card-50", quantity: 1 }], buyer, fulfillment_address: TX })
+    const inTexas = create({
+      items: [{ id: "ebook-field-guide", quantity: 1 }, { id: "gift-card-50", quantity: 1 }],
+      buyer,
+      fulfillment_address: TX
+    })
     expect(inTexas.line_items.map((l) => l.tax)).toEqual([100, 0])
-    const inBritain = create({ items: [{ id: "tshirt-classic", quantity: 1 }, { id: "ebook-field-guide", quantity: 1 }], buyer, fulfillment_address: GB })
+    const inBritain = create({
+      items: [{ id: "tshirt-classic", quantity: 1 }, { id: "ebook-field-guide", quantity: 1 }],
+      buyer,
+      fulfillment_address: GB
+    })
     expect(inBritain.line_items.map((l) => l.tax)).toEqual([500, 400])
     expect(inBritain.fulfillment_option_id).toBe("international")
     expect(inBritain.totals.map((t) => [t.type, t.amount])).toEqual([
@@ -178,7 +190,12 @@ describe("Create", () => {
   })
 
   it("keeps duplicate items as separate lines with distinct deterministic ids", () => {
-    const session = create({ items: [{ id: "mug-ceramic", quantity: 1 }, { id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }] })
+    const session = create({
+      items: [{ id: "mug-ceramic", quantity: 1 }, { id: "tshirt-classic", quantity: 1 }, {
+        id: "mug-ceramic",
+        quantity: 2
+      }]
+    })
     const expectedId = (p: string, n: number) =>
       "li_" + createHash("sha256").update(`cs_test\0${p}\0${n}`).digest("hex").slice(0, 24)
     expect(session.line_items.map((l) => l.id)).toEqual([
@@ -198,7 +215,14 @@ describe("Create", () => {
 
   it("fails on an unknown product, before checking stock", () => {
     const error = fail(
-      reduce(undefined, SessionCommand.Create({ id: "cs", request: { items: [{ id: "print-limited", quantity: 9 }, { id: "nope", quantity: 1 }] } }), context())
+      reduce(
+        undefined,
+        SessionCommand.Create({
+          id: "cs",
+          request: { items: [{ id: "print-limited", quantity: 9 }, { id: "nope", quantity: 1 }] }
+        }),
+        context()
+      )
     )
     expect(error._tag).toBe("UnknownProduct")
     expect(error).toMatchObject({ index: 1, productId: "nope" })
@@ -210,7 +234,12 @@ describe("Create", () => {
         undefined,
         SessionCommand.Create({
           id: "cs",
-          request: { items: [{ id: "print-limited", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }, { id: "print-limited", quantity: 2 }] }
+          request: {
+            items: [{ id: "print-limited", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }, {
+              id: "print-limited",
+              quantity: 2
+            }]
+          }
         }),
         context()
       )
@@ -218,12 +247,19 @@ describe("Create", () => {
     expect(error._tag).toBe("OutOfStock")
     expect(error).toMatchObject({ index: 2, productId: "print-limited", requested: 4, available: 3 })
     // exactly the stock is fine
-    expect(create({ items: [{ id: "print-limited", quantity: 3 }] }).items).toEqual([{ id: "print-limited", quantity: 3 }])
+    expect(create({ items: [{ id: "print-limited", quantity: 3 }] }).items).toEqual([{
+      id: "print-limited",
+      quantity: 3
+    }])
   })
 
   it("treats a product missing from the availability map as unavailable", () => {
     const error = fail(
-      reduce(undefined, SessionCommand.Create({ id: "cs", request: { items: [{ id: "mug-ceramic", quantity: 1 }] } }), context({ available: new Map() }))
+      reduce(
+        undefined,
+        SessionCommand.Create({ id: "cs", request: { items: [{ id: "mug-ceramic", quantity: 1 }] } }),
+        context({ available: new Map() })
+      )
     )
     expect(error).toMatchObject({ _tag: "OutOfStock", index: 0, requested: 1, available: 0 })
   })
@@ -243,10 +279,11 @@ describe("Create", () => {
       interventions: { supported: ["3ds"], enforcement: "conditional" },
       extensions: [{ name: "discount", extends: ["$.discounts"] }]
     })
-    expect(create({ items, capabilities: { interventions: { supported: [] } } }, ctx).capabilities.interventions).toEqual({
-      supported: [],
-      enforcement: "conditional"
-    })
+    expect(create({ items, capabilities: { interventions: { supported: [] } } }, ctx).capabilities.interventions)
+      .toEqual({
+        supported: [],
+        enforcement: "conditional"
+      })
     expect(create({ items }, ctx).capabilities.interventions).toEqual(catalog.interventions)
     expect(create({ items, capabilities: {} }, ctx).capabilities.interventions).toEqual(catalog.interventions)
     // catalog without interventions: none, whatever the agent says
@@ -257,14 +294,21 @@ describe("Create", () => {
   })
 
   it("produces sessions that survive a JSON round trip through the Session schema", () => {
-    for (const session of [readySession(), create({ items: [{ id: "tshirt-classic", quantity: 1 }] }), create({ items: [{ id: "gift-card-50", quantity: 1 }], buyer })]) {
+    for (
+      const session of [
+        readySession(),
+        create({ items: [{ id: "tshirt-classic", quantity: 1 }] }),
+        create({ items: [{ id: "gift-card-50", quantity: 1 }], buyer })
+      ]
+    ) {
       const decoded = Schema.decodeUnknownSync(Session)(JSON.parse(JSON.stringify(Schema.encodeSync(Session)(session))))
       expect(decoded).toEqual(session)
     }
   })
 
   it("throws when the session already exists", () => {
-    expect(() => reduce(readySession(), SessionCommand.Create({ id: "cs_test", request: { items: [] } }), context())).toThrow()
+    expect(() => reduce(readySession(), SessionCommand.Create({ id: "cs_test", request: { items: [] } }), context()))
+      .toThrow()
   })
 })
 
@@ -307,7 +351,9 @@ describe("Update", () => {
       ["total", 7077]
     ])
     // a later update of something else keeps the choice
-    expect(ok(update(session, { buyer: { ...buyer, first_name: "Grace" } })).session.fulfillment_option_id).toBe("express")
+    expect(ok(update(session, { buyer: { ...buyer, first_name: "Grace" } })).session.fulfillment_option_id).toBe(
+      "express"
+    )
   })
 
   it("rejects an option that is not offered", () => {
@@ -320,7 +366,10 @@ describe("Update", () => {
       _tag: "UnknownFulfillmentOption",
       optionId: "express"
     })
-    expect(ok(update(readySession(), { fulfillment_address: GB, fulfillment_option_id: "international" })).session.fulfillment_option_id).toBe(
+    expect(
+      ok(update(readySession(), { fulfillment_address: GB, fulfillment_option_id: "international" })).session
+        .fulfillment_option_id
+    ).toBe(
       "international"
     )
   })
@@ -337,18 +386,23 @@ describe("Update", () => {
     const bare = create({ items: [{ id: "tshirt-classic", quantity: 1 }], buyer })
     expect(ok(update(bare, { fulfillment_address: NY })).session.fulfillment_option_id).toBe("standard")
     // switching to a digital cart moves to the digital option
-    expect(ok(update(express, { items: [{ id: "gift-card-50", quantity: 1 }] })).session.fulfillment_option_id).toBe("digital")
+    expect(ok(update(express, { items: [{ id: "gift-card-50", quantity: 1 }] })).session.fulfillment_option_id).toBe(
+      "digital"
+    )
   })
 
   it("checks stock and product ids of the new items, indexed in the request", () => {
     const session = readySession()
-    expect(fail(update(session, { items: [{ id: "mug-ceramic", quantity: 1 }, { id: "ghost", quantity: 1 }] }))).toMatchObject({
-      _tag: "UnknownProduct",
-      index: 1,
-      productId: "ghost"
-    })
+    expect(fail(update(session, { items: [{ id: "mug-ceramic", quantity: 1 }, { id: "ghost", quantity: 1 }] })))
+      .toMatchObject({
+        _tag: "UnknownProduct",
+        index: 1,
+        productId: "ghost"
+      })
     const ctx = at(LATER, { available: map({ "tshirt-classic": 2, "mug-ceramic": 1 }) })
-    expect(fail(update(session, { items: [{ id: "mug-ceramic", quantity: 1 }, { id: "tshirt-classic", quantity: 3 }] }, ctx))).toMatchObject({
+    expect(
+      fail(update(session, { items: [{ id: "mug-ceramic", quantity: 1 }, { id: "tshirt-classic", quantity: 3 }] }, ctx))
+    ).toMatchObject({
       _tag: "OutOfStock",
       index: 1,
       productId: "tshirt-classic",
@@ -358,17 +412,27 @@ describe("Update", () => {
   })
 
   it("skips the stock check when items are absent", () => {
-    const { reservations, session } = ok(update(readySession(), { buyer: { ...buyer, email: "x@y.io" } }, at(LATER, { available: new Map() })))
+    const { reservations, session } = ok(
+      update(readySession(), { buyer: { ...buyer, email: "x@y.io" } }, at(LATER, { available: new Map() }))
+    )
     expect(session.buyer?.email).toBe("x@y.io")
     expect(reservations).toEqual(map({ "tshirt-classic": 2 }))
   })
 
   it("refuses final sessions, including one expired by time", () => {
     for (const status of ["completed", "canceled", "expired"] as const) {
-      expect(fail(update(withStatus(readySession(), status), { buyer }))).toMatchObject({ _tag: "SessionNotModifiable", status })
+      expect(fail(update(withStatus(readySession(), status), { buyer }))).toMatchObject({
+        _tag: "SessionNotModifiable",
+        status
+      })
     }
-    expect(fail(update(readySession(), { buyer }, at(EXPIRES)))).toMatchObject({ _tag: "SessionNotModifiable", status: "expired" })
-    expect(ok(update(readySession(), { buyer }, at(EXPIRES - 1))).session.expires_at).toBe(iso(EXPIRES - 1 + TTL_SECONDS * 1000))
+    expect(fail(update(readySession(), { buyer }, at(EXPIRES)))).toMatchObject({
+      _tag: "SessionNotModifiable",
+      status: "expired"
+    })
+    expect(ok(update(readySession(), { buyer }, at(EXPIRES - 1))).session.expires_at).toBe(
+      iso(EXPIRES - 1 + TTL_SECONDS * 1000)
+    )
   })
 })
 
@@ -405,21 +469,33 @@ describe("PrepareCompletion", () => {
       ])
     }
     const empty = ok(reduce(readySession(), SessionCommand.Update({ request: { items: [] } }), context())).session
-    expect(fail(prepare(empty, buyer))).toMatchObject({ _tag: "SessionNotReady", messages: [{ code: "missing", param: "$.items" }] })
+    expect(fail(prepare(empty, buyer))).toMatchObject({
+      _tag: "SessionNotReady",
+      messages: [{ code: "missing", param: "$.items" }]
+    })
   })
 
   it("refuses final sessions with their status (409 on complete)", () => {
     for (const status of ["completed", "canceled", "expired"] as const) {
-      expect(fail(prepare(withStatus(readySession(), status), buyer))).toMatchObject({ _tag: "SessionFinal", status, command: "complete" })
+      expect(fail(prepare(withStatus(readySession(), status), buyer))).toMatchObject({
+        _tag: "SessionFinal",
+        status,
+        command: "complete"
+      })
     }
-    expect(fail(prepare(readySession(), buyer, at(EXPIRES)))).toMatchObject({ _tag: "SessionFinal", status: "expired", command: "complete" })
+    expect(fail(prepare(readySession(), buyer, at(EXPIRES)))).toMatchObject({
+      _tag: "SessionFinal",
+      status: "expired",
+      command: "complete"
+    })
     expect(ok(prepare(readySession(), buyer, at(EXPIRES - 1))).session.status).toBe("ready_for_payment")
   })
 })
 
 describe("MarkCompleted", () => {
   it("completes with the order, drops the decline message and releases reservations", () => {
-    const failed = ok(reduce(readySession(), SessionCommand.RecordPaymentFailure({ message: declined }), context())).session
+    const failed =
+      ok(reduce(readySession(), SessionCommand.RecordPaymentFailure({ message: declined }), context())).session
     const { reservations, session } = ok(reduce(failed, SessionCommand.MarkCompleted({ order }), at(LATER)))
     expect(session.status).toBe("completed")
     expect(session.order).toEqual(order)
@@ -431,16 +507,19 @@ describe("MarkCompleted", () => {
   })
 
   it("records the order even if the deadline passed since the payment was prepared", () => {
-    expect(ok(reduce(readySession(), SessionCommand.MarkCompleted({ order }), at(EXPIRES + 5))).session.status).toBe("completed")
+    expect(ok(reduce(readySession(), SessionCommand.MarkCompleted({ order }), at(EXPIRES + 5))).session.status).toBe(
+      "completed"
+    )
   })
 
   it("refuses sessions already final", () => {
     for (const status of ["completed", "canceled", "expired"] as const) {
-      expect(fail(reduce(withStatus(readySession(), status), SessionCommand.MarkCompleted({ order }), context()))).toMatchObject({
-        _tag: "SessionFinal",
-        status,
-        command: "complete"
-      })
+      expect(fail(reduce(withStatus(readySession(), status), SessionCommand.MarkCompleted({ order }), context())))
+        .toMatchObject({
+          _tag: "SessionFinal",
+          status,
+          command: "complete"
+        })
     }
   })
 })
@@ -466,14 +545,23 @@ describe("RecordPaymentFailure", () => {
   })
 
   it("refuses final sessions", () => {
-    expect(fail(reduce(withStatus(readySession(), "canceled"), SessionCommand.RecordPaymentFailure({ message: declined }), context()))).toMatchObject({
+    expect(
+      fail(
+        reduce(
+          withStatus(readySession(), "canceled"),
+          SessionCommand.RecordPaymentFailure({ message: declined }),
+          context()
+        )
+      )
+    ).toMatchObject({
       _tag: "SessionFinal",
       status: "canceled"
     })
-    expect(fail(reduce(readySession(), SessionCommand.RecordPaymentFailure({ message: declined }), at(EXPIRES)))).toMatchObject({
-      _tag: "SessionFinal",
-      status: "expired"
-    })
+    expect(fail(reduce(readySession(), SessionCommand.RecordPaymentFailure({ message: declined }), at(EXPIRES))))
+      .toMatchObject({
+        _tag: "SessionFinal",
+        status: "expired"
+      })
   })
 })
 
@@ -494,7 +582,10 @@ describe("Cancel", () => {
         command: "cancel"
       })
     }
-    expect(fail(reduce(readySession(), SessionCommand.Cancel(), at(EXPIRES)))).toMatchObject({ _tag: "SessionFinal", status: "expired" })
+    expect(fail(reduce(readySession(), SessionCommand.Cancel(), at(EXPIRES)))).toMatchObject({
+      _tag: "SessionFinal",
+      status: "expired"
+    })
     expect(ok(reduce(readySession(), SessionCommand.Cancel(), at(EXPIRES - 1))).session.status).toBe("canceled")
   })
 })
@@ -543,8 +634,14 @@ describe("state table of the interface document", () => {
   })
 
   it("cancel on completed or canceled → SessionFinal(cancel)", () => {
-    expect(fail(reduce(completed, SessionCommand.Cancel(), context()))).toMatchObject({ status: "completed", command: "cancel" })
-    expect(fail(reduce(canceled, SessionCommand.Cancel(), context()))).toMatchObject({ status: "canceled", command: "cancel" })
+    expect(fail(reduce(completed, SessionCommand.Cancel(), context()))).toMatchObject({
+      status: "completed",
+      command: "cancel"
+    })
+    expect(fail(reduce(canceled, SessionCommand.Cancel(), context()))).toMatchObject({
+      status: "canceled",
+      command: "cancel"
+    })
   })
 
   it("completed and canceled sessions hold no reservations and never expire", () => {
@@ -577,7 +674,11 @@ describe("reducer invariants (property)", () => {
           )
         )
         const second = ok(
-          reduce(first.session, SessionCommand.Update({ request: { items: items2, ...(addr2 ? { fulfillment_address: addr2 } : {}) } }), ctx)
+          reduce(
+            first.session,
+            SessionCommand.Update({ request: { items: items2, ...(addr2 ? { fulfillment_address: addr2 } : {}) } }),
+            ctx
+          )
         )
         for (const { reservations, session } of [first, second]) {
           const amount = (type: string) => session.totals.find((t) => t.type === type)?.amount ?? 0

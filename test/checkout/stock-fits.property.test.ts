@@ -27,7 +27,9 @@ interface Case {
   /** Per product index: its stock on hand, or null when it has no stock row. */
   readonly onHand: ReadonlyArray<number | null>
   /** Other sessions' reservations: their expiry relative to now, and product index → quantity. */
-  readonly others: ReadonlyArray<{ readonly expiresIn: number; readonly items: ReadonlyArray<readonly [number, number]> }>
+  readonly others: ReadonlyArray<
+    { readonly expiresIn: number; readonly items: ReadonlyArray<readonly [number, number]> }
+  >
   /** The new session's reservations: product index → quantity. */
   readonly requested: ReadonlyArray<readonly [number, number]>
 }
@@ -65,7 +67,9 @@ const runCase = (input: Case) =>
     for (const [index, other] of input.others.entries()) {
       const sessionId = `cs_${run}_${index}`
       const expiresAt = NOW + other.expiresIn
-      for (const [product, quantity] of other.items) held.push({ sessionId, productId: products[product]!, quantity, expiresAt })
+      for (const [product, quantity] of other.items) {
+        held.push({ sessionId, productId: products[product]!, quantity, expiresAt })
+      }
       const reservations = new Map(other.items.map(([product, quantity]) => [products[product]!, quantity]))
       yield* store.inventory.setReservations(sessionId, reservations, expiresAt)
     }
@@ -75,7 +79,10 @@ const runCase = (input: Case) =>
     for (const [i, stock] of input.onHand.entries()) {
       const productId = products[i]!
       if (stock !== null) {
-        available.set(productId, availableTo(stock, held.filter((row) => row.productId === productId), NOW, session.id))
+        available.set(
+          productId,
+          availableTo(stock, held.filter((row) => row.productId === productId), NOW, session.id)
+        )
       }
     }
     const fits = reservationsFit(requested, available)
@@ -89,13 +96,17 @@ const runCase = (input: Case) =>
 
 const agreement = (name: string, storeLayer: Layer.Layer<CheckoutStore, unknown>, numRuns: number) =>
   layer(Layer.orDie(storeLayer), { timeout: 120_000, excludeTestServices: true })(name, (it) => {
-    it.effect("lockStock reads the domain's availability; the create inserts exactly when the domain says it fits", () =>
-      Effect.gen(function*() {
-        const runtime = yield* Effect.runtime<CheckoutStore>()
-        yield* Effect.promise(() =>
-          fc.assert(fc.asyncProperty(testCase, (input) => Runtime.runPromise(runtime)(runCase(input))), { numRuns })
-        )
-      }), 120_000)
+    it.effect(
+      "lockStock reads the domain's availability; the create inserts exactly when the domain says it fits",
+      () =>
+        Effect.gen(function*() {
+          const runtime = yield* Effect.runtime<CheckoutStore>()
+          yield* Effect.promise(() =>
+            fc.assert(fc.asyncProperty(testCase, (input) => Runtime.runPromise(runtime)(runCase(input))), { numRuns })
+          )
+        }),
+      120_000
+    )
   })
 
 agreement("stock fits: memory", MemoryCheckoutStore.pipe(Layer.provide(freshMemoryDatabase)), 200)
@@ -105,5 +116,9 @@ agreement(
   150
 )
 describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
-  agreement("stock fits: checkout_create_session on PostgreSQL", SqlCheckoutStore.pipe(Layer.provide(postgresDatabase())), 150)
+  agreement(
+    "stock fits: checkout_create_session on PostgreSQL",
+    SqlCheckoutStore.pipe(Layer.provide(postgresDatabase())),
+    150
+  )
 })

@@ -7,12 +7,18 @@ import { Cause, ConfigProvider, Context, Effect, Fiber, Layer, Option, Redacted 
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { databaseOptionsConfig, DatabaseError, DatabaseLive, makeDatabaseLayer } from "../../src/db/database.ts"
-import { migrations as allMigrations } from "../../src/db/migrations/index.ts"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { DatabaseError, DatabaseLive, databaseOptionsConfig, makeDatabaseLayer } from "../../src/db/database.ts"
+import { migrations as allMigrations } from "../../src/db/migrations/index.ts"
 import { fromSqlError } from "../../src/db/storage-error.ts"
-import { hasPostgres, pgliteTemplate, postgresDatabase, tempDirectory, testDatabaseUrl } from "../support/test-database.ts"
 import { makeSession } from "../checkout/checkout-store.contract.ts"
+import {
+  hasPostgres,
+  pgliteTemplate,
+  postgresDatabase,
+  tempDirectory,
+  testDatabaseUrl
+} from "../support/test-database.ts"
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromJson(env))
 
@@ -83,53 +89,67 @@ describe("database layer", () => {
       )
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("a new data directory (missing or empty) is initialized, then opened and migrated", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory()
-      const missing = join(dir, "missing", "pglite")
-      const empty = join(dir, "empty")
-      mkdirSync(empty)
-      for (const dataDir of [missing, empty]) {
-        const [row] = yield* Effect.flatMap(
-          SqlClient.SqlClient,
-          (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM effect_sql_migrations`
-        ).pipe(Effect.provide(makeDatabaseLayer({ kind: "embedded", dataDir })))
-        expect(row!.n).toBe(Object.keys(allMigrations).length)
-        expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true)
-      }
-      // Nothing of the staging directories is left next to the data directories.
-      expect(readdirSync(dir).sort()).toEqual(["empty", "missing"])
-      expect(readdirSync(join(dir, "missing"))).toEqual(["pglite"])
-    }).pipe(Effect.scoped), 120_000)
+  it.live(
+    "a new data directory (missing or empty) is initialized, then opened and migrated",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDirectory()
+        const missing = join(dir, "missing", "pglite")
+        const empty = join(dir, "empty")
+        mkdirSync(empty)
+        for (const dataDir of [missing, empty]) {
+          const [row] = yield* Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM effect_sql_migrations`
+          ).pipe(Effect.provide(makeDatabaseLayer({ kind: "embedded", dataDir })))
+          expect(row!.n).toBe(Object.keys(allMigrations).length)
+          expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true)
+        }
+        // Nothing of the staging directories is left next to the data directories.
+        expect(readdirSync(dir).sort()).toEqual(["empty", "missing"])
+        expect(readdirSync(join(dir, "missing"))).toEqual(["pglite"])
+      }).pipe(Effect.scoped),
+    120_000
+  )
 
-  it.live("a first start stopped during the initialization leaves no data directory behind", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory()
-      const dataDir = join(dir, "pglite")
-      const starting = yield* Effect.fork(Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.scoped))
-      // The initialization takes seconds; stop it once its staging directory exists.
-      yield* Effect.sleep("100 millis").pipe(
-        Effect.repeat({ until: () => readdirSync(dir).includes("pglite.initializing"), times: 100 })
-      )
-      expect(readdirSync(dir).sort()).toEqual(["pglite.initializing", "pglite.lock"])
-      yield* Fiber.interrupt(starting)
-      expect(readdirSync(dir)).toEqual([]) // the staging directory and the lock are gone
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "a first start stopped during the initialization leaves no data directory behind",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDirectory()
+        const dataDir = join(dir, "pglite")
+        const starting = yield* Effect.fork(
+          Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.scoped)
+        )
+        // The initialization takes seconds; stop it once its staging directory exists.
+        yield* Effect.sleep("100 millis").pipe(
+          Effect.repeat({ until: () => readdirSync(dir).includes("pglite.initializing"), times: 100 })
+        )
+        expect(readdirSync(dir).sort()).toEqual(["pglite.initializing", "pglite.lock"])
+        yield* Fiber.interrupt(starting)
+        expect(readdirSync(dir)).toEqual([]) // the staging directory and the lock are gone
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
-  it.live("a data directory that cannot be initialized fails the layer with a one-line DatabaseError", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory()
-      // A name the file system accepts to test for but not to create (over 255 bytes with the
-      // staging suffix): the initialization itself fails.
-      const dataDir = join(dir, "p".repeat(250))
-      const error = yield* Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.flip)
-      expect(error).toBeInstanceOf(DatabaseError)
-      expect(error.message).toContain("Cannot open the embedded database (PGlite)")
-      expect(error.message).toContain("initializing the data directory exited with 1")
-      expect(error.message).toContain("ENAMETOOLONG")
-      expect(error.message).not.toContain("\n")
-      expect(readdirSync(dir)).toEqual([])
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "a data directory that cannot be initialized fails the layer with a one-line DatabaseError",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDirectory()
+        // A name the file system accepts to test for but not to create (over 255 bytes with the
+        // staging suffix): the initialization itself fails.
+        const dataDir = join(dir, "p".repeat(250))
+        const error = yield* Layer.build(makeDatabaseLayer({ kind: "embedded", dataDir })).pipe(Effect.flip)
+        expect(error).toBeInstanceOf(DatabaseError)
+        expect(error.message).toContain("Cannot open the embedded database (PGlite)")
+        expect(error.message).toContain("initializing the data directory exited with 1")
+        expect(error.message).toContain("ENAMETOOLONG")
+        expect(error.message).not.toContain("\n")
+        expect(readdirSync(dir)).toEqual([])
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
 
 describe("SqlError → StorageError", () => {
@@ -170,10 +190,10 @@ describe.skipIf(!hasPostgres)("PostgreSQL connection loss", () => {
         // (the tag is shared), so the admin query must leave the transaction context.
         const killed = yield* admin<{ pid: number }>`SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
           WHERE datname = ${name}`.pipe(
-            Effect.mapInputContext((context: Context.Context<never>) =>
-              Context.omit(SqlClient.TransactionConnection)(context) as Context.Context<never>
-            )
+          Effect.mapInputContext((context: Context.Context<never>) =>
+            Context.omit(SqlClient.TransactionConnection)(context) as Context.Context<never>
           )
+        )
         expect(killed.length).toBeGreaterThan(0)
         yield* Effect.sleep("50 millis")
         yield* store.sessions.get("cs_any")

@@ -51,53 +51,61 @@ const pidOf = (database: EmbeddedDatabaseProcess) =>
   Effect.flatMap(database.pid, (pid) => (pid === undefined ? Effect.dieMessage("no process id") : Effect.succeed(pid)))
 
 describe("the embedded database process", () => {
-  it.live("killed, it is started again on the same port, with everything committed before", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory()
-      const database = yield* startEmbeddedDatabaseProcess({
-        dataDir: join(dir, "pglite"),
-        loadDataDir: yield* pgliteTemplate
-      })
-      const sql = yield* clientOf(database)
-      yield* sql`CREATE TABLE kept (n integer)`
-      yield* sql`INSERT INTO kept VALUES (1), (2)`
-      const pid = yield* pidOf(database)
-
-      process.kill(pid, "SIGKILL")
-      const rows = yield* sql<{ n: number }>`SELECT n FROM kept ORDER BY n`.pipe(
-        Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 300 })
-      )
-      expect(rows).toEqual([{ n: 1 }, { n: 2 }])
-      const restarted = yield* pidOf(database)
-      expect(restarted).not.toBe(pid)
-      expect(isRunning(pid)).toBe(false)
-      // Writable again, too.
-      yield* sql`INSERT INTO kept VALUES (3)`
-      expect(yield* sql`SELECT n FROM kept`).toHaveLength(3)
-    }).pipe(Effect.scoped), 90_000)
-
-  it.live("its scope closed, it stops; the directory opens again with its data, not seeded again", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory()
-      const dataDir = join(dir, "pglite")
-      const loadDataDir = yield* pgliteTemplate
-      const first = yield* Effect.scoped(Effect.gen(function*() {
-        const database = yield* startEmbeddedDatabaseProcess({ dataDir, loadDataDir })
+  it.live(
+    "killed, it is started again on the same port, with everything committed before",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDirectory()
+        const database = yield* startEmbeddedDatabaseProcess({
+          dataDir: join(dir, "pglite"),
+          loadDataDir: yield* pgliteTemplate
+        })
         const sql = yield* clientOf(database)
         yield* sql`CREATE TABLE kept (n integer)`
-        yield* sql`INSERT INTO kept VALUES (7)`
-        return yield* pidOf(database)
-      }))
-      expect(isRunning(first)).toBe(false)
+        yield* sql`INSERT INTO kept VALUES (1), (2)`
+        const pid = yield* pidOf(database)
 
-      const rows = yield* Effect.scoped(Effect.gen(function*() {
-        // The archive is offered again; the directory is not new, so it is opened as it is.
-        const database = yield* startEmbeddedDatabaseProcess({ dataDir, loadDataDir })
-        const sql = yield* clientOf(database)
-        return yield* sql<{ n: number }>`SELECT n FROM kept`
-      }))
-      expect(rows).toEqual([{ n: 7 }])
-    }).pipe(Effect.scoped), 90_000)
+        process.kill(pid, "SIGKILL")
+        const rows = yield* sql<{ n: number }>`SELECT n FROM kept ORDER BY n`.pipe(
+          Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 300 })
+        )
+        expect(rows).toEqual([{ n: 1 }, { n: 2 }])
+        const restarted = yield* pidOf(database)
+        expect(restarted).not.toBe(pid)
+        expect(isRunning(pid)).toBe(false)
+        // Writable again, too.
+        yield* sql`INSERT INTO kept VALUES (3)`
+        expect(yield* sql`SELECT n FROM kept`).toHaveLength(3)
+      }).pipe(Effect.scoped),
+    90_000
+  )
+
+  it.live(
+    "its scope closed, it stops; the directory opens again with its data, not seeded again",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDirectory()
+        const dataDir = join(dir, "pglite")
+        const loadDataDir = yield* pgliteTemplate
+        const first = yield* Effect.scoped(Effect.gen(function*() {
+          const database = yield* startEmbeddedDatabaseProcess({ dataDir, loadDataDir })
+          const sql = yield* clientOf(database)
+          yield* sql`CREATE TABLE kept (n integer)`
+          yield* sql`INSERT INTO kept VALUES (7)`
+          return yield* pidOf(database)
+        }))
+        expect(isRunning(first)).toBe(false)
+
+        const rows = yield* Effect.scoped(Effect.gen(function*() {
+          // The archive is offered again; the directory is not new, so it is opened as it is.
+          const database = yield* startEmbeddedDatabaseProcess({ dataDir, loadDataDir })
+          const sql = yield* clientOf(database)
+          return yield* sql<{ n: number }>`SELECT n FROM kept`
+        }))
+        expect(rows).toEqual([{ n: 7 }])
+      }).pipe(Effect.scoped),
+    90_000
+  )
 
   it.live("in memory, it is not restarted: its data went with it", () =>
     Effect.gen(function*() {
@@ -113,43 +121,51 @@ describe("the embedded database process", () => {
       expect(failed._tag).toBe("SqlError")
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("a data directory PGlite cannot open fails the layer with a one-line DatabaseError", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory()
-      const dataDir = join(dir, "pglite")
-      mkdirSync(dataDir)
-      writeFileSync(join(dataDir, "PG_VERSION"), "not a version\n")
-      const message = yield* startFailure(makeDatabaseLayer({ kind: "embedded", dataDir }))
-      expect(message).toContain("Cannot open the embedded database (PGlite)")
-      expect(message).toContain("the database process exited with 1")
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "a data directory PGlite cannot open fails the layer with a one-line DatabaseError",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDirectory()
+        const dataDir = join(dir, "pglite")
+        mkdirSync(dataDir)
+        writeFileSync(join(dataDir, "PG_VERSION"), "not a version\n")
+        const message = yield* startFailure(makeDatabaseLayer({ kind: "embedded", dataDir }))
+        expect(message).toContain("Cannot open the embedded database (PGlite)")
+        expect(message).toContain("the database process exited with 1")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
-  it.live("a data directory open in another process is refused; one left locked by a dead process is taken over", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory()
-      const dataDir = join(dir, "pglite")
-      const lockFile = `${dataDir}.lock`
-      const loadDataDir = yield* pgliteTemplate
-      const open = makeDatabaseLayer({ kind: "embedded", dataDir, loadDataDir })
+  it.live(
+    "a data directory open in another process is refused; one left locked by a dead process is taken over",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDirectory()
+        const dataDir = join(dir, "pglite")
+        const lockFile = `${dataDir}.lock`
+        const loadDataDir = yield* pgliteTemplate
+        const open = makeDatabaseLayer({ kind: "embedded", dataDir, loadDataDir })
 
-      // Held by a process that is alive: refused, and the lock is left alone.
-      const holder = yield* liveProcess
-      writeFileSync(lockFile, String(holder))
-      const refused = yield* startFailure(open)
-      expect(refused).toContain(`the data directory is in use by process ${holder}`)
-      expect(readFileSync(lockFile, "utf8")).toBe(String(holder))
-      expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(false) // not touched
+        // Held by a process that is alive: refused, and the lock is left alone.
+        const holder = yield* liveProcess
+        writeFileSync(lockFile, String(holder))
+        const refused = yield* startFailure(open)
+        expect(refused).toContain(`the data directory is in use by process ${holder}`)
+        expect(readFileSync(lockFile, "utf8")).toBe(String(holder))
+        expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(false) // not touched
 
-      // Left by a process that is gone: taken over, held while open, removed at the end.
-      writeFileSync(lockFile, String(yield* deadProcessId))
-      yield* Effect.scoped(Effect.gen(function*() {
-        yield* Layer.build(open)
-        expect(readFileSync(lockFile, "utf8")).toBe(String(process.pid))
-        // A second opening meanwhile, here in the same process, is refused too.
-        expect(yield* startFailure(open)).toContain("already open in this process")
-      }))
-      expect(existsSync(lockFile)).toBe(false)
-    }).pipe(Effect.scoped), 90_000)
+        // Left by a process that is gone: taken over, held while open, removed at the end.
+        writeFileSync(lockFile, String(yield* deadProcessId))
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* Layer.build(open)
+          expect(readFileSync(lockFile, "utf8")).toBe(String(process.pid))
+          // A second opening meanwhile, here in the same process, is refused too.
+          expect(yield* startFailure(open)).toContain("already open in this process")
+        }))
+        expect(existsSync(lockFile)).toBe(false)
+      }).pipe(Effect.scoped),
+    90_000
+  )
 
   it.live("processes locking one data directory at once: exactly one gets it", () =>
     Effect.gen(function*() {
@@ -158,7 +174,9 @@ describe("the embedded database process", () => {
       const script = fileURLToPath(new URL("../support/lock-data-dir.ts", import.meta.url))
       const children = Array.from({ length: 6 }, () =>
         spawn(process.execPath, ["--import", "tsx", script, dataDir], { stdio: ["pipe", "pipe", "inherit"] }))
-      const exited = children.map((child) => new Promise<void>((resolve) => child.once("exit", () => resolve())))
+      const exited = children.map((child) =>
+        new Promise<void>((resolve) => child.once("exit", () => resolve()))
+      )
       // The holder keeps its lock until its stdin ends, so every other one tries while it is held.
       const outcomes = yield* Effect.all(
         children.map((child) =>
@@ -185,13 +203,17 @@ describe("the embedded database process", () => {
       expect(readdirSync(dir)).toEqual([]) // and no temporary file left
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("a data directory that is a file fails the layer with a one-line DatabaseError", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory()
-      const dataDir = join(dir, "pglite")
-      writeFileSync(dataDir, "")
-      const message = yield* startFailure(makeDatabaseLayer({ kind: "embedded", dataDir }))
-      expect(message).toContain("cannot read the data directory")
-      expect(message).toContain("ENOTDIR")
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "a data directory that is a file fails the layer with a one-line DatabaseError",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDirectory()
+        const dataDir = join(dir, "pglite")
+        writeFileSync(dataDir, "")
+        const message = yield* startFailure(makeDatabaseLayer({ kind: "embedded", dataDir }))
+        expect(message).toContain("cannot read the data directory")
+        expect(message).toContain("ENOTDIR")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

@@ -5,8 +5,8 @@
  * never put back over a newer one; and no body changes without its version.
  */
 import { SqlClient } from "@effect/sql"
-import * as Migrator from "@effect/sql/Migrator"
 import { PgClient } from "@effect/sql-pg"
+import * as Migrator from "@effect/sql/Migrator"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { makeDatabaseLayer } from "../../src/db/database.ts"
@@ -30,7 +30,10 @@ const functionNames = (sql: SqlClient.SqlClient) =>
 const pinned: Record<string, { readonly version: number; readonly hash: string }> = {
   checkout_lock_stock: { version: 1, hash: "e3dff99e961835a23b36bbb35880afbea33f467212b87ac866ae8eacd3db84da" },
   checkout_set_reservations: { version: 1, hash: "9a54e59ab98e65d1cbab5b4d7a3b15ff637adf39f03e0ecd27dc257415fa5e59" },
-  checkout_remove_reservations: { version: 1, hash: "1ff4ba3ec3fffd4546e360a03dbfae801ecf2f1c7668976a3a57bc3bfe2c4f6f" },
+  checkout_remove_reservations: {
+    version: 1,
+    hash: "1ff4ba3ec3fffd4546e360a03dbfae801ecf2f1c7668976a3a57bc3bfe2c4f6f"
+  },
   checkout_create_session: { version: 2, hash: "01fe966d213ba5e545aa72236ab63cf52a9825e32cd53d273a2f13b577d8ad22" },
   checkout_lock_session_for_payment: {
     version: 2,
@@ -87,54 +90,60 @@ describe("SQL functions", () => {
 })
 
 describe.skipIf(!hasPostgres)("SQL functions on PostgreSQL", () => {
-  it.live("a database of the earlier releases upgrades in place: new migrations run, every function gets its current body", () =>
-    Effect.gen(function*() {
-      const url = Redacted.make(yield* freshPostgresDatabaseUrl)
-      // The earlier releases: migrations 0001–0012 applied (0008–0011 recorded by name), functions
-      // created by those migrations, no `sql_functions` table.
-      yield* Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const earlier = Object.fromEntries(Object.entries(migrations).filter(([key]) => key < "0013"))
-        yield* Migrator.make({})({ loader: Migrator.fromRecord(earlier) })
-        yield* sql`
+  it.live(
+    "a database of the earlier releases upgrades in place: new migrations run, every function gets its current body",
+    () =>
+      Effect.gen(function*() {
+        const url = Redacted.make(yield* freshPostgresDatabaseUrl)
+        // The earlier releases: migrations 0001–0012 applied (0008–0011 recorded by name), functions
+        // created by those migrations, no `sql_functions` table.
+        yield* Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const earlier = Object.fromEntries(Object.entries(migrations).filter(([key]) => key < "0013"))
+          yield* Migrator.make({})({ loader: Migrator.fromRecord(earlier) })
+          yield* sql`
           INSERT INTO effect_sql_migrations (migration_id, name) VALUES
             (8, 'create_session'), (9, 'lock_session_for_payment'), (10, 'add_back_by_index'), (11, 'complete_paid')`
-        for (const fn of sqlFunctions) yield* sql.unsafe(fn.definition)
-        // An earlier body of one function, to see it replaced.
-        yield* sql.unsafe(`
+          for (const fn of sqlFunctions) yield* sql.unsafe(fn.definition)
+          // An earlier body of one function, to see it replaced.
+          yield* sql.unsafe(`
           CREATE OR REPLACE FUNCTION checkout_lock_stock(p_products text[], p_session text, p_now timestamptz)
           RETURNS TABLE (out_product text, out_available integer) LANGUAGE sql AS $$ SELECT 'old', -1 $$`)
-        // The earlier results of the two functions migration 0014 drops.
-        yield* sql.unsafe(`
+          // The earlier results of the two functions migration 0014 drops.
+          yield* sql.unsafe(`
           DROP FUNCTION checkout_create_session(
             text, text, jsonb, timestamptz, timestamptz, timestamptz, text[], integer[], timestamptz, timestamptz)`)
-        yield* sql.unsafe(`
+          yield* sql.unsafe(`
           CREATE FUNCTION checkout_create_session(
             p_id text, p_status text, p_data jsonb, p_expires_at timestamptz, p_created_at timestamptz,
             p_updated_at timestamptz, p_products text[], p_quantities integer[], p_reserved_until timestamptz,
             p_now timestamptz
           ) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{"inserted": false}'::jsonb $$`)
-        yield* sql.unsafe(`DROP FUNCTION checkout_lock_session_for_payment(text)`)
-        yield* sql.unsafe(`
+          yield* sql.unsafe(`DROP FUNCTION checkout_lock_session_for_payment(text)`)
+          yield* sql.unsafe(`
           CREATE FUNCTION checkout_lock_session_for_payment(p_session text)
           RETURNS TABLE (out_data jsonb, out_attempt jsonb, out_coupon_holds text[])
           LANGUAGE sql AS $$ SELECT NULL::jsonb, NULL::jsonb, NULL::text[] $$`)
-      }).pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 })))
+        }).pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 })))
 
-      yield* Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const applied = yield* sql<{ migration_id: number }>`SELECT migration_id FROM effect_sql_migrations ORDER BY 1`
-        const ids = Object.keys(migrations).map((key) => Number(key.slice(0, 4)))
-        expect(applied.map((row) => row.migration_id)).toEqual([...ids, 8, 9, 10, 11].sort((a, b) => a - b))
-        expect(yield* functionNames(sql)).toEqual(sqlFunctions.map((fn) => fn.name).sort())
-        yield* sql`INSERT INTO stock (product_id, on_hand) VALUES ('p', 3)`
-        const available = yield* sql<{ out_product: string; out_available: number }>`
+        yield* Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const applied = yield* sql<
+            { migration_id: number }
+          >`SELECT migration_id FROM effect_sql_migrations ORDER BY 1`
+          const ids = Object.keys(migrations).map((key) => Number(key.slice(0, 4)))
+          expect(applied.map((row) => row.migration_id)).toEqual([...ids, 8, 9, 10, 11].sort((a, b) => a - b))
+          expect(yield* functionNames(sql)).toEqual(sqlFunctions.map((fn) => fn.name).sort())
+          yield* sql`INSERT INTO stock (product_id, on_hand) VALUES ('p', 3)`
+          const available = yield* sql<{ out_product: string; out_available: number }>`
           SELECT * FROM checkout_lock_stock(ARRAY['p'], 'cs_x', now())`
-        expect(available).toEqual([{ out_product: "p", out_available: 3 }])
-      }).pipe(
-        Effect.provide(
-          makeDatabaseLayer({ kind: "postgres", url, poolSize: 2, source: "TEST_DATABASE_URL" }).pipe(Layer.orDie)
+          expect(available).toEqual([{ out_product: "p", out_available: 3 }])
+        }).pipe(
+          Effect.provide(
+            makeDatabaseLayer({ kind: "postgres", url, poolSize: 2, source: "TEST_DATABASE_URL" }).pipe(Layer.orDie)
+          )
         )
-      )
-    }).pipe(Effect.scoped), 60_000)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

@@ -3,11 +3,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, TestClock } from "effect"
-import { Vault } from "../../src/delegate/vault.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
-import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
-import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { VaultStore } from "../../src/delegate/vault-store.ts"
+import { Vault } from "../../src/delegate/vault.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
+import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import {
   CARD_CVC,
   CARD_NUMBER,
@@ -77,7 +77,14 @@ describe("POST /agentic_commerce/delegate_payment: success", () => {
       expect(JSON.stringify(record)).not.toContain(`"${CARD_CVC}"`)
 
       const card = yield* (yield* Vault).revealCard(record)
-      expect(card).toMatchObject({ card_number_type: "fpan", number: CARD_NUMBER, cvc: CARD_CVC, exp_month: "12", exp_year: "2030", name: "Jane Doe" })
+      expect(card).toMatchObject({
+        card_number_type: "fpan",
+        number: CARD_NUMBER,
+        cvc: CARD_CVC,
+        exp_month: "12",
+        exp_year: "2030",
+        name: "Jane Doe"
+      })
       expect(card.billing_address?.postal_code).toBe("62701")
     })))
 
@@ -119,7 +126,11 @@ describe("POST /agentic_commerce/delegate_payment: success", () => {
     runLive(Effect.gen(function*() {
       const keyed = yield* tokenize(validDelegateRequest(), { "idempotency-key": "idem_abc_123" })
       expect(keyed.status).toBe(201)
-      expect(keyed.body.metadata).toEqual({ source: "agent", merchant_id: "merchant_test", idempotency_key: "idem_abc_123" })
+      expect(keyed.body.metadata).toEqual({
+        source: "agent",
+        merchant_id: "merchant_test",
+        idempotency_key: "idem_abc_123"
+      })
     })))
 
   it.effect("network tokens skip the card-number checks; brand is detected when not displayed; unknown fields are ignored", () =>
@@ -145,32 +156,62 @@ describe("POST /agentic_commerce/delegate_payment: validation", () => {
     ["empty object", 400, "$.payment_method", (r) => Object.keys(r).forEach((k) => delete r[k])],
     ["payment_method missing", 400, "$.payment_method", (r) => delete r.payment_method],
     ["type not card", 400, "$.payment_method.type", (r) => (r.payment_method.type = "bank")],
-    ["card_number_type unknown", 400, "$.payment_method.card_number_type", (r) => (r.payment_method.card_number_type = "dpan")],
+    [
+      "card_number_type unknown",
+      400,
+      "$.payment_method.card_number_type",
+      (r) => (r.payment_method.card_number_type = "dpan")
+    ],
     ["number with letters", 400, "$.payment_method.number", (r) => (r.payment_method.number = "4242x42424242424")],
     ["number too short", 400, "$.payment_method.number", (r) => (r.payment_method.number = "42424242")],
     ["exp_month 13", 400, "$.payment_method.exp_month", (r) => (r.payment_method.exp_month = "13")],
     ["exp_year two digits", 400, "$.payment_method.exp_year", (r) => (r.payment_method.exp_year = "30")],
     ["cvc two digits", 400, "$.payment_method.cvc", (r) => (r.payment_method.cvc = "98")],
     ["iin five digits", 400, "$.payment_method.iin", (r) => (r.payment_method.iin = "42424")],
-    ["funding type unknown", 400, "$.payment_method.display_card_funding_type", (r) => (r.payment_method.display_card_funding_type = "charge")],
+    [
+      "funding type unknown",
+      400,
+      "$.payment_method.display_card_funding_type",
+      (r) => (r.payment_method.display_card_funding_type = "charge")
+    ],
     ["payment_method.metadata missing", 400, "$.payment_method.metadata", (r) => delete r.payment_method.metadata],
     ["allowance reason recurring", 400, "$.allowance.reason", (r) => (r.allowance.reason = "recurring")],
     ["max_amount zero", 400, "$.allowance.max_amount", (r) => (r.allowance.max_amount = 0)],
     ["max_amount fractional", 400, "$.allowance.max_amount", (r) => (r.allowance.max_amount = 10.5)],
     ["currency uppercase", 400, "$.allowance.currency", (r) => (r.allowance.currency = "USD")],
     ["expires_at without zone", 400, "$.allowance.expires_at", (r) => (r.allowance.expires_at = "2099-01-30T13:00:00")],
-    ["checkout_session_id empty", 400, "$.allowance.checkout_session_id", (r) => (r.allowance.checkout_session_id = "")],
+    [
+      "checkout_session_id empty",
+      400,
+      "$.allowance.checkout_session_id",
+      (r) => (r.allowance.checkout_session_id = "")
+    ],
     ["billing country three letters", 400, "$.billing_address.country", (r) => (r.billing_address.country = "USA")],
     ["risk_signals empty", 400, "$.risk_signals", (r) => (r.risk_signals = [])],
     ["risk signal action unknown", 400, "$.risk_signals[0].action", (r) => (r.risk_signals[0].action = "allow")],
     ["metadata value not a string", 400, "$.metadata.n", (r) => (r.metadata = { n: 1 })],
     // 400: text PostgreSQL cannot keep (it used to fail the insert: a 500)
     ["NUL in a metadata value", 400, "$.metadata.a", (r) => (r.metadata = { a: "x\u0000y" })],
-    ["NUL in a metadata key", 400, '$.metadata["a\\u0000"]', (r) => (r.metadata = { ["a\u0000"]: "x" })],
+    ["NUL in a metadata key", 400, "$.metadata[\"a\\u0000\"]", (r) => (r.metadata = { ["a\u0000"]: "x" })],
     ["unpaired surrogate in metadata", 400, "$.metadata.a", (r) => (r.metadata = { a: "x\ud800" })],
-    ["NUL in checkout_session_id", 400, "$.allowance.checkout_session_id", (r) => (r.allowance.checkout_session_id = "cs_\u0000")],
-    ["NUL in display_brand", 400, "$.payment_method.display_brand", (r) => (r.payment_method.display_brand = "vi\u0000sa")],
-    ["NUL in card metadata", 400, "$.payment_method.metadata.note[0]", (r) => (r.payment_method.metadata = { note: ["\u0000"] })],
+    [
+      "NUL in checkout_session_id",
+      400,
+      "$.allowance.checkout_session_id",
+      (r) => (r.allowance.checkout_session_id = "cs_\u0000")
+    ],
+    [
+      "NUL in display_brand",
+      400,
+      "$.payment_method.display_brand",
+      (r) => (r.payment_method.display_brand = "vi\u0000sa")
+    ],
+    [
+      "NUL in card metadata",
+      400,
+      "$.payment_method.metadata.note[0]",
+      (r) => (r.payment_method.metadata = { note: ["\u0000"] })
+    ],
     [
       "expires_at past year 9999 once its offset is applied",
       400,
@@ -180,19 +221,34 @@ describe("POST /agentic_commerce/delegate_payment: validation", () => {
     // 422: semantic rules of CONTRACT §7
     ["Luhn", 422, "$.payment_method.number", (r) => (r.payment_method.number = "4242424242424241")],
     ["iin not the number's prefix", 422, "$.payment_method.iin", (r) => (r.payment_method.iin = "555555")],
-    ["last4 not the number's end", 422, "$.payment_method.display_last4", (r) => (r.payment_method.display_last4 = "1111")],
+    [
+      "last4 not the number's end",
+      422,
+      "$.payment_method.display_last4",
+      (r) => (r.payment_method.display_last4 = "1111")
+    ],
     ["card expired last year", 422, "$.payment_method.exp_year", (r) => (r.payment_method.exp_year = "2025")],
     ["allowance expired", 422, "$.allowance.expires_at", (r) => (r.allowance.expires_at = "2026-01-30T11:59:59Z")],
     ["unknown currency", 422, "$.allowance.currency", (r) => (r.allowance.currency = "zzz")],
     ["unassigned country", 422, "$.billing_address.country", (r) => (r.billing_address.country = "ZZ")],
-    ["blocked risk signal", 422, "$.risk_signals[1]", (r) => r.risk_signals.push({ type: "card_testing", score: 99, action: "blocked" })]
+    [
+      "blocked risk signal",
+      422,
+      "$.risk_signals[1]",
+      (r) => r.risk_signals.push({ type: "card_testing", score: 99, action: "blocked" })
+    ]
   ]
   for (const [name, status, param, mutate] of rules) {
     it.effect(`${status} invalid_card ${param}: ${name}`, () =>
       run(Effect.gen(function*() {
         const response = yield* tokenize(delegateRequestWith(mutate))
         expect(response.status).toBe(status)
-        expect(response.body).toEqual({ type: "invalid_request", code: "invalid_card", message: expect.any(String), param })
+        expect(response.body).toEqual({
+          type: "invalid_request",
+          code: "invalid_card",
+          message: expect.any(String),
+          param
+        })
         expect(response.text).not.toContain(CARD_NUMBER)
       })))
   }
@@ -276,37 +332,48 @@ describe("POST /agentic_commerce/delegate_payment: rate limit per API key", () =
   const keys = { apiKeys: [Redacted.make("sk_test_key"), Redacted.make("sk_other_key")], delegateRateLimitPerMinute: 3 }
 
   it.effect("429 rate_limit_exceeded with Retry-After once the budget is spent; recovers after the wait", () =>
-    run(Effect.gen(function*() {
-      // Invalid requests count too (card testing).
-      expect((yield* tokenize(validDelegateRequest())).status).toBe(201)
-      expect((yield* tokenize(delegateRequestWith((r) => (r.payment_method.number = "4242424242424241")))).status).toBe(422)
-      expect((yield* tokenize(validDelegateRequest())).status).toBe(201)
-      const limited = yield* tokenize(validDelegateRequest())
-      expect(limited.status).toBe(429)
-      expect(limited.body).toEqual({ type: "rate_limit_exceeded", code: "too_many_requests", message: expect.any(String) })
-      expect(limited.headers.get("retry-after")).toBe("20") // 3 per minute: one token every 20 s
+    run(
+      Effect.gen(function*() {
+        // Invalid requests count too (card testing).
+        expect((yield* tokenize(validDelegateRequest())).status).toBe(201)
+        expect((yield* tokenize(delegateRequestWith((r) => (r.payment_method.number = "4242424242424241")))).status)
+          .toBe(422)
+        expect((yield* tokenize(validDelegateRequest())).status).toBe(201)
+        const limited = yield* tokenize(validDelegateRequest())
+        expect(limited.status).toBe(429)
+        expect(limited.body).toEqual({
+          type: "rate_limit_exceeded",
+          code: "too_many_requests",
+          message: expect.any(String)
+        })
+        expect(limited.headers.get("retry-after")).toBe("20") // 3 per minute: one token every 20 s
 
-      // Another key has its own budget.
-      const other = yield* post(DELEGATE_PATH, validDelegateRequest(), { auth: "sk_other_key" })
-      expect(other.status).toBe(201)
+        // Another key has its own budget.
+        const other = yield* post(DELEGATE_PATH, validDelegateRequest(), { auth: "sk_other_key" })
+        expect(other.status).toBe(201)
 
-      yield* TestClock.adjust("19 seconds")
-      const still = yield* tokenize(validDelegateRequest())
-      expect(still.status).toBe(429)
-      expect(still.headers.get("retry-after")).toBe("1")
-      yield* TestClock.adjust("1 second")
-      const recovered = yield* tokenize(validDelegateRequest())
-      expect(recovered.status).toBe(201)
-      expect(recovered.headers.get("retry-after")).toBeNull()
-    }), { config: keys }))
+        yield* TestClock.adjust("19 seconds")
+        const still = yield* tokenize(validDelegateRequest())
+        expect(still.status).toBe(429)
+        expect(still.headers.get("retry-after")).toBe("1")
+        yield* TestClock.adjust("1 second")
+        const recovered = yield* tokenize(validDelegateRequest())
+        expect(recovered.status).toBe(201)
+        expect(recovered.headers.get("retry-after")).toBeNull()
+      }),
+      { config: keys }
+    ))
 
   it.effect("unauthenticated requests are refused before they spend any budget", () =>
-    run(Effect.gen(function*() {
-      for (let i = 0; i < 5; i++) {
-        expect((yield* post(DELEGATE_PATH, validDelegateRequest(), { auth: "sk_wrong" })).status).toBe(401)
-      }
-      expect((yield* tokenize(validDelegateRequest())).status).toBe(201)
-    }), { config: keys }))
+    run(
+      Effect.gen(function*() {
+        for (let i = 0; i < 5; i++) {
+          expect((yield* post(DELEGATE_PATH, validDelegateRequest(), { auth: "sk_wrong" })).status).toBe(401)
+        }
+        expect((yield* tokenize(validDelegateRequest())).status).toBe(201)
+      }),
+      { config: keys }
+    ))
 })
 
 describe("POST /agentic_commerce/delegate_payment: common rules and roles", () => {
@@ -337,20 +404,26 @@ describe("POST /agentic_commerce/delegate_payment: common rules and roles", () =
     })))
 
   it.effect("without the delegate role the route answers 404 not_found, before authentication", () =>
-    run(Effect.gen(function*() {
-      const response = yield* tokenize(validDelegateRequest())
-      expect(response.status).toBe(404)
-      expect(response.body).toMatchObject({ type: "invalid_request", code: "not_found" })
-      const anonymous = yield* post(DELEGATE_PATH, validDelegateRequest(), { auth: false })
-      expect(anonymous.status).toBe(404)
-      const discovery = yield* get("/.well-known/acp.json")
-      expect(discovery.body.roles).toEqual(["checkout"])
-    }), { config: { roles: new Set(["checkout"] as const) } }))
+    run(
+      Effect.gen(function*() {
+        const response = yield* tokenize(validDelegateRequest())
+        expect(response.status).toBe(404)
+        expect(response.body).toMatchObject({ type: "invalid_request", code: "not_found" })
+        const anonymous = yield* post(DELEGATE_PATH, validDelegateRequest(), { auth: false })
+        expect(anonymous.status).toBe(404)
+        const discovery = yield* get("/.well-known/acp.json")
+        expect(discovery.body.roles).toEqual(["checkout"])
+      }),
+      { config: { roles: new Set(["checkout"] as const) } }
+    ))
 
   it.effect("the checkout role off does not affect the delegate route", () =>
-    run(Effect.gen(function*() {
-      expect((yield* tokenize(validDelegateRequest())).status).toBe(201)
-    }), { config: { roles: new Set(["delegate"] as const) } }))
+    run(
+      Effect.gen(function*() {
+        expect((yield* tokenize(validDelegateRequest())).status).toBe(201)
+      }),
+      { config: { roles: new Set(["delegate"] as const) } }
+    ))
 
   it.effect("OpenAPI documents the route with its statuses", () =>
     run(Effect.gen(function*() {
@@ -374,20 +447,34 @@ describe("POST /agentic_commerce/delegate_payment: storage failures", () => {
     )
 
   it.effect("storage unavailable → 503 service_unavailable with Retry-After", () =>
-    run(Effect.gen(function*() {
-      const response = yield* tokenize(validDelegateRequest())
-      expect(response.status).toBe(503)
-      expect(response.body).toEqual({ type: "service_unavailable", code: "service_unavailable", message: expect.any(String) })
-      expect(response.headers.get("retry-after")).toBe("5")
-    }), { vaultStore: failingStore("unavailable") }))
+    run(
+      Effect.gen(function*() {
+        const response = yield* tokenize(validDelegateRequest())
+        expect(response.status).toBe(503)
+        expect(response.body).toEqual({
+          type: "service_unavailable",
+          code: "service_unavailable",
+          message: expect.any(String)
+        })
+        expect(response.headers.get("retry-after")).toBe("5")
+      }),
+      { vaultStore: failingStore("unavailable") }
+    ))
 
   it.effect("storage failure → 500 processing_error without details", () =>
-    run(Effect.gen(function*() {
-      const response = yield* tokenize(validDelegateRequest())
-      expect(response.status).toBe(500)
-      expect(response.body).toEqual({ type: "processing_error", code: "processing_error", message: expect.any(String) })
-      expect(response.text).not.toContain(CARD_NUMBER)
-    }), { vaultStore: failingStore("failure") }))
+    run(
+      Effect.gen(function*() {
+        const response = yield* tokenize(validDelegateRequest())
+        expect(response.status).toBe(500)
+        expect(response.body).toEqual({
+          type: "processing_error",
+          code: "processing_error",
+          message: expect.any(String)
+        })
+        expect(response.text).not.toContain(CARD_NUMBER)
+      }),
+      { vaultStore: failingStore("failure") }
+    ))
 })
 
 /** The memory store's service, to wrap in failing variants. */

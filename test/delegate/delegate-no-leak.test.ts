@@ -7,12 +7,19 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, HashMap, Layer, List, Logger, LogLevel, Option } from "effect"
 import { inspect } from "node:util"
-import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
-import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { VaultStore } from "../../src/delegate/vault-store.ts"
-import { CARD_CVC, CARD_NUMBER, DELEGATE_PATH, delegateRequestWith, NoPayments, validDelegateRequest } from "../support/delegate.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
+import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
+import {
+  CARD_CVC,
+  CARD_NUMBER,
+  DELEGATE_PATH,
+  delegateRequestWith,
+  NoPayments,
+  validDelegateRequest
+} from "../support/delegate.ts"
 import { post, testApp } from "../support/http.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase, type TestDatabase } from "../support/test-database.ts"
 
@@ -23,7 +30,8 @@ const maskTimestamps = (text: string) =>
   text.replace(/\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}(:?\d{2})?)?/g, "<timestamp>")
 
 /** The cvc as a value of its own (not inside a longer run of digits or hex). */
-const containsCvc = (text: string) => new RegExp(`(^|[^0-9A-Za-z])${CARD_CVC}([^0-9A-Za-z]|$)`).test(maskTimestamps(text))
+const containsCvc = (text: string) =>
+  new RegExp(`(^|[^0-9A-Za-z])${CARD_CVC}([^0-9A-Za-z]|$)`).test(maskTimestamps(text))
 
 const expectNoCardData = (what: string, text: string) => {
   expect(text.includes(CARD_NUMBER), `${what} contains the card number`).toBe(false)
@@ -56,7 +64,9 @@ const dumpAllTables = Effect.gen(function*() {
     WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`
   const parts: Array<string> = []
   for (const { table_name } of tables) {
-    const rows = yield* sql.unsafe<{ row: string }>(`SELECT t::text AS row FROM "${table_name.replaceAll("\"", "\"\"")}" t`)
+    const rows = yield* sql.unsafe<{ row: string }>(
+      `SELECT t::text AS row FROM "${table_name.replaceAll("\"", "\"\"")}" t`
+    )
     parts.push(`${table_name}: ${rows.map((r) => r.row).join("\n")}`)
   }
   return { tables: tables.map((t) => t.table_name), text: parts.join("\n") }

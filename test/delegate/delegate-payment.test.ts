@@ -115,18 +115,43 @@ describe("delegate payment request schema", () => {
     ["metadata missing", (r) => delete r.metadata, "$.metadata", "metadata is required"],
     ["metadata not an object", (r) => (r.metadata = "x"), "$.metadata", "metadata must be an object"],
     ["metadata value not a string", (r) => (r.metadata = { a: 1 }), "$.metadata.a", "metadata.a must be a string"],
-    ["type not card", (r) => (r.payment_method.type = "bank"), "$.payment_method.type", 'must be "card"'],
+    ["type not card", (r) => (r.payment_method.type = "bank"), "$.payment_method.type", "must be \"card\""],
     [
       "card_number_type unknown",
       (r) => (r.payment_method.card_number_type = "dpan"),
       "$.payment_method.card_number_type",
-      'must be one of "fpan", "network_token"'
+      "must be one of \"fpan\", \"network_token\""
     ],
-    ["number missing", (r) => delete r.payment_method.number, "$.payment_method.number", "payment_method.number is required"],
-    ["number with spaces", (r) => (r.payment_method.number = "4242 4242 4242 4242"), "$.payment_method.number", "12 to 19 digits"],
-    ["number too short", (r) => (r.payment_method.number = "42424242424"), "$.payment_method.number", "12 to 19 digits"],
-    ["number too long", (r) => (r.payment_method.number = "42424242424242424242"), "$.payment_method.number", "12 to 19 digits"],
-    ["number not a string", (r) => (r.payment_method.number = 4242424242424242), "$.payment_method.number", "must be a string"],
+    [
+      "number missing",
+      (r) => delete r.payment_method.number,
+      "$.payment_method.number",
+      "payment_method.number is required"
+    ],
+    [
+      "number with spaces",
+      (r) => (r.payment_method.number = "4242 4242 4242 4242"),
+      "$.payment_method.number",
+      "12 to 19 digits"
+    ],
+    [
+      "number too short",
+      (r) => (r.payment_method.number = "42424242424"),
+      "$.payment_method.number",
+      "12 to 19 digits"
+    ],
+    [
+      "number too long",
+      (r) => (r.payment_method.number = "42424242424242424242"),
+      "$.payment_method.number",
+      "12 to 19 digits"
+    ],
+    [
+      "number not a string",
+      (r) => (r.payment_method.number = 4242424242424242),
+      "$.payment_method.number",
+      "must be a string"
+    ],
     ["exp_month 13", (r) => (r.payment_method.exp_month = "13"), "$.payment_method.exp_month", "01 to 12"],
     ["exp_month one digit", (r) => (r.payment_method.exp_month = "1"), "$.payment_method.exp_month", "01 to 12"],
     ["exp_month 00", (r) => (r.payment_method.exp_month = "00"), "$.payment_method.exp_month", "01 to 12"],
@@ -140,7 +165,7 @@ describe("delegate payment request schema", () => {
       "funding type unknown",
       (r) => (r.payment_method.display_card_funding_type = "charge"),
       "$.payment_method.display_card_funding_type",
-      'must be one of "credit", "debit", "prepaid"'
+      "must be one of \"credit\", \"debit\", \"prepaid\""
     ],
     [
       "funding type missing",
@@ -148,40 +173,85 @@ describe("delegate payment request schema", () => {
       "$.payment_method.display_card_funding_type",
       "is required"
     ],
-    ["display_last4 3 digits", (r) => (r.payment_method.display_last4 = "424"), "$.payment_method.display_last4", "4 digits"],
+    [
+      "display_last4 3 digits",
+      (r) => (r.payment_method.display_last4 = "424"),
+      "$.payment_method.display_last4",
+      "4 digits"
+    ],
     ["card metadata missing", (r) => delete r.payment_method.metadata, "$.payment_method.metadata", "is required"],
-    ["card metadata not an object", (r) => (r.payment_method.metadata = ["bank"]), "$.payment_method.metadata", "must be an object"],
-    ["virtual not a boolean", (r) => (r.payment_method.virtual = "no"), "$.payment_method.virtual", "must be a boolean"],
+    [
+      "card metadata not an object",
+      (r) => (r.payment_method.metadata = ["bank"]),
+      "$.payment_method.metadata",
+      "must be an object"
+    ],
+    [
+      "virtual not a boolean",
+      (r) => (r.payment_method.virtual = "no"),
+      "$.payment_method.virtual",
+      "must be a boolean"
+    ],
     [
       "checks_performed not strings",
       (r) => (r.payment_method.checks_performed = ["avs", 1]),
       "$.payment_method.checks_performed[1]",
       "must be a string"
     ],
-    ["allowance reason", (r) => (r.allowance.reason = "recurring"), "$.allowance.reason", 'must be "one_time"'],
+    ["allowance reason", (r) => (r.allowance.reason = "recurring"), "$.allowance.reason", "must be \"one_time\""],
     ["max_amount zero", (r) => (r.allowance.max_amount = 0), "$.allowance.max_amount", "positive integer"],
     ["max_amount negative", (r) => (r.allowance.max_amount = -5), "$.allowance.max_amount", "positive integer"],
     ["max_amount fractional", (r) => (r.allowance.max_amount = 10.5), "$.allowance.max_amount", "positive integer"],
     ["max_amount a string", (r) => (r.allowance.max_amount = "100"), "$.allowance.max_amount", "must be a number"],
     ["currency uppercase", (r) => (r.allowance.currency = "USD"), "$.allowance.currency", "lowercase ISO 4217"],
-    ["checkout_session_id empty", (r) => (r.allowance.checkout_session_id = ""), "$.allowance.checkout_session_id", "must not be empty"],
+    [
+      "checkout_session_id empty",
+      (r) => (r.allowance.checkout_session_id = ""),
+      "$.allowance.checkout_session_id",
+      "must not be empty"
+    ],
     ["merchant_id missing", (r) => delete r.allowance.merchant_id, "$.allowance.merchant_id", "is required"],
     ["expires_at not a timestamp", (r) => (r.allowance.expires_at = "tomorrow"), "$.allowance.expires_at", "RFC 3339"],
-    ["expires_at without zone", (r) => (r.allowance.expires_at = "2026-02-01T00:00:00"), "$.allowance.expires_at", "RFC 3339"],
-    ["expires_at impossible date", (r) => (r.allowance.expires_at = "2026-02-30T00:00:00Z"), "$.allowance.expires_at", "RFC 3339"],
+    [
+      "expires_at without zone",
+      (r) => (r.allowance.expires_at = "2026-02-01T00:00:00"),
+      "$.allowance.expires_at",
+      "RFC 3339"
+    ],
+    [
+      "expires_at impossible date",
+      (r) => (r.allowance.expires_at = "2026-02-30T00:00:00Z"),
+      "$.allowance.expires_at",
+      "RFC 3339"
+    ],
     ["billing name missing", (r) => delete r.billing_address.name, "$.billing_address.name", "is required"],
-    ["billing line_one empty", (r) => (r.billing_address.line_one = ""), "$.billing_address.line_one", "must not be empty"],
+    [
+      "billing line_one empty",
+      (r) => (r.billing_address.line_one = ""),
+      "$.billing_address.line_one",
+      "must not be empty"
+    ],
     ["billing country 3 letters", (r) => (r.billing_address.country = "USA"), "$.billing_address.country", "alpha-2"],
-    ["billing postal_code missing", (r) => delete r.billing_address.postal_code, "$.billing_address.postal_code", "is required"],
+    [
+      "billing postal_code missing",
+      (r) => delete r.billing_address.postal_code,
+      "$.billing_address.postal_code",
+      "is required"
+    ],
     ["risk_signals empty", (r) => (r.risk_signals = []), "$.risk_signals", "at least 1 risk signal"],
     ["risk_signals not an array", (r) => (r.risk_signals = {}), "$.risk_signals", "must be an array"],
-    ["risk signal type", (r) => (r.risk_signals[0].type = "fraud"), "$.risk_signals[0].type", 'must be "card_testing"'],
+    [
+      "risk signal type",
+      (r) => (r.risk_signals[0].type = "fraud"),
+      "$.risk_signals[0].type",
+      "must be \"card_testing\""
+    ],
     ["risk signal score", (r) => (r.risk_signals[0].score = 1.5), "$.risk_signals[0].score", "must be an integer"],
     [
       "risk signal action",
       (r) => r.risk_signals.push({ type: "card_testing", score: 1, action: "deny" }),
       "$.risk_signals[1].action",
-      'must be one of "blocked", "manual_review", "authorized"'
+      "must be one of \"blocked\", \"manual_review\", \"authorized\""
     ]
   ]
 
@@ -227,11 +297,16 @@ describe("delegate payment request schema", () => {
   })
 
   it("describes the response and error shapes", () => {
-    expect(Schema.is(DelegatePaymentResponse)({ id: "vt_1", created: "2026-01-30T12:00:00.000Z", metadata: { a: "b" } })).toBe(
+    expect(
+      Schema.is(DelegatePaymentResponse)({ id: "vt_1", created: "2026-01-30T12:00:00.000Z", metadata: { a: "b" } })
+    ).toBe(
       true
     )
-    expect(Schema.is(DelegateError)({ type: "rate_limit_exceeded", code: "too_many_requests", message: "slow down" })).toBe(true)
-    expect(Schema.is(DelegateError)({ type: "invalid_request", code: "idempotency_in_flight", message: "m" })).toBe(true)
+    expect(Schema.is(DelegateError)({ type: "rate_limit_exceeded", code: "too_many_requests", message: "slow down" }))
+      .toBe(true)
+    expect(Schema.is(DelegateError)({ type: "invalid_request", code: "idempotency_in_flight", message: "m" })).toBe(
+      true
+    )
     expect(Schema.is(DelegateError)({ type: "invalid_request", code: "unknown", message: "m" })).toBe(false)
   })
 })
@@ -262,7 +337,15 @@ describe("delegate payment semantic validation", () => {
   })
 
   it("supports the documented test cards", () => {
-    for (const number of ["4242424242424242", "4000000000000002", "4000000000009995", "5555555555554444", "378282246310005"]) {
+    for (
+      const number of [
+        "4242424242424242",
+        "4000000000000002",
+        "4000000000009995",
+        "5555555555554444",
+        "378282246310005"
+      ]
+    ) {
       const input = with_((r) => {
         r.payment_method.number = number
         delete r.payment_method.iin
@@ -333,7 +416,9 @@ describe("delegate payment semantic validation", () => {
 
     it("a card expiring this month is valid through its last second", () => {
       expect(Either.isRight(parseDelegatePayment(card("12", "2026"), Date.parse("2026-12-31T23:59:59Z")))).toBe(true)
-      expect(Either.isRight(parseDelegatePayment(card("12", "2026"), Date.parse("2026-12-31T23:59:59.999Z")))).toBe(true)
+      expect(Either.isRight(parseDelegatePayment(card("12", "2026"), Date.parse("2026-12-31T23:59:59.999Z")))).toBe(
+        true
+      )
     })
 
     it("is expired from the first instant of the next month (year rolls over → exp_year)", () => {
@@ -400,7 +485,16 @@ describe("delegate payment semantic validation", () => {
     expect(parseTimestamp("2026-01-30t12:00:00.123456789z")).toBe(NOW + 123)
     expect(parseTimestamp("2026-01-30T14:00:00+02:00")).toBe(NOW)
     expect(parseTimestamp("2024-02-29T00:00:00Z")).toBe(Date.parse("2024-02-29T00:00:00Z"))
-    for (const bad of ["2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-30T24:00:00Z", "2026-01-30", "2026-01-30T12:00Z", "x"]) {
+    for (
+      const bad of [
+        "2025-02-29T00:00:00Z",
+        "2026-13-01T00:00:00Z",
+        "2026-01-30T24:00:00Z",
+        "2026-01-30",
+        "2026-01-30T12:00Z",
+        "x"
+      ]
+    ) {
       expect(parseTimestamp(bad)).toBeUndefined()
     }
   })

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { createHash, randomBytes } from "node:crypto"
 import { Either } from "effect"
+import { createHash, randomBytes } from "node:crypto"
 import {
   cardFingerprint,
   decryptCard,
   deriveVaultKeys,
-  type EncryptedEnvelope,
   encryptCard,
+  type EncryptedEnvelope,
   generateVaultKey
 } from "../../src/delegate/vault-crypto.ts"
 
@@ -64,16 +64,18 @@ describe("deriveVaultKeys", () => {
   })
 
   it("rejects keys that are not exactly 32 bytes of base64", () => {
-    for (const bad of [
-      "",
-      Buffer.alloc(16).toString("base64"),
-      Buffer.alloc(31).toString("base64"),
-      Buffer.alloc(33).toString("base64"),
-      Buffer.alloc(64).toString("base64"),
-      "not base64 at all!!",
-      "a".repeat(32), // 32 characters, but that is 24 bytes
-      VAULT_KEY.slice(0, -2) + "*="
-    ]) {
+    for (
+      const bad of [
+        "",
+        Buffer.alloc(16).toString("base64"),
+        Buffer.alloc(31).toString("base64"),
+        Buffer.alloc(33).toString("base64"),
+        Buffer.alloc(64).toString("base64"),
+        "not base64 at all!!",
+        "a".repeat(32), // 32 characters, but that is 24 bytes
+        VAULT_KEY.slice(0, -2) + "*="
+      ]
+    ) {
       const result = deriveVaultKeys(bad)
       expect(Either.isLeft(result)).toBe(true)
       if (Either.isLeft(result)) expect(result.left._tag).toBe("VaultKeyError")

@@ -6,10 +6,10 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either, Exit, Fiber, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { Ids } from "../../src/platform/ids.ts"
-import { CardUnreadable, makeVault, Vault } from "../../src/delegate/vault.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { VaultStore, type VaultTokenRecord } from "../../src/delegate/vault-store.ts"
+import { CardUnreadable, makeVault, Vault } from "../../src/delegate/vault.ts"
+import { Ids } from "../../src/platform/ids.ts"
 import { CARD_CVC, CARD_NUMBER, validated } from "../support/delegate.ts"
 
 const uid = (prefix: string) => `${prefix}${randomUUID().replaceAll("-", "")}`
@@ -68,8 +68,10 @@ export const vaultStoreContract = <R>(
   storeLayer: Layer.Layer<VaultStore | R, unknown>,
   options: VaultStoreContractOptions<R>
 ) => {
-  const vaultOf = (vaultKey: Redacted.Redacted<string>, retiredVaultKeys: ReadonlyArray<Redacted.Redacted<string>> = []) =>
-    Layer.effect(Vault, makeVault({ vaultKey, retiredVaultKeys })).pipe(Layer.provide(Ids.Live))
+  const vaultOf = (
+    vaultKey: Redacted.Redacted<string>,
+    retiredVaultKeys: ReadonlyArray<Redacted.Redacted<string>> = []
+  ) => Layer.effect(Vault, makeVault({ vaultKey, retiredVaultKeys })).pipe(Layer.provide(Ids.Live))
   const all = vaultOf(VAULT_KEY).pipe(Layer.provideMerge(storeLayer))
 
   layer(all, { timeout: options.timeout ?? 60_000, excludeTestServices: true })(name, (it) => {
@@ -77,7 +79,11 @@ export const vaultStoreContract = <R>(
       Effect.gen(function*() {
         const store = yield* VaultStore
         const active = makeRecord(uid("vt_"))
-        const used = makeRecord(uid("vt_"), { state: "used", usedAt: Date.parse("2026-02-01T00:00:00.001Z"), usedBySession: "cs_x" })
+        const used = makeRecord(uid("vt_"), {
+          state: "used",
+          usedAt: Date.parse("2026-02-01T00:00:00.001Z"),
+          usedBySession: "cs_x"
+        })
         yield* store.insertToken(active)
         yield* store.insertToken(used)
         expect(yield* store.getToken(active.id)).toEqual(Option.some(active))
@@ -193,7 +199,9 @@ export const vaultStoreContract = <R>(
           store.transaction(Effect.gen(function*() {
             const locked = yield* store.lockToken(record.id)
             if (Option.isNone(locked) || locked.value.state !== "active") return "seen_used" as const
-            return Option.isSome(yield* store.markTokenUsed(record.id, `cs_${i}`, 2_000)) ? "consumed" as const : "lost" as const
+            return Option.isSome(yield* store.markTokenUsed(record.id, `cs_${i}`, 2_000))
+              ? "consumed" as const
+              : "lost" as const
           }))
         const results = yield* Effect.forEach([0, 1, 2, 3, 4, 5, 6, 7], attempt, { concurrency: "unbounded" })
         expect(results.filter((r) => r === "consumed")).toHaveLength(1)
@@ -281,8 +289,12 @@ export const vaultStoreContract = <R>(
           })
         expect(yield* reasonOf({ ...record, card: { ...record.card, ciphertext: flip(record.card.ciphertext, 3) } }))
           .toBe("authentication_failed")
-        expect(yield* reasonOf({ ...record, card: { ...record.card, tag: flip(record.card.tag) } })).toBe("authentication_failed")
-        expect(yield* reasonOf({ ...record, card: { ...record.card, iv: flip(record.card.iv) } })).toBe("authentication_failed")
+        expect(yield* reasonOf({ ...record, card: { ...record.card, tag: flip(record.card.tag) } })).toBe(
+          "authentication_failed"
+        )
+        expect(yield* reasonOf({ ...record, card: { ...record.card, iv: flip(record.card.iv) } })).toBe(
+          "authentication_failed"
+        )
         // The envelope is bound to its token id.
         expect(yield* reasonOf({ ...record, id: uid("vt_") })).toBe("authentication_failed")
         expect(yield* reasonOf({ ...record, card: { ...record.card, key_id: "00000000" } })).toBe("unknown_key")

@@ -5,17 +5,20 @@
 import { SqlClient } from "@effect/sql"
 import { describe } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
-import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 import { vaultStoreContract } from "./vault-store.contract.ts"
 
 /** XORs the first ciphertext byte of a token in place (an attacker or a disk error). */
 const flipStoredCiphertextByte = (id: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE vault_tokens SET card_ciphertext = set_byte(card_ciphertext, 0, get_byte(card_ciphertext, 0) # 1)
-        WHERE id = ${id}`)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`UPDATE vault_tokens SET card_ciphertext = set_byte(card_ciphertext, 0, get_byte(card_ciphertext, 0) # 1)
+        WHERE id = ${id}`
+  )
 
 vaultStoreContract("VaultStore: memory", MemoryVaultStore.pipe(Layer.provide(freshMemoryDatabase)), {
   multiConnection: false

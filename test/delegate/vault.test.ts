@@ -1,12 +1,12 @@
 /** The vault as the server builds it from the environment: `VAULT_KEY` and `VAULT_RETIRED_KEYS`. */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
+import { VaultStore, type VaultStoreService } from "../../src/delegate/vault-store.ts"
+import { Vault, VaultLive } from "../../src/delegate/vault.ts"
 import { AppConfig, describeConfigError, loadConfig } from "../../src/platform/config.ts"
 import { Ids } from "../../src/platform/ids.ts"
-import { Vault, VaultLive } from "../../src/delegate/vault.ts"
-import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
-import { VaultStore, type VaultStoreService } from "../../src/delegate/vault-store.ts"
+import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { CARD_NUMBER, validated } from "../support/delegate.ts"
 
 const KEY_A = Buffer.alloc(32, 1).toString("base64")

@@ -7,9 +7,6 @@
  * completion.
  */
 import { Effect, Layer, Option } from "effect"
-import type { Session } from "../../src/checkout/session-model.ts"
-import { toCheckoutSession } from "../../src/checkout/session-model.ts"
-import { holdsUntil } from "../../src/checkout/session-view.ts"
 import {
   CheckoutStore,
   type CheckoutStoreService,
@@ -22,6 +19,9 @@ import {
   type VersionedSession
 } from "../../src/checkout/checkout-store.ts"
 import { availableTo, heldByOthers, type HeldUnits, reservationsFit } from "../../src/checkout/inventory.ts"
+import type { Session } from "../../src/checkout/session-model.ts"
+import { toCheckoutSession } from "../../src/checkout/session-model.ts"
+import { holdsUntil } from "../../src/checkout/session-view.ts"
 import { MemoryDatabase, type MemoryTable, storageFailure } from "./memory-database.ts"
 import { saveOrderWithEvent } from "./memory-order-store.ts"
 
@@ -61,7 +61,10 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
   /** Session id → coupon id → hold expiry (epoch ms). */
   const couponHolds = db.table<string, ReadonlyMap<string, number>>("coupon_holds")
 
-  const copyOf = (row: VersionedSession): VersionedSession => ({ session: structuredClone(row.session), version: row.version })
+  const copyOf = (row: VersionedSession): VersionedSession => ({
+    session: structuredClone(row.session),
+    version: row.version
+  })
   const versioned = (id: string) => Option.map(Option.fromNullable(sessionRows.get(id)), copyOf)
 
   /** Stores a copy of `session`, its version moved on; answers the version. */
@@ -158,7 +161,9 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
 
   const coupons: CouponStore = {
     seed: (rows) =>
-      db.atomic(() => seedRows(couponCounts, rows.map((coupon) => [coupon.id, coupon.timesRedeemed] as const), isCount)),
+      db.atomic(() =>
+        seedRows(couponCounts, rows.map((coupon) => [coupon.id, coupon.timesRedeemed] as const), isCount)
+      ),
     usage: (couponIds, now, forSession) =>
       db.sync(() => {
         const usage = new Map<string, number>()
@@ -186,7 +191,9 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
       const existing = attempts.get(attempt.sessionId) ?? []
       const found = existing.some((a) => a.sequence === attempt.sequence)
       if (write === "insert" && found) return Effect.fail(storageFailure(`duplicate attempt ${attempt.idempotencyKey}`))
-      if (write === "update" && !found) return Effect.fail(storageFailure(`no payment attempt ${attempt.idempotencyKey}`))
+      if (write === "update" && !found) {
+        return Effect.fail(storageFailure(`no payment attempt ${attempt.idempotencyKey}`))
+      }
       attempts.set(
         attempt.sessionId,
         write === "insert"
@@ -216,11 +223,16 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
         if (sessionRows.get(session.id)?.version !== version) return false
         putSession(session)
         const rows = reservations.get(session.id)
-        if (rows !== undefined) setReservations(session.id, new Map([...rows].map(([id, row]) => [id, row.quantity])), holdsUntil(session))
+        if (rows !== undefined) {
+          setReservations(session.id, new Map([...rows].map(([id, row]) => [id, row.quantity])), holdsUntil(session))
+        }
         return true
       }),
     updateSessionAndReservations: ({ reservations: wanted, session }) =>
-      Effect.zipRight(sessions.update(session), Effect.sync(() => setReservations(session.id, wanted, holdsUntil(session)))),
+      Effect.zipRight(
+        sessions.update(session),
+        Effect.sync(() => setReservations(session.id, wanted, holdsUntil(session)))
+      ),
     lockExpiredSessions: (statuses, now, limit) =>
       db.sync(() =>
         [...sessionRows.values()]
@@ -251,12 +263,19 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
         if (sessionRows.get(session.id)?.version !== completion.version || attempt?.state !== "pending") {
           return Effect.succeed(false)
         }
-        const succeeded = { ...attempt, state: "succeeded" as const, chargeId: completion.chargeId, updatedAt: completion.now }
+        const succeeded = {
+          ...attempt,
+          state: "succeeded" as const,
+          chargeId: completion.chargeId,
+          updatedAt: completion.now
+        }
         return writeAttempt(succeeded, "update").pipe(
           Effect.zipRight(sessions.update(session)),
           Effect.zipRight(saveOrderWithEvent(db, completion.order.stored, completion.order.event)),
           Effect.zipRight(Effect.sync(() => {
-            for (const id of couponHolds.get(session.id)?.keys() ?? []) couponCounts.set(id, (couponCounts.get(id) ?? 0) + 1)
+            for (const id of couponHolds.get(session.id)?.keys() ?? []) {
+              couponCounts.set(id, (couponCounts.get(id) ?? 0) + 1)
+            }
             couponHolds.delete(session.id)
           })),
           Effect.zipRight(inventory.consumeReservations(session.id)),

@@ -87,8 +87,11 @@ export const makeMemoryDatabase = (): MemoryDatabaseService => {
     )
 
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
-    Effect.flatMap(FiberRef.get(inTransaction), (inside) =>
-      inside ? savepoint(effect) : semaphore.withPermits(1)(Effect.locally(savepoint(effect), inTransaction, true)))
+    Effect.flatMap(
+      FiberRef.get(inTransaction),
+      (inside) =>
+        inside ? savepoint(effect) : semaphore.withPermits(1)(Effect.locally(savepoint(effect), inTransaction, true))
+    )
 
   const atomic = <A, E>(f: () => Effect.Effect<A, E>): Effect.Effect<A, E> =>
     transaction(Effect.suspend(f)) as Effect.Effect<A, E>

@@ -3,7 +3,6 @@
  * operation one atomic call. Same semantics as the SQL store.
  */
 import { Effect, Layer, Option } from "effect"
-import { MemoryDatabase } from "./memory-database.ts"
 import {
   type IdempotencyRecord,
   type IdempotencyScope,
@@ -11,6 +10,7 @@ import {
   type IdempotencyStoreService,
   type StoredResponse
 } from "../../src/idempotency/idempotency-store.ts"
+import { MemoryDatabase } from "./memory-database.ts"
 
 type Entry = IdempotencyRecord & { readonly claimId: string }
 

@@ -5,16 +5,16 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { StorageError } from "../../src/db/storage-error.ts"
-import { MemoryDatabase, type MemoryDatabaseService, storageFailure } from "./memory-database.ts"
 import {
   type DeliveryCounts,
   type NewOrderEvent,
-  type OutboxEvent,
   OrderStore,
-  pendingEvent,
   type OrderStoreService,
+  type OutboxEvent,
+  pendingEvent,
   type StoredFullOrder
 } from "../../src/orders/order-store.ts"
+import { MemoryDatabase, type MemoryDatabaseService, storageFailure } from "./memory-database.ts"
 
 interface OutboxRow {
   readonly event: OutboxEvent
@@ -71,7 +71,6 @@ export const make: Effect.Effect<OrderStoreService, never, MemoryDatabase> = Eff
 
   const getOrder = (id: string) => db.sync(() => Option.map(Option.fromNullable(orders.get(id)), clone))
 
-
   const claimDue: OrderStoreService["claimDue"] = (now, limit, leaseMs) =>
     db.sync(() => {
       const lowestPending = new Map<string, number>()
@@ -116,7 +115,8 @@ export const make: Effect.Effect<OrderStoreService, never, MemoryDatabase> = Eff
       })
     )
 
-  const getEvent = (id: string) => db.sync(() => Option.map(Option.fromNullable(outbox.get(id)), (row) => clone(row.event)))
+  const getEvent = (id: string) =>
+    db.sync(() => Option.map(Option.fromNullable(outbox.get(id)), (row) => clone(row.event)))
 
   const listEvents: OrderStoreService["listEvents"] = (filter) =>
     db.sync(() =>
@@ -134,7 +134,13 @@ export const make: Effect.Effect<OrderStoreService, never, MemoryDatabase> = Eff
     db.sync(() => {
       const row = outbox.get(id)
       if (row === undefined || row.event.state !== "dead") return Option.none<OutboxEvent>()
-      const event: OutboxEvent = { ...row.event, state: "pending", attempts: 0, firstAttemptAt: null, nextAttemptAt: now }
+      const event: OutboxEvent = {
+        ...row.event,
+        state: "pending",
+        attempts: 0,
+        firstAttemptAt: null,
+        nextAttemptAt: now
+      }
       outbox.set(id, { ...row, event, lockedUntil: null })
       return Option.some(clone(event))
     })

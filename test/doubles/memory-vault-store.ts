@@ -6,8 +6,8 @@
  * the lock). Records are deep-copied on the way in and out.
  */
 import { Effect, Layer, Option } from "effect"
-import { MemoryDatabase, storageFailure } from "./memory-database.ts"
 import { VaultStore, type VaultStoreService, type VaultTokenRecord } from "../../src/delegate/vault-store.ts"
+import { MemoryDatabase, storageFailure } from "./memory-database.ts"
 
 export const make: Effect.Effect<VaultStoreService, never, MemoryDatabase> = Effect.map(MemoryDatabase, (db) => {
   const tokens = db.table<string, VaultTokenRecord>("vault_tokens")

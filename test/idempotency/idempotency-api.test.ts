@@ -6,27 +6,34 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Effect, Either, Layer, Redacted, TestClock } from "effect"
+import { createHash } from "node:crypto"
 import { Api } from "../../src/app/api.ts"
+import { CheckoutStore, type CheckoutStoreService } from "../../src/checkout/checkout-store.ts"
+import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { StorageError } from "../../src/db/storage-error.ts"
+import { deriveVaultKeys } from "../../src/delegate/vault-crypto.ts"
 import { checkoutIdempotencyErrors, delegateIdempotencyErrors } from "../../src/idempotency/idempotency-errors.ts"
 import {
   IDEMPOTENCY_LEASE_MILLIS,
   IdempotencySweeper,
   idempotentRoutes
 } from "../../src/idempotency/idempotency-middleware.ts"
-import { apiKeyId } from "../../src/platform/http/security.ts"
-import { canonicalJson, requestFingerprint } from "../../src/idempotency/idempotency.ts"
-import { createHash } from "node:crypto"
-import { testConfig } from "../../src/platform/config.ts"
-import { deriveVaultKeys } from "../../src/delegate/vault-crypto.ts"
-import { type Charge, type ChargeRequest, PaymentProvider } from "../../src/payments/payment-provider.ts"
-import { CheckoutStore, type CheckoutStoreService } from "../../src/checkout/checkout-store.ts"
-import { StorageError } from "../../src/db/storage-error.ts"
 import { IdempotencyStore, type IdempotencyStoreService } from "../../src/idempotency/idempotency-store.ts"
-import { make as makeMemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
-import { make as makeMemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
-import { freshMemoryDatabase } from "../doubles/memory-database.ts"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { canonicalJson, requestFingerprint } from "../../src/idempotency/idempotency.ts"
 import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
+import { type Charge, type ChargeRequest, PaymentProvider } from "../../src/payments/payment-provider.ts"
+import { testConfig } from "../../src/platform/config.ts"
+import { apiKeyId } from "../../src/platform/http/security.ts"
+import { make as makeMemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
+import { make as makeMemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
+import {
+  CARD_NUMBER,
+  DELEGATE_PATH,
+  delegateRequestWith,
+  NOW as DELEGATE_NOW,
+  validDelegateRequest
+} from "../support/delegate.ts"
 import {
   address,
   API_KEY,
@@ -35,21 +42,15 @@ import {
   paymentData,
   post,
   type RequestOptions,
-  type TestAppOptions,
   testApp,
+  type TestAppOptions,
   type TestResponse
 } from "../support/http.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase, type TestDatabase } from "../support/test-database.ts"
-import {
-  CARD_NUMBER,
-  DELEGATE_PATH,
-  delegateRequestWith,
-  NOW as DELEGATE_NOW,
-  validDelegateRequest
-} from "../support/delegate.ts"
 
 /** The request fingerprint key of the test configuration's VAULT_KEY. */
-const testFingerprintKey = Either.getOrThrow(deriveVaultKeys(Redacted.value(testConfig().vaultKey))).requestFingerprintKey
+const testFingerprintKey =
+  Either.getOrThrow(deriveVaultKeys(Redacted.value(testConfig().vaultKey))).requestFingerprintKey
 
 /** A memory checkout store on a memory database of its own. */
 const memoryCheckoutStore = Effect.provide(makeMemoryCheckoutStore, freshMemoryDatabase)
@@ -236,10 +237,18 @@ describe("the delegate payment route", () => {
         withKey("tok-1")
       )
       expect(conflict.status).toBe(409)
-      expect(conflict.body).toEqual({ type: "invalid_request", code: "idempotency_conflict", message: expect.any(String) })
+      expect(conflict.body).toEqual({
+        type: "invalid_request",
+        code: "idempotency_conflict",
+        message: expect.any(String)
+      })
       const badKey = yield* post(DELEGATE_PATH, validDelegateRequest(), withKey("has space"))
       expect(badKey.status).toBe(400)
-      expect(badKey.body).toMatchObject({ type: "invalid_request", code: "invalid_card", param: "$.headers['Idempotency-Key']" })
+      expect(badKey.body).toMatchObject({
+        type: "invalid_request",
+        code: "invalid_card",
+        param: "$.headers['Idempotency-Key']"
+      })
     })))
 })
 
@@ -348,7 +357,11 @@ describe("one route, one scope", () => {
       expect(encoded.status).toBe(201)
       expect(isReplay(encoded)).toBe(true)
       expect(encoded.body.id).toBe(first.body.id)
-      const conflict = yield* post("/checkout%5fsessions", { items: [{ id: "mug-ceramic", quantity: 1 }] }, withKey("spell-1"))
+      const conflict = yield* post(
+        "/checkout%5fsessions",
+        { items: [{ id: "mug-ceramic", quantity: 1 }] },
+        withKey("spell-1")
+      )
       expectIdempotencyError(conflict, "idempotency_conflict")
     })))
 
@@ -487,7 +500,11 @@ describe("expiry", () => {
         expect(again.body.id).not.toBe(first.body.id)
         // An expired key is absent: even another body may use it now... after its own TTL.
         yield* TestClock.adjust("60 seconds")
-        const otherBody = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }] }, withKey("ttl-1"))
+        const otherBody = yield* post(
+          "/checkout_sessions",
+          { items: [{ id: "mug-ceramic", quantity: 1 }] },
+          withKey("ttl-1")
+        )
         expect(otherBody.status).toBe(201)
         expect(isReplay(otherBody)).toBe(false)
       }),
@@ -642,8 +659,14 @@ describe("the Idempotency-Key header", () => {
     const routeOf = idempotentRoutes(Api)
     expect(routeOf("/agentic_commerce/delegate_payment")?.errors).toBe(delegateIdempotencyErrors)
     expect(routeOf("/checkout_sessions")?.errors).toBe(checkoutIdempotencyErrors)
-    expect(delegateIdempotencyErrors("conflict")).toMatchObject({ type: "invalid_request", code: "idempotency_conflict" })
-    expect(delegateIdempotencyErrors("in_flight")).toMatchObject({ type: "invalid_request", code: "idempotency_in_flight" })
+    expect(delegateIdempotencyErrors("conflict")).toMatchObject({
+      type: "invalid_request",
+      code: "idempotency_conflict"
+    })
+    expect(delegateIdempotencyErrors("in_flight")).toMatchObject({
+      type: "invalid_request",
+      code: "idempotency_in_flight"
+    })
     expect(delegateIdempotencyErrors("invalid_key")).toMatchObject({
       type: "invalid_request",
       code: "invalid_card",
@@ -669,7 +692,8 @@ const sharedDatabaseSuite = (name: string, database: () => TestDatabase) =>
           }))
         const a = yield* instance()
         const b = yield* instance()
-        const on = (ctx: Context.Context<any>) => <A, E>(effect: Effect.Effect<A, E, any>) =>
+        const on = (ctx: Context.Context<any>) =>
+        <A, E>(effect: Effect.Effect<A, E, any>) =>
           Effect.provide(effect, ctx) as Effect.Effect<A, E, never>
 
         const responses = yield* Effect.forEach(

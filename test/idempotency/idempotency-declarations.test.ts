@@ -3,14 +3,7 @@
  * gets it wherever its routes live, one without does not, `ErrorFamily` picks the error object,
  * and the header checks are the middlewares the group declares.
  */
-import {
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiEndpoint,
-  HttpApiGroup,
-  HttpApp,
-  HttpServer
-} from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApp, HttpServer } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { idempotentRoutes, makeIdempotencyMiddleware } from "../../src/idempotency/idempotency-middleware.ts"
@@ -67,7 +60,11 @@ const serve = Effect.gen(function*() {
     Layer.provide([
       HttpApiBuilder.group(TestApi, "declared", (handlers) => handlers.handle("bump", () => count("declared"))),
       HttpApiBuilder.group(TestApi, "undeclared", (handlers) => handlers.handle("bump", () => count("undeclared"))),
-      HttpApiBuilder.group(TestApi, "delegateFamily", (handlers) => handlers.handle("bump", () => count("delegateFamily"))),
+      HttpApiBuilder.group(
+        TestApi,
+        "delegateFamily",
+        (handlers) => handlers.handle("bump", () => count("delegateFamily"))
+      ),
       HttpApiBuilder.group(TestApi, "signed", (handlers) => handlers.handle("bump", () => count("signed")))
     ]),
     Layer.provide([AuthorizationLive, ApiVersionLive, RequestSignatureLive])
@@ -76,7 +73,9 @@ const serve = Effect.gen(function*() {
     ApiLive.pipe(
       Layer.provideMerge(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)),
       Layer.provideMerge(MemoryIdempotencyStore.pipe(Layer.provide(freshMemoryDatabase))),
-      Layer.provideMerge(Layer.succeed(AppConfig, testConfig({ requestSigningSecrets: [Redacted.make(SIGNING_SECRET)] }))),
+      Layer.provideMerge(
+        Layer.succeed(AppConfig, testConfig({ requestSigningSecrets: [Redacted.make(SIGNING_SECRET)] }))
+      ),
       Layer.provideMerge(HttpServer.layerContext)
     )
   )
@@ -103,7 +102,11 @@ const serve = Effect.gen(function*() {
         })
       )
       const text = await response.text()
-      return { status: response.status, replayed: response.headers.get("idempotent-replayed") === "true", body: JSON.parse(text) }
+      return {
+        status: response.status,
+        replayed: response.headers.get("idempotent-replayed") === "true",
+        body: JSON.parse(text)
+      }
     })
   return { post, runs }
 })

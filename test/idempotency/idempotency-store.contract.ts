@@ -56,7 +56,13 @@ export const idempotencyStoreContract = (
         const second = yield* claimAt(scope, T0 + 1)
         expect(second.outcome).toMatchObject({
           _tag: "Existing",
-          record: { state: "in_flight", fingerprint: "fp_a", leaseUntil: T0 + LEASE, createdAt: T0, expiresAt: T0 + TTL }
+          record: {
+            state: "in_flight",
+            fingerprint: "fp_a",
+            leaseUntil: T0 + LEASE,
+            createdAt: T0,
+            expiresAt: T0 + TTL
+          }
         })
         const found = yield* store.find(scope, T0 + 2)
         expect(Option.getOrThrow(found).state).toBe("in_flight")

@@ -24,10 +24,12 @@ describe("canonicalJson", () => {
   it("is the same for any key order of the same value (property)", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        const shuffled = JSON.parse(JSON.stringify(value, (_key, v) =>
-          v !== null && typeof v === "object" && !Array.isArray(v)
-            ? Object.fromEntries(Object.entries(v).reverse())
-            : v))
+        const shuffled = JSON.parse(
+          JSON.stringify(value, (_key, v) =>
+            v !== null && typeof v === "object" && !Array.isArray(v)
+              ? Object.fromEntries(Object.entries(v).reverse())
+              : v)
+        )
         expect(canonicalJson(shuffled)).toBe(canonicalJson(value))
         expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)))
       })
@@ -77,7 +79,9 @@ describe("fingerprintMatches", () => {
   })
 
   it("refuses another body, and a key that is no longer configured", () => {
-    expect(fingerprintMatches(requestFingerprint("{\"a\":2}", current), body, { current, retired: [retired] })).toBe(false)
+    expect(fingerprintMatches(requestFingerprint("{\"a\":2}", current), body, { current, retired: [retired] })).toBe(
+      false
+    )
     expect(fingerprintMatches(requestFingerprint(body, retired), body, { current, retired: [] })).toBe(false)
     expect(fingerprintMatches("0".repeat(64), body, { current, retired: [] })).toBe(false)
   })

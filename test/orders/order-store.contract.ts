@@ -6,9 +6,9 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import type { Order } from "../../src/orders/order-schemas.ts"
-import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
+import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 let counter = 0
@@ -78,7 +78,11 @@ export const orderStoreContract = (
           const rolledBack = sampleOrder()
           const failed = yield* store.transaction(Effect.gen(function*() {
             yield* store.saveOrder({ order: rolledBack, sessionId: rolledBack.checkout_session_id, createdAt: T0 })
-            yield* store.enqueueEvent({ id: unique("evt_"), payload: makeOrderEvent("order_create", rolledBack), now: T0 })
+            yield* store.enqueueEvent({
+              id: unique("evt_"),
+              payload: makeOrderEvent("order_create", rolledBack),
+              now: T0
+            })
             return yield* Effect.fail("boom" as const)
           })).pipe(Effect.flip)
           expect(failed).toBe("boom")
@@ -149,19 +153,38 @@ export const orderStoreContract = (
           expect(again.filter((e) => e.orderId === a.order.id || e.orderId === b.order.id)).toEqual([])
 
           // Stale claims cannot record a result; the current one can.
-          expect(yield* store.finishAttempts([
-            { id: a.ids[0]!, attempt: 7, result: { state: "delivered", nextAttemptAt: T0, lastStatus: 200, lastError: null, at: T0 } }
-          ])).toEqual([false])
-          expect(yield* store.finishAttempts([
-            { id: a.ids[0]!, attempt: 1, result: { state: "pending", nextAttemptAt: T0 + 5000, lastStatus: 500, lastError: "HTTP 500", at: T0 } }
-          ])).toEqual([true])
+          expect(
+            yield* store.finishAttempts([
+              {
+                id: a.ids[0]!,
+                attempt: 7,
+                result: { state: "delivered", nextAttemptAt: T0, lastStatus: 200, lastError: null, at: T0 }
+              }
+            ])
+          ).toEqual([false])
+          expect(
+            yield* store.finishAttempts([
+              {
+                id: a.ids[0]!,
+                attempt: 1,
+                result: { state: "pending", nextAttemptAt: T0 + 5000, lastStatus: 500, lastError: "HTTP 500", at: T0 }
+              }
+            ])
+          ).toEqual([true])
           expect((yield* store.claimDue(T0 + 4999, 100, 60_000)).filter((e) => e.orderId === a.order.id)).toEqual([])
           const retried = (yield* store.claimDue(T0 + 5000, 100, 60_000)).filter((e) => e.orderId === a.order.id)
           expect(retried).toMatchObject([{ id: a.ids[0], attempts: 2, firstAttemptAt: T0, lastStatus: 500 }])
           yield* store.finishAttempts([
-            { id: a.ids[0]!, attempt: 2, result: { state: "delivered", nextAttemptAt: T0 + 6000, lastStatus: 200, lastError: null, at: T0 + 6000 } }
+            {
+              id: a.ids[0]!,
+              attempt: 2,
+              result: { state: "delivered", nextAttemptAt: T0 + 6000, lastStatus: 200, lastError: null, at: T0 + 6000 }
+            }
           ])
-          expect(Option.getOrThrow(yield* store.getEvent(a.ids[0]!))).toMatchObject({ state: "delivered", deliveredAt: T0 + 6000 })
+          expect(Option.getOrThrow(yield* store.getEvent(a.ids[0]!))).toMatchObject({
+            state: "delivered",
+            deliveredAt: T0 + 6000
+          })
           const next = (yield* store.claimDue(T0 + 6000, 100, 60_000)).filter((e) => e.orderId === a.order.id)
           expect(next.map((e) => e.id)).toEqual([a.ids[1]])
         }))
@@ -170,22 +193,56 @@ export const orderStoreContract = (
         Effect.gen(function*() {
           const store = yield* OrderStore
           const when = T0 + 5 * 86_400_000
-          const orders = [yield* orderWithEvents(0, when), yield* orderWithEvents(0, when), yield* orderWithEvents(0, when)]
+          const orders = [
+            yield* orderWithEvents(0, when),
+            yield* orderWithEvents(0, when),
+            yield* orderWithEvents(0, when)
+          ]
           const ids = orders.map((o) => o.ids[0]!)
           const claimed = (yield* store.claimDue(when, 100, 60_000)).filter((e) => ids.includes(e.id))
           expect(claimed.map((e) => e.id).sort()).toEqual([...ids].sort())
           const [delivered, retried, stale] = ids
-          expect(yield* store.finishAttempts([
-            { id: delivered!, attempt: 1, result: { state: "delivered", nextAttemptAt: when, lastStatus: 204, lastError: null, at: when + 1 } },
-            { id: stale!, attempt: 3, result: { state: "delivered", nextAttemptAt: when, lastStatus: 200, lastError: null, at: when } },
-            { id: retried!, attempt: 1, result: { state: "pending", nextAttemptAt: when + 900, lastStatus: null, lastError: "ECONNRESET", at: when } }
-          ])).toEqual([true, false, true])
+          expect(
+            yield* store.finishAttempts([
+              {
+                id: delivered!,
+                attempt: 1,
+                result: { state: "delivered", nextAttemptAt: when, lastStatus: 204, lastError: null, at: when + 1 }
+              },
+              {
+                id: stale!,
+                attempt: 3,
+                result: { state: "delivered", nextAttemptAt: when, lastStatus: 200, lastError: null, at: when }
+              },
+              {
+                id: retried!,
+                attempt: 1,
+                result: {
+                  state: "pending",
+                  nextAttemptAt: when + 900,
+                  lastStatus: null,
+                  lastError: "ECONNRESET",
+                  at: when
+                }
+              }
+            ])
+          ).toEqual([true, false, true])
           expect(Option.getOrThrow(yield* store.getEvent(delivered!)))
             .toMatchObject({ state: "delivered", deliveredAt: when + 1, lastStatus: 204, lastError: null })
           expect(Option.getOrThrow(yield* store.getEvent(retried!)))
-            .toMatchObject({ state: "pending", nextAttemptAt: when + 900, lastStatus: null, lastError: "ECONNRESET", deliveredAt: null })
+            .toMatchObject({
+              state: "pending",
+              nextAttemptAt: when + 900,
+              lastStatus: null,
+              lastError: "ECONNRESET",
+              deliveredAt: null
+            })
           // The stale claim changed nothing: still pending, still leased.
-          expect(Option.getOrThrow(yield* store.getEvent(stale!))).toMatchObject({ state: "pending", attempts: 1, lastStatus: null })
+          expect(Option.getOrThrow(yield* store.getEvent(stale!))).toMatchObject({
+            state: "pending",
+            attempts: 1,
+            lastStatus: null
+          })
           expect((yield* store.claimDue(when + 900, 100, 60_000)).map((e) => e.id).filter((id) => ids.includes(id)))
             .toEqual([retried])
           expect(yield* store.finishAttempts([])).toEqual([])
@@ -210,7 +267,11 @@ export const orderStoreContract = (
           const before = yield* store.countByState
           const [claimed] = (yield* store.claimDue(when, 100, 60_000)).filter((e) => e.orderId === a.order.id)
           yield* store.finishAttempts([
-            { id: claimed!.id, attempt: 1, result: { state: "dead", nextAttemptAt: when, lastStatus: 400, lastError: "HTTP 400", at: when } }
+            {
+              id: claimed!.id,
+              attempt: 1,
+              result: { state: "dead", nextAttemptAt: when, lastStatus: 400, lastError: "HTTP 400", at: when }
+            }
           ])
           const dead = yield* store.listEvents({ state: "dead", orderId: a.order.id, limit: 10 })
           expect(dead.map((e) => e.id)).toEqual([a.ids[0]])
@@ -222,7 +283,13 @@ export const orderStoreContract = (
           expect(after.pending - before.pending).toBe(-1) // counted after both were queued: one went dead
 
           const redriven = Option.getOrThrow(yield* store.redrive(a.ids[0]!, when + 1))
-          expect(redriven).toMatchObject({ state: "pending", attempts: 0, firstAttemptAt: null, nextAttemptAt: when + 1, lastStatus: 400 })
+          expect(redriven).toMatchObject({
+            state: "pending",
+            attempts: 0,
+            firstAttemptAt: null,
+            nextAttemptAt: when + 1,
+            lastStatus: 400
+          })
           expect(yield* store.redrive(a.ids[0]!, when + 2)).toEqual(Option.none())
           expect(yield* store.redrive("evt_absent", when)).toEqual(Option.none())
         }))
@@ -245,7 +312,9 @@ export const orderStoreContract = (
           const r3 = unique("evt_")
           expect(yield* store.recordEvent(event(r1, "order_update", "confirmed", T0))).toBe("stored")
           expect(yield* store.recordEvent(event(r1, "order_update", "confirmed", T0 + 1))).toBe("duplicate")
-          expect(yield* store.recordEvent({ ...event(unique("evt_"), "order_update", "x", T0 + 1), bodyHash: `${r1}-hash` }))
+          expect(
+            yield* store.recordEvent({ ...event(unique("evt_"), "order_update", "x", T0 + 1), bodyHash: `${r1}-hash` })
+          )
             .toBe("duplicate")
           expect(yield* store.recordEvent(event(r2, "order_update", "shipped", T0 + 2))).toBe("stored")
           expect(yield* store.recordEvent(event(r3, "order_create", "created", T0 + 3))).toBe("stored")

@@ -5,15 +5,15 @@
 import { HttpClient, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
-import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
-import { AppConfig, testConfig } from "../../src/platform/config.ts"
+import { OrderStore } from "../../src/orders/order-store.ts"
+import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import { makeWebhookSender } from "../../src/orders/webhook-sender.ts"
+import { AppConfig, testConfig } from "../../src/platform/config.ts"
+import { SqlReceivedEventsStore } from "../../src/webhooks/sql-received-events-store.ts"
+import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
-import { OrderStore } from "../../src/orders/order-store.ts"
-import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
-import { SqlReceivedEventsStore } from "../../src/webhooks/sql-received-events-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 import { orderStoreContract, sampleOrder } from "./order-store.contract.ts"
 
@@ -24,67 +24,77 @@ orderStoreContract(
   Layer.merge(MemoryOrderStore, MemoryReceivedEventsStore).pipe(Layer.provide(freshMemoryDatabase))
 )
 
-orderStoreContract("OrderStore + ReceivedEventsStore: SQL on embedded PGlite", sqlStores.pipe(Layer.provide(embeddedDatabase())))
+orderStoreContract(
+  "OrderStore + ReceivedEventsStore: SQL on embedded PGlite",
+  sqlStores.pipe(Layer.provide(embeddedDatabase()))
+)
 
 describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
-  orderStoreContract("OrderStore + ReceivedEventsStore: SQL on PostgreSQL", sqlStores.pipe(Layer.provide(postgresDatabase())))
+  orderStoreContract(
+    "OrderStore + ReceivedEventsStore: SQL on PostgreSQL",
+    sqlStores.pipe(Layer.provide(postgresDatabase()))
+  )
 
-  it.live("two senders on one database deliver every event exactly once, each order in sequence", () =>
-    Effect.gen(function*() {
-      const store = yield* OrderStore
-      const orders = Array.from({ length: 20 }, () => sampleOrder())
-      for (const order of orders) {
-        yield* store.transaction(Effect.gen(function*() {
-          yield* store.saveOrder({ order, sessionId: order.checkout_session_id, createdAt: Date.now() })
-          for (const [i, status] of (["created", "confirmed", "shipped"] as const).entries()) {
-            yield* store.enqueueEvent({
-              id: `evt_${order.id}_${i}`,
-              payload: makeOrderEvent(i === 0 ? "order_create" : "order_update", { ...order, status }),
-              now: Date.now()
-            })
-          }
-        }))
-      }
-      const received = yield* Ref.make<ReadonlyArray<{ requestId: string; body: string }>>([])
-      const endpoint = HttpClient.make((request) =>
-        Effect.gen(function*() {
-          yield* Effect.sleep("2 millis") // overlap the two workers
-          const body = request.body._tag === "Uint8Array" ? Buffer.from(request.body.body).toString("utf8") : ""
-          yield* Ref.update(received, (list) => [...list, { requestId: request.headers["request-id"]!, body }])
-          return HttpClientResponse.fromWeb(request, new Response("{}", { status: 200 }))
-        })
-      )
-      const senders = yield* Effect.all(
-        [makeWebhookSender({ batchSize: 4 }), makeWebhookSender({ batchSize: 4 })]
-      ).pipe(Effect.provideService(HttpClient.HttpClient, endpoint))
-      const drain = (sender: (typeof senders)[number]) =>
-        Effect.gen(function*() {
-          for (let idle = 0; idle < 5;) {
-            const reports = yield* sender.deliverDue
-            idle = reports.length === 0 ? idle + 1 : 0
-            if (reports.length === 0) yield* Effect.sleep("10 millis")
-          }
-        })
-      yield* Effect.all(senders.map(drain), { concurrency: "unbounded" })
-
-      const deliveries = yield* Ref.get(received)
-      const ids = deliveries.map((d) => d.requestId)
-      expect(ids).toHaveLength(60)
-      expect(new Set(ids).size).toBe(60)
-      for (const order of orders) {
-        const statuses = deliveries
-          .map((d) => JSON.parse(d.body) as { data: { id: string; status: string } })
-          .filter((e) => e.data.id === order.id)
-          .map((e) => e.data.status)
-        expect(statuses).toEqual(["created", "confirmed", "shipped"])
-      }
-      expect(yield* store.countByState).toEqual({ pending: 0, delivered: 60, dead: 0 })
-    }).pipe(
-      Effect.provide(
-        SqlOrderStore.pipe(
-          Layer.provideMerge(postgresDatabase({ poolSize: 6 })),
-          Layer.merge(Layer.succeed(AppConfig, testConfig({ webhookUrl: Option.some("http://receiver.test/hook") })))
+  it.live(
+    "two senders on one database deliver every event exactly once, each order in sequence",
+    () =>
+      Effect.gen(function*() {
+        const store = yield* OrderStore
+        const orders = Array.from({ length: 20 }, () => sampleOrder())
+        for (const order of orders) {
+          yield* store.transaction(Effect.gen(function*() {
+            yield* store.saveOrder({ order, sessionId: order.checkout_session_id, createdAt: Date.now() })
+            for (const [i, status] of (["created", "confirmed", "shipped"] as const).entries()) {
+              yield* store.enqueueEvent({
+                id: `evt_${order.id}_${i}`,
+                payload: makeOrderEvent(i === 0 ? "order_create" : "order_update", { ...order, status }),
+                now: Date.now()
+              })
+            }
+          }))
+        }
+        const received = yield* Ref.make<ReadonlyArray<{ requestId: string; body: string }>>([])
+        const endpoint = HttpClient.make((request) =>
+          Effect.gen(function*() {
+            yield* Effect.sleep("2 millis") // overlap the two workers
+            const body = request.body._tag === "Uint8Array" ? Buffer.from(request.body.body).toString("utf8") : ""
+            yield* Ref.update(received, (list) => [...list, { requestId: request.headers["request-id"]!, body }])
+            return HttpClientResponse.fromWeb(request, new Response("{}", { status: 200 }))
+          })
         )
-      )
-    ), 60_000)
+        const senders = yield* Effect.all(
+          [makeWebhookSender({ batchSize: 4 }), makeWebhookSender({ batchSize: 4 })]
+        ).pipe(Effect.provideService(HttpClient.HttpClient, endpoint))
+        const drain = (sender: (typeof senders)[number]) =>
+          Effect.gen(function*() {
+            for (let idle = 0; idle < 5;) {
+              const reports = yield* sender.deliverDue
+              idle = reports.length === 0 ? idle + 1 : 0
+              if (reports.length === 0) yield* Effect.sleep("10 millis")
+            }
+          })
+        yield* Effect.all(senders.map(drain), { concurrency: "unbounded" })
+
+        const deliveries = yield* Ref.get(received)
+        const ids = deliveries.map((d) => d.requestId)
+        expect(ids).toHaveLength(60)
+        expect(new Set(ids).size).toBe(60)
+        for (const order of orders) {
+          const statuses = deliveries
+            .map((d) => JSON.parse(d.body) as { data: { id: string; status: string } })
+            .filter((e) => e.data.id === order.id)
+            .map((e) => e.data.status)
+          expect(statuses).toEqual(["created", "confirmed", "shipped"])
+        }
+        expect(yield* store.countByState).toEqual({ pending: 0, delivered: 60, dead: 0 })
+      }).pipe(
+        Effect.provide(
+          SqlOrderStore.pipe(
+            Layer.provideMerge(postgresDatabase({ poolSize: 6 })),
+            Layer.merge(Layer.succeed(AppConfig, testConfig({ webhookUrl: Option.some("http://receiver.test/hook") })))
+          )
+        )
+      ),
+    60_000
+  )
 })

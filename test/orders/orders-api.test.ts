@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { ALL_ROLES, type AppConfigShape } from "../../src/platform/config.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
+import { ALL_ROLES, type AppConfigShape } from "../../src/platform/config.ts"
 import { get, post, testApp, type TestResponse } from "../support/http.ts"
 import { createOrder, UnusedPaymentProvider } from "../support/webhooks.ts"
 
@@ -150,7 +150,7 @@ describe("order routes", () => {
       const badType = yield* post(`/orders/${order.id}/refunds`, { type: "cash", amount: 10 })
       expect(badType.status).toBe(400)
       expect(badType.body).toMatchObject({ code: "invalid", param: "$.type" })
-      expect(badType.body.message).toBe('$.type must be one of "store_credit", "original_payment"')
+      expect(badType.body.message).toBe("$.type must be one of \"store_credit\", \"original_payment\"")
       for (const amount of [0, -1]) {
         const notPositive = yield* post(`/orders/${order.id}/refunds`, { type: "store_credit", amount })
         expect(notPositive.status).toBe(400)

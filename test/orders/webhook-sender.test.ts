@@ -1,16 +1,16 @@
 import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Either, Layer, Logger, Option, Redacted, TestClock } from "effect"
-import { verifySignature } from "../../src/shared/hmac-signature.ts"
-import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
+import { StorageError } from "../../src/db/storage-error.ts"
+import { OrderStore } from "../../src/orders/order-store.ts"
 import {
   type DeliveryReport,
   makeWebhookSender,
   WebhookSender,
   webhookSenderWorker
 } from "../../src/orders/webhook-sender.ts"
-import { StorageError } from "../../src/db/storage-error.ts"
-import { OrderStore } from "../../src/orders/order-store.ts"
+import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
+import { verifySignature } from "../../src/shared/hmac-signature.ts"
 import { get, post, testApp } from "../support/http.ts"
 import { type Answer, createOrder, scriptedClient, UnusedPaymentProvider } from "../support/webhooks.ts"
 
@@ -19,7 +19,11 @@ const NOW = 1_767_225_600_000 // 2026-01-01T00:00:00Z
 const app = (config: Partial<AppConfigShape> = {}) =>
   testApp({ payments: UnusedPaymentProvider, config: { port: 8080, ...config } })
 const run = <A, E>(effect: Effect.Effect<A, E, any>, layer: Layer.Layer<any, any, any> = app()) =>
-  Effect.provide(Effect.zipRight(TestClock.setTime(NOW), effect), layer as Layer.Layer<any>) as Effect.Effect<A, E, never>
+  Effect.provide(Effect.zipRight(TestClock.setTime(NOW), effect), layer as Layer.Layer<any>) as Effect.Effect<
+    A,
+    E,
+    never
+  >
 
 /** A sender posting through a scripted fake endpoint. */
 const senderWith = (script: ReadonlyArray<Answer>, fallback?: Answer) =>
@@ -33,7 +37,9 @@ const eventOf = (id: string) =>
   Effect.flatMap(OrderStore, (store) => store.getEvent(id)).pipe(Effect.map(Option.getOrThrow))
 
 const eventsOf = (orderId: string) =>
-  Effect.flatMap(OrderStore, (store) => store.listEvents({ orderId, limit: 100 })).pipe(Effect.map((list) => [...list].reverse()))
+  Effect.flatMap(OrderStore, (store) => store.listEvents({ orderId, limit: 100 })).pipe(
+    Effect.map((list) => [...list].reverse())
+  )
 
 describe("webhook sender → receiver (this process's own receiver)", () => {
   it.effect("delivers signed events the receiver verifies; the receiver keeps the latest state", () =>
@@ -103,7 +109,13 @@ describe("webhook sender: retries", () => {
 
       expect(yield* sender.deliverDue).toMatchObject([{ outcome: "retry", status: 500, attempt: 1 }])
       const afterFirst = yield* eventOf(id)
-      expect(afterFirst).toMatchObject({ state: "pending", attempts: 1, lastStatus: 500, lastError: "HTTP 500", firstAttemptAt: NOW })
+      expect(afterFirst).toMatchObject({
+        state: "pending",
+        attempts: 1,
+        lastStatus: 500,
+        lastError: "HTTP 500",
+        firstAttemptAt: NOW
+      })
       expect(afterFirst.nextAttemptAt - NOW).toBeGreaterThanOrEqual(0)
       expect(afterFirst.nextAttemptAt - NOW).toBeLessThan(1000) // full jitter below 1 s × 2^0
 
@@ -122,7 +134,11 @@ describe("webhook sender: retries", () => {
 
       yield* TestClock.setTime(afterThird.nextAttemptAt)
       expect(yield* sender.deliverDue).toMatchObject([{ outcome: "delivered", status: 200, attempt: 4 }])
-      expect(yield* eventOf(id)).toMatchObject({ state: "delivered", attempts: 4, deliveredAt: afterThird.nextAttemptAt })
+      expect(yield* eventOf(id)).toMatchObject({
+        state: "delivered",
+        attempts: 4,
+        deliveredAt: afterThird.nextAttemptAt
+      })
 
       const requests = yield* sent
       expect(requests).toHaveLength(4)
@@ -218,7 +234,9 @@ describe("webhook sender: ordering", () => {
         yield* TestClock.setTime(Math.max(...pending.map((e) => e.nextAttemptAt)))
         yield* sender.deliverDue
       }
-      const delivered = (yield* sent).map((r) => JSON.parse(r.body) as { type: string; data: { id: string; status: string } })
+      const delivered = (yield* sent).map((r) =>
+        JSON.parse(r.body) as { type: string; data: { id: string; status: string } }
+      )
       expect(delivered.filter((e) => e.data.id === order.id).map((e) => `${e.type}:${e.data.status}`)).toEqual([
         "order_create:created", // 500
         "order_create:created",

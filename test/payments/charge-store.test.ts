@@ -7,9 +7,9 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { ChargeStore, type ProcessorCharge } from "../../src/payments/charge-store.ts"
-import { freshMemoryDatabase } from "../doubles/memory-database.ts"
-import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
 import { SqlChargeStore } from "../../src/payments/sql-charge-store.ts"
+import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
+import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 
 const charge = (key: string, overrides: Partial<ProcessorCharge> = {}): ProcessorCharge => ({

@@ -62,7 +62,10 @@ describe("log output", () => {
       { ...base, message: "" },
       { ...base, cause: Cause.fail(new Error("boom")), logLevel: LogLevel.Error },
       { ...base, cause: Cause.die("defect") },
-      { ...base, spans: List.make(LogSpan.make("sql query", date.getTime() - 12), LogSpan.make("outer", date.getTime() - 40)) },
+      {
+        ...base,
+        spans: List.make(LogSpan.make("sql query", date.getTime() - 12), LogSpan.make("outer", date.getTime() - 40))
+      },
       {
         ...base,
         annotations: HashMap.make(

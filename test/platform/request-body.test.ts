@@ -10,8 +10,8 @@ import { DelegatePaymentRequest } from "../../src/delegate/delegate-payment.ts"
 import { RefundRequest, ShipRequest } from "../../src/orders/order-schemas.ts"
 import { OrdersGroup } from "../../src/orders/orders-api.ts"
 import { declaredPayload } from "../../src/platform/http/request-body.ts"
-import { WebhookEvent } from "../../src/webhooks/webhook.ts"
 import { WebhookReceiverGroup } from "../../src/webhooks/webhook-receiver-api.ts"
+import { WebhookEvent } from "../../src/webhooks/webhook.ts"
 
 describe("the payload an endpoint declares", () => {
   it("is the schema its route decodes the body with", () => {

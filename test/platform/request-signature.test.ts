@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted, TestClock } from "effect"
 import { signRequest } from "../../src/shared/request-signing.ts"
-import { address, buyer, get, paymentData, post, type RequestOptions, request, testApp } from "../support/http.ts"
+import { address, buyer, get, paymentData, post, request, type RequestOptions, testApp } from "../support/http.ts"
 
 const SECRET = "sig_secret_current"
 const OLD_SECRET = "sig_secret_previous"
@@ -23,8 +23,18 @@ const signedHeaders = (rawBody: string, options: { secret?: string; timestamp?: 
 }
 
 /** A request whose body is sent exactly as `rawBody`, signed unless told otherwise. */
-const signed = (method: string, path: string, rawBody: string, headers: Record<string, string>, options: RequestOptions = {}) =>
-  request(method, path, { ...options, headers: { ...headers, ...options.headers }, ...(rawBody === "" ? {} : { body: rawBody }) })
+const signed = (
+  method: string,
+  path: string,
+  rawBody: string,
+  headers: Record<string, string>,
+  options: RequestOptions = {}
+) =>
+  request(method, path, {
+    ...options,
+    headers: { ...headers, ...options.headers },
+    ...(rawBody === "" ? {} : { body: rawBody })
+  })
 
 const createBody = JSON.stringify({ items: [{ id: "mug-ceramic", quantity: 1 }], buyer, fulfillment_address: address })
 
@@ -45,7 +55,12 @@ describe("request signatures required (REQUEST_SIGNING_SECRETS set)", () => {
       expect(updated.status).toBe(200)
       expect(updated.body.line_items[0].item.quantity).toBe(3)
       const completeBody = JSON.stringify({ payment_data: paymentData })
-      const completed = yield* signed("POST", `/checkout_sessions/${id}/complete`, completeBody, signedHeaders(completeBody))
+      const completed = yield* signed(
+        "POST",
+        `/checkout_sessions/${id}/complete`,
+        completeBody,
+        signedHeaders(completeBody)
+      )
       expect(completed.status).toBe(200)
       expect(completed.body.status).toBe("completed")
     })))
@@ -53,7 +68,7 @@ describe("request signatures required (REQUEST_SIGNING_SECRETS set)", () => {
   it.effect("a tampered body, a wrong secret or a changed timestamp → 401 invalid_signature, nothing done", () =>
     run(Effect.gen(function*() {
       const headers = signedHeaders(createBody)
-      const tampered = createBody.replace('"quantity":1', '"quantity":9')
+      const tampered = createBody.replace("\"quantity\":1", "\"quantity\":9")
       const cases = [
         yield* signed("POST", "/checkout_sessions", tampered, headers),
         yield* signed("POST", "/checkout_sessions", createBody, signedHeaders(createBody, { secret: "sig_other" })),
@@ -62,7 +77,11 @@ describe("request signatures required (REQUEST_SIGNING_SECRETS set)", () => {
       ]
       for (const response of cases) {
         expect(response.status).toBe(401)
-        expect(response.body).toEqual({ type: "invalid_request", code: "invalid_signature", message: expect.any(String) })
+        expect(response.body).toEqual({
+          type: "invalid_request",
+          code: "invalid_signature",
+          message: expect.any(String)
+        })
       }
       // Nothing was reserved: the whole stock of the print is still available.
       const all = JSON.stringify({ items: [{ id: "print-limited", quantity: 3 }] })
@@ -71,13 +90,28 @@ describe("request signatures required (REQUEST_SIGNING_SECRETS set)", () => {
 
   it.effect("a timestamp more than 300 s away → 401; exactly 300 s is accepted", () =>
     run(Effect.gen(function*() {
-      const stale = yield* signed("POST", "/checkout_sessions", createBody, signedHeaders(createBody, { timestamp: String(nowSeconds - 301) }))
+      const stale = yield* signed(
+        "POST",
+        "/checkout_sessions",
+        createBody,
+        signedHeaders(createBody, { timestamp: String(nowSeconds - 301) })
+      )
       expect(stale.status).toBe(401)
       expect(stale.body.code).toBe("invalid_signature")
       expect(stale.body.message).toContain("old")
-      const future = yield* signed("POST", "/checkout_sessions", createBody, signedHeaders(createBody, { timestamp: String(nowSeconds + 301) }))
+      const future = yield* signed(
+        "POST",
+        "/checkout_sessions",
+        createBody,
+        signedHeaders(createBody, { timestamp: String(nowSeconds + 301) })
+      )
       expect(future.status).toBe(401)
-      const edge = yield* signed("POST", "/checkout_sessions", createBody, signedHeaders(createBody, { timestamp: String(nowSeconds - 300) }))
+      const edge = yield* signed(
+        "POST",
+        "/checkout_sessions",
+        createBody,
+        signedHeaders(createBody, { timestamp: String(nowSeconds - 300) })
+      )
       expect(edge.status).toBe(201)
       // The Clock decides: the same signed request is stale ten minutes later.
       const headers = signedHeaders(createBody)

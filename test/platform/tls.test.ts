@@ -30,9 +30,23 @@ const selfSignedCertificate = Effect.gen(function*() {
   const certFile = join(dir, "cert.pem")
   const keyFile = join(dir, "key.pem")
   execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1",
-    "-keyout", keyFile, "-out", certFile
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-subj",
+    "/CN=localhost",
+    "-addext",
+    "subjectAltName=DNS:localhost,IP:127.0.0.1",
+    "-days",
+    "1",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile
   ], { stdio: "ignore" })
   return { certFile, keyFile, cert: readFileSync(certFile) }
 })
@@ -53,13 +67,16 @@ describe.skipIf(!hasOpenssl)("HTTPS (openssl available to make a certificate)", 
 
       const modern = yield* Effect.promise(() =>
         new Promise<{ status: number; body: string; protocol: string }>((resolve, reject) => {
-          const req = httpsGet({ host: "127.0.0.1", port, path: "/healthz", ca: cert, servername: "localhost" }, (res) => {
-            let body = ""
-            const protocol = (res.socket as TLSSocket).getProtocol() ?? ""
-            res.setEncoding("utf8")
-            res.on("data", (chunk: string) => (body += chunk))
-            res.on("end", () => resolve({ status: res.statusCode ?? 0, body, protocol }))
-          })
+          const req = httpsGet(
+            { host: "127.0.0.1", port, path: "/healthz", ca: cert, servername: "localhost" },
+            (res) => {
+              let body = ""
+              const protocol = (res.socket as TLSSocket).getProtocol() ?? ""
+              res.setEncoding("utf8")
+              res.on("data", (chunk: string) => (body += chunk))
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, body, protocol }))
+            }
+          )
           req.on("error", reject)
         })
       )
@@ -69,12 +86,21 @@ describe.skipIf(!hasOpenssl)("HTTPS (openssl available to make a certificate)", 
 
       const legacy = yield* Effect.promise(() =>
         new Promise<{ connected: boolean; error?: string }>((resolve) => {
-          const socket = tlsConnect({ host: "127.0.0.1", port, ca: cert, servername: "localhost", maxVersion: "TLSv1.2" })
+          const socket = tlsConnect({
+            host: "127.0.0.1",
+            port,
+            ca: cert,
+            servername: "localhost",
+            maxVersion: "TLSv1.2"
+          })
           socket.once("secureConnect", () => {
             socket.destroy()
             resolve({ connected: true })
           })
-          socket.once("error", (error: NodeJS.ErrnoException) => resolve({ connected: false, error: error.code ?? error.message }))
+          socket.once(
+            "error",
+            (error: NodeJS.ErrnoException) => resolve({ connected: false, error: error.code ?? error.message })
+          )
         })
       )
       expect(legacy.connected).toBe(false)
@@ -93,7 +119,9 @@ describe("TLS files", () => {
     Effect.gen(function*() {
       const dir = yield* tempDirectory("acp-tls-")
       const port = yield* freePort
-      const missing = yield* Effect.flip(serveTls({ certFile: join(dir, "nope.pem"), keyFile: join(dir, "key.pem") }, port))
+      const missing = yield* Effect.flip(
+        serveTls({ certFile: join(dir, "nope.pem"), keyFile: join(dir, "key.pem") }, port)
+      )
       expect(missing).toBeInstanceOf(TlsConfigError)
       expect(missing.message).toContain("TLS_CERT_FILE")
       expect(missing.message).toContain("ENOENT")

@@ -9,8 +9,8 @@
  * It also checks what the sweep relies on: at the `full_at` the function stores, the bucket rule
  * says the bucket is full (deleting the row then changes nothing).
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer, Runtime, TestClock } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"

@@ -3,13 +3,13 @@
  * one on PostgreSQL (only when `TEST_DATABASE_URL` is set): the same token bucket everywhere, and,
  * for SQL, one budget shared by every limiter on the database (every process).
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { RateLimited, RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
-import type { BucketOptions } from "../../src/rate-limit/token-bucket.ts"
 import { makeSqlRateLimiter, SqlRateLimiter } from "../../src/rate-limit/sql-rate-limiter.ts"
+import type { BucketOptions } from "../../src/rate-limit/token-bucket.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 

@@ -11,7 +11,9 @@ const failureOf = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown, roo
 const Handler = Schema.Struct({ handler_id: Schema.String, instrument: Schema.Struct({ type: Schema.String }) })
 const Legacy = Schema.Struct({ token: Schema.String, provider: Schema.String, note: Schema.optional(Schema.String) })
 const Body = Schema.Struct({
-  items: Schema.Array(Schema.Struct({ quantity: Schema.Int.pipe(Schema.positive({ message: () => "must be positive" })) })),
+  items: Schema.Array(
+    Schema.Struct({ quantity: Schema.Int.pipe(Schema.positive({ message: () => "must be positive" })) })
+  ),
   kind: Schema.Literal("a", "b"),
   payment: Schema.Union(Handler, Legacy)
 })
@@ -29,8 +31,10 @@ describe("the first schema failure", () => {
       param: "$.items[0].quantity",
       message: "$.items[0].quantity is required"
     })
-    expect(failureOf(Body, { ...valid, items: [{ quantity: 1.5 }] }).message).toBe("$.items[0].quantity must be an integer")
-    expect(failureOf(Body, { ...valid, kind: "c" }).message).toBe('$.kind must be one of "a", "b"')
+    expect(failureOf(Body, { ...valid, items: [{ quantity: 1.5 }] }).message).toBe(
+      "$.items[0].quantity must be an integer"
+    )
+    expect(failureOf(Body, { ...valid, kind: "c" }).message).toBe("$.kind must be one of \"a\", \"b\"")
     expect(failureOf(Body, { ...valid, items: [{ quantity: 0 }] }, "$.body").param).toBe("$.body.items[0].quantity")
   })
 
@@ -42,7 +46,10 @@ describe("the first schema failure", () => {
   })
 
   it("a union of object shapes is reported in the shape whose keys were sent", () => {
-    expect(failureOf(Body, { ...valid, payment: { token: "t" } })).toMatchObject({ kind: "missing", param: "$.payment.provider" })
+    expect(failureOf(Body, { ...valid, payment: { token: "t" } })).toMatchObject({
+      kind: "missing",
+      param: "$.payment.provider"
+    })
     expect(failureOf(Body, { ...valid, payment: { handler_id: "h" } })).toMatchObject({
       kind: "missing",
       param: "$.payment.instrument"

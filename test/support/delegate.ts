@@ -13,7 +13,6 @@ export const DELEGATE_PATH = "/agentic_commerce/delegate_payment"
 /** 2026-01-30T12:00:00Z, the time most delegate tests run at. */
 export const NOW = Date.parse("2026-01-30T12:00:00.000Z")
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>
 
 export const validDelegateRequest = (): Json => ({

@@ -1,9 +1,9 @@
 /** Shared fixtures of the domain tests: the demo catalog and a reducer context. */
+import { Either, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Either, Schema } from "effect"
-import { CatalogFile, type CatalogSnapshot } from "../../src/catalog/catalog.ts"
 import { makeCatalogSnapshot } from "../../src/catalog/catalog-snapshot.ts"
+import { CatalogFile, type CatalogSnapshot } from "../../src/catalog/catalog.ts"
 import type { Address, Buyer } from "../../src/checkout/checkout-schemas.ts"
 import type { ReducerContext } from "../../src/checkout/session-model.ts"
 

@@ -5,27 +5,27 @@
  */
 import { HttpApp, HttpServer } from "@effect/platform"
 import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
-import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/checkout/checkout-schemas.ts"
 import { HttpAppService } from "../../src/app/http-app.ts"
-import type { RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
-import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/app/server.ts"
 import { type Catalog, DemoCatalog } from "../../src/catalog/catalog-service.ts"
-import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
-import type { PaymentProvider } from "../../src/payments/payment-provider.ts"
-import type { ChargeStore } from "../../src/payments/charge-store.ts"
-import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
+import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/checkout/checkout-schemas.ts"
 import type { CheckoutStore } from "../../src/checkout/checkout-store.ts"
+import type { VaultStore } from "../../src/delegate/vault-store.ts"
 import type { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
+import type { OrderStore } from "../../src/orders/order-store.ts"
+import type { ChargeStore } from "../../src/payments/charge-store.ts"
+import type { PaymentProvider } from "../../src/payments/payment-provider.ts"
+import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
+import type { RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
+import type { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
+import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
+import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
+import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
-import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
-import type { OrderStore } from "../../src/orders/order-store.ts"
-import type { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
-import type { VaultStore } from "../../src/delegate/vault-store.ts"
-import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
+import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 
 export const API_KEY = "sk_test_key"
 export const API_VERSION = "2026-01-30"
@@ -76,7 +76,7 @@ export interface TestResponse {
   readonly status: number
   readonly headers: Headers
   readonly text: string
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   readonly body: any
 }
 
@@ -119,7 +119,9 @@ export const request = (method: string, path: string, options: RequestOptions = 
     }
     // Interrupting the request aborts it, as a client that goes away does: the app's fiber is interrupted.
     const response = yield* Effect.promise((signal) =>
-      handler(new Request(`http://acp.test${path}`, { method, headers, signal, ...(body !== undefined ? { body } : {}) }))
+      handler(
+        new Request(`http://acp.test${path}`, { method, headers, signal, ...(body !== undefined ? { body } : {}) })
+      )
     )
     const text = yield* Effect.promise(() => response.text())
     let parsed: any = undefined
@@ -177,5 +179,10 @@ export const paymentData = {
 export const createReadySession = (items: ReadonlyArray<{ id: string; quantity: number }>) =>
   Effect.map(post("/checkout_sessions", { items, buyer, fulfillment_address: address }), (response) => {
     if (response.status !== 201) throw new Error(`create failed: ${response.status} ${response.text}`)
-    return response.body as { id: string; status: string; totals: Array<{ type: string; amount: number }>; line_items: Array<unknown> }
+    return response.body as {
+      id: string
+      status: string
+      totals: Array<{ type: string; amount: number }>
+      line_items: Array<unknown>
+    }
   })

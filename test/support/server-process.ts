@@ -70,7 +70,13 @@ export const spawnMain = (env: Record<string, string>, options?: SpawnOptions) =
       )
       const port = Number(env["PORT"] ?? "8080")
       const scheme = env["TLS_CERT_FILE"] !== undefined ? "https" : "http"
-      return { child, port, baseUrl: `${scheme}://127.0.0.1:${port}`, output: () => output, exited } satisfies ServerProcess
+      return {
+        child,
+        port,
+        baseUrl: `${scheme}://127.0.0.1:${port}`,
+        output: () => output,
+        exited
+      } satisfies ServerProcess
     }),
     (server) =>
       Effect.promise(async () => {
@@ -128,7 +134,6 @@ export const startServer = (env: Record<string, string>, options?: SpawnOptions)
     return yield* waitHealthy(server)
   })
 
-
 /** A client of the database at `url`, for checking what the servers stored. */
 export const databaseClient = (url: string) =>
   PgClient.make({ url: Redacted.make(url), maxConnections: 2 }).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
@@ -136,7 +141,7 @@ export const databaseClient = (url: string) =>
 export interface HttpResult {
   readonly status: number
   readonly headers: Headers
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   readonly body: any
 }
 

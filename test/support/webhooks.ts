@@ -7,8 +7,8 @@
 import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Clock, Effect, Layer, Ref, Schema } from "effect"
 import { Session } from "../../src/checkout/session-model.ts"
-import { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { OrderEvents } from "../../src/orders/order-service.ts"
+import { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { appHandler, createReadySession } from "./http.ts"
 
 /** A payment provider that is never called (these tests do not complete checkouts over HTTP). */
@@ -17,7 +17,9 @@ export const UnusedPaymentProvider = Layer.succeed(PaymentProvider, {} as never)
 let orderCounter = 0
 
 /** Creates a session over HTTP and records its order as the completion does; returns the full order. */
-export const createOrder = (items: ReadonlyArray<{ id: string; quantity: number }> = [{ id: "tshirt-classic", quantity: 2 }]) =>
+export const createOrder = (
+  items: ReadonlyArray<{ id: string; quantity: number }> = [{ id: "tshirt-classic", quantity: 2 }]
+) =>
   Effect.gen(function*() {
     const created = yield* createReadySession(items)
     // The stored session is the API session plus its requested items.
@@ -69,7 +71,11 @@ export const scriptedClient = (script: ReadonlyArray<Answer>, fallback: Answer =
         yield* Ref.update(sent, (list) => [...list, { url: url.toString(), headers: { ...request.headers }, body, at }])
         const answer = yield* Ref.modify(remaining, (list) => [list[0] ?? fallback, list.slice(1)] as const)
         if (answer === "network_error") {
-          return yield* new HttpClientError.RequestError({ request, reason: "Transport", description: "connection refused" })
+          return yield* new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            description: "connection refused"
+          })
         }
         if (answer === "loopback") {
           const response = yield* Effect.promise(() =>

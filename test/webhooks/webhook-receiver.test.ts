@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, TestClock } from "effect"
+import { ALL_ROLES, type AppConfigShape } from "../../src/platform/config.ts"
 import { makeInProcessRateLimiter } from "../../src/rate-limit/in-process-rate-limiter-service.ts"
 import { RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
 import type { BucketOptions } from "../../src/rate-limit/token-bucket.ts"
 import { signPayload } from "../../src/shared/hmac-signature.ts"
-import { ALL_ROLES, type AppConfigShape } from "../../src/platform/config.ts"
 import { get, request, testApp } from "../support/http.ts"
 import { UnusedPaymentProvider } from "../support/webhooks.ts"
 
@@ -14,7 +14,10 @@ const PATH = "/agentic_checkout/webhooks/order_events"
 
 const app = (config: Partial<AppConfigShape> = {}) => testApp({ payments: UnusedPaymentProvider, config })
 const run = <A, E>(effect: Effect.Effect<A, E, any>, layer: Layer.Layer<any, any, any> = app()) =>
-  Effect.provide(Effect.zipRight(TestClock.setTime(NOW_SECONDS * 1000), effect), layer as Layer.Layer<any>) as Effect.Effect<A, E, never>
+  Effect.provide(
+    Effect.zipRight(TestClock.setTime(NOW_SECONDS * 1000), effect),
+    layer as Layer.Layer<any>
+  ) as Effect.Effect<A, E, never>
 
 const order = (status: string, extra: Record<string, unknown> = {}) => ({
   type: "order",
@@ -57,7 +60,11 @@ const deliver = (body: string, options: DeliverOptions = {}) => {
   })
 }
 
-const invalidSignature = { type: "invalid_request", code: "invalid_signature", message: "Missing or invalid Merchant-Signature." }
+const invalidSignature = {
+  type: "invalid_request",
+  code: "invalid_signature",
+  message: "Missing or invalid Merchant-Signature."
+}
 
 describe("POST /agentic_checkout/webhooks/order_events: signature", () => {
   it.effect("a correctly signed event is accepted: 200 {received: true, request_id}", () =>
@@ -114,15 +121,26 @@ describe("POST /agentic_checkout/webhooks/order_events: body", () => {
         ["{", "invalid_json", "$"],
         [JSON.stringify({ type: "order_shipped", data: order("created") }), "invalid", "$.type"],
         [JSON.stringify({ type: "order_create" }), "missing", "$.data"],
-        [JSON.stringify({ type: "order_create", data: { ...order("created"), status: undefined } }), "missing", "$.data.status"],
         [
-          JSON.stringify({ type: "order_update", data: order("confirmed", { refunds: [{ type: "cash", amount: 1 }] }) }),
+          JSON.stringify({ type: "order_create", data: { ...order("created"), status: undefined } }),
+          "missing",
+          "$.data.status"
+        ],
+        [
+          JSON.stringify({
+            type: "order_update",
+            data: order("confirmed", { refunds: [{ type: "cash", amount: 1 }] })
+          }),
           "invalid",
           "$.data.refunds[0].type"
         ],
         // Kept as jsonb, which holds neither NUL nor an unpaired surrogate (was a 500).
-        [JSON.stringify({ type: "order_create", data: { ...order("created"), note: "a\u0000b" } }), "invalid", "$.data.note"],
-        [JSON.stringify({ type: "order_create", data: order("created"), ["x\udc00"]: 1 }), "invalid", '$["x\\udc00"]']
+        [
+          JSON.stringify({ type: "order_create", data: { ...order("created"), note: "a\u0000b" } }),
+          "invalid",
+          "$.data.note"
+        ],
+        [JSON.stringify({ type: "order_create", data: order("created"), ["x\udc00"]: 1 }), "invalid", "$[\"x\\udc00\"]"]
       ]
       for (const [body, code, param] of cases) {
         const response = yield* deliver(body)
@@ -164,7 +182,10 @@ describe("receiver storage and read routes", () => {
     run(Effect.gen(function*() {
       yield* deliver(eventBody("order_update", "confirmed"), { requestId: "evt_2" })
       yield* TestClock.adjust("1 second")
-      yield* deliver(eventBody("order_update", "shipped", { fulfillments: [{ id: "ful_1" }] }), { requestId: "evt_3", t: NOW_SECONDS + 1 })
+      yield* deliver(eventBody("order_update", "shipped", { fulfillments: [{ id: "ful_1" }] }), {
+        requestId: "evt_3",
+        t: NOW_SECONDS + 1
+      })
       yield* deliver(eventBody("order_create", "created"), { requestId: "evt_1", t: NOW_SECONDS + 1 })
       const stored = yield* get("/agentic_checkout/orders/ord_1")
       expect(stored.status).toBe(200)
@@ -174,13 +195,16 @@ describe("receiver storage and read routes", () => {
         updated_at: "2026-01-01T00:00:01.000Z",
         order: { status: "shipped", fulfillments: [{ id: "ful_1" }] }
       })
-      expect(stored.body.events.map((e: { request_id: string; status: string }) => `${e.request_id}:${e.status}`)).toEqual([
-        "evt_2:confirmed",
-        "evt_3:shipped",
-        "evt_1:created"
-      ])
+      expect(stored.body.events.map((e: { request_id: string; status: string }) => `${e.request_id}:${e.status}`))
+        .toEqual([
+          "evt_2:confirmed",
+          "evt_3:shipped",
+          "evt_1:created"
+        ])
       const list = yield* get("/agentic_checkout/orders")
-      expect(list.body).toEqual({ data: [{ order_id: "ord_1", status: "shipped", updated_at: "2026-01-01T00:00:01.000Z" }] })
+      expect(list.body).toEqual({
+        data: [{ order_id: "ord_1", status: "shipped", updated_at: "2026-01-01T00:00:01.000Z" }]
+      })
     })))
 
   it.effect("the read routes need the bearer key; an unknown order is 404", () =>
@@ -197,7 +221,8 @@ describe("receiver storage and read routes", () => {
       RateLimiter,
       Effect.map(makeInProcessRateLimiter(), (inner) => ({
         ...inner,
-        consume: (key: string, options: BucketOptions) => Effect.zipRight(Effect.sync(() => sharedCalls++), inner.consume(key, options))
+        consume: (key: string, options: BucketOptions) =>
+          Effect.zipRight(Effect.sync(() => sharedCalls++), inner.consume(key, options))
       }))
     )
     return run(
@@ -207,7 +232,11 @@ describe("receiver storage and read routes", () => {
         expect(statuses.filter((s) => s === 429)).toHaveLength(8)
         expect(sharedCalls).toBe(2)
       }),
-      testApp({ payments: UnusedPaymentProvider, config: { webhookReceiverRateLimitPerMinute: 2 }, rateLimiter: counting })
+      testApp({
+        payments: UnusedPaymentProvider,
+        config: { webhookReceiverRateLimitPerMinute: 2 },
+        rateLimiter: counting
+      })
     )
   })
 

@@ -1,6 +1,6 @@
-import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
+import { createHmac } from "node:crypto"
 import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import {
   parseSignatureHeader,
@@ -10,13 +10,13 @@ import {
   verifySignature
 } from "../../src/shared/hmac-signature.ts"
 import { parseRequestTimestamp, signRequest, verifyRequestSignature } from "../../src/shared/request-signing.ts"
-import { backoffDelayMs, BACKOFF_CAP_MS, isPastHorizon, retryDecision } from "../../src/webhooks/delivery-retry.ts"
-import { makeOrderEvent, OutgoingWebhookEvent, WebhookEvent } from "../../src/webhooks/webhook.ts"
+import { BACKOFF_CAP_MS, backoffDelayMs, isPastHorizon, retryDecision } from "../../src/webhooks/delivery-retry.ts"
 import { decodeWebhookEvent, parseWebhookBody } from "../../src/webhooks/webhook-body.ts"
+import { makeOrderEvent, OutgoingWebhookEvent, WebhookEvent } from "../../src/webhooks/webhook.ts"
 
 const SECRET = "whsec_test"
 const T = 1767225600
-const BODY = '{"type":"order_create","data":{"type":"order"}}'
+const BODY = "{\"type\":\"order_create\",\"data\":{\"type\":\"order\"}}"
 /** Independently computed reference MAC. */
 const EXPECTED_HEX = createHmac("sha256", SECRET).update(`${T}.${BODY}`).digest("hex")
 const EXPECTED_HEADER = `t=${T},v1=${EXPECTED_HEX}`
@@ -117,21 +117,30 @@ describe("request Signature/Timestamp", () => {
     expect(parseRequestTimestamp("yesterday")).toBeUndefined()
   })
 
-  it.each([String(T), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00.000Z"])("verifies with Timestamp %s", (timestamp) => {
-    const signature = reference(timestamp)
-    const input = { signature, timestamp, rawBody: BODY, secrets: ["other", SECRET], nowSeconds: T }
-    expect(verifyRequestSignature(input)).toEqual(Either.right({ secretIndex: 1 }))
-    // standard base64 with padding is accepted too
-    const b64 = Buffer.from(signature, "base64url").toString("base64")
-    expect(verifyRequestSignature({ ...input, signature: b64 })).toEqual(Either.right({ secretIndex: 1 }))
-    expect(verifyRequestSignature({ ...input, rawBody: BODY + "x" })).toEqual(fail("mismatch"))
-    expect(verifyRequestSignature({ ...input, nowSeconds: T + 300 })).toEqual(Either.right({ secretIndex: 1 }))
-    expect(verifyRequestSignature({ ...input, nowSeconds: T + 301 })).toEqual(fail("stale"))
-    expect(verifyRequestSignature({ ...input, nowSeconds: T - 301 })).toEqual(fail("future"))
-  })
+  it.each([String(T), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00.000Z"])(
+    "verifies with Timestamp %s",
+    (timestamp) => {
+      const signature = reference(timestamp)
+      const input = { signature, timestamp, rawBody: BODY, secrets: ["other", SECRET], nowSeconds: T }
+      expect(verifyRequestSignature(input)).toEqual(Either.right({ secretIndex: 1 }))
+      // standard base64 with padding is accepted too
+      const b64 = Buffer.from(signature, "base64url").toString("base64")
+      expect(verifyRequestSignature({ ...input, signature: b64 })).toEqual(Either.right({ secretIndex: 1 }))
+      expect(verifyRequestSignature({ ...input, rawBody: BODY + "x" })).toEqual(fail("mismatch"))
+      expect(verifyRequestSignature({ ...input, nowSeconds: T + 300 })).toEqual(Either.right({ secretIndex: 1 }))
+      expect(verifyRequestSignature({ ...input, nowSeconds: T + 301 })).toEqual(fail("stale"))
+      expect(verifyRequestSignature({ ...input, nowSeconds: T - 301 })).toEqual(fail("future"))
+    }
+  )
 
   it("rejects missing and malformed headers", () => {
-    const base = { signature: reference(String(T)), timestamp: String(T), rawBody: BODY, secrets: [SECRET], nowSeconds: T }
+    const base = {
+      signature: reference(String(T)),
+      timestamp: String(T),
+      rawBody: BODY,
+      secrets: [SECRET],
+      nowSeconds: T
+    }
     expect(verifyRequestSignature({ ...base, signature: undefined })).toEqual(fail("missing"))
     expect(verifyRequestSignature({ ...base, timestamp: "" })).toEqual(fail("missing"))
     expect(verifyRequestSignature({ ...base, timestamp: "soon" })).toEqual(fail("malformed"))
@@ -144,7 +153,11 @@ describe("retryDecision", () => {
   const ctx = { random: 0.5, nowMs: Date.UTC(2026, 0, 1) }
 
   it("treats 2xx as delivered", () => {
-    expect(retryDecision({ status: 200 }, 1, undefined, ctx)).toEqual({ retry: false, delayMs: 0, outcome: "delivered" })
+    expect(retryDecision({ status: 200 }, 1, undefined, ctx)).toEqual({
+      retry: false,
+      delayMs: 0,
+      outcome: "delivered"
+    })
     expect(retryDecision({ status: 204 }, 3, undefined, ctx).retry).toBe(false)
   })
 
@@ -157,7 +170,11 @@ describe("retryDecision", () => {
   })
 
   it("retries network errors", () => {
-    expect(retryDecision({ networkError: true }, 1, undefined, ctx)).toEqual({ retry: true, delayMs: 500, outcome: "retry" })
+    expect(retryDecision({ networkError: true }, 1, undefined, ctx)).toEqual({
+      retry: true,
+      delayMs: 500,
+      outcome: "retry"
+    })
   })
 
   it("honours Retry-After in seconds and as an HTTP date", () => {
@@ -215,7 +232,9 @@ describe("webhook body validation", () => {
   const body = (d: Record<string, unknown>, type: unknown = "order_create") => ({ type, data: d })
 
   it("accepts a valid event, ignores unknown fields and keeps unknown statuses", () => {
-    const decoded = Either.getOrThrow(decodeWebhookEvent({ ...body({ ...data, status: "on_hold", extra: 1 }), more: true }))
+    const decoded = Either.getOrThrow(
+      decodeWebhookEvent({ ...body({ ...data, status: "on_hold", extra: 1 }), more: true })
+    )
     expect(decoded.data.status).toBe("on_hold")
     expect("extra" in decoded.data).toBe(false)
   })
@@ -236,9 +255,19 @@ describe("webhook body validation", () => {
   })
 
   it.each([
-    ["missing checkout_session_id", body({ ...data, checkout_session_id: undefined }), "missing", "$.data.checkout_session_id"],
+    [
+      "missing checkout_session_id",
+      body({ ...data, checkout_session_id: undefined }),
+      "missing",
+      "$.data.checkout_session_id"
+    ],
     ["bad refund type", body({ ...data, refunds: [{ type: "cash", amount: 1 }] }), "invalid", "$.data.refunds[0].type"],
-    ["fractional refund", body({ ...data, refunds: [{ type: "store_credit", amount: 1.5 }] }), "invalid", "$.data.refunds[0].amount"],
+    [
+      "fractional refund",
+      body({ ...data, refunds: [{ type: "store_credit", amount: 1.5 }] }),
+      "invalid",
+      "$.data.refunds[0].amount"
+    ],
     ["missing refunds", body({ ...data, refunds: undefined }), "missing", "$.data.refunds"],
     ["bad event type", body(data, "order_delete"), "invalid", "$.type"],
     ["wrong data type", body({ ...data, type: "refund" }), "invalid", "$.data.type"],
@@ -266,7 +295,12 @@ describe("webhook body validation", () => {
 
   it("reports invalid JSON", () => {
     expect(parseWebhookBody("{nope")).toEqual(
-      Either.left({ type: "invalid_request", code: "invalid_json", message: "request body is not valid JSON", param: "$" })
+      Either.left({
+        type: "invalid_request",
+        code: "invalid_json",
+        message: "request body is not valid JSON",
+        param: "$"
+      })
     )
   })
 })

@@ -32,6 +32,5 @@ export const migrations: Record<string, Migration> = {
   "0014_checkout_function_results": m0014
 }
 
-
 /** The loader for `PgMigrator.run({ loader })`. */
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)

@@ -15,7 +15,10 @@ export const API_ID = "agentic-checkout"
  */
 export const withSharedErrors = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>
-) => api.addError(BadRequestWire).addError(PayloadTooLargeWire).addError(InternalErrorWire).addError(ServiceUnavailableWire)
+) =>
+  api.addError(BadRequestWire).addError(PayloadTooLargeWire).addError(InternalErrorWire).addError(
+    ServiceUnavailableWire
+  )
 
 /** The API of one group, for building its handlers. */
 export const featureApi = <Group extends HttpApiGroup.HttpApiGroup.Any>(group: Group) =>

@@ -10,10 +10,10 @@
  */
 import {
   type HttpApi,
-  type HttpApp,
   HttpApiBuilder,
   HttpApiError,
   type HttpApiGroup,
+  type HttpApp,
   HttpServerError,
   HttpServerRequest,
   HttpServerResponse
@@ -21,18 +21,10 @@ import {
 import { Cause, Effect } from "effect"
 import { toJsonPath } from "../../shared/schema-helpers.ts"
 import { randomId } from "../ids.ts"
+import { type ApiError, BadRequest, errorBody, internalError, MethodNotAllowed, NotFound, statusOf } from "./errors.ts"
 import { isValidIdempotencyKey } from "./idempotency-key.ts"
 import { withRetryAfterOn503 } from "./retry-after.ts"
 import { makeRouteTable, type RouteTable } from "./route-table.ts"
-import {
-  type ApiError,
-  BadRequest,
-  errorBody,
-  internalError,
-  MethodNotAllowed,
-  NotFound,
-  statusOf
-} from "./errors.ts"
 
 export const errorResponse = (error: ApiError) =>
   HttpServerResponse.unsafeJson(errorBody(error), { status: statusOf[error._tag] })
@@ -54,48 +46,50 @@ const notFoundOrMethod = (routes: RouteTable, method: string, url: string) => {
       })
     ).pipe(HttpServerResponse.setHeader("allow", methods.join(", ")))
   }
-  return errorResponse(new NotFound({ type: "invalid_request", code: "not_found", message: `No route ${method} ${path}.` }))
+  return errorResponse(
+    new NotFound({ type: "invalid_request", code: "not_found", message: `No route ${method} ${path}.` })
+  )
 }
 
 const isRouteNotFound = (u: unknown): boolean => HttpServerError.isServerError(u) && u._tag === "RouteNotFound"
 
 /** The outermost middleware: request id, access log, 404/405 (from the routes of `api`), 500. */
-export const requestMiddleware = (api: HttpApi.HttpApi.Any) =>
-<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
-  const routes = makeRouteTable(api, documentationRoutes)
-  return Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const given = request.headers["request-id"]
-    const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
-    const started = Date.now()
-    // One log annotation for the request's whole run, the access log line included.
-    const response = yield* app.pipe(
-      Effect.catchAllCause((cause) => {
-        const failure = Cause.squash(cause)
-        if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, request.url))
-        // The client went away and the request was interrupted: nothing to answer, nothing wrong
-        // on our side (499 "client closed request" in the access log).
-        if (Cause.isInterruptedOnly(cause)) {
-          return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
-        }
-        return Effect.as(
-          Effect.logError("unhandled failure", Cause.pretty(cause)),
-          errorResponse(internalError())
-        )
-      }),
-      Effect.tap((response) =>
-        Effect.logInfo(`${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
-      ),
-      Effect.annotateLogs("request_id", requestId)
-    )
-    return response.pipe(
-      HttpServerResponse.setHeader("request-id", requestId),
-      HttpServerResponse.setHeader("content-language", "en"),
-      withRetryAfterOn503,
-      withIdempotencyKeyEcho(request.headers["idempotency-key"])
-    )
-  })
-}
+export const requestMiddleware =
+  (api: HttpApi.HttpApi.Any) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
+    const routes = makeRouteTable(api, documentationRoutes)
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const given = request.headers["request-id"]
+      const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
+      const started = Date.now()
+      // One log annotation for the request's whole run, the access log line included.
+      const response = yield* app.pipe(
+        Effect.catchAllCause((cause) => {
+          const failure = Cause.squash(cause)
+          if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, request.url))
+          // The client went away and the request was interrupted: nothing to answer, nothing wrong
+          // on our side (499 "client closed request" in the access log).
+          if (Cause.isInterruptedOnly(cause)) {
+            return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+          }
+          return Effect.as(
+            Effect.logError("unhandled failure", Cause.pretty(cause)),
+            errorResponse(internalError())
+          )
+        }),
+        Effect.tap((response) =>
+          Effect.logInfo(`${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+        ),
+        Effect.annotateLogs("request_id", requestId)
+      )
+      return response.pipe(
+        HttpServerResponse.setHeader("request-id", requestId),
+        HttpServerResponse.setHeader("content-language", "en"),
+        withRetryAfterOn503,
+        withIdempotencyKeyEcho(request.headers["idempotency-key"])
+      )
+    })
+  }
 
 /**
  * The request's `Idempotency-Key` is echoed on every response, whichever route or middleware
@@ -107,7 +101,9 @@ const withIdempotencyKeyEcho = (key: string | undefined) => (response: HttpServe
     ? HttpServerResponse.setHeader(response, "idempotency-key", key)
     : response
 
-const badRequestFromDecodeIssues = (issues: ReadonlyArray<{ readonly _tag: string; readonly path: ReadonlyArray<PropertyKey> }>) => {
+const badRequestFromDecodeIssues = (
+  issues: ReadonlyArray<{ readonly _tag: string; readonly path: ReadonlyArray<PropertyKey> }>
+) => {
   const first = issues[0]
   const param = toJsonPath(first?.path ?? [])
   const missing = first?._tag === "Missing"
@@ -128,14 +124,20 @@ export const decodeErrorMiddleware = <Id extends string, Groups extends HttpApiG
   api: HttpApi.HttpApi<Id, Groups, E, R>
 ) =>
   HttpApiBuilder.middleware(api, (app) =>
-  Effect.catchIf(
-    app as HttpApp.Default<unknown>,
-    (u): u is HttpApiError.HttpApiDecodeError => u instanceof HttpApiError.HttpApiDecodeError,
-    (error) => Effect.fail(badRequestFromDecodeIssues(error.issues))
-  ).pipe(
-    Effect.catchAllDefect((defect) =>
-      HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
-        ? Effect.fail(new BadRequest({ type: "invalid_request", code: "invalid_json", message: "The request body is not valid JSON." }))
-        : Effect.die(defect)
-    )
-  ) as HttpApp.Default<BadRequest> as HttpApp.Default<E>)
+    Effect.catchIf(
+      app as HttpApp.Default<unknown>,
+      (u): u is HttpApiError.HttpApiDecodeError => u instanceof HttpApiError.HttpApiDecodeError,
+      (error) => Effect.fail(badRequestFromDecodeIssues(error.issues))
+    ).pipe(
+      Effect.catchAllDefect((defect) =>
+        HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
+          ? Effect.fail(
+            new BadRequest({
+              type: "invalid_request",
+              code: "invalid_json",
+              message: "The request body is not valid JSON."
+            })
+          )
+          : Effect.die(defect)
+      )
+    ) as HttpApp.Default<BadRequest> as HttpApp.Default<E>)

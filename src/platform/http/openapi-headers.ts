@@ -33,25 +33,28 @@ const isHeaderParameter = (name: string) => (parameter: { readonly in?: unknown;
  * Adds the middleware's response headers to every operation of an OpenAPI document.
  * `isReplayableStatus`: whether the idempotency middleware keeps (and replays) an answer of a status.
  */
-export const documentResponseHeaders = (options: { readonly isReplayableStatus: (status: number) => boolean }) =>
-(spec: Record<string, any>): Record<string, any> => {
-  for (const operations of Object.values<Record<string, any>>(spec.paths ?? {})) {
-    for (const [method, operation] of Object.entries<any>(operations)) {
-      const parameters: ReadonlyArray<any> = operation?.parameters ?? []
-      const takesIdempotencyKey = parameters.some(isHeaderParameter("idempotency-key"))
-      for (const [status, response] of Object.entries<any>(operation?.responses ?? {})) {
-        const headers: Record<string, Header> = { "Request-Id": REQUEST_ID }
-        if (takesIdempotencyKey) {
-          headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
-          // Only responses that are stored can be replayed (not 401, 429 or 5xx).
-          if (method === "post" && options.isReplayableStatus(Number(status))) headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
+export const documentResponseHeaders =
+  (options: { readonly isReplayableStatus: (status: number) => boolean }) =>
+  (spec: Record<string, any>): Record<string, any> => {
+    for (const operations of Object.values<Record<string, any>>(spec.paths ?? {})) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const parameters: ReadonlyArray<any> = operation?.parameters ?? []
+        const takesIdempotencyKey = parameters.some(isHeaderParameter("idempotency-key"))
+        for (const [status, response] of Object.entries<any>(operation?.responses ?? {})) {
+          const headers: Record<string, Header> = { "Request-Id": REQUEST_ID }
+          if (takesIdempotencyKey) {
+            headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
+            // Only responses that are stored can be replayed (not 401, 429 or 5xx).
+            if (method === "post" && options.isReplayableStatus(Number(status))) {
+              headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
+            }
+          }
+          if (carriesRetryAfter(Number(status), takesIdempotencyKey && method === "post")) {
+            headers["Retry-After"] = RETRY_AFTER
+          }
+          response.headers = { ...response.headers, ...headers }
         }
-        if (carriesRetryAfter(Number(status), takesIdempotencyKey && method === "post")) {
-          headers["Retry-After"] = RETRY_AFTER
-        }
-        response.headers = { ...response.headers, ...headers }
       }
     }
+    return spec
   }
-  return spec
-}

@@ -99,8 +99,10 @@ export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I, never>) => {
 }
 
 /** The payload type of endpoint `Name` of `Group`. */
-export type DeclaredPayload<Group extends HttpApiGroup.HttpApiGroup.Any, Name extends string> = HttpApiEndpoint
-  .HttpApiEndpoint.Payload<HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<Group>, Name>>
+export type DeclaredPayload<Group extends HttpApiGroup.HttpApiGroup.Any, Name extends string> =
+  HttpApiEndpoint.HttpApiEndpoint.Payload<
+    HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<Group>, Name>
+  >
 
 /**
  * The payload schema endpoint `name` of `group` declares (`setPayload`). A route that reads its own

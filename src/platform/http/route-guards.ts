@@ -6,7 +6,9 @@ import { AppConfig, type Role } from "../config.ts"
 import { type InternalError, internalError, type ServiceUnavailable, serviceUnavailable } from "./errors.ts"
 
 /** Dies with the router's own "no route" failure (rendered as 404 by the request middleware) unless a role is on. */
-export const requireRole = (...roles: ReadonlyArray<Role>): Effect.Effect<void, never, AppConfig | HttpServerRequest.HttpServerRequest> =>
+export const requireRole = (
+  ...roles: ReadonlyArray<Role>
+): Effect.Effect<void, never, AppConfig | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     if (roles.some((role) => config.roles.has(role))) return
@@ -19,4 +21,3 @@ export const storageFailure = (error: StorageError): Effect.Effect<never, Servic
     Effect.logError("storage error", error.reason, error.cause),
     Effect.fail(error.reason === "unavailable" ? serviceUnavailable() : internalError())
   )
-

@@ -39,7 +39,8 @@ export interface ExtraRoute {
 
 const patternOf = (template: string): RegExp =>
   new RegExp(
-    "^" + template.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.]/g, "\\."))).join("/") + "$"
+    "^" + template.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.]/g, "\\."))).join("/") +
+      "$"
   )
 
 const parameterCount = (template: string) => template.split("/").filter((part) => part.startsWith(":")).length

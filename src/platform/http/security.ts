@@ -38,7 +38,8 @@ export const apiKeyId = (key: string): string => `key_${digest(key).subarray(0, 
  * The bearer token of an `Authorization` header value, read exactly as the `HttpApiSecurity.bearer`
  * decoder of @effect/platform reads it (everything after the first 7 characters, "Bearer ").
  */
-export const bearerTokenOf = (authorization: string | undefined): string => (authorization ?? "").slice("bearer ".length)
+export const bearerTokenOf = (authorization: string | undefined): string =>
+  (authorization ?? "").slice("bearer ".length)
 
 /**
  * A function from a presented bearer token to the id of the configured key it matches, or
