@@ -82,7 +82,7 @@ export const WebhookSenderWorkerLive = webhookSenderWorker().pipe(
   Layer.provide(NodeHttpClient.layer)
 )
 
-/** The built-in test processor (README "Test cards"); needs `ChargeStore`, `VaultStore`, `AppConfig`. */
+/** The built-in test processor (`docs/payments.md`, "Test cards"); needs `ChargeStore`, `VaultStore`, `AppConfig`. */
 export const PaymentsLive = BuiltInPaymentProcessor.pipe(Layer.provide(VaultLive), Layer.provide(Ids.Live))
 
 /** The application with the configured catalog, the payment provider and background work. */
@@ -122,12 +122,12 @@ export const HttpServerLive = Layer.unwrapEffect(
  * `HttpServer.serve(app)`, with requests run in a context of the platform's services only.
  *
  * The platform runs every request with the context it was started in, which here is every
- * service of the application (25); handlers and middleware took theirs when they were built and
+ * service of the application; handlers and middleware took theirs when they were built and
  * need only the request and the platform's file, path and ETag services (the HTTP tests run every
- * route with no more: `platformServicesOnly` in `test/support/http.ts`). Each
- * service a request adds (the request, its route, the caller, a span per SQL statement) copies
- * that context: with 5 services instead of 25, a GET runs ≈ 8 % fewer instructions (issue 9,
- * `npm run bench:instructions`). The server itself keeps the scope it closes with.
+ * route with no more: `platformServicesOnly` in `test/support/http.ts`). Each service a request
+ * adds (the request, its route, the caller, a span per SQL statement) copies that context, so a
+ * smaller one makes every request cheaper (`npm run bench:instructions`; figures in
+ * `docs/performance.md`). The server itself keeps the scope it closes with.
  */
 export type PlatformServices =
   | Scope.Scope

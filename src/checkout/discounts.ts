@@ -3,7 +3,7 @@
  * wire objects, and the pure evaluation of a session's codes into applied discounts, rejections
  * and per-line allocations.
  *
- * Stacking rules (also in the README, "Discounts"):
+ * Stacking rules (also in `docs/discounts.md`):
  * 1. Codes are matched case-insensitively (surrounding spaces ignored), in the order sent; then
  *    automatic coupons (catalog order) fill the kinds still free.
  * 2. At most one percent-off and one amount-off coupon per session; a second of a kind, or a code

@@ -8,8 +8,8 @@
  * the statistics of its first calls, and one made while the table was small would scan it whole
  * for ever after; every statement has an index to go by.
  *
- * Each definition has a version. It is applied when the version recorded in `sql_functions` is
- * lower, or the same with another text; never over a higher one, so a restarted process of the
+ * Each definition has a version. It is applied when the function is missing, or the version
+ * recorded in `sql_functions` is lower, or the same with another text; never over a higher one, so a restarted process of the
  * previous release cannot put back an old body. Changing a body is editing its file and raising
  * its version (`test/db/sql-functions.test.ts` holds each version to its text); changing a
  * signature or return type also needs a migration that drops the old function
@@ -45,12 +45,19 @@ export const sqlFunctions: ReadonlyArray<SqlFunction> = [
 /** The SHA-256 of a definition's text, as recorded. */
 export const definitionHash = (definition: string): string => createHash("sha256").update(definition).digest("hex")
 
-/** Applies each function whose recorded version is lower, or the same with another text; answers the names applied. */
+/**
+ * Applies each function that is missing (never applied, or dropped by a migration) or whose recorded
+ * version is lower, or the same with another text; answers the names applied.
+ */
 export const applySqlFunctions = (functions: ReadonlyArray<SqlFunction> = sqlFunctions) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ name: string; hash: string; version: number }>`
-      SELECT name, hash, version FROM sql_functions`
+      SELECT f.name, f.hash, f.version FROM sql_functions f
+      WHERE EXISTS (
+        SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE p.proname = f.name AND n.nspname = current_schema()
+      )`
     const recorded = new Map(rows.map((row) => [row.name, row]))
     const applied: Array<string> = []
     for (const fn of functions) {

@@ -161,5 +161,5 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
   })
 })
 
-/** `VaultStore` over the `SqlClient` in context (migrated with `./migrations.ts`). */
+/** `VaultStore` over the `SqlClient` in context (migrated by `src/db/database.ts`). */
 export const SqlVaultStore: Layer.Layer<VaultStore, never, SqlClient.SqlClient> = Layer.effect(VaultStore, make)

@@ -14,9 +14,8 @@
  *
  * Transactions: on SQL, `transaction` is `sql.withTransaction` on the same `SqlClient` as the
  * checkout store, so a vault transaction inside a checkout-store transaction (or the reverse)
- * joins it (nested calls are savepoints). In memory, every operation is one synchronous map
- * operation (atomic on the single JS thread) and `transaction` takes no lock; it keeps an undo
- * log, so a failing transaction puts back the tokens it changed (see `memory-vault-store.ts`).
+ * joins it (nested calls are savepoints). The memory double (`test/doubles/memory-vault-store.ts`)
+ * shares the transactions of the other memory stores in the same way.
  */
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"

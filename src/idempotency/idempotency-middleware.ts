@@ -27,7 +27,7 @@
  * The claim is an `in_flight` record with a lease (`IDEMPOTENCY_LEASE_MILLIS`), renewed while the
  * route runs. If the process dies between claim and result, the key stays in flight until the
  * lease runs out; then a retry with the same body takes it over and runs the route again. Why
- * that cannot charge twice, and what it means for create, is in docs/decisions.md ("Idempotency").
+ * that cannot charge twice, and what it means per route, is in `docs/concurrency.md` ("Idempotency keys").
  * A claimed request is not interrupted when its client goes away: it runs to the end so that its
  * result is stored for the retry.
  */

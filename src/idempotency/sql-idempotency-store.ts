@@ -170,7 +170,7 @@ export const make: Effect.Effect<IdempotencyStoreService, never, SqlClient.SqlCl
   return IdempotencyStore.of({ claim, renewLease, complete, release, find: readLive, deleteExpired })
 })
 
-/** `IdempotencyStore` over the `SqlClient` in context (migrated with `./migrations.ts`). */
+/** `IdempotencyStore` over the `SqlClient` in context (migrated by `src/db/database.ts`). */
 export const SqlIdempotencyStore: Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> = Layer.effect(
   IdempotencyStore,
   make

@@ -7,9 +7,9 @@
  *   order events record it) and `webhook_outbox` of migration 0004. `transaction` is
  *   `sql.withTransaction`, so a call made inside any transaction of the same `SqlClient` (e.g. the
  *   checkout completion) joins it.
- * - Memory: one critical section with rollback on failure, like the memory checkout store.
+ * - The memory double (`test/doubles/`) has the same semantics, on the tables of every memory store.
  *
- * Delivery by several workers: `claimDue` takes a lease (`locked_until`) on each event it returns,
+ * Delivery by several workers (`docs/concurrency.md`, "The order-event outbox"): `claimDue` takes a lease (`locked_until`) on each event it returns,
  * in a short transaction (`FOR UPDATE SKIP LOCKED`), and counts the attempt; `finishAttempts`
  * records each result only if its claim is still the current one (same attempt number). Only the
  * lowest pending sequence of each order is ever claimable, so the events of one order are

@@ -269,5 +269,5 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   })
 })
 
-/** `OrderStore` over the `SqlClient` in context (migrated with `./migrations.ts`). */
+/** `OrderStore` over the `SqlClient` in context (migrated by `src/db/database.ts`). */
 export const SqlOrderStore: Layer.Layer<OrderStore, never, SqlClient.SqlClient> = Layer.effect(OrderStore, make)

@@ -86,6 +86,10 @@ describe("SQL functions", () => {
       // The previous release, restarted after the newer one applied its body.
       expect(yield* applySqlFunctions([probe(1, "first")])).toEqual([])
       expect(yield* probeAnswer(sql)).toBe("second")
+      // A migration dropped it (to change its signature): it is created again, whatever the record says.
+      yield* sql`DROP FUNCTION acp_probe()`
+      expect(yield* applySqlFunctions([probe(2, "second")])).toEqual(["acp_probe"])
+      expect(yield* probeAnswer(sql)).toBe("second")
     }).pipe(Effect.provide(embeddedDatabase())))
 })
 
