@@ -21,6 +21,7 @@
  * `order-from-checkout.ts`.
  */
 import { Schema } from "effect"
+import { TotalType } from "../checkout/checkout-schemas.ts"
 import { Amount, BoundedString, optional, PositiveAmount, Timestamp } from "../shared/schema-helpers.ts"
 
 export const OrderStatus = Schema.Literal("created", "manual_review", "confirmed", "canceled", "shipped", "fulfilled")
@@ -115,17 +116,7 @@ export const Adjustment = Schema.Struct({
 export type Adjustment = typeof Adjustment.Type
 
 /** Checkout total types plus `amount_refunded` (ACP orders RFC). */
-export const OrderTotalType = Schema.Literal(
-  "items_base_amount",
-  "items_discount",
-  "subtotal",
-  "discount",
-  "fulfillment",
-  "tax",
-  "fee",
-  "total",
-  "amount_refunded"
-)
+export const OrderTotalType = Schema.Literal(...TotalType.literals, "amount_refunded")
 export type OrderTotalType = typeof OrderTotalType.Type
 
 export const OrderTotal = Schema.Struct({
