@@ -4,8 +4,7 @@
  * - `OrderEvents.orderCreated` builds the full order of a completed session (line items, totals)
  *   with the catalog's line titles and kinds, and its `order_create` event: the checkout service
  *   hands them to the store step that completes the session (`CheckoutStore.completePaidCheckout`),
- *   so they commit or roll back with the completion. `recordOrderCreated` writes them itself, in
- *   the caller's transaction (for an order made without a checkout, as test fixtures do).
+ *   so they commit or roll back with the completion.
  * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
  *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
  *   queue an `order_update` event carrying the full order.
@@ -37,8 +36,6 @@ export interface OrderEventsShape {
    * Clock's time and not yet written: for a store step that writes them with the completion.
    */
   readonly orderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<OrderChange>
-  /** Stores the full `created` order and queues `order_create`; joins the caller's transaction. */
-  readonly recordOrderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<Order, StorageError>
 }
 
 export class OrderEvents extends Context.Tag("acp/OrderEvents")<OrderEvents, OrderEventsShape>() {}
@@ -54,7 +51,6 @@ export class OrderService extends Context.Tag("acp/OrderService")<OrderService, 
 export const OrderEventsLive = Layer.effect(
   OrderEvents,
   Effect.gen(function*() {
-    const store = yield* OrderStore
     const catalog = yield* Catalog
     const ids = yield* Ids
     const orderCreated: OrderEventsShape["orderCreated"] = ({ order: summary, session }) =>
@@ -77,14 +73,7 @@ export const OrderEventsLive = Layer.effect(
           event: { id, payload: makeOrderEvent("order_create", order), now }
         }
       })
-    return OrderEvents.of({
-      orderCreated,
-      recordOrderCreated: (input) =>
-        Effect.flatMap(
-          orderCreated(input),
-          ({ event, stored }) => Effect.as(store.saveOrderWithEvent(stored, event), stored.order)
-        )
-    })
+    return OrderEvents.of({ orderCreated })
   })
 )
 

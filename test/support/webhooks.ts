@@ -1,6 +1,6 @@
 /**
  * Helpers for order and order-event tests: orders made through the real checkout (a session
- * created over HTTP, then `OrderEvents.recordOrderCreated` as the completion will call it), and
+ * created over HTTP, then its order and `order_create` event written as the completion writes them), and
  * fake HTTP clients for the sender — scripted answers, or the in-process application itself (the
  * sender posting to this process's own receiver).
  */
@@ -8,6 +8,7 @@ import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platfor
 import { Clock, Effect, Layer, Ref, Schema } from "effect"
 import { Session } from "../../src/checkout/session-model.ts"
 import { OrderEvents } from "../../src/orders/order-service.ts"
+import { OrderStore } from "../../src/orders/order-store.ts"
 import { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { appHandler, createReadySession } from "./http.ts"
 
@@ -28,11 +29,14 @@ export const createOrder = (
       items: (created.line_items as Array<{ item: unknown }>).map((line) => line.item)
     })
     const events = yield* OrderEvents
+    const store = yield* OrderStore
     const id = `ord_test${++orderCounter}_${Math.random().toString(36).slice(2, 8)}`
-    return yield* events.recordOrderCreated({
+    const { event, stored } = yield* events.orderCreated({
       order: { id, checkout_session_id: session.id, permalink_url: `https://merchant.test/orders/${id}` },
       session
     })
+    yield* store.saveOrderWithEvent(stored, event)
+    return stored.order
   })
 
 export interface SentRequest {
