@@ -34,7 +34,7 @@ const pinned: Record<string, { readonly version: number; readonly hash: string }
     version: 1,
     hash: "1ff4ba3ec3fffd4546e360a03dbfae801ecf2f1c7668976a3a57bc3bfe2c4f6f"
   },
-  checkout_create_session: { version: 2, hash: "01fe966d213ba5e545aa72236ab63cf52a9825e32cd53d273a2f13b577d8ad22" },
+  checkout_create_session: { version: 3, hash: "5426b4ee7a107d8c2c6ffbb2d8dfd8fae5f3d54b257e0b93568a2b06f55076c3" },
   checkout_lock_session_for_payment: {
     version: 2,
     hash: "7105393d4551319b3261f748472dc3465668a924e9b7bc36c41bb5561c15314a"
