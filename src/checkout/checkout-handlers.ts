@@ -198,6 +198,11 @@ const discountCodeBucket = {
   refillPerSecond: DISCOUNT_CODE_REJECTIONS_PER_MINUTE / 60
 }
 
+/** The bodies' decoders, built once from the schemas the endpoints declare. */
+const decodeCreateBody = decodeDeclaredBody(CheckoutGroup, "create")
+const decodeUpdateBody = decodeDeclaredBody(CheckoutGroup, "update")
+const decodeCompleteBody = decodeDeclaredBody(CheckoutGroup, "complete")
+
 export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (handlers) =>
   Effect.gen(function*() {
     const checkout = yield* CheckoutService
@@ -236,7 +241,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
       })
     return handlers
       .handleRaw("create", () =>
-        decodeDeclaredBody(CheckoutGroup, "create").pipe(
+        decodeCreateBody.pipe(
           Effect.flatMap((body) => limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.create(body)))),
           Effect.map((session) => sessionResponse(session, 201))
         ))
@@ -245,7 +250,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
         ({ path }) => Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id)), sessionJsonResponse)
       )
       .handleRaw("update", ({ path }) =>
-        decodeDeclaredBody(CheckoutGroup, "update").pipe(
+        decodeUpdateBody.pipe(
           Effect.flatMap((body) =>
             limitDiscountCodes(
               body.discounts?.codes,
@@ -255,7 +260,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
           Effect.map(sessionResponse)
         ))
       .handleRaw("complete", ({ path }) =>
-        decodeDeclaredBody(CheckoutGroup, "complete").pipe(
+        decodeCompleteBody.pipe(
           Effect.flatMap((body) => mapCheckoutErrors(checkout.complete(path.checkout_session_id, body))),
           Effect.map(completedSessionResponse)
         ))

@@ -7,8 +7,9 @@
  * transaction with row locks, or one statement; in memory one critical section with rollback on
  * failure. Calls made inside `transaction` join it (it is re-entrant). Stores decide nothing: the
  * rules (what is available, what fits, which statuses are active) are the domain's, passed in or
- * applied by the caller; the one exception, the "fits" of `createSessionReservingStock`, is
- * checked against the domain rule by a property test.
+ * applied by the caller. Two are written in SQL as well, each held to the domain rule by a
+ * property test: the "fits" of `createSessionReservingStock` (atomic in one statement) and which
+ * coupon holds `coupons.usage` counts (a filter, so stale holds are never read).
  *
  * The conditional steps (`createSessionReservingStock`, `updateSessionKeepingItems`,
  * `completePaidCheckout`) answer false, writing nothing, when what the caller decided on no longer

@@ -116,6 +116,10 @@ export const toDelivery = (event: OutboxEvent): Delivery => ({
   delivered_at: isoOrNull(event.deliveredAt)
 })
 
+/** The bodies' decoders, built once from the schemas the endpoints declare. */
+const decodeShipBody = decodeDeclaredBody(OrdersGroup, "ship")
+const decodeRefundBody = decodeDeclaredBody(OrdersGroup, "refund")
+
 export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* OrderService
@@ -128,7 +132,7 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
       .handleRaw("ship", ({ path }) =>
         Effect.zipRight(
           requireRole("checkout"),
-          Effect.flatMap(decodeDeclaredBody(OrdersGroup, "ship"), (body) =>
+          Effect.flatMap(decodeShipBody, (body) =>
             change(
               path.order_id,
               OrderCommand.Ship({
@@ -144,7 +148,7 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
         Effect.zipRight(
           requireRole("checkout"),
           Effect.flatMap(
-            decodeDeclaredBody(OrdersGroup, "refund"),
+            decodeRefundBody,
             (body) =>
               mapOrderErrors(orders.apply(path.order_id, OrderCommand.Refund({ type: body.type, amount: body.amount })))
           )

@@ -1,7 +1,8 @@
 /**
  * Which coupon holds count against a coupon's redemption limit is the domain's rule
- * (`heldByOthers` of `src/checkout/inventory.ts`: another session's hold, while it is live). Every
- * store reads the holds and applies it; this requires `coupons.usage` to answer the rule's count on
+ * (`heldByOthers` of `src/checkout/inventory.ts`: another session's hold, while it is live). The
+ * memory store applies it; the SQL store writes it as its filter (so it never reads the holds of
+ * payments that never finished). This requires `coupons.usage` to answer the rule's count on
  * random redemption counts and holds (the session's own, other sessions', expiring before, at and
  * after now), on memory, embedded PGlite and, when `TEST_DATABASE_URL` is set, PostgreSQL.
  */
