@@ -28,7 +28,7 @@ import {
   Unprocessable
 } from "../platform/http/errors.ts"
 import { decodeDeclaredBody } from "../platform/http/request-body.ts"
-import { setRetryAfter } from "../platform/http/retry-after.ts"
+import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient } from "../platform/http/security.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { CheckoutApi, CheckoutGroup } from "./checkout-api.ts"
@@ -183,7 +183,12 @@ export const mapCheckoutErrors = <A, E extends CheckoutFailure, R, Final extends
 ): Effect.Effect<A, ApiErrorOf<E, Final>, R> =>
   effect.pipe(
     Effect.tapError((error) =>
-      error._tag === "StorageError" ? Effect.logError("storage error", error.reason, error.cause) : Effect.void
+      error._tag === "StorageError"
+        ? Effect.logError("storage error", error.reason, error.cause)
+        : error._tag === "PaymentInProgress"
+        // The in-flight 409 says when to retry, like the idempotency middleware's own.
+        ? setRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS)
+        : Effect.void
     ),
     Effect.mapError((error) => toApiError(error, final ?? 409) as ApiErrorOf<E, Final>)
   )

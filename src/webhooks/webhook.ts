@@ -32,7 +32,7 @@ const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).
 export const ReceivedTotal = Schema.Struct({
   type: boundedString(64),
   display_text: boundedString(256),
-  amount: Schema.Int.annotations({ description: "an integer" })
+  amount: Schema.Int
 }).annotations({ identifier: "ReceivedTotal" })
 export type ReceivedTotal = typeof ReceivedTotal.Type
 

@@ -320,6 +320,13 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           expect(crashed.status).toBe(500)
           expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("ready_for_payment")
           expect(yield* approvedCharges).toHaveLength(1) // charged, not committed
+          // Another credential while that payment is still pending: in flight, retry shortly.
+          const other = yield* post(`/checkout_sessions/${session.id}/complete`, {
+            payment_data: { token: "tok_mastercard", provider: "stripe" }
+          })
+          expect(other.status).toBe(409)
+          expect(other.body.code).toBe("idempotency_in_flight")
+          expect(other.headers.get("retry-after")).toBe("1")
           const retried = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
           expect(retried.status).toBe(200)
           expect(yield* approvedCharges).toHaveLength(1) // the same charge

@@ -285,6 +285,17 @@ describe("webhook body validation", () => {
     }
   })
 
+  it("a fractional total amount is refused as not an integer", () => {
+    const result = decodeWebhookEvent(
+      body({ ...data, totals: [{ type: "total", display_text: "Total", amount: 1.5 }] })
+    )
+    expect(result).toEqual(Either.left(expect.objectContaining({
+      code: "invalid",
+      param: "$.data.totals[0].amount",
+      message: expect.stringContaining("must be an integer")
+    })))
+  })
+
   it("never echoes input values", () => {
     const secretish = "4242424242424242"
     const result = decodeWebhookEvent(body({ ...data, refunds: [{ type: secretish, amount: secretish }] }))
