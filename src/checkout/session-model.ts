@@ -22,7 +22,8 @@ import type { RejectedDiscount } from "./discounts.ts"
 
 /**
  * The stored session: everything the API returns plus the requested items (the source of the
- * line items) and, once completed, the order. Persisted as JSON; decoded with this schema.
+ * line items) and, once completed, the order. Persisted as JSON by the stores, which write it
+ * only from this type (and so check only its structure when reading it back).
  */
 export const Session = Schema.Struct({
   ...CheckoutSession.fields,
@@ -37,7 +38,7 @@ const internalSessionFields: { readonly [K in InternalSessionField]: true } = { 
 
 /**
  * The names of those fields, for stores that project the wire form themselves
- * (`CheckoutStore.getSessionJson`); the compiler keeps the list complete.
+ * (`SessionStore.getJson`); the compiler keeps the list complete.
  */
 export const INTERNAL_SESSION_FIELDS = Object.keys(internalSessionFields) as ReadonlyArray<InternalSessionField>
 
@@ -118,7 +119,7 @@ export interface Transition {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Failures of the reducer. Each maps to one HTTP status and error code in `src/platform/http/errors.ts`.
+// Failures of the reducer. Each maps to one HTTP status and error code (`toApiError`, `./checkout-handlers.ts`).
 
 /** `$.items[index].id` names no product of the catalog → 400 invalid. */
 export class UnknownProduct extends Data.TaggedError("UnknownProduct")<{

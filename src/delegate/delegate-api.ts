@@ -88,14 +88,6 @@ export const DelegateRateLimitedWire = wire(DelegateRateLimited, 429)
 export const DelegateInternalErrorWire = wire(DelegateInternalError, 500)
 export const DelegateServiceUnavailableWire = wire(DelegateServiceUnavailable, 503)
 
-export type DelegateApiError =
-  | DelegateBadRequest
-  | DelegateConflict
-  | DelegateUnprocessable
-  | DelegateRateLimited
-  | DelegateInternalError
-  | DelegateServiceUnavailable
-
 export const delegateInternalError = () =>
   new DelegateInternalError({
     type: "processing_error",

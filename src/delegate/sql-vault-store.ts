@@ -3,7 +3,7 @@
  * `0003_vault_tokens`). The card envelope is stored as `bytea` (IV, ciphertext, tag) next to its
  * key id; no column holds card data in clear.
  *
- * - `transaction` is `sql.withTransaction` on the shared `SqlClient`: inside a checkout-store
+ * - `transaction` is `sqlTransaction` on the shared `SqlClient`: inside a checkout-store
  *   transaction it becomes a savepoint of the same database transaction, and vice versa.
  * - `lockToken` is `SELECT … FOR UPDATE`: a second transaction on the same token waits until the
  *   first commits, then reads the committed row.

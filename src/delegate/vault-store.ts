@@ -12,7 +12,7 @@
  * `active` to `used`: of concurrent calls for one token exactly one consumes it, with or without
  * the lock.
  *
- * Transactions: on SQL, `transaction` is `sql.withTransaction` on the same `SqlClient` as the
+ * Transactions: on SQL, `transaction` is `sqlTransaction` on the same `SqlClient` as the
  * checkout store, so a vault transaction inside a checkout-store transaction (or the reverse)
  * joins it (nested calls are savepoints). The memory double (`test/doubles/memory-vault-store.ts`)
  * shares the transactions of the other memory stores in the same way.

@@ -76,8 +76,6 @@ import {
 
 /** How long a claim protects an in-flight request when its process stops renewing it. */
 export const IDEMPOTENCY_LEASE_MILLIS = 60_000
-/** How often a running request renews its lease (a third of the lease: two renewals may fail). */
-export const IDEMPOTENCY_LEASE_RENEW_MILLIS = 20_000
 
 // ---------------------------------------------------------------------------------------------
 // Which routes
@@ -280,6 +278,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
     const timing = {
       ttlMillis: config.idempotencyTtlSeconds * 1000,
       leaseMillis,
+      // Renewed every third of the lease: two renewals may fail before the lease runs out.
       renewEveryMillis: options.renewEveryMillis ?? Math.max(1, Math.floor(leaseMillis / 3))
     }
 

@@ -5,8 +5,8 @@
  *
  * - SQL: the `orders` table of migration 0001 (the `data` column holds the full order once the
  *   order events record it) and `webhook_outbox` of migration 0004. `transaction` is
- *   `sql.withTransaction`, so a call made inside any transaction of the same `SqlClient` (e.g. the
- *   checkout completion) joins it.
+ *   `sqlTransaction` (`src/db/sql-transaction.ts`), so a call made inside any transaction of the
+ *   same `SqlClient` (e.g. the checkout completion) joins it.
  * - The memory double (`test/doubles/`) has the same semantics, on the tables of every memory store.
  *
  * Delivery by several workers (`docs/concurrency.md`, "The order-event outbox"): `claimDue` takes a lease (`locked_until`) on each event it returns,
@@ -22,7 +22,6 @@ import { eventJson, orderJson } from "./order-json.ts"
 import type { Order } from "./order-schemas.ts"
 
 export type DeliveryState = "pending" | "delivered" | "dead"
-export const DELIVERY_STATES: ReadonlyArray<DeliveryState> = ["pending", "delivered", "dead"]
 
 export interface StoredFullOrder {
   readonly order: Order

@@ -6,7 +6,7 @@
  * kept in `DATA_DIR/secrets.json` (mode 0600) and reused on later starts. With
  * `NODE_ENV=production` the service refuses to start without them.
  */
-import { Config, ConfigError, Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Effect, LogLevel, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -257,8 +257,6 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
 
 /** The configuration read from the current ConfigProvider (the environment by default). */
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigError.ConfigError> = Effect.flatMap(raw, resolveConfig)
-
-export const AppConfigLive = Layer.effect(AppConfig, loadConfig)
 
 /** Plain, test-friendly configuration: every field given, nothing read from the environment. */
 export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({

@@ -164,7 +164,7 @@ export const checkoutStoreContract = <E>(
         expect(yield* store.sessions.get(uid("cs_missing"))).toEqual(Option.none())
       }))
 
-    it.effect("getSessionJson reads the wire form of the stored session as JSON text, as it is now", () =>
+    it.effect("sessions.getJson reads the wire form of the stored session as JSON text, as it is now", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const session = makeSession(uid("cs"), {

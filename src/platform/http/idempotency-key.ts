@@ -1,6 +1,5 @@
 /**
- * The `Idempotency-Key` request header (CONTRACT §6): its format, and where an error about it
- * points. The request middleware echoes a valid key on every response; the idempotency middleware
+ * The `Idempotency-Key` request header (CONTRACT §6): its format. The request middleware echoes a valid key on every response; the idempotency middleware
  * claims it.
  */
 
