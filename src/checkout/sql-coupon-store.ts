@@ -5,8 +5,9 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { iso } from "../db/sql-values.ts"
 import type { CouponStore } from "./checkout-store.ts"
-import { iso, run } from "./sql-session-row.ts"
+import { run } from "./sql-session-row.ts"
 
 export const makeSqlCouponStore = (sql: SqlClient.SqlClient): CouponStore => {
   const seed = (coupons: ReadonlyArray<{ readonly id: string; readonly timesRedeemed: number }>) => {

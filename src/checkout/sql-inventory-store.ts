@@ -18,9 +18,10 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { iso } from "../db/sql-values.ts"
 import type { CheckoutStoreService, InventoryStore, StockLevel } from "./checkout-store.ts"
 import type { Reservations } from "./session-model.ts"
-import { iso, run } from "./sql-session-row.ts"
+import { run } from "./sql-session-row.ts"
 
 /** The reservations with units, as the two arrays (product ids, quantities) the functions take. */
 export const reservationArrays = (reservations: Reservations) => {

@@ -1,8 +1,9 @@
 /** `PaymentAttemptStore` over SQL: the `payment_attempts` table, by (session, sequence). */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { iso } from "../db/sql-values.ts"
 import type { PaymentAttempt, PaymentAttemptStore } from "./checkout-store.ts"
-import { iso, run, storedDataFailure } from "./sql-session-row.ts"
+import { run, storedDataFailure } from "./sql-session-row.ts"
 
 /** An attempt as `checkout_lock_session_for_payment` answers it (JSON, times as epoch ms). */
 export interface AttemptRow {

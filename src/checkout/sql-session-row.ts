@@ -5,6 +5,7 @@
  */
 import { SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { jsonValue } from "../db/sql-values.ts"
 import { fromSqlError, StorageError } from "../db/storage-error.ts"
 import { SessionStatus } from "./checkout-schemas.ts"
 import type { SessionJson } from "./checkout-store.ts"
@@ -15,11 +16,6 @@ const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
 /** A statement's SqlError as the stores report it. */
 export const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
   Effect.mapError(effect, fromSqlError)
-
-export const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
-
-/** `jsonb` arrives parsed from node-postgres; accept text too, for other drivers. */
-export const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 /** A failure of what the store reads back (not what it was asked). */
 export const storedDataFailure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })

@@ -13,6 +13,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { sqlTransaction } from "../db/sql-transaction.ts"
+import { iso, jsonValue, millis } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
 import { fromSqlError } from "../db/storage-error.ts"
 import { VaultStore, type VaultStoreService, VaultTokenRecord } from "./vault-store.ts"
@@ -44,9 +45,6 @@ interface TokenRow {
 
 const decodeRecord = Schema.decodeUnknown(VaultTokenRecord)
 
-const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
-const millis = (value: string | number): number => Math.round(Number(value))
-const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64")
 
 const fromParseError = (error: ParseResult.ParseError): StorageError =>

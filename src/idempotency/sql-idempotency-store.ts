@@ -14,6 +14,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import { iso, jsonValue, millis } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
 import { fromSqlError } from "../db/storage-error.ts"
 import {
@@ -35,13 +36,6 @@ interface Row {
   readonly expires_ms: number | string
   readonly lease_ms: number | string | null
 }
-
-const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
-
-const millis = (value: number | string): number => Math.round(Number(value))
-
-/** `jsonb` arrives parsed from node-postgres; accept text too, for other drivers. */
-const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 const toHeaders = (value: unknown): Record<string, string> => {
   const json = jsonValue(value)

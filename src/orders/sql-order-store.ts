@@ -14,6 +14,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
+import { iso, jsonValue } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
 import { fromSqlError } from "../db/storage-error.ts"
 import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
@@ -32,8 +33,6 @@ import {
 const decodeOrder = Schema.decodeUnknown(Order)
 const decodeEvent = Schema.decodeUnknown(OutgoingWebhookEvent)
 
-const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
-const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 const ms = (value: number | string | null): number | null => (value === null ? null : Math.round(Number(value)))
 
 const fromParseError = (error: ParseResult.ParseError): StorageError =>

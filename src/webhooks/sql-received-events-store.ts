@@ -7,6 +7,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import { iso, jsonValue } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
 import { fromSqlError } from "../db/storage-error.ts"
 import {
@@ -15,9 +16,6 @@ import {
   type ReceivedEventsStoreService,
   type ReceivedOrder
 } from "./received-events-store.ts"
-
-const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
-const jsonValue = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 interface EventRow {
   readonly request_id: string
