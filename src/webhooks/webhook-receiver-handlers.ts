@@ -14,13 +14,13 @@
  *    without a second effect. 200 `{received: true, request_id}`.
  * The order key is `data.id`, or `data.checkout_session_id` when the sender gives no id.
  */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../platform/config.ts"
-import { BadRequest, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized } from "../platform/http/errors.ts"
+import { BadRequest, NotFound, TooManyRequests, Unauthorized } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
-import { declaredPayload, isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
+import { declaredPayload, isJsonContentType, readRawBody } from "../platform/http/request-body.ts"
 import { withRetryAfter } from "../platform/http/retry-after.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
 import { randomId } from "../platform/ids.ts"
@@ -35,34 +35,6 @@ import { ReceivedOrdersApi, WebhookReceiverApi, WebhookReceiverGroup } from "./w
 import { MERCHANT_SIGNATURE_HEADER } from "./webhook.ts"
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
-
-const tooLarge = () =>
-  new PayloadTooLarge({
-    type: "invalid_request",
-    code: "request_too_large",
-    message: `The request body must be at most ${MAX_BODY_BYTES} bytes.`
-  })
-
-/** The exact request bytes, at most 1 MiB. */
-const readRawBody = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const declared = Number(request.headers["content-length"] ?? "0")
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* tooLarge()
-  const buffer = yield* request.arrayBuffer.pipe(
-    HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-    Effect.mapError((error) =>
-      error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
-        ? tooLarge()
-        : new BadRequest({
-          type: "invalid_request",
-          code: "invalid_json",
-          message: "The request body could not be read."
-        })
-    )
-  )
-  if (buffer.byteLength > MAX_BODY_BYTES) return yield* tooLarge()
-  return new Uint8Array(buffer)
-})
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

@@ -8,7 +8,7 @@
  * decode with the payload schema their endpoint declares (`declaredPayload`), so the declaration
  * is the schema that runs, not only documentation.
  */
-import { type HttpApiEndpoint, type HttpApiGroup, HttpServerRequest } from "@effect/platform"
+import { type HttpApiEndpoint, type HttpApiGroup, type HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Effect, Option, type ParseResult, Schema } from "effect"
 import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storable-text.ts"
@@ -32,6 +32,37 @@ export const isJsonContentType = (value: string | undefined) => {
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
 }
 
+/**
+ * The body read by `read` (the request's cached text or bytes), at most `MAX_BODY_BYTES`: a larger
+ * declared or actual body is 413, an unreadable one 400.
+ */
+const readBounded = <A>(
+  read: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, HttpServerError.RequestError>,
+  byteLength: (body: A) => number
+): Effect.Effect<A, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* tooLarge()
+    const body = yield* read(request).pipe(
+      HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+      Effect.mapError((error) =>
+        error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
+          ? tooLarge()
+          : invalidJson("The request body could not be read.")
+      )
+    )
+    if (byteLength(body) > MAX_BODY_BYTES) return yield* tooLarge()
+    return body
+  })
+
+/** The exact request bytes, size-checked, whatever the content type (a signed body is verified as sent). */
+export const readRawBody: Effect.Effect<Uint8Array, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
+  Effect.map(
+    readBounded((request) => request.arrayBuffer, (buffer) => buffer.byteLength),
+    (buffer) => new Uint8Array(buffer)
+  )
+
 /** The raw body text, enforcing content type and size. */
 export const readJsonText: Effect.Effect<string, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
   Effect.gen(function*() {
@@ -43,18 +74,7 @@ export const readJsonText: Effect.Effect<string, BadRequest | PayloadTooLarge, H
         message: "Requests with a body must have Content-Type: application/json."
       })
     }
-    const declared = Number(request.headers["content-length"] ?? "0")
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* tooLarge()
-    const text = yield* request.text.pipe(
-      HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-      Effect.mapError((error) =>
-        error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
-          ? tooLarge()
-          : invalidJson("The request body could not be read.")
-      )
-    )
-    if (Buffer.byteLength(text, "utf8") > MAX_BODY_BYTES) return yield* tooLarge()
-    return text
+    return yield* readBounded((r) => r.text, (text) => Buffer.byteLength(text, "utf8"))
   })
 
 /** Parses JSON text; the empty body and malformed JSON are 400 invalid_json. */
