@@ -19,7 +19,7 @@ import { testApp } from "../test/support/http.ts"
 import { address, buyer, paymentBody, tokenizeBody } from "./lib/acp-client.ts"
 
 const API_KEY = "sk_cost_key"
-const API_VERSION = "2026-01-30"
+const API_VERSION = "2025-09-29"
 const scenarios = process.argv[2] !== undefined ? [process.argv[2]] : ["get", "create", "update", "flow"]
 const iterations = Number(process.argv[3] ?? "3000")
 

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 
-export const API_VERSION = "2026-01-30"
+export const API_VERSION = "2025-09-29"
 
 export interface ClientOptions {
   readonly baseUrl: string

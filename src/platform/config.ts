@@ -10,11 +10,13 @@ import { Config, ConfigError, Context, Effect, LogLevel, Option, Redacted } from
 import { randomBytes } from "node:crypto"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { API_VERSION_NAMES, type ApiVersionName, isApiVersionName } from "../shared/api-versions.ts"
 
 export type Role = "checkout" | "delegate" | "webhook_receiver" | "webhook_sender"
 export const ALL_ROLES: ReadonlyArray<Role> = ["checkout", "delegate", "webhook_receiver", "webhook_sender"]
 
-export const DEFAULT_API_VERSIONS = ["2025-09-29", "2025-12-12", "2026-01-16", "2026-01-30", "2026-04-17"]
+/** Every version with a codec is accepted unless `API_VERSIONS` narrows the list. */
+export const DEFAULT_API_VERSIONS: ReadonlyArray<ApiVersionName> = API_VERSION_NAMES
 
 export interface AppConfigShape {
   readonly port: number
@@ -27,8 +29,10 @@ export interface AppConfigShape {
   readonly merchantId: string
   readonly publicBaseUrl: string
   readonly catalogFile: Option.Option<string>
-  /** Accepted API-Version dates, newest first. */
-  readonly apiVersions: ReadonlyArray<string>
+  /** Accepted API-Version dates, newest first; each one has its wire codecs (`src/shared/api-versions.ts`). */
+  readonly apiVersions: ReadonlyArray<ApiVersionName>
+  /** The version order events are posted in (`WEBHOOK_API_VERSION`; default the newest accepted). */
+  readonly webhookApiVersion: ApiVersionName
   readonly webhookUrl: Option.Option<string>
   readonly webhookSecret: Redacted.Redacted<string>
   readonly webhookReceiverSecrets: ReadonlyArray<Redacted.Redacted<string>>
@@ -83,12 +87,18 @@ const positiveInt = (name: string, fallback: number) =>
     Config.withDefault(fallback)
   )
 
-const isoDate = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
+const servedVersions = API_VERSION_NAMES.join(", ")
 
 const apiVersions = checkedList("API_VERSIONS", DEFAULT_API_VERSIONS.join(","), {
-  message: "Expected a comma-separated list of YYYY-MM-DD dates",
-  validation: (versions) => versions.length > 0 && versions.every((v) => isoDate.test(v))
-}).pipe(Config.map((versions) => [...new Set(versions)].sort().reverse()))
+  message: `Expected a comma-separated subset of the served versions ${servedVersions}`,
+  validation: (versions) => versions.length > 0 && versions.every(isApiVersionName)
+}).pipe(Config.map((versions) => [...new Set(versions as Array<ApiVersionName>)].sort().reverse()))
+
+const webhookApiVersion = Config.option(
+  Config.string("WEBHOOK_API_VERSION").pipe(
+    Config.validate({ message: `Expected one of the served versions ${servedVersions}`, validation: isApiVersionName })
+  )
+)
 
 const roles = checkedList("ROLES", ALL_ROLES.join(","), {
   message: `Expected a comma-separated subset of ${ALL_ROLES.join(", ")}`,
@@ -119,6 +129,7 @@ const raw = Config.all({
   ),
   catalogFile: Config.option(Config.string("CATALOG_FILE")),
   apiVersions,
+  webhookApiVersion,
   webhookUrl: Config.option(
     Config.string("WEBHOOK_URL").pipe(
       Config.validate({ message: "Expected an http(s) URL", validation: (s) => /^https?:\/\/[^\s]+$/.test(s) })
@@ -234,6 +245,10 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
       publicBaseUrl,
       catalogFile: env.catalogFile,
       apiVersions: env.apiVersions,
+      webhookApiVersion: Option.getOrElse(
+        env.webhookApiVersion as Option.Option<ApiVersionName>,
+        () => env.apiVersions[0]!
+      ),
       webhookUrl: env.webhookUrl,
       webhookSecret: Redacted.make(webhookSecret),
       webhookReceiverSecrets: receiverSecrets.map((s) => Redacted.make(s)),
@@ -271,6 +286,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   publicBaseUrl: "https://merchant.test",
   catalogFile: Option.none(),
   apiVersions: [...DEFAULT_API_VERSIONS].reverse(),
+  webhookApiVersion: "2025-09-29",
   webhookUrl: Option.none(),
   webhookSecret: Redacted.make("whsec_test"),
   webhookReceiverSecrets: [Redacted.make("whsec_test")],

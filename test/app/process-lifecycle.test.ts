@@ -79,7 +79,7 @@ const slowRequest = (server: ServerProcess, body: string) =>
         path: "/checkout_sessions",
         headers: {
           authorization: `Bearer ${PROCESS_API_KEY}`,
-          "api-version": "2026-01-30",
+          "api-version": "2025-09-29",
           "content-type": "application/json",
           "content-length": String(bytes.length)
         }

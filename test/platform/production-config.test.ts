@@ -59,6 +59,9 @@ describe("production configuration", () => {
         [{ ...productionSecrets, TLS_KEY_FILE: "/etc/key.pem" }, "TLS_CERT_FILE"],
         // Lists checked item by item still name their variable.
         [{ ...productionSecrets, API_VERSIONS: "2026-01-30,yesterday" }, "API_VERSIONS"],
+        // A well-formed date without a codec is refused at start, not answered in another format.
+        [{ ...productionSecrets, API_VERSIONS: "2025-09-29,2025-12-12" }, "API_VERSIONS"],
+        [{ ...productionSecrets, WEBHOOK_API_VERSION: "2026-01-16" }, "WEBHOOK_API_VERSION"],
         [{ ...productionSecrets, ROLES: "checkout,cashier" }, "ROLES"],
         [{ ...productionSecrets, VAULT_RETIRED_KEYS: "c2hvcnQ=" }, "VAULT_RETIRED_KEYS"]
       ]

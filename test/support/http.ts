@@ -28,7 +28,7 @@ import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-sto
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 
 export const API_KEY = "sk_test_key"
-export const API_VERSION = "2026-01-30"
+export const API_VERSION = "2025-09-29"
 
 /**
  * The stores default to memory ones, all on one memory database made fresh per `testApp` (a memory

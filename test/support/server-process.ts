@@ -158,7 +158,7 @@ export const callServer = (
       method,
       headers: {
         authorization: `Bearer ${PROCESS_API_KEY}`,
-        "api-version": "2026-01-30",
+        "api-version": "2025-09-29",
         ...(body === undefined ? {} : { "content-type": "application/json" }),
         ...headers
       },

@@ -6,6 +6,7 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
+import type { ApiVersionName } from "../../shared/api-versions.ts"
 import { AppConfig } from "../config.ts"
 import { BadRequest, BadRequestWire, Unauthorized, UnauthorizedWire } from "./errors.ts"
 
@@ -18,8 +19,14 @@ export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("acp/A
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
+/** The `API-Version` of the request, one of the accepted versions: it picks the wire codec. */
+export class RequestedApiVersion
+  extends Context.Tag("acp/RequestedApiVersion")<RequestedApiVersion, ApiVersionName>()
+{}
+
 export class ApiVersion extends HttpApiMiddleware.Tag<ApiVersion>()("acp/ApiVersion", {
-  failure: BadRequestWire
+  failure: BadRequestWire,
+  provides: RequestedApiVersion
 }) {}
 
 const digest = (value: string) => createHash("sha256").update(value, "utf8").digest()
@@ -80,8 +87,8 @@ const versionPattern = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
  * version. Shared by the `ApiVersion` middleware and the idempotency middleware, which must not
  * replay a stored answer to a request the route would refuse.
  */
-export const makeApiVersionCheck = (apiVersions: ReadonlyArray<string>) => {
-  const supported = new Set(apiVersions)
+export const makeApiVersionCheck = (apiVersions: ReadonlyArray<ApiVersionName>) => {
+  const supported = new Set<string>(apiVersions)
   const supported_versions = [...apiVersions]
   return (version: string | undefined): BadRequest | undefined => {
     if (version === undefined || version.trim() === "") {
@@ -93,7 +100,7 @@ export const makeApiVersionCheck = (apiVersions: ReadonlyArray<string>) => {
         supported_versions
       })
     }
-    if (!versionPattern.test(version) || !supported.has(version)) {
+    if (!versionPattern.test(version) || !supported.has(version as ApiVersionName)) {
       return new BadRequest({
         type: "invalid_request",
         code: "unsupported_api_version",
@@ -111,8 +118,9 @@ export const ApiVersionLive = Layer.effect(
   Effect.map(AppConfig, (config) => {
     const check = makeApiVersionCheck(config.apiVersions)
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const problem = check(request.headers["api-version"])
-      return problem === undefined ? Effect.void : Effect.fail(problem)
+      const version = request.headers["api-version"]
+      const problem = check(version)
+      return problem === undefined ? Effect.succeed(version as ApiVersionName) : Effect.fail(problem)
     })
   })
 )
