@@ -24,9 +24,10 @@ import {
 } from "../payments/payment-provider.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
 import { InvalidPaymentData, PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
-import type { CheckoutSessionCompleteRequest, MessageError, OrderSummary, PaymentData } from "./checkout-schemas.ts"
+import type { MessageError, OrderSummary, PaymentData } from "./checkout-schemas.ts"
 import { type PaymentAttempt, type SessionForPayment, writeOptimistically } from "./checkout-store.ts"
 import {
+  type CompleteSessionInput,
   type DiscountUnavailable,
   type ReducerError,
   type Session,
@@ -143,7 +144,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   /** Step 1 (see the module comment). The buyer of the request is applied whatever the payment's outcome. */
   const beginPayment = (
     id: string,
-    request: CheckoutSessionCompleteRequest,
+    request: CompleteSessionInput,
     credential: PaymentCredential,
     started: number
   ) =>
@@ -153,7 +154,11 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
       const preparing = reduce(
         session,
-        SessionCommand.PrepareCompletion({ buyer: request.buyer }),
+        SessionCommand.PrepareCompletion({
+          buyer: request.buyer,
+          details: request.details,
+          fulfillment_address: request.fulfillment_address
+        }),
         ctx.reducerContext(started, new Map(), redemptions)
       )
       if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
@@ -290,7 +295,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
    */
   const complete = (
     id: string,
-    request: CheckoutSessionCompleteRequest
+    request: CompleteSessionInput
   ): Effect.Effect<Session & { readonly order: OrderSummary }, CompleteError> =>
     Effect.gen(function*() {
       const credential = yield* resolveCredential(request.payment_data, ctx.catalog)

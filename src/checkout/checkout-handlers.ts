@@ -1,197 +1,88 @@
 /**
- * Checkout Session API handlers: decode the body by the common rules with the schema the endpoint
- * declares, call the service, map its failures (one place, so every route answers the same
- * failure the same way: CONTRACT §3/§5). A bad `payment_data` is reported in the shape its keys
- * name (`src/shared/schema-failure.ts`).
+ * Checkout Session API handlers: the request's `API-Version` picks the codec
+ * (`wire/checkout-codecs.ts`) that decodes the body by the common rules into the domain's input
+ * and renders the session in that version's format; the service does the rest; failures map to
+ * API errors in one place (`checkout-error-handlers.ts`).
  *
- * Sessions are answered in their wire form, built from the typed session instead of being encoded
- * by the endpoint's schema at run time: the session schemas have no transformations, so encoding
- * would only re-validate what the domain built and drop the internal fields, a full pass over a
- * large nested object per response. The endpoint schemas still document the responses (OpenAPI),
- * and the HTTP tests check every session response against them strictly.
+ * Sessions are answered in their wire form, built by the codec from the typed session instead of
+ * being encoded by a schema at run time: the response schemas have no transformations, so
+ * encoding would only re-validate what the codec built, a full pass over a large nested object
+ * per response. The schemas still document the responses (one OpenAPI document per version), and
+ * the HTTP tests check every session response against its version's schema strictly.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
-import type { StorageError } from "../db/storage-error.ts"
-import type { PaymentDeclined, PaymentRejected } from "../payments/payment-provider.ts"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, ParseResult } from "effect"
+import { BadRequest, TooManyRequests } from "../platform/http/errors.ts"
 import {
-  BadRequest,
-  Conflict,
-  type InternalError,
-  internalError,
-  MethodNotAllowed,
-  NotFound,
-  PaymentRequired,
-  type ServiceUnavailable,
-  serviceUnavailable,
-  TooManyRequests,
-  Unprocessable
-} from "../platform/http/errors.ts"
-import { decodeDeclaredBody } from "../platform/http/request-body.ts"
-import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
-import { CurrentClient } from "../platform/http/security.ts"
+  badRequestFromParseError,
+  parseJson,
+  readJsonText,
+  unstorableTextError
+} from "../platform/http/request-body.ts"
+import { setRetryAfter } from "../platform/http/retry-after.ts"
+import { CurrentClient, RequestedApiVersion } from "../platform/http/security.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
-import { CheckoutApi, CheckoutGroup } from "./checkout-api.ts"
-import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
-import type { OrderSummary } from "./checkout-schemas.ts"
+import { CheckoutApi } from "./checkout-api.ts"
+import { mapCheckoutErrors } from "./checkout-error-handlers.ts"
 import { CheckoutService } from "./checkout-service.ts"
-import { type ReducerError, type Session, toCheckoutSession, toCheckoutSessionWithOrder } from "./session-model.ts"
+import type { Session } from "./session-model.ts"
+import type { CheckoutCodec, RequestCodec } from "./wire/checkout-codec.ts"
+import { decodeRequest } from "./wire/checkout-codec.ts"
+import { checkoutCodecs } from "./wire/checkout-codecs.ts"
 
 // ---------------------------------------------------------------------------------------------
-// Responses
+// Requests and responses
 
-/** A JSON response with the session's wire form. */
-const sessionResponse = (session: Session, status: 200 | 201 = 200) =>
-  HttpServerResponse.unsafeJson(toCheckoutSession(session), { status })
-
-/**
- * A session's wire form already serialized (`CheckoutService.getJson`): GET answers with the text
- * the store produced, without parsing the session and serializing it again.
- */
-const sessionJsonResponse = (json: string) =>
-  HttpServerResponse.text(json, { status: 200, contentType: "application/json" })
-
-const completedSessionResponse = (session: Session & { readonly order: OrderSummary }) =>
-  HttpServerResponse.unsafeJson(toCheckoutSessionWithOrder(session), { status: 200 })
-
-// ---------------------------------------------------------------------------------------------
-// Failures → API errors
-
-const finalCode = (status: "completed" | "canceled" | "expired") => `session_${status}` as const
-
-export type CheckoutFailure =
-  | ReducerError
-  | SessionNotFound
-  | InvalidPaymentData
-  | PaymentInProgress
-  | PaymentDeclined
-  | PaymentRejected
-  | StorageError
-
-/** The API error each failure becomes; `Final` picks 409 (complete) or 405 (cancel) for a final session. */
-export type ApiErrorOf<E, Final extends 405 | 409> = E extends
-  { readonly _tag: "UnknownProduct" | "UnknownFulfillmentOption" | "InvalidPaymentData" } ? BadRequest
-  : E extends {
-    readonly _tag:
-      | "OutOfStock"
-      | "SessionNotModifiable"
-      | "SessionNotReady"
-      | "PaymentRejected"
-      | "DiscountUnavailable"
-  } ? Unprocessable
-  : E extends { readonly _tag: "SessionNotFound" } ? NotFound
-  : E extends { readonly _tag: "PaymentDeclined" } ? PaymentRequired
-  : E extends { readonly _tag: "SessionFinal" } ? (Final extends 405 ? MethodNotAllowed : Conflict)
-  : E extends { readonly _tag: "PaymentInProgress" } ? Conflict
-  : E extends { readonly _tag: "StorageError" } ? ServiceUnavailable | InternalError
-  : never
-
-export const toApiError = (error: CheckoutFailure, final: 405 | 409 = 409) => {
-  switch (error._tag) {
-    case "UnknownProduct":
-      return new BadRequest({
-        type: "invalid_request",
-        code: "invalid",
-        message: `$.items[${error.index}].id names no product of this merchant.`,
-        param: `$.items[${error.index}].id`
-      })
-    case "OutOfStock":
-      return new Unprocessable({
-        type: "invalid_request",
-        code: "out_of_stock",
-        message: error.available === 0
-          ? `${error.productId} is out of stock.`
-          : `Only ${error.available} of ${error.productId} available.`,
-        param: `$.items[${error.index}]`
-      })
-    case "UnknownFulfillmentOption":
-      return new BadRequest({
-        type: "invalid_request",
-        code: "invalid",
-        message: "$.fulfillment_option_id must be one of the fulfillment options offered on the session.",
-        param: "$.fulfillment_option_id"
-      })
-    case "SessionNotModifiable":
-      return new Unprocessable({
-        type: "invalid_request",
-        code: "session_not_modifiable",
-        message: `The session is ${error.status} and can no longer be changed.`
-      })
-    case "SessionNotReady": {
-      const first = error.messages[0]
-      return new Unprocessable({
-        type: "invalid_request",
-        code: "session_not_ready",
-        message: `The session is not ready for payment${
-          first ? `: ${first.content}` : ""
-        }. See the session's messages.`,
-        ...(first?.param ? { param: first.param } : {})
-      })
-    }
-    case "SessionFinal": {
-      const fields = {
-        type: "invalid_request" as const,
-        code: finalCode(error.status),
-        message: `The session is already ${error.status}.`
-      }
-      return final === 409 ? new Conflict(fields) : new MethodNotAllowed(fields)
-    }
-    case "SessionNotFound":
-      return new NotFound({
-        type: "invalid_request",
-        code: "not_found",
-        message: `No checkout session ${error.id}.`,
-        param: "$.checkout_session_id"
-      })
-    case "PaymentInProgress":
-      return new Conflict({
-        type: "request_not_idempotent",
-        code: "idempotency_in_flight",
-        message: "Another payment for this checkout session is in progress; retry shortly."
-      })
-    case "InvalidPaymentData":
-      return new BadRequest({ type: "invalid_request", code: "invalid", message: error.message, param: error.param })
-    case "PaymentDeclined":
-      return new PaymentRequired({ type: "processing_error", code: "payment_declined", message: error.message })
-    case "PaymentRejected":
-      return new Unprocessable({
-        type: "invalid_request",
-        code: "payment_declined",
-        message: error.message,
-        param: error.param
-      })
-    case "DiscountUnavailable":
-      return new Unprocessable({
-        type: "invalid_request",
-        code: error.rejected.reason,
-        message:
-          `${error.rejected.message} The session was re-priced without it; review the new total and complete again.`,
-        param: error.rejected.index >= 0 ? `$.discounts.codes[${error.rejected.index}]` : "$.discounts"
-      })
-    case "StorageError":
-      return error.reason === "unavailable" ? serviceUnavailable() : internalError()
-  }
-}
+/** The codec of the request's version. */
+const requestCodec = Effect.map(RequestedApiVersion, (version) => checkoutCodecs[version])
 
 /**
- * Maps the failure channel of a service call to API errors; storage failures are logged.
- * `final` is the status for an operation on a completed, canceled or expired session.
+ * Reads the JSON body and decodes it with `codec`: text storage can keep anywhere in it, then the
+ * version's schema (first problem, unknown keys ignored), then what the version defines and the
+ * merchant cannot honour.
  */
-export const mapCheckoutErrors = <A, E extends CheckoutFailure, R, Final extends 405 | 409 = 409>(
-  effect: Effect.Effect<A, E, R>,
-  final?: Final
-): Effect.Effect<A, ApiErrorOf<E, Final>, R> =>
-  effect.pipe(
-    Effect.tapError((error) =>
-      error._tag === "StorageError"
-        ? Effect.logError("storage error", error.reason, error.cause)
-        : error._tag === "PaymentInProgress"
-        // The in-flight 409 says when to retry, like the idempotency middleware's own.
-        ? setRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS)
-        : Effect.void
-    ),
-    Effect.mapError((error) => toApiError(error, final ?? 409) as ApiErrorOf<E, Final>)
+const decodeBody = <Input>(codec: RequestCodec<Input>) =>
+  readJsonText.pipe(
+    Effect.flatMap(parseJson),
+    Effect.flatMap((json) => {
+      const unstorable = unstorableTextError(json)
+      if (unstorable !== undefined) return Effect.fail(unstorable)
+      return Either.match(decodeRequest(codec, json), {
+        onLeft: (problem) =>
+          Effect.fail(
+            ParseResult.isParseError(problem)
+              ? badRequestFromParseError(problem)
+              : new BadRequest({
+                type: "invalid_request",
+                code: problem.code,
+                message: problem.message,
+                param: problem.param
+              })
+          ),
+        onRight: Effect.succeed
+      })
+    })
   )
+
+/** The cancel body of a version that defines one (it is optional); none is read otherwise. */
+const decodeCancelBody = (codec: CheckoutCodec) =>
+  Effect.gen(function*() {
+    if (codec.cancel === undefined) return {}
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const length = request.headers["content-length"]
+    const chunked = request.headers["transfer-encoding"] !== undefined
+    if (!chunked && (length === undefined || length === "0")) return {}
+    return yield* decodeBody(codec.cancel)
+  })
+
+const json = (body: unknown, status: 200 | 201 = 200) => HttpServerResponse.unsafeJson(body, { status })
+
+/**
+ * A session's stored projection already serialized (`CheckoutService.getJson`): GET answers the
+ * versions whose session response it is with the text the store produced, without parsing it.
+ */
+const sessionJsonResponse = (text: string) =>
+  HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
 
 // ---------------------------------------------------------------------------------------------
 // Handlers
@@ -202,11 +93,6 @@ const discountCodeBucket = {
   capacity: DISCOUNT_CODE_REJECTIONS_PER_MINUTE,
   refillPerSecond: DISCOUNT_CODE_REJECTIONS_PER_MINUTE / 60
 }
-
-/** The bodies' decoders, built once from the schemas the endpoints declare. */
-const decodeCreateBody = decodeDeclaredBody(CheckoutGroup, "create")
-const decodeUpdateBody = decodeDeclaredBody(CheckoutGroup, "update")
-const decodeCompleteBody = decodeDeclaredBody(CheckoutGroup, "complete")
 
 export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (handlers) =>
   Effect.gen(function*() {
@@ -246,31 +132,46 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
       })
     return handlers
       .handleRaw("create", () =>
-        decodeCreateBody.pipe(
-          Effect.flatMap((body) => limitDiscountCodes(body.discounts?.codes, mapCheckoutErrors(checkout.create(body)))),
-          Effect.map((session) => sessionResponse(session, 201))
-        ))
-      .handle(
-        "get",
-        ({ path }) => Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id)), sessionJsonResponse)
-      )
+        Effect.gen(function*() {
+          const codec = yield* requestCodec
+          const input = yield* decodeBody(codec.create)
+          const session = yield* limitDiscountCodes(
+            input.discounts?.codes,
+            mapCheckoutErrors(checkout.create(input), codec)
+          )
+          return json(codec.session.encode(session), 201)
+        }))
+      .handle("get", ({ path }) =>
+        Effect.gen(function*() {
+          const codec = yield* requestCodec
+          if (codec.sessionIsStoredProjection) {
+            return sessionJsonResponse(yield* mapCheckoutErrors(checkout.getJson(path.checkout_session_id), codec))
+          }
+          const session = yield* mapCheckoutErrors(checkout.get(path.checkout_session_id), codec)
+          return json(codec.session.encode(session))
+        }))
       .handleRaw("update", ({ path }) =>
-        decodeUpdateBody.pipe(
-          Effect.flatMap((body) =>
-            limitDiscountCodes(
-              body.discounts?.codes,
-              mapCheckoutErrors(checkout.update(path.checkout_session_id, body))
-            )
-          ),
-          Effect.map(sessionResponse)
-        ))
+        Effect.gen(function*() {
+          const codec = yield* requestCodec
+          const input = yield* decodeBody(codec.update)
+          const session = yield* limitDiscountCodes(
+            input.discounts?.codes,
+            mapCheckoutErrors(checkout.update(path.checkout_session_id, input), codec)
+          )
+          return json(codec.session.encode(session))
+        }))
       .handleRaw("complete", ({ path }) =>
-        decodeCompleteBody.pipe(
-          Effect.flatMap((body) => mapCheckoutErrors(checkout.complete(path.checkout_session_id, body))),
-          Effect.map(completedSessionResponse)
-        ))
-      .handle(
-        "cancel",
-        ({ path }) => Effect.map(mapCheckoutErrors(checkout.cancel(path.checkout_session_id), 405), sessionResponse)
-      )
+        Effect.gen(function*() {
+          const codec = yield* requestCodec
+          const input = yield* decodeBody(codec.complete)
+          const session = yield* mapCheckoutErrors(checkout.complete(path.checkout_session_id, input), codec)
+          return json(codec.sessionWithOrder.encode(session))
+        }))
+      .handleRaw("cancel", ({ path }) =>
+        Effect.gen(function*() {
+          const codec = yield* requestCodec
+          const input = yield* decodeCancelBody(codec)
+          const session = yield* mapCheckoutErrors(checkout.cancel(path.checkout_session_id, input), codec, 405)
+          return json(codec.session.encode(session))
+        }))
   }))

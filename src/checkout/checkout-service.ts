@@ -9,19 +9,22 @@ import type { StorageError } from "../db/storage-error.ts"
 import { type CompleteError, makeCheckoutCompletion } from "./checkout-completion-service.ts"
 import { makeCheckoutContext } from "./checkout-context-service.ts"
 import type { SessionNotFound } from "./checkout-errors.ts"
-import type {
-  CheckoutSessionCompleteRequest,
-  CheckoutSessionCreateRequest,
-  CheckoutSessionUpdateRequest,
-  OrderSummary
-} from "./checkout-schemas.ts"
+import type { OrderSummary } from "./checkout-schemas.ts"
 import { makeSessionChanges } from "./session-changes-service.ts"
-import type { ReducerError, Session, SessionFinal } from "./session-model.ts"
+import type {
+  CancelSessionInput,
+  CompleteSessionInput,
+  CreateSessionInput,
+  ReducerError,
+  Session,
+  SessionFinal,
+  UpdateSessionInput
+} from "./session-model.ts"
 
 export type { CompleteError } from "./checkout-completion-service.ts"
 
 export interface CheckoutServiceShape {
-  readonly create: (request: CheckoutSessionCreateRequest) => Effect.Effect<Session, ReducerError | StorageError>
+  readonly create: (request: CreateSessionInput) => Effect.Effect<Session, ReducerError | StorageError>
   readonly get: (id: string) => Effect.Effect<Session, SessionNotFound | StorageError>
   /**
    * `get`, answered as the session's wire form in JSON text: the store's own serialization when
@@ -31,13 +34,16 @@ export interface CheckoutServiceShape {
   readonly getJson: (id: string) => Effect.Effect<string, SessionNotFound | StorageError>
   readonly update: (
     id: string,
-    request: CheckoutSessionUpdateRequest
+    request: UpdateSessionInput
   ) => Effect.Effect<Session, ReducerError | SessionNotFound | StorageError>
   readonly complete: (
     id: string,
-    request: CheckoutSessionCompleteRequest
+    request: CompleteSessionInput
   ) => Effect.Effect<Session & { readonly order: OrderSummary }, CompleteError>
-  readonly cancel: (id: string) => Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError>
+  readonly cancel: (
+    id: string,
+    request?: CancelSessionInput
+  ) => Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError>
   /** Marks sessions idle past their TTL as expired and releases their stock; returns how many. */
   readonly expireDue: (limit: number) => Effect.Effect<number, StorageError>
 }

@@ -12,16 +12,18 @@ import { Clock, Effect, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
 import { SessionNotFound } from "./checkout-errors.ts"
-import type { CheckoutSessionCreateRequest, CheckoutSessionUpdateRequest } from "./checkout-schemas.ts"
 import { writeOptimistically } from "./checkout-store.ts"
 import {
   ACTIVE_STATUSES,
+  type CancelSessionInput,
+  type CreateSessionInput,
   type ReducerError,
   type Session,
   SessionCommand,
   type SessionFinal,
   toCheckoutSession,
-  type Transition
+  type Transition,
+  type UpdateSessionInput
 } from "./session-model.ts"
 import { reduce } from "./session-reducer.ts"
 import { isExpiredAt, view } from "./session-view.ts"
@@ -39,7 +41,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
    * given what is available, so the answer (`out_of_stock` with the first item that does not fit)
    * is the one the reducer gives.
    */
-  const create = (request: CheckoutSessionCreateRequest): Effect.Effect<Session, ReducerError | StorageError> =>
+  const create = (request: CreateSessionInput): Effect.Effect<Session, ReducerError | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const id = yield* ids.make("cs_")
@@ -80,7 +82,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   /** Runs the update on `session` (coupon redemptions read without locking). */
   const decideUpdate = (
     session: Session,
-    request: CheckoutSessionUpdateRequest,
+    request: UpdateSessionInput,
     now: number,
     available?: ReadonlyMap<string, number>
   ) =>
@@ -98,7 +100,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
    */
   const update = (
     id: string,
-    request: CheckoutSessionUpdateRequest
+    request: UpdateSessionInput
   ): Effect.Effect<Session, ReducerError | SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
@@ -120,12 +122,19 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       }))
     })
 
-  const cancel = (id: string): Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError> =>
+  const cancel = (
+    id: string,
+    request: CancelSessionInput = {}
+  ): Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       return yield* store.transaction(Effect.gen(function*() {
         const { session } = yield* found(id, store.sessions.lock(id))
-        const transition = yield* reduce(session, SessionCommand.Cancel(), ctx.reducerContext(now)).pipe(
+        const transition = yield* reduce(
+          session,
+          SessionCommand.Cancel({ details: request.details }),
+          ctx.reducerContext(now)
+        ).pipe(
           Effect.catchIf((error) => error._tag !== "SessionFinal", Effect.die)
         ) as Effect.Effect<Transition, SessionFinal>
         yield* store.updateSessionAndReservations(transition)

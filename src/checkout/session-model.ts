@@ -7,34 +7,41 @@ import { Data, Schema } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import { optional } from "../shared/schema-helpers.ts"
 import {
-  type AgentCapabilities,
+  type Address,
   type Buyer,
   CheckoutSession,
-  type CheckoutSessionCreateRequest,
-  type CheckoutSessionUpdateRequest,
   type CheckoutSessionWithOrder,
   Item,
   type MessageError,
   OrderSummary,
+  type PaymentData,
   type SessionStatus
 } from "./checkout-schemas.ts"
 import type { RejectedDiscount } from "./discounts.ts"
+import { SessionDetails } from "./session-details.ts"
 
 /**
- * The stored session: everything the API returns plus the requested items (the source of the
- * line items) and, once completed, the order. Persisted as JSON by the stores, which write it
- * only from this type (and so check only its structure when reading it back).
+ * The stored session: the fields every version shows (in the 2025-09-29 shape, the interface
+ * document's, which each codec renders in its own), the requested items (the source of the line
+ * items), once completed the order, and the details only some versions carry
+ * (`session-details.ts`). Persisted as JSON by the stores, which write it only from this type (and
+ * so check only its structure when reading it back).
  */
 export const Session = Schema.Struct({
   ...CheckoutSession.fields,
   items: Schema.Array(Item),
-  order: optional(OrderSummary)
+  order: optional(OrderSummary),
+  details: optional(SessionDetails)
 }).annotations({ identifier: "StoredSession" })
 export type Session = typeof Session.Type
 
 /** The fields of a stored session that its wire form (`CheckoutSession`) does not have. */
 type InternalSessionField = Exclude<keyof Session, keyof CheckoutSession>
-const internalSessionFields: { readonly [K in InternalSessionField]: true } = { items: true, order: true }
+const internalSessionFields: { readonly [K in InternalSessionField]: true } = {
+  items: true,
+  order: true,
+  details: true
+}
 
 /**
  * The names of those fields, for stores that project the wire form themselves
@@ -48,7 +55,7 @@ export const INTERNAL_SESSION_FIELDS = Object.keys(internalSessionFields) as Rea
  * the compiler), so this is the encoded response as is.
  */
 export const toCheckoutSession = (session: Session): CheckoutSession => {
-  const { items: _items, order: _order, ...wire } = session
+  const { details: _details, items: _items, order: _order, ...wire } = session
   const encoded: typeof CheckoutSession.Encoded = wire
   return encoded
 }
@@ -57,7 +64,7 @@ export const toCheckoutSession = (session: Session): CheckoutSession => {
 export const toCheckoutSessionWithOrder = (
   session: Session & { readonly order: OrderSummary }
 ): CheckoutSessionWithOrder => {
-  const { items: _items, ...wire } = session
+  const { details: _details, items: _items, ...wire } = session
   const encoded: typeof CheckoutSessionWithOrder.Encoded = wire
   return encoded
 }
@@ -73,6 +80,55 @@ export const ACTIVE_STATUSES: ReadonlyArray<SessionStatus> = [
 ]
 
 export const isActive = (status: SessionStatus): boolean => ACTIVE_STATUSES.includes(status)
+
+// ---------------------------------------------------------------------------------------------
+// Requests in no version's format: each version's codec builds them from its own wire format.
+
+/** What an agent declares about itself on create; unknown values are ignored. */
+export interface AgentDeclaration {
+  readonly interventions?: { readonly supported?: ReadonlyArray<string> }
+  /** Names of the payment handlers the agent can use; absent: any. */
+  readonly payment_handler_names?: ReadonlyArray<string>
+  /** Names of the extensions the agent speaks; absent: every extension of the merchant. */
+  readonly extensions?: ReadonlyArray<string>
+}
+
+export interface CreateSessionInput {
+  readonly items: ReadonlyArray<Item>
+  readonly buyer?: Buyer
+  readonly fulfillment_address?: Address
+  readonly capabilities?: AgentDeclaration
+  readonly discounts?: { readonly codes: ReadonlyArray<string> }
+  /** The currency the agent expects to pay in; must be the merchant's. */
+  readonly currency?: string
+  readonly details?: SessionDetails
+}
+
+export interface UpdateSessionInput {
+  /** Replaces the whole list; `[]` empties the cart (the session is then not ready for payment). */
+  readonly items?: ReadonlyArray<Item>
+  readonly buyer?: Buyer
+  readonly fulfillment_address?: Address
+  readonly fulfillment_option_id?: string
+  /** How a selection described the option: its type and the items it is for, checked against the option. */
+  readonly fulfillment_selection?: { readonly type: string; readonly item_ids: ReadonlyArray<string> }
+  /** Replaces the codes; `[]` clears them; absent keeps them. */
+  readonly discounts?: { readonly codes: ReadonlyArray<string> }
+  /** Each field given replaces the stored one. */
+  readonly details?: SessionDetails
+}
+
+export interface CompleteSessionInput {
+  readonly buyer?: Buyer
+  readonly payment_data: PaymentData
+  readonly details?: SessionDetails
+  /** The address the agent believes it ships to: it must be the session's (a change is refused, not paid). */
+  readonly fulfillment_address?: Address
+}
+
+export interface CancelSessionInput {
+  readonly details?: SessionDetails
+}
 
 /** Stock reserved by a session: product id → quantity. */
 export type Reservations = ReadonlyMap<string, number>
@@ -99,15 +155,19 @@ export interface ReducerContext {
 
 export type SessionCommand = Data.TaggedEnum<{
   /** New session with the id the caller minted. */
-  Create: { readonly id: string; readonly request: CheckoutSessionCreateRequest }
-  Update: { readonly request: CheckoutSessionUpdateRequest }
-  /** First step of completing: apply the buyer, check the session is payable. */
-  PrepareCompletion: { readonly buyer: Buyer | undefined }
+  Create: { readonly id: string; readonly request: CreateSessionInput }
+  Update: { readonly request: UpdateSessionInput }
+  /** First step of completing: apply the buyer and details, check the session is payable. */
+  PrepareCompletion: {
+    readonly buyer: Buyer | undefined
+    readonly details?: SessionDetails | undefined
+    readonly fulfillment_address?: Address | undefined
+  }
   /** The payment succeeded: the session becomes completed with this order. */
   MarkCompleted: { readonly order: OrderSummary }
   /** The payment was declined: the session stays payable and carries this message. */
   RecordPaymentFailure: { readonly message: MessageError }
-  Cancel: {}
+  Cancel: { readonly details?: SessionDetails | undefined }
   Expire: {}
 }>
 export const SessionCommand = Data.taggedEnum<SessionCommand>()
@@ -166,7 +226,34 @@ export class DiscountUnavailable extends Data.TaggedError("DiscountUnavailable")
   readonly session: Session
 }> {}
 
+/** Create names a currency that is not the merchant's → 400 invalid at `$.currency`. */
+export class UnsupportedCurrency extends Data.TaggedError("UnsupportedCurrency")<{
+  readonly currency: string
+  readonly expected: string
+}> {}
+
+/** The agent declared payment handlers and none is the merchant's → 400 at `$.capabilities.payment.handlers`. */
+export class NoCommonPaymentHandler extends Data.TaggedError("NoCommonPaymentHandler")<{
+  readonly offered: ReadonlyArray<string>
+}> {}
+
+/**
+ * A fulfillment selection whose type is not the chosen option's, or that names an item that is
+ * not in the session → 400 at the selection.
+ */
+export class FulfillmentSelectionMismatch extends Data.TaggedError("FulfillmentSelectionMismatch")<{
+  readonly field: "type" | "item_ids"
+  readonly message: string
+}> {}
+
+/** Complete with a fulfillment address other than the session's → 409 (the agent updates first). */
+export class FulfillmentAddressChanged extends Data.TaggedError("FulfillmentAddressChanged")<{}> {}
+
 export type ReducerError =
+  | UnsupportedCurrency
+  | NoCommonPaymentHandler
+  | FulfillmentSelectionMismatch
+  | FulfillmentAddressChanged
   | UnknownProduct
   | OutOfStock
   | UnknownFulfillmentOption
@@ -174,5 +261,3 @@ export type ReducerError =
   | SessionNotReady
   | SessionFinal
   | DiscountUnavailable
-
-export type { AgentCapabilities }

@@ -8,21 +8,25 @@
 import { Either } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import type {
-  AgentCapabilities,
+  Address,
   Buyer,
   Capabilities,
-  CheckoutSessionCreateRequest,
-  CheckoutSessionUpdateRequest,
   Message,
   MessageError,
   OrderSummary,
   SessionStatus
 } from "./checkout-schemas.ts"
 import { DISCOUNT_EXTENSION, ineligibility, type RejectedDiscount } from "./discounts.ts"
+import { mergeDetails, type SessionDetails } from "./session-details.ts"
 import { applyPriced, checkItems, type Draft, normalizeAddress, priceDraft } from "./session-draft.ts"
 import {
+  type AgentDeclaration,
+  type CreateSessionInput,
   DiscountUnavailable,
+  FulfillmentAddressChanged,
+  FulfillmentSelectionMismatch,
   isActive,
+  NoCommonPaymentHandler,
   type ReducerContext,
   type ReducerError,
   type Reservations,
@@ -31,7 +35,9 @@ import {
   SessionFinal,
   SessionNotModifiable,
   SessionNotReady,
-  type Transition
+  type Transition,
+  UnsupportedCurrency,
+  type UpdateSessionInput
 } from "./session-model.ts"
 import { readinessOfSession } from "./session-readiness.ts"
 import { reservationsOf, view } from "./session-view.ts"
@@ -46,34 +52,64 @@ const NO_RESERVATIONS: Reservations = new Map()
 
 // ---------------------------------------------------------------------------------------------
 // Commands
-/** Merchant capabilities, interventions narrowed to what the agent declared it supports. */
+/** Whether an extension of the merchant is one the agent named (`discount` names `dev.proto.discount`). */
+const namesExtension = (declared: ReadonlyArray<string>, name: string): boolean =>
+  declared.some((agentName) => agentName === name || name.endsWith(`.${agentName}`))
+
+/**
+ * Merchant capabilities for an agent: interventions narrowed to what the agent supports, payment
+ * handlers and extensions to those it names (when it names any). Declaring handlers and sharing
+ * none with the merchant is refused: the session could never be paid.
+ */
 export const sessionCapabilities = (
   catalog: CatalogSnapshot,
-  agent: AgentCapabilities | undefined
-): Capabilities => {
+  agent: AgentDeclaration | undefined
+): Either.Either<Capabilities, NoCommonPaymentHandler> => {
   const declared = agent?.interventions?.supported
   const merchant = catalog.interventions
-  const extensions = catalog.coupons.length > 0 &&
+  const merchantExtensions = catalog.coupons.length > 0 &&
       !catalog.extensions.some((extension) => extension.name === DISCOUNT_EXTENSION.name)
     ? [...catalog.extensions, { ...DISCOUNT_EXTENSION, extends: [...DISCOUNT_EXTENSION.extends] }]
     : catalog.extensions
+  const agentExtensions = agent?.extensions
+  const extensions = agentExtensions === undefined
+    ? merchantExtensions
+    : merchantExtensions.filter((extension) => namesExtension(agentExtensions, extension.name))
   const interventions = merchant === undefined || declared === undefined
     ? merchant
     : { ...merchant, supported: merchant.supported.filter((value) => declared.includes(value)) }
-  return {
-    payment: { handlers: catalog.paymentHandlers },
+  const handlerNames = agent?.payment_handler_names
+  const handlers = handlerNames === undefined
+    ? catalog.paymentHandlers
+    : catalog.paymentHandlers.filter((handler) => handlerNames.includes(handler.name))
+  if (handlers.length === 0) {
+    return Either.left(new NoCommonPaymentHandler({ offered: catalog.paymentHandlers.map((h) => h.name) }))
+  }
+  return Either.right({
+    payment: { handlers },
     ...(interventions === undefined ? {} : { interventions }),
     ...(extensions.length === 0 ? {} : { extensions })
-  }
+  })
 }
 
 const transition = (session: Session): Transition => ({ session, reservations: reservationsOf(session) })
 
+/** The session with its details replaced, or without any when there are none. */
+const withDetails = (session: Session, details: SessionDetails | undefined): Session => {
+  const { details: _details, ...rest } = session
+  return details === undefined ? rest : { ...rest, details }
+}
+
 const create = (
   id: string,
-  request: CheckoutSessionCreateRequest,
+  request: CreateSessionInput,
   ctx: ReducerContext
 ): Either.Either<Transition, ReducerError> => {
+  if (request.currency !== undefined && request.currency.toLowerCase() !== ctx.catalog.currency) {
+    return Either.left(new UnsupportedCurrency({ currency: request.currency, expected: ctx.catalog.currency }))
+  }
+  const capabilities = sessionCapabilities(ctx.catalog, request.capabilities)
+  if (Either.isLeft(capabilities)) return Either.left(capabilities.left)
   const draft: Draft = {
     items: request.items,
     buyer: request.buyer,
@@ -93,39 +129,82 @@ const create = (
         totals: [],
         messages: [],
         links: ctx.catalog.links,
-        capabilities: sessionCapabilities(ctx.catalog, request.capabilities),
+        capabilities: capabilities.right,
         created_at: iso(ctx.now),
         updated_at: iso(ctx.now),
         expires_at: iso(ctx.now + ctx.sessionTtlSeconds * 1000),
         items: []
       }
-      return transition(applyPriced(blank, draft, priced))
+      return transition(withDetails(applyPriced(blank, draft, priced), mergeDetails(undefined, request.details, false)))
     }))
+}
+
+/**
+ * A selection's type must be the chosen option's, and the items it names (ids of items or of line
+ * items) must be in the session: one option serves the whole order.
+ */
+const checkSelection = (
+  session: Session,
+  selection: UpdateSessionInput["fulfillment_selection"]
+): Either.Either<void, FulfillmentSelectionMismatch> => {
+  if (selection === undefined) return Either.void
+  const option = session.fulfillment_options.find((o) => o.id === session.fulfillment_option_id)
+  if (option !== undefined && option.type !== selection.type) {
+    return Either.left(
+      new FulfillmentSelectionMismatch({
+        field: "type",
+        message: `Fulfillment option ${option.id} is of type ${option.type}, not ${selection.type}.`
+      })
+    )
+  }
+  const known = new Set([...session.items.map((item) => item.id), ...session.line_items.map((line) => line.id)])
+  const unknown = selection.item_ids.find((id) => !known.has(id))
+  return unknown === undefined ? Either.void : Either.left(
+    new FulfillmentSelectionMismatch({
+      field: "item_ids",
+      message: `${unknown} is neither an item nor a line item of this session.`
+    })
+  )
 }
 
 const update = (
   current: Session,
-  request: CheckoutSessionUpdateRequest,
+  request: UpdateSessionInput,
   ctx: ReducerContext
 ): Either.Either<Transition, ReducerError> => {
   if (isFinal(current.status)) return Either.left(new SessionNotModifiable({ status: current.status }))
   const draft: Draft = {
     items: request.items ?? current.items,
-    buyer: request.buyer ?? current.buyer,
+    buyer: buyerAfter(current, request),
     address: normalizeAddress(request.fulfillment_address) ?? current.fulfillment_address,
     previousOptionId: current.fulfillment_option_id,
     requestedOptionId: request.fulfillment_option_id,
     codes: request.discounts?.codes ?? current.discounts?.codes ?? []
   }
   const checked = request.items === undefined ? Either.void : checkItems(request.items, ctx)
+  const details = mergeDetails(current.details, request.details, request.buyer !== undefined)
   return Either.flatMap(checked, () =>
-    Either.map(priceDraft(current.id, draft, ctx), (priced) =>
-      transition({
-        ...applyPriced(current, draft, priced),
+    Either.flatMap(priceDraft(current.id, draft, ctx), (priced) => {
+      const session: Session = {
+        ...withDetails(applyPriced(current, draft, priced), details),
         updated_at: iso(ctx.now),
         expires_at: iso(ctx.now + ctx.sessionTtlSeconds * 1000)
-      })))
+      }
+      return Either.map(checkSelection(session, request.fulfillment_selection), () => transition(session))
+    }))
 }
+
+/**
+ * The buyer after a change: a buyer profile (a richer format) replaces the buyer even when it has
+ * no names to show in the plain form; a plain buyer replaces it; no buyer keeps it.
+ */
+const buyerAfter = (
+  current: Session,
+  change: { readonly buyer?: Buyer | undefined; readonly details?: SessionDetails | undefined }
+): Buyer | undefined => change.details?.buyer !== undefined ? change.buyer : change.buyer ?? current.buyer
+
+const sameAddress = (a: Address | undefined, b: Address | undefined): boolean =>
+  JSON.stringify(normalizeAddress(a)) === JSON.stringify(normalizeAddress(b))
 
 const isError = (message: Message): message is MessageError => message.type === "error"
 
@@ -149,13 +228,22 @@ const lostAutomatic = (
 
 const prepareCompletion = (
   current: Session,
-  buyer: Buyer | undefined,
+  change: {
+    readonly buyer: Buyer | undefined
+    readonly details?: SessionDetails | undefined
+    readonly fulfillment_address?: Address | undefined
+  },
   ctx: ReducerContext
 ): Either.Either<Transition, ReducerError> => {
   if (isFinal(current.status)) return Either.left(new SessionFinal({ status: current.status, command: "complete" }))
+  if (
+    change.fulfillment_address !== undefined && !sameAddress(change.fulfillment_address, current.fulfillment_address)
+  ) {
+    return Either.left(new FulfillmentAddressChanged())
+  }
   const draft: Draft = {
     items: current.items,
-    buyer: buyer ?? current.buyer,
+    buyer: buyerAfter(current, change),
     address: current.fulfillment_address,
     previousOptionId: current.fulfillment_option_id,
     requestedOptionId: undefined,
@@ -165,7 +253,13 @@ const prepareCompletion = (
     if (priced.status !== "ready_for_payment") {
       return Either.left(new SessionNotReady({ messages: priced.messages.filter(isError) }))
     }
-    const session: Session = { ...applyPriced(current, draft, priced), updated_at: iso(ctx.now) }
+    const session: Session = {
+      ...withDetails(
+        applyPriced(current, draft, priced),
+        mergeDetails(current.details, change.details, change.buyer !== undefined)
+      ),
+      updated_at: iso(ctx.now)
+    }
     // A discount the agent saw applied must still apply: never charge more than the shown total.
     const now = new Set((priced.discounts?.applied ?? []).map((applied) => applied.coupon.id))
     const lost = (current.discounts?.applied ?? []).find((applied) => !now.has(applied.coupon.id))
@@ -220,10 +314,18 @@ const recordPaymentFailure = (
   )
 }
 
-const cancel = (current: Session, ctx: ReducerContext): Either.Either<Transition, ReducerError> => {
+const cancel = (
+  current: Session,
+  details: SessionDetails | undefined,
+  ctx: ReducerContext
+): Either.Either<Transition, ReducerError> => {
   if (isFinal(current.status)) return Either.left(new SessionFinal({ status: current.status, command: "cancel" }))
   return Either.right({
-    session: { ...current, status: "canceled", updated_at: iso(ctx.now) },
+    session: {
+      ...withDetails(current, mergeDetails(current.details, details, false)),
+      status: "canceled",
+      updated_at: iso(ctx.now)
+    },
     reservations: NO_RESERVATIONS
   })
 }
@@ -254,13 +356,13 @@ export const reduce = (
     case "Update":
       return update(current, command.request, ctx)
     case "PrepareCompletion":
-      return prepareCompletion(current, command.buyer, ctx)
+      return prepareCompletion(current, command, ctx)
     case "MarkCompleted":
       return markCompleted(state, command.order, ctx)
     case "RecordPaymentFailure":
       return recordPaymentFailure(current, command.message, ctx)
     case "Cancel":
-      return cancel(current, ctx)
+      return cancel(current, command.details, ctx)
     case "Expire":
       return expire(state, ctx)
   }

@@ -567,7 +567,7 @@ describe("RecordPaymentFailure", () => {
 
 describe("Cancel", () => {
   it("cancels an active session and releases its reservations", () => {
-    const { reservations, session } = ok(reduce(readySession(), SessionCommand.Cancel(), at(LATER)))
+    const { reservations, session } = ok(reduce(readySession(), SessionCommand.Cancel({}), at(LATER)))
     expect(session.status).toBe("canceled")
     expect(session.updated_at).toBe(iso(LATER))
     expect(session.line_items).toHaveLength(1)
@@ -576,17 +576,17 @@ describe("Cancel", () => {
 
   it("refuses final sessions with their status (405 on cancel)", () => {
     for (const status of ["completed", "canceled", "expired"] as const) {
-      expect(fail(reduce(withStatus(readySession(), status), SessionCommand.Cancel(), context()))).toMatchObject({
+      expect(fail(reduce(withStatus(readySession(), status), SessionCommand.Cancel({}), context()))).toMatchObject({
         _tag: "SessionFinal",
         status,
         command: "cancel"
       })
     }
-    expect(fail(reduce(readySession(), SessionCommand.Cancel(), at(EXPIRES)))).toMatchObject({
+    expect(fail(reduce(readySession(), SessionCommand.Cancel({}), at(EXPIRES)))).toMatchObject({
       _tag: "SessionFinal",
       status: "expired"
     })
-    expect(ok(reduce(readySession(), SessionCommand.Cancel(), at(EXPIRES - 1))).session.status).toBe("canceled")
+    expect(ok(reduce(readySession(), SessionCommand.Cancel({}), at(EXPIRES - 1))).session.status).toBe("canceled")
   })
 })
 
@@ -618,7 +618,7 @@ describe("Expire and lazy expiry", () => {
 
 describe("state table of the interface document", () => {
   const completed = ok(reduce(readySession(), SessionCommand.MarkCompleted({ order }), context())).session
-  const canceled = ok(reduce(readySession(), SessionCommand.Cancel(), context())).session
+  const canceled = ok(reduce(readySession(), SessionCommand.Cancel({}), context())).session
 
   it("complete on completed or canceled → SessionFinal(complete), unchanged", () => {
     expect(fail(reduce(completed, SessionCommand.PrepareCompletion({ buyer: undefined }), context()))).toMatchObject({
@@ -634,11 +634,11 @@ describe("state table of the interface document", () => {
   })
 
   it("cancel on completed or canceled → SessionFinal(cancel)", () => {
-    expect(fail(reduce(completed, SessionCommand.Cancel(), context()))).toMatchObject({
+    expect(fail(reduce(completed, SessionCommand.Cancel({}), context()))).toMatchObject({
       status: "completed",
       command: "cancel"
     })
-    expect(fail(reduce(canceled, SessionCommand.Cancel(), context()))).toMatchObject({
+    expect(fail(reduce(canceled, SessionCommand.Cancel({}), context()))).toMatchObject({
       status: "canceled",
       command: "cancel"
     })

@@ -8,8 +8,8 @@ import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { HttpAppService } from "../../src/app/http-app.ts"
 import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/app/server.ts"
 import { type Catalog, DemoCatalog } from "../../src/catalog/catalog-service.ts"
-import { CheckoutSession, CheckoutSessionWithOrder } from "../../src/checkout/checkout-schemas.ts"
 import type { CheckoutStore } from "../../src/checkout/checkout-store.ts"
+import { checkoutCodecs } from "../../src/checkout/wire/checkout-codecs.ts"
 import type { VaultStore } from "../../src/delegate/vault-store.ts"
 import type { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
 import type { OrderStore } from "../../src/orders/order-store.ts"
@@ -130,25 +130,32 @@ export const request = (method: string, path: string, options: RequestOptions = 
     } catch {
       parsed = undefined
     }
-    checkSessionResponse(method, path, response.status, parsed)
+    checkSessionResponse(method, path, response.status, parsed, headers.get("api-version"))
     return { status: response.status, headers: response.headers, text, body: parsed } satisfies TestResponse
   })
 
 const strictly = { onExcessProperty: "error" } as const
-const isCheckoutSession = Schema.decodeUnknownEither(CheckoutSession, strictly)
-const isCheckoutSessionWithOrder = Schema.decodeUnknownEither(CheckoutSessionWithOrder, strictly)
 
 /**
- * Every successful checkout session response of every test must be exactly its endpoint's schema:
+ * Every successful checkout session response of every test must be exactly its version's schema:
  * nothing missing, nothing extra at any depth (session responses are built without a schema pass,
  * `src/checkout/checkout-handlers.ts`). A response that is not fails the test that made it.
  */
-const checkSessionResponse = (method: string, path: string, status: number, body: unknown) => {
+export const checkSessionResponse = (
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  version: string | null
+) => {
   if (status !== 200 && status !== 201) return
   const route = path.split("?")[0]!
   if (!/^\/checkout_sessions(\/[^/]+(\/(complete|cancel))?)?$/.test(route)) return
   if (method === "GET" && route === "/checkout_sessions") return
-  const decoded = route.endsWith("/complete") ? isCheckoutSessionWithOrder(body) : isCheckoutSession(body)
+  const codec = checkoutCodecs[version as keyof typeof checkoutCodecs]
+  if (codec === undefined) throw new Error(`${method} ${route}: ${status} to an API-Version that is not served`)
+  const schema = route.endsWith("/complete") ? codec.sessionWithOrder.schema : codec.session.schema
+  const decoded = Schema.decodeUnknownEither(schema, strictly)(body)
   if (Either.isLeft(decoded)) {
     throw new Error(`${method} ${route}: the response does not match its schema:\n${decoded.left.message}`)
   }

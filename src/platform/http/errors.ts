@@ -24,6 +24,8 @@ const common = {
 export const BadRequestCode = Schema.Literal(
   "missing",
   "invalid",
+  /** A field the request's version defines that this merchant does not offer (split fulfillment, quotes…). */
+  "unsupported",
   "missing_api_version",
   "unsupported_api_version",
   "invalid_content_type",
@@ -63,6 +65,8 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   code: Schema.Union(
     FinalStatusCode,
     Schema.Literal("idempotency_conflict", "idempotency_in_flight"),
+    /** Complete with a fulfillment address other than the session's: update the session first. */
+    Schema.Literal("fulfillment_address_changed"),
     /** Order routes: the order's status does not allow the change; a redrive of a delivery that is not dead. */
     Schema.Literal("invalid_order_transition", "refund_not_allowed", "delivery_not_dead")
   )

@@ -1,0 +1,27 @@
+/**
+ * The checkout API of 2025-09-29: the interface document's format (`checkout-schemas.ts`), which is
+ * also the shape the domain keeps the fields every version shows in, so requests are the domain's
+ * inputs as decoded and a session's response is its stored projection.
+ */
+import {
+  CheckoutSession,
+  CheckoutSessionCompleteRequest,
+  CheckoutSessionCreateRequest,
+  CheckoutSessionUpdateRequest,
+  CheckoutSessionWithOrder
+} from "../checkout-schemas.ts"
+import { toCheckoutSession, toCheckoutSessionWithOrder } from "../session-model.ts"
+import { asIs, type CheckoutCodec } from "./checkout-codec.ts"
+
+export const checkoutCodec20250929: CheckoutCodec = {
+  version: "2025-09-29",
+  create: asIs(CheckoutSessionCreateRequest),
+  update: asIs(CheckoutSessionUpdateRequest),
+  complete: asIs(CheckoutSessionCompleteRequest),
+  // The interface document defines no cancel body: whatever is sent is not read.
+  cancel: undefined,
+  session: { schema: CheckoutSession, encode: toCheckoutSession },
+  sessionWithOrder: { schema: CheckoutSessionWithOrder, encode: toCheckoutSessionWithOrder },
+  sessionIsStoredProjection: true,
+  param: (path) => path
+}
