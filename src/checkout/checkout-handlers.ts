@@ -27,7 +27,6 @@ import { mapCheckoutErrors } from "./checkout-error-handlers.ts"
 import { CheckoutService } from "./checkout-service.ts"
 import type { Session } from "./session-model.ts"
 import type { CheckoutCodec, RequestCodec } from "./wire/checkout-codec.ts"
-import { decodeRequest } from "./wire/checkout-codec.ts"
 import { checkoutCodecs } from "./wire/checkout-codecs.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -47,7 +46,7 @@ const decodeBody = <Input>(codec: RequestCodec<Input>) =>
     Effect.flatMap((json) => {
       const unstorable = unstorableTextError(json)
       if (unstorable !== undefined) return Effect.fail(unstorable)
-      return Either.match(decodeRequest(codec, json), {
+      return Either.match(codec.decode(json), {
         onLeft: (problem) =>
           Effect.fail(
             ParseResult.isParseError(problem)

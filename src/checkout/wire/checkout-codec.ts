@@ -25,14 +25,18 @@ export class WireRefusal extends Data.TaggedError("WireRefusal")<{
 export interface RequestCodec<Input> {
   /** The body's schema: what the version's document declares and the body is decoded with. */
   readonly schema: Schema.Schema.AnyNoContext
-  readonly toInput: (decoded: unknown) => Either.Either<Input, WireRefusal>
+  /** Decodes a parsed body: the first problem, unknown keys ignored; then the conversion. */
+  readonly decode: (json: unknown) => Either.Either<Input, ParseResult.ParseError | WireRefusal>
 }
 
-/** Builds a request codec whose conversion sees the schema's decoded type. */
+/** Builds a request codec (its decoder once) whose conversion sees the schema's decoded type. */
 export const requestCodec = <A, I, Input>(
   schema: Schema.Schema<A, I, never>,
   toInput: (decoded: A) => Either.Either<Input, WireRefusal>
-): RequestCodec<Input> => ({ schema, toInput: (decoded) => toInput(decoded as A) })
+): RequestCodec<Input> => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "ignore" })
+  return { schema, decode: (json) => Either.flatMap(decode(json), toInput) }
+}
 
 /** A request codec whose decoded body is already the domain input. */
 export const asIs = <A extends Input, I, Input>(schema: Schema.Schema<A, I, never>): RequestCodec<Input> =>
@@ -60,13 +64,3 @@ export interface CheckoutCodec {
   /** A JSONPath of the domain (the interface document's field names) in this version's names. */
   readonly param: (path: string) => string
 }
-
-/** Decodes a parsed body with a request codec: the first problem, unknown keys ignored. */
-export const decodeRequest = <Input>(
-  codec: RequestCodec<Input>,
-  json: unknown
-): Either.Either<Input, ParseResult.ParseError | WireRefusal> =>
-  Either.flatMap(
-    Schema.decodeUnknownEither(codec.schema, { errors: "first", onExcessProperty: "ignore" })(json),
-    codec.toInput
-  )
