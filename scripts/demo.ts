@@ -1,24 +1,18 @@
 /**
  * A demo agent: one full purchase against a running server, each step printed readably: the
  * session, its line items and totals as a table, the card token, the order, and the order events
- * the agent platform received. Usage: `npm run demo` (server on BASE_URL, default
- * http://localhost:8080; API key from API_KEY or DATA_DIR/secrets.json).
+ * the agent platform received. Usage: `npm run demo [-- --api-version 2026-04-17]` (server on
+ * BASE_URL, default http://localhost:8080; API key from API_KEY or DATA_DIR/secrets.json). The agent
+ * speaks the wire format of the version it is given (2025-09-29 by default).
  */
-import {
-  address,
-  buyer,
-  type CallResult,
-  clientOptionsFromEnv,
-  makeCall,
-  money,
-  paymentBody,
-  type Session,
-  tokenizeBody,
-  totalOf
-} from "./lib/acp-client.ts"
+import { API_VERSION, type CallResult, clientOptionsFromEnv, makeCall, money, tokenizeBody } from "./lib/acp-client.ts"
+import { dialectOf, type SessionView } from "./lib/agent-dialects.ts"
 
-const options = clientOptionsFromEnv()
+const versionFlag = process.argv.indexOf("--api-version")
+const apiVersion = versionFlag >= 0 ? process.argv[versionFlag + 1] ?? API_VERSION : API_VERSION
+const options = { ...clientOptionsFromEnv(), apiVersion }
 const call = makeCall(options)
+const dialect = dialectOf(apiVersion)
 
 const expect = (step: string, result: CallResult, status: number) => {
   if (result.status !== status) {
@@ -40,14 +34,14 @@ const table = (
   for (const row of rows) console.log(line(row))
 }
 
-const showSession = (session: Session) => {
+const showSession = (session: SessionView) => {
   console.log(`  session ${session.id} · status ${session.status}`)
   table(
     ["item", "qty", "base", "discount", "tax", "total"],
-    session.line_items.map((line) => [
-      line.item.id,
-      String(line.item.quantity),
-      money(line.base_amount),
+    session.lines.map((line) => [
+      line.item,
+      String(line.quantity),
+      money(line.base),
       line.discount > 0 ? `−${money(line.discount)}` : "",
       money(line.tax),
       money(line.total)
@@ -56,7 +50,7 @@ const showSession = (session: Session) => {
   )
   console.log("")
   table(["totals", ""], session.totals.map((t) => [t.display_text ?? t.type, money(t.amount)]), new Set([1]))
-  const selected = session.fulfillment_options.find((o) => o.id === session.fulfillment_option_id)
+  const selected = session.options.find((o) => o.id === session.selectedOptionId)
   if (selected) console.log(`\n  fulfillment: ${selected.title} (${money(selected.total)})`)
   for (const message of session.messages) {
     console.log(`  · ${message.type}${message.code ? ` ${message.code}` : ""}: ${message.content}`)
@@ -66,27 +60,31 @@ const showSession = (session: Session) => {
 const step = (n: number, title: string) => console.log(`\n${n}. ${title}`)
 
 const main = async () => {
-  console.log(`Demo agent → ${options.baseUrl}`)
+  console.log(`Demo agent → ${options.baseUrl} · API-Version ${apiVersion}`)
 
   step(1, "Create a checkout session: two T-shirts and a mug, shipped to New York")
-  const created = await call("POST", "/checkout_sessions", {
-    items: [{ id: "tshirt-classic", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }],
-    buyer,
-    fulfillment_address: address
-  })
+  const created = await call(
+    "POST",
+    "/checkout_sessions",
+    dialect.createBody([{ id: "tshirt-classic", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }])
+  )
   expect("create", created, 201)
-  let session = created.body as Session
+  let session = dialect.view(created.body)
   showSession(session)
 
   step(2, "Choose the fastest shipping option")
-  const fastest = session.fulfillment_options[session.fulfillment_options.length - 1]
-  const updated = await call("POST", `/checkout_sessions/${session.id}`, { fulfillment_option_id: fastest?.id })
+  const fastest = session.options[session.options.length - 1]
+  const updated = await call(
+    "POST",
+    `/checkout_sessions/${session.id}`,
+    dialect.selectOptionBody(session, fastest?.id ?? "")
+  )
   expect("update", updated, 200)
-  session = updated.body as Session
+  session = dialect.view(updated.body)
   showSession(session)
 
   step(3, "Tokenize the card with the payment provider (delegated payment, allowance = the total)")
-  const amount = totalOf(session)
+  const amount = session.totals.find((t) => t.type === "total")?.amount ?? 0
   const token = await call(
     "POST",
     "/agentic_commerce/delegate_payment",
@@ -96,9 +94,9 @@ const main = async () => {
   console.log(`  token ${token.body.id} · visa •••• 4242 · up to ${money(amount)} for ${session.id} only, 15 minutes`)
 
   step(4, "Complete the checkout with the token")
-  const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, paymentBody(token.body.id))
+  const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, dialect.completeBody(token.body.id))
   expect("complete", completed, 200)
-  session = completed.body as Session
+  session = dialect.view(completed.body)
   console.log(`  status ${session.status} · order ${session.order?.id}`)
   console.log(`  permalink ${session.order?.permalink_url}`)
 

@@ -2,14 +2,18 @@
  * A small ACP client for the scripts (agent, demo, bench): where the server is, the API key, one
  * JSON call, and the request bodies of a purchase (buyer, address, card tokenization, payment).
  */
+import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 
+/** The version the scripts speak unless told otherwise (the interface document's format). */
 export const API_VERSION = "2025-09-29"
 
 export interface ClientOptions {
   readonly baseUrl: string
   readonly apiKey: string
+  /** The `API-Version` of every call; 2025-09-29 unless given. */
+  readonly apiVersion?: string
 }
 
 /** BASE_URL (default http://localhost:8080) and the API key from API_KEY or DATA_DIR/secrets.json. */
@@ -29,13 +33,17 @@ export interface CallResult {
 
 export type Call = (method: string, path: string, body?: unknown) => Promise<CallResult>
 
-/** One JSON request with the bearer key and API version; the body is parsed when it is JSON. */
+/**
+ * One JSON request with the bearer key and API version; the body is parsed when it is JSON. Every
+ * POST carries a fresh Idempotency-Key (required from 2026-04-17 on).
+ */
 export const makeCall = (options: ClientOptions): Call => async (method, path, body) => {
   const response = await fetch(options.baseUrl + path, {
     method,
     headers: {
       authorization: `Bearer ${options.apiKey}`,
-      "api-version": API_VERSION,
+      "api-version": options.apiVersion ?? API_VERSION,
+      ...(method === "POST" ? { "idempotency-key": randomUUID() } : {}),
       ...(body !== undefined ? { "content-type": "application/json" } : {})
     },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {})
