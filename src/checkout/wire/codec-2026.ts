@@ -323,6 +323,29 @@ const capabilities = (session: Session) => {
   }
 }
 
+/**
+ * The session's messages in this format's paths; a rejected discount code is a warning with the
+ * rejection's reason as its code (the discount extension asks for both the rejection and the warning).
+ */
+const messages = (session: Session) => {
+  const rejected = session.discounts?.rejected ?? []
+  return session.messages.map((message) => {
+    const param = message.param === undefined ? {} : { param: param2026(message.param) }
+    const rejection = message.type === "info" && message.param?.startsWith("$.discounts")
+      ? rejected.find((r) => r.message === message.content)
+      : undefined
+    return rejection === undefined
+      ? { ...message, ...param }
+      : {
+        type: "warning",
+        code: rejection.reason,
+        ...param,
+        content_type: message.content_type,
+        content: message.content
+      }
+  })
+}
+
 const encodeSession = (version: Version2026) => (session: Session) => {
   const details = session.details
   const buyer = details?.buyer ?? session.buyer
@@ -335,9 +358,7 @@ const encodeSession = (version: Version2026) => (session: Session) => {
     line_items: session.line_items.map(lineItem),
     fulfillment_options: session.fulfillment_options.map(fulfillmentOption),
     totals: session.totals,
-    messages: session.messages.map((message) =>
-      message.param === undefined ? message : { ...message, param: param2026(message.param) }
-    ),
+    messages: messages(session),
     links: session.links.filter((link) => LINK_TYPES.has(link.type)),
     ...(buyer === undefined ? {} : { buyer }),
     ...fulfillmentDetails(session),
