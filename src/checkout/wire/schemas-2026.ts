@@ -31,9 +31,9 @@ const Phone = Schema.String.pipe(
 // ---------------------------------------------------------------------------------------------
 // Request parts
 
-/** `quantity` is not in the official `Item` (an open spec issue): accepted, 1 when absent. */
-export const RequestItem = Schema.Struct({
+const itemFields = {
   id: BoundedString(256, "Item (product) identifier"),
+  /** Not in the official `Item` (an open spec issue): accepted, 1 when absent. */
   quantity: optional(
     Schema.Int.pipe(
       Schema.greaterThanOrEqualTo(1, { message: () => "must be an integer of at least 1" }),
@@ -42,11 +42,28 @@ export const RequestItem = Schema.Struct({
   ),
   name: optional(Text(512)),
   unit_amount: optional(Schema.Int)
-}).annotations({ identifier: "RequestItem" })
+}
 
-const RequestItems = Schema.Array(RequestItem).pipe(
-  Schema.maxItems(MAX_ITEMS, { message: () => `must contain at most ${MAX_ITEMS} items` })
-)
+/** The price the agent saw in a feed (2026-04-17, from `spec/unreleased`): the catalog's price still applies. */
+const SuggestedPrice = Schema.Struct({
+  amount: Schema.Int,
+  source: Schema.Struct({
+    feed_id: BoundedString(256),
+    channel: optional(Text(256)),
+    feed_update_id: optional(Text(256)),
+    updated_at: optional(Timestamp)
+  }),
+  observed_at: Timestamp
+}).annotations({ identifier: "SuggestedPrice" })
+
+export const RequestItem = Schema.Struct(itemFields).annotations({ identifier: "RequestItem" })
+export const RequestItem0417 = Schema.Struct({ ...itemFields, suggested_price: optional(SuggestedPrice) })
+  .annotations({ identifier: "RequestItem" })
+
+const itemsOf = (version: Version2026) =>
+  Schema.Array(isAtLeast(version, "2026-04-17") ? RequestItem0417 : RequestItem).pipe(
+    Schema.maxItems(MAX_ITEMS, { message: () => `must contain at most ${MAX_ITEMS} items` })
+  )
 
 /** The address of this format: 2026-04-17 adds `company`. */
 export const addressOf = (version: Version2026) =>
@@ -187,6 +204,7 @@ const IntentTrace = Schema.Struct({
 const requestFields = (version: Version2026) => {
   const Buyer = buyerOf(version)
   const FulfillmentDetails = fulfillmentDetailsOf(version)
+  const RequestItems = itemsOf(version)
   return {
     create: {
       line_items: RequestItems.pipe(Schema.minItems(1, { message: () => "must contain at least 1 item" })),
