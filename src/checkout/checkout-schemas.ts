@@ -1,5 +1,8 @@
 /**
- * Wire schemas of the Checkout Session API (interface document "Checkout Session API resources").
+ * Schemas of the Checkout Session API in the interface document's format ("Checkout Session API
+ * resources"), the 2025-09-29 wire format (`wire/codec-2025-09-29.ts`). The domain keeps the fields
+ * every version shows in these shapes; the other versions' codecs render them in their own
+ * (`wire/`).
  *
  * Request schemas decode strictly (types, bounds, formats); unknown fields are ignored so that
  * newer agents can send more. Response schemas describe exactly what we send.
