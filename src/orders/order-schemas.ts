@@ -1,6 +1,7 @@
 /**
- * The order (CONTRACT §8): the full object carried by order events and returned by the merchant's
- * order routes, and the merchant's request bodies of the order routes.
+ * The order (CONTRACT §8): the full object returned by the merchant's order routes and carried by
+ * 2025-09-29 order events (the other versions' events are made from it: `order-event-wire/`), and
+ * the merchant's request bodies of the order routes.
  *
  * Shape: `{type: "order", id, checkout_session_id, permalink_url, status, refunds, line_items,
  * fulfillments, adjustments, totals}`. The interface document fixes `type`, `id`,

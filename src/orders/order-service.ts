@@ -8,6 +8,10 @@
  * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
  *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
  *   queue an `order_update` event carrying the full order.
+ *
+ * Events record the currency the order is priced in (versions from 2026-04-17 put it on money
+ * adjustments): the session's for `order_create`, the catalog's for later changes (sessions are
+ * always priced in the catalog's currency).
  */
 import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
@@ -15,7 +19,7 @@ import type { OrderSummary } from "../checkout/checkout-schemas.ts"
 import type { Session } from "../checkout/session-model.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { Ids } from "../platform/ids.ts"
-import { makeOrderEvent } from "../webhooks/webhook.ts"
+import { makeOrderEvent } from "./order-event.ts"
 import { makeOrder, type OrderSourceLineItem } from "./order-from-checkout.ts"
 import type { Order } from "./order-schemas.ts"
 import { applyOrderCommand, type OrderCommand, type OrderError } from "./order-state-machine.ts"
@@ -70,7 +74,7 @@ export const OrderEventsLive = Layer.effect(
         const id = yield* ids.make("evt_")
         return {
           stored: { order, sessionId: summary.checkout_session_id, createdAt: now },
-          event: { id, payload: makeOrderEvent("order_create", order), now }
+          event: { id, payload: makeOrderEvent("order_create", order, session.currency), now }
         }
       })
     return OrderEvents.of({ orderCreated })
@@ -82,6 +86,7 @@ export const OrderServiceLive = Layer.effect(
   Effect.gen(function*() {
     const store = yield* OrderStore
     const ids = yield* Ids
+    const catalog = yield* Catalog
     const found = (id: string) =>
       Option.match({
         onNone: () => Effect.fail(new OrderNotFound({ id })),
@@ -99,7 +104,7 @@ export const OrderServiceLive = Layer.effect(
           const eventId = yield* ids.make("evt_")
           yield* store.saveOrderWithEvent(
             { ...stored, order: changed.right },
-            { id: eventId, payload: makeOrderEvent("order_update", changed.right), now }
+            { id: eventId, payload: makeOrderEvent("order_update", changed.right, catalog.currency), now }
           )
           return changed.right
         }))

@@ -17,7 +17,7 @@
  */
 import { Context, type Effect, type Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
-import type { OutgoingWebhookEvent, WebhookEventType } from "../webhooks/webhook.ts"
+import type { OrderEvent, OrderEventType } from "./order-event.ts"
 import { eventJson, orderJson } from "./order-json.ts"
 import type { Order } from "./order-schemas.ts"
 
@@ -37,9 +37,9 @@ export interface OutboxEvent {
   readonly orderId: string
   /** 1, 2, … per order, in the order the changes were made. */
   readonly sequence: number
-  readonly type: WebhookEventType
-  /** The event as sent (the full order). */
-  readonly payload: OutgoingWebhookEvent
+  readonly type: OrderEventType
+  /** The event (the full order); the body sent is made from it in the configured version. */
+  readonly payload: OrderEvent
   readonly state: DeliveryState
   /** Attempts made (a claimed event counts the attempt in progress). */
   readonly attempts: number
@@ -95,10 +95,10 @@ export const pendingEvent = (
   deliveredAt: null
 })
 
-/** An event to queue: `id` (`evt_…`), the event as sent, and when it is made (epoch ms). */
+/** An event to queue: `id` (`evt_…`), the event, and when it is made (epoch ms). */
 export interface NewOrderEvent {
   readonly id: string
-  readonly payload: OutgoingWebhookEvent
+  readonly payload: OrderEvent
   readonly now: number
 }
 

@@ -17,7 +17,7 @@ import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
 import { fromSqlError } from "../db/storage-error.ts"
-import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
+import { OrderEvent } from "./order-event.ts"
 import { eventJson, orderJson } from "./order-json.ts"
 import { Order } from "./order-schemas.ts"
 import {
@@ -31,7 +31,7 @@ import {
 } from "./order-store.ts"
 
 const decodeOrder = Schema.decodeUnknown(Order)
-const decodeEvent = Schema.decodeUnknown(OutgoingWebhookEvent)
+const decodeEvent = Schema.decodeUnknown(OrderEvent)
 
 const ms = (value: number | string | null): number | null => (value === null ? null : Math.round(Number(value)))
 

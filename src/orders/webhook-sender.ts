@@ -7,9 +7,12 @@
  *   so the events of one order arrive in order), POSTs them concurrently outside any transaction,
  *   and records the round's results in one store call. No transaction is held during the HTTP call: the default target is this process's
  *   own receiver, which needs the database too (and the embedded one has a single connection).
- * - Request: the exact JSON body (the event encoded in schema key order, the same bytes on every
- *   attempt), `Content-Type: application/json`, `Merchant-Signature: t=<unix>,v1=<hex HMAC>` over
- *   `t + "." + body` (signed afresh at each attempt), `Request-Id: <event id>`.
+ * - Request: the exact JSON body in the ACP version the receiver is configured for
+ *   (`WEBHOOK_API_VERSION`; `order-event-wire/`), the same bytes on every attempt while that
+ *   setting stays; `Content-Type: application/json`, `API-Version: <that version>` (the official
+ *   webhook files define no such header; receivers that do not know it ignore it),
+ *   `Merchant-Signature: t=<unix>,v1=<hex HMAC>` over `t + "." + body` (signed afresh at each
+ *   attempt), `Request-Id: <event id>`.
  * - Result: 2xx → delivered; network error, timeout, 408, 429 (honouring `Retry-After`), 5xx →
  *   retry after full-jitter exponential backoff (`retryDecision`), unless the next attempt would
  *   fall past `WEBHOOK_RETRY_HORIZON_SECONDS` after the first one → dead; any other status → dead
@@ -19,12 +22,12 @@
  * Time is the Effect Clock and the jitter the Effect Random, so tests drive both.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { signPayload } from "../shared/hmac-signature.ts"
 import { type DeliveryResponse, isPastHorizon, retryDecision } from "../webhooks/delivery-retry.ts"
-import { OutgoingWebhookEvent } from "../webhooks/webhook.ts"
+import { ORDER_EVENT_WIRES } from "./order-event-wire/order-event-wire.ts"
 import { type FinishedAttempt, OrderStore, type OutboxEvent } from "./order-store.ts"
 
 export const ORDER_EVENTS_PATH = "/agentic_checkout/webhooks/order_events"
@@ -61,11 +64,6 @@ export interface WebhookSenderShape {
 
 export class WebhookSender extends Context.Tag("acp/WebhookSender")<WebhookSender, WebhookSenderShape>() {}
 
-const encodeEvent = Schema.encodeSync(OutgoingWebhookEvent)
-
-/** The exact body sent for an event: its JSON in schema key order. */
-export const eventBody = (event: OutboxEvent): string => JSON.stringify(encodeEvent(event.payload))
-
 const errorText = (error: unknown): string => {
   if (typeof error === "object" && error !== null) {
     const e = error as { _tag?: unknown; reason?: unknown; message?: unknown }
@@ -82,6 +80,8 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
     const config = yield* AppConfig
     const client = yield* HttpClient.HttpClient
     const url = webhookTargetUrl(config)
+    const version = config.webhookApiVersion
+    const eventBody = ORDER_EVENT_WIRES[version].body
     const timeout = Duration.decode(options.timeout ?? "10 seconds")
     const leaseMs = Duration.toMillis(options.lease ?? "60 seconds")
     const batchSize = Math.max(1, options.batchSize ?? 16)
@@ -90,12 +90,13 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
     /** One POST: the response status and Retry-After, or a network problem (incl. timeout). */
     const post = (event: OutboxEvent) =>
       Effect.gen(function*() {
-        const body = eventBody(event)
+        const body = eventBody(event.payload)
         const now = yield* Clock.currentTimeMillis
         const request = HttpClientRequest.post(url).pipe(
           HttpClientRequest.setHeaders({
             "merchant-signature": signPayload(Redacted.value(config.webhookSecret), Math.floor(now / 1000), body),
-            "request-id": event.id
+            "request-id": event.id,
+            "api-version": version
           }),
           HttpClientRequest.bodyText(body, "application/json")
         )
@@ -195,7 +196,7 @@ export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second
     const config = yield* AppConfig
     if (!config.roles.has("webhook_sender")) return
     const sender = yield* WebhookSender
-    yield* Effect.logInfo(`order events are sent to ${webhookTargetUrl(config)}`)
+    yield* Effect.logInfo(`order events are sent to ${webhookTargetUrl(config)} in ACP ${config.webhookApiVersion}`)
     const round: Effect.Effect<void> = sender.deliverDue.pipe(
       Effect.flatMap((reports) => (reports.length > 0 ? round : Effect.void)),
       Effect.catchAllCause((cause) => Effect.logWarning("order event delivery round failed", cause))

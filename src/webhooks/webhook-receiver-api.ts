@@ -27,14 +27,22 @@ export class WebhookReceiverGroup extends HttpApiGroup.make("webhookReceiver")
             description: "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + \".\" + raw body)>"
           })
         ),
-        "request-id": optional(Schema.String.annotations({ description: "The event id; redeliveries repeat it" }))
+        "request-id": optional(Schema.String.annotations({ description: "The event id; redeliveries repeat it" })),
+        "api-version": optional(
+          Schema.String.annotations({
+            description: "The ACP version of the body (one of API_VERSIONS); without it the body's shape tells"
+          })
+        )
       }))
       .setPayload(WebhookEvent)
       .addSuccess(WebhookAck)
       .addError(UnauthorizedWire)
       .addError(PayloadTooLargeWire)
       .addError(TooManyRequestsWire)
-      .annotate(OpenApi.Description, "Receives a signed order event (no bearer token, no API-Version)")
+      .annotate(
+        OpenApi.Description,
+        "Receives a signed order event of any served ACP version (no bearer token; API-Version optional)"
+      )
   )
   .annotate(OpenApi.Description, "Order-event webhook receiver (agent platform)")
 {}

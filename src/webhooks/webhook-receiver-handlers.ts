@@ -8,11 +8,15 @@
  * 3. `Merchant-Signature` over the exact bytes, against every `WEBHOOK_RECEIVER_SECRETS` entry,
  *    timestamp within `WEBHOOK_TOLERANCE_SECONDS` of the Clock → else 401 `invalid_signature`
  *    (nothing about the payload is revealed before the signature holds);
- * 4. `Content-Type: application/json` → else 400 `invalid_content_type`; JSON and the
- *    WebhookEvent shape (the endpoint's declared payload) → else 400 `invalid_json` | `missing` | `invalid` with a JSONPath `param`;
+ * 4. `Content-Type: application/json` → else 400 `invalid_content_type`; an `API-Version` header,
+ *    when given, one of `API_VERSIONS` → else 400 `unsupported_api_version`; JSON and the event
+ *    shape of that version, or of the version the body's shape shows when no header names one
+ *    (`order-event-wire.ts`) → else 400 `invalid_json` | `missing` | `invalid` with a JSONPath `param`;
  * 5. stored once: a redelivery (same Request-Id, or same body bytes) is acknowledged the same way
  *    without a second effect. 200 `{received: true, request_id}`.
- * The order key is `data.id`, or `data.checkout_session_id` when the sender gives no id.
+ * The order key is `data.id`, or `data.checkout_session_id` when the version or the sender gives
+ * no id. The body is kept as received, in its version's format; unknown types and statuses are
+ * kept as sent.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
@@ -20,18 +24,19 @@ import { createHash } from "node:crypto"
 import { AppConfig } from "../platform/config.ts"
 import { BadRequest, NotFound, TooManyRequests, Unauthorized } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
-import { declaredPayload, isJsonContentType, readRawBody } from "../platform/http/request-body.ts"
+import { isJsonContentType, readRawBody } from "../platform/http/request-body.ts"
 import { withRetryAfter } from "../platform/http/retry-after.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
 import { randomId } from "../platform/ids.ts"
 import { makeInProcessRateLimiter } from "../rate-limit/in-process-rate-limiter-service.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import type { BucketOptions } from "../rate-limit/token-bucket.ts"
+import type { ApiVersionName } from "../shared/api-versions.ts"
 import { verifySignature } from "../shared/hmac-signature.ts"
 import type { ReceivedEvent, ReceivedOrder } from "./received-events-store.ts"
 import { ReceivedEventsStore } from "./received-events-store.ts"
-import { makeWebhookBodyParser } from "./webhook-body.ts"
-import { ReceivedOrdersApi, WebhookReceiverApi, WebhookReceiverGroup } from "./webhook-receiver-api.ts"
+import { parseWebhookBody } from "./webhook-body.ts"
+import { ReceivedOrdersApi, WebhookReceiverApi } from "./webhook-receiver-api.ts"
 import { MERCHANT_SIGNATURE_HEADER } from "./webhook.ts"
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
@@ -66,7 +71,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(
       const secrets = config.webhookReceiverSecrets.map((secret) => Redacted.value(secret))
       const perMinute = config.webhookReceiverRateLimitPerMinute
       const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }
-      const parseWebhookBody = makeWebhookBodyParser(declaredPayload(WebhookReceiverGroup, "orderEvents"))
+      const accepted = new Set<string>(config.apiVersions)
 
       return handlers.handleRaw("orderEvents", ({ request }) =>
         Effect.gen(function*() {
@@ -107,7 +112,16 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(
               message: "Requests with a body must have Content-Type: application/json."
             })
           }
-          const decoded = parseWebhookBody(raw)
+          const named = request.headers["api-version"]
+          if (named !== undefined && !accepted.has(named)) {
+            return yield* new BadRequest({
+              type: "invalid_request",
+              code: "unsupported_api_version",
+              message: `API-Version must be one of ${config.apiVersions.join(", ")}, or absent.`,
+              param: "$.headers['API-Version']"
+            })
+          }
+          const decoded = parseWebhookBody(raw, named as ApiVersionName | undefined)
           if (Either.isLeft(decoded)) {
             const problem = decoded.left
             return yield* new BadRequest({
@@ -123,14 +137,16 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(
           const received: ReceivedEvent = {
             requestId,
             bodyHash: createHash("sha256").update(raw).digest("hex"),
-            orderId: event.data.id ?? event.data.checkout_session_id,
+            orderId: event.orderId,
             type: event.type,
-            status: event.data.status,
+            status: event.status,
             payload: JSON.parse(Buffer.from(raw).toString("utf8")) as unknown,
             receivedAt: now
           }
           const outcome = yield* Effect.catchAll(store.recordEvent(received), storageFailure)
-          yield* Effect.logInfo(`order event ${requestId} (${event.type}, order ${received.orderId}): ${outcome}`)
+          yield* Effect.logInfo(
+            `order event ${requestId} (${event.type} in ${event.version}, order ${received.orderId}): ${outcome}`
+          )
           return { received: true as const, request_id: requestId }
         }))
     })

@@ -1,0 +1,15 @@
+/** Building blocks of the receiver's readings of order events (every version). */
+import { Schema } from "effect"
+
+/** A string of at most `max` characters (an empty one included: the receiver keeps what was sent). */
+export const boundedText = (max: number) =>
+  Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
+
+/** A value of an open enum (statuses and types the receiver must accept even when it does not know them). */
+export const OpenValue = boundedText(64)
+
+/** Any JSON object: kept as sent, only its being an object is checked. */
+export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "WebhookJsonObject",
+  description: "an object"
+})
