@@ -8,26 +8,31 @@ import { CheckoutGroup } from "../checkout/checkout-api.ts"
 import { DelegateGroup } from "../delegate/delegate-api.ts"
 import { isReplayableStatus } from "../idempotency/idempotency.ts"
 import { OrdersGroup, WebhookDeliveriesGroup } from "../orders/orders-api.ts"
+import { NotFoundWire } from "../platform/http/errors.ts"
 import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
 import { documentResponseHeaders } from "../platform/http/openapi-headers.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhooks/webhook-receiver-api.ts"
+import { DiscoveryResponse } from "./discovery.ts"
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
 export const Readiness = Schema.Struct({
   status: Schema.Literal("ready"),
   storage: Schema.Literal("ok")
 })
-export const WellKnown = Schema.Struct({
-  protocol: Schema.Literal("acp"),
-  supported_versions: Schema.Array(Schema.String),
-  roles: Schema.Array(Schema.String),
-  merchant_id: Schema.String
-}).annotations({ identifier: "AcpDiscovery" })
 
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
   .add(HttpApiEndpoint.get("healthz", "/healthz").addSuccess(Health))
   .add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Readiness))
-  .add(HttpApiEndpoint.get("wellKnown", "/.well-known/acp.json").addSuccess(WellKnown))
+  .add(
+    HttpApiEndpoint.get("wellKnown", "/.well-known/acp.json")
+      .addSuccess(DiscoveryResponse)
+      // Only when no role of this process serves an ACP API (the RFC: "seller does not support ACP").
+      .addError(NotFoundWire)
+      .annotate(
+        OpenApi.Description,
+        "The public discovery document (no authentication; `Cache-Control: public, max-age=3600`)"
+      )
+  )
   .annotate(OpenApi.Description, "Health, readiness and discovery")
 {}
 

@@ -1,24 +1,28 @@
 /**
  * Health (`/healthz`: the process answers), readiness (`/readyz`: storage answers too) and the
- * public discovery document `/.well-known/acp.json`.
+ * public discovery document `/.well-known/acp.json` (`discovery.ts`).
  */
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { Catalog } from "../catalog/catalog-service.ts"
 import { CheckoutStore } from "../checkout/checkout-store.ts"
 import { AppConfig } from "../platform/config.ts"
 import { serviceUnavailable } from "../platform/http/errors.ts"
+import { requireRole } from "../platform/http/route-guards.ts"
 import { Api } from "./api.ts"
+import { discoveryDocument, DiscoveryResponse, SELLER_ROLES } from "./discovery.ts"
+
+/** The RFC asks for at least an hour: the document changes only with the configuration or catalog. */
+const DISCOVERY_CACHE_CONTROL = "public, max-age=3600"
 
 export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function*() {
     const store = yield* CheckoutStore
     const config = yield* AppConfig
-    const discovery = {
-      protocol: "acp" as const,
-      supported_versions: [...config.apiVersions],
-      roles: [...config.roles],
-      merchant_id: config.merchantId
-    }
+    // Built once, its inputs being fixed for the life of the process; through the schema, so that
+    // nothing but the official fields can reach the wire.
+    const document = Schema.encodeSync(DiscoveryResponse)(discoveryDocument(config, yield* Catalog))
+    const discovery = HttpServerResponse.unsafeJson(document, { headers: { "cache-control": DISCOVERY_CACHE_CONTROL } })
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
       .handle("readyz", () =>
@@ -26,5 +30,5 @@ export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
           Effect.as({ status: "ready" as const, storage: "ok" as const }),
           Effect.mapError(() => serviceUnavailable())
         ))
-      .handle("wellKnown", () => Effect.succeed(discovery))
+      .handleRaw("wellKnown", () => Effect.as(requireRole(...SELLER_ROLES), discovery))
   }))

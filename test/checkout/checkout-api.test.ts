@@ -357,7 +357,7 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
           storage: "ok"
         })
         const discovery = yield* get("/.well-known/acp.json", { auth: false, version: false })
-        expect(discovery.body.supported_versions[0]).toBe("2026-04-17")
+        expect(discovery.body.protocol.version).toBe("2026-04-17")
         const openapi = yield* get("/openapi.json", { auth: false, version: false })
         expect(openapi.status).toBe(200)
         expect(Object.keys(openapi.body.paths)).toContain("/checkout_sessions/{checkout_session_id}/complete")

@@ -412,7 +412,7 @@ describe("POST /agentic_commerce/delegate_payment: common rules and roles", () =
         const anonymous = yield* post(DELEGATE_PATH, validDelegateRequest(), { auth: false })
         expect(anonymous.status).toBe(404)
         const discovery = yield* get("/.well-known/acp.json")
-        expect(discovery.body.roles).toEqual(["checkout"])
+        expect(discovery.body.capabilities.services).toEqual(["checkout", "orders"])
       }),
       { config: { roles: new Set(["checkout"] as const) } }
     ))

@@ -1,0 +1,126 @@
+/**
+ * The public discovery document `GET /.well-known/acp.json` (the ACP discovery RFC; the official
+ * `DiscoveryResponse` of the 2026-04-17 schema): which versions this seller speaks, where its REST
+ * API is, and what it offers. Every object is closed (`additionalProperties: false` in the official
+ * schema): the document carries no merchant id, handler or key, because anyone may read it.
+ */
+import { Schema } from "effect"
+import type { CatalogSnapshot } from "../catalog/catalog.ts"
+import { DISCOUNT_EXTENSION } from "../checkout/discounts.ts"
+import type { AppConfigShape, Role } from "../platform/config.ts"
+import { CurrencyCode, optional } from "../shared/schema-helpers.ts"
+
+const VersionDate = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotations({
+  description: "An API version, YYYY-MM-DD"
+})
+const Uri = Schema.String.annotations({ jsonSchema: { format: "uri" } })
+
+export const DiscoveryService = Schema.Literal("checkout", "orders", "delegate_payment", "carts")
+export type DiscoveryService = typeof DiscoveryService.Type
+export const InterventionType = Schema.Literal("3ds", "biometric", "address_verification")
+export type InterventionType = typeof InterventionType.Type
+
+export const DiscoveryProtocol = Schema.Struct({
+  name: Schema.Literal("acp"),
+  version: VersionDate.annotations({ description: "The newest API version served" }),
+  supported_versions: Schema.NonEmptyArray(VersionDate).annotations({
+    description: "Every API version served, oldest first; the last is `version`"
+  }),
+  documentation_url: optional(Uri)
+}).annotations({ identifier: "DiscoveryProtocol" })
+
+export const DiscoveryExtension = Schema.Struct({
+  name: Schema.String,
+  spec: optional(Uri),
+  schema: optional(Uri)
+}).annotations({ identifier: "DiscoveryExtension" })
+
+export const DiscoveryCapabilities = Schema.Struct({
+  services: Schema.Array(DiscoveryService),
+  extensions: optional(Schema.Array(DiscoveryExtension)),
+  intervention_types: optional(Schema.Array(InterventionType)),
+  supported_currencies: optional(Schema.Array(CurrencyCode)),
+  supported_locales: optional(Schema.Array(Schema.String))
+}).annotations({ identifier: "DiscoveryCapabilities" })
+
+export const DiscoveryResponse = Schema.Struct({
+  protocol: DiscoveryProtocol,
+  api_base_url: Uri.annotations({ description: "Resource paths are appended to it, e.g. /checkout_sessions" }),
+  transports: Schema.Array(Schema.Literal("rest", "mcp")),
+  capabilities: DiscoveryCapabilities
+}).annotations({ identifier: "DiscoveryResponse" })
+export type DiscoveryResponse = typeof DiscoveryResponse.Type
+
+/**
+ * The ACP services each role serves. `orders` is the post-purchase order lifecycle: the order a
+ * completed session returns, its order events and the `/orders` routes, all served by the checkout
+ * role. The webhook roles serve no seller API of their own (the receiver is the agent platform's).
+ */
+const SERVICES_OF_ROLE: Record<Role, ReadonlyArray<DiscoveryService>> = {
+  checkout: ["checkout", "orders"],
+  delegate: ["delegate_payment"],
+  webhook_receiver: [],
+  webhook_sender: []
+}
+
+/** The services the enabled roles serve, in the order of the official enum. */
+export const servicesOf = (roles: ReadonlySet<Role>): ReadonlyArray<DiscoveryService> => {
+  const served = new Set([...roles].flatMap((role) => SERVICES_OF_ROLE[role]))
+  return DiscoveryService.literals.filter((service) => served.has(service))
+}
+
+/** The roles that make a process an ACP seller: without one of them it answers 404 (no ACP here). */
+export const SELLER_ROLES: ReadonlyArray<Role> = (Object.keys(SERVICES_OF_ROLE) as Array<Role>).filter(
+  (role) => SERVICES_OF_ROLE[role].length > 0
+)
+
+const isInterventionType = Schema.is(InterventionType)
+
+/** We answer in English only (`Content-Language: en` on every response). */
+const LOCALES = ["en"]
+
+/**
+ * The extensions a session declares before an agent narrows them (`sessionCapabilities` in
+ * `src/checkout/session-reducer.ts`): the catalog's, and the discount extension when the catalog
+ * has coupons and does not declare it itself. Only what discovery shows of them: no `extends`.
+ */
+const extensionsOf = (catalog: CatalogSnapshot) => {
+  const declared = catalog.coupons.length > 0 &&
+      !catalog.extensions.some((extension) => extension.name === DISCOUNT_EXTENSION.name)
+    ? [...catalog.extensions, DISCOUNT_EXTENSION]
+    : catalog.extensions
+  return declared.map(({ name, schema, spec }) => ({
+    name,
+    ...(spec === undefined ? {} : { spec }),
+    ...(schema === undefined ? {} : { schema })
+  }))
+}
+
+/**
+ * The document for a configuration and catalog. Intervention types are the catalog's
+ * `interventions.supported`, those outside the official enum left out rather than advertised.
+ */
+export const discoveryDocument = (config: AppConfigShape, catalog: CatalogSnapshot): DiscoveryResponse => {
+  const versions = [...config.apiVersions].sort()
+  // Never empty: API_VERSIONS refuses an empty list.
+  const supported: readonly [string, ...Array<string>] = [versions[0]!, ...versions.slice(1)]
+  const extensions = extensionsOf(catalog)
+  const interventions = [...new Set(catalog.interventions?.supported ?? [])].filter(isInterventionType)
+  return {
+    protocol: {
+      name: "acp",
+      version: versions[versions.length - 1]!,
+      supported_versions: supported,
+      documentation_url: `${config.publicBaseUrl}/docs`
+    },
+    api_base_url: config.publicBaseUrl,
+    transports: ["rest"],
+    capabilities: {
+      services: servicesOf(config.roles),
+      ...(extensions.length === 0 ? {} : { extensions }),
+      ...(interventions.length === 0 ? {} : { intervention_types: interventions }),
+      supported_currencies: [catalog.currency],
+      supported_locales: LOCALES
+    }
+  }
+}
