@@ -1,6 +1,8 @@
 /**
  * The HTTP API definition: routes, request and response schemas, and every error each route can
- * answer with its status. Handlers live beside it (`*-handlers.ts`); OpenAPI is generated from it.
+ * answer with its status. Handlers live beside it (`*-handlers.ts`). `Api` is what the server
+ * serves; `apiFor(version)` is the same API as one ACP version sees it on the wire, from which that
+ * version's OpenAPI document is generated (`openapi-documents.ts`).
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
@@ -10,9 +12,17 @@ import { isReplayableStatus } from "../idempotency/idempotency.ts"
 import { OrdersGroup, WebhookDeliveriesGroup } from "../orders/orders-api.ts"
 import { NotFoundWire } from "../platform/http/errors.ts"
 import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
-import { documentResponseHeaders } from "../platform/http/openapi-headers.ts"
+import { documentRequestHeaders, documentResponseHeaders } from "../platform/http/openapi-headers.ts"
+import { type ApiVersionName, isAtLeast } from "../shared/api-versions.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhooks/webhook-receiver-api.ts"
 import { DiscoveryResponse } from "./discovery.ts"
+
+// STAND-INS, to be replaced by the per-version groups of the features when they exist:
+//   import { checkoutGroupFor } from "../checkout/checkout-api.ts"
+//   import { delegateGroupFor } from "../delegate/delegate-api.ts"
+// Until then every version's document shows today's groups.
+const checkoutGroupFor = (_version: ApiVersionName) => CheckoutGroup
+const delegateGroupFor = (_version: ApiVersionName) => DelegateGroup
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
 export const Readiness = Schema.Struct({
@@ -36,21 +46,49 @@ export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
   .annotate(OpenApi.Description, "Health, readiness and discovery")
 {}
 
-export class Api extends withSharedErrors(
-  HttpApi.make(API_ID)
-    .add(CheckoutGroup)
-    .add(DelegateGroup)
-    .add(SystemGroup)
-    .add(OrdersGroup)
-    .add(WebhookDeliveriesGroup)
-    .add(WebhookReceiverGroup)
-    .add(ReceivedOrdersGroup)
-)
-  .annotate(OpenApi.Transform, documentResponseHeaders({ isReplayableStatus }))
-  .annotate(OpenApi.Title, "Agentic Checkout Service")
-  .annotate(OpenApi.Version, "0.1.0")
-  .annotate(
-    OpenApi.Description,
-    "Agentic Commerce Protocol: Checkout Session API, Delegate Payment API and order-event webhooks."
+/** The service's groups, with the checkout and delegate groups given. */
+const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate extends HttpApiGroup.HttpApiGroup.Any>(
+  checkout: Checkout,
+  delegate: Delegate
+) =>
+  withSharedErrors(
+    HttpApi.make(API_ID)
+      .add(checkout)
+      .add(delegate)
+      .add(SystemGroup)
+      .add(OrdersGroup)
+      .add(WebhookDeliveriesGroup)
+      .add(WebhookReceiverGroup)
+      .add(ReceivedOrdersGroup)
   )
-{}
+
+/** The API the server serves, to requests of every accepted version. */
+export class Api extends assemble(CheckoutGroup, DelegateGroup) {}
+
+/** From this version on, every POST of the checkout and delegate APIs must carry an Idempotency-Key. */
+const IDEMPOTENCY_KEY_REQUIRED_SINCE: ApiVersionName = "2026-04-17"
+
+/** The groups of the ACP APIs whose POSTs that rule covers (the OpenAPI tags of their operations). */
+const ACP_GROUPS = ["checkout", "delegate"]
+
+/**
+ * The API as requests with `API-Version: version` see it: that version's checkout and delegate
+ * groups, the headers that version requires, and the response headers middleware adds.
+ */
+export const apiFor = (version: ApiVersionName) => {
+  const requestHeaders = documentRequestHeaders({
+    apiVersion: version,
+    idempotencyKeyRequiredIn: isAtLeast(version, IDEMPOTENCY_KEY_REQUIRED_SINCE) ? ACP_GROUPS : []
+  })
+  const responseHeaders = documentResponseHeaders({ isReplayableStatus })
+  return assemble(checkoutGroupFor(version), delegateGroupFor(version))
+    .annotate(OpenApi.Transform, (spec) => responseHeaders(requestHeaders(spec)))
+    .annotate(OpenApi.Title, `Agentic Checkout Service: ACP ${version}`)
+    .annotate(OpenApi.Version, version)
+    .annotate(
+      OpenApi.Description,
+      `Agentic Commerce Protocol ${version}: the Checkout Session API, the Delegate Payment API and ` +
+        `order-event webhooks, as requests with \`API-Version: ${version}\` send and receive them. ` +
+        "Every accepted version has its own document at `/openapi/<version>.json`."
+    )
+}

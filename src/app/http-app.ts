@@ -1,19 +1,21 @@
 /**
- * The whole HTTP application as one `HttpApp`: the API routes, OpenAPI at `/openapi.json`,
- * Swagger UI at `/docs`, and the request middleware. `main.ts` serves it on a port; tests call it
+ * The whole HTTP application as one `HttpApp`: the API routes, the OpenAPI documents and Swagger UI
+ * (`openapi-documents.ts`), and the request middleware. `main.ts` serves it on a port; tests call it
  * directly with a request, on the test's own Clock.
  */
-import { HttpApiBuilder, HttpApiSwagger, type HttpApp, HttpRouter } from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpRouter } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
 import { DelegateHandlers, DelegateRoleEnabledLive } from "../delegate/delegate-handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
 import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-handlers.ts"
+import { AppConfig } from "../platform/config.ts"
 import { decodeErrorMiddleware, requestMiddleware } from "../platform/http/middleware.ts"
 import { RequestSignatureLive } from "../platform/http/request-signature.ts"
 import { ApiVersionLive, AuthorizationLive } from "../platform/http/security.ts"
 import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "../webhooks/webhook-receiver-handlers.ts"
 import { Api } from "./api.ts"
+import { documentationRoutes, DocumentationRoutesLive } from "./openapi-documents.ts"
 import { SystemHandlers } from "./system-handlers.ts"
 
 export class HttpAppService extends Context.Tag("acp/HttpApp")<
@@ -36,8 +38,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 
 const RoutesLive = Layer.mergeAll(
   decodeErrorMiddleware(Api),
-  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-  HttpApiSwagger.layer({ path: "/docs" })
+  DocumentationRoutesLive
 ).pipe(Layer.provideMerge(ApiLive))
 
 /**
@@ -57,7 +58,8 @@ const strictRouting = { caseSensitive: true, ignoreTrailingSlash: false, ignoreD
 const httpAppWithMiddleware = Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig(strictRouting))
   const idempotency = yield* makeIdempotencyMiddleware(Api)
-  return requestMiddleware(Api)(idempotency(app))
+  const { apiVersions } = yield* AppConfig
+  return requestMiddleware(Api, documentationRoutes(apiVersions))(idempotency(app))
 })
 
 export const HttpAppLive = Layer.effect(HttpAppService, httpAppWithMiddleware).pipe(

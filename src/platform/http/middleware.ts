@@ -24,15 +24,12 @@ import { randomId } from "../ids.ts"
 import { type ApiError, BadRequest, errorBody, internalError, MethodNotAllowed, NotFound, statusOf } from "./errors.ts"
 import { isValidIdempotencyKey } from "./idempotency-key.ts"
 import { withRetryAfterOn503 } from "./retry-after.ts"
-import { makeRouteTable, type RouteTable } from "./route-table.ts"
+import { type ExtraRoute, makeRouteTable, type RouteTable } from "./route-table.ts"
 
 export const errorResponse = (error: ApiError) =>
   HttpServerResponse.unsafeJson(errorBody(error), { status: statusOf[error._tag] })
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
-
-/** Routes served beside the API's own. */
-const documentationRoutes = [{ method: "GET", path: "/openapi.json" }, { method: "GET", path: "/docs" }]
 
 const notFoundOrMethod = (routes: RouteTable, method: string, url: string) => {
   const path = url.split("?")[0]!
@@ -53,10 +50,14 @@ const notFoundOrMethod = (routes: RouteTable, method: string, url: string) => {
 
 const isRouteNotFound = (u: unknown): boolean => HttpServerError.isServerError(u) && u._tag === "RouteNotFound"
 
-/** The outermost middleware: request id, access log, 404/405 (from the routes of `api`), 500. */
+/**
+ * The outermost middleware: request id, access log, 404/405 (from the routes of `api` and the
+ * `extraRoutes` served beside them, such as the documentation), 500.
+ */
 export const requestMiddleware =
-  (api: HttpApi.HttpApi.Any) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
-    const routes = makeRouteTable(api, documentationRoutes)
+  (api: HttpApi.HttpApi.Any, extraRoutes: ReadonlyArray<ExtraRoute> = []) =>
+  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
+    const routes = makeRouteTable(api, extraRoutes)
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const given = request.headers["request-id"]

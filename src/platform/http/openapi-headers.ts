@@ -1,8 +1,11 @@
 /**
- * The response headers the OpenAPI document states, which middleware sets outside the endpoint
- * schemas (`middleware.ts`, the idempotency middleware) and which the generated document would
- * otherwise leave out. Applied to the API with the `OpenApi.Transform` annotation (`src/app/api.ts`).
+ * What the OpenAPI document states beyond the endpoint schemas: the response headers middleware
+ * sets (`middleware.ts`, the idempotency middleware), which the generated document would otherwise
+ * leave out, and the request headers as one API version requires them (the middleware enforces
+ * them, the endpoint schemas are shared by every version). Applied to the API with the
+ * `OpenApi.Transform` annotation (`src/app/api.ts`).
  */
+import { IDEMPOTENCY_KEY_PATTERN } from "./idempotency-key.ts"
 import { carriesRetryAfter } from "./retry-after.ts"
 
 type Header = { readonly description: string; readonly schema: { readonly type: "string" | "integer" } }
@@ -54,6 +57,42 @@ export const documentResponseHeaders =
           }
           response.headers = { ...response.headers, ...headers }
         }
+      }
+    }
+    return spec
+  }
+
+const IDEMPOTENCY_KEY_REQUIRED =
+  "Required: a POST without it is refused with 400 `idempotency_key_required`. Makes the request safe to " +
+  "retry: the same key and body get the stored response again."
+
+/**
+ * States the request headers of one API version on every operation of an OpenAPI document:
+ * `API-Version` takes exactly `apiVersion`, and the POSTs of the groups `idempotencyKeyRequiredIn`
+ * (their operations' tags) require `Idempotency-Key`. Apply before `documentResponseHeaders`,
+ * which reads which operations take the key.
+ */
+export const documentRequestHeaders =
+  (options: { readonly apiVersion: string; readonly idempotencyKeyRequiredIn: ReadonlyArray<string> }) =>
+  (spec: Record<string, any>): Record<string, any> => {
+    for (const operations of Object.values<Record<string, any>>(spec.paths ?? {})) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const parameters: Array<any> = operation?.parameters ?? []
+        const version = parameters.find(isHeaderParameter("api-version"))
+        if (version !== undefined) version.schema = { ...version.schema, enum: [options.apiVersion] }
+        const tags: ReadonlyArray<string> = operation?.tags ?? []
+        if (method !== "post" || !tags.some((tag) => options.idempotencyKeyRequiredIn.includes(tag))) continue
+        const key = parameters.find(isHeaderParameter("idempotency-key"))
+        const required = {
+          name: key?.name ?? "idempotency-key",
+          in: "header",
+          required: true,
+          description: IDEMPOTENCY_KEY_REQUIRED,
+          schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source, maxLength: 255 }
+        }
+        operation.parameters = key === undefined
+          ? [...parameters, required]
+          : parameters.map((parameter) => parameter === key ? { ...key, ...required } : parameter)
       }
     }
     return spec

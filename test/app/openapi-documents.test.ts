@@ -1,0 +1,188 @@
+/**
+ * The documentation routes: one OpenAPI 3.1 document per accepted version at
+ * `/openapi/<version>.json`, `/openapi.json` the newest accepted, and `/docs` (Swagger UI) offering
+ * every one of them; a version that is not accepted has no document.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { API_VERSION_NAMES, type ApiVersionName } from "../../src/shared/api-versions.ts"
+import { get, request, testApp, type TestAppOptions } from "../support/http.ts"
+
+const run = <A, E>(effect: Effect.Effect<A, E, any>, options: TestAppOptions = {}) =>
+  Effect.provide(effect, testApp(options)) as Effect.Effect<A, E, never>
+
+const open = { auth: false, version: false } as const
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+/** The value at a local JSON pointer (`#/components/schemas/X`), or undefined. */
+const resolvePointer = (document: unknown, ref: string): unknown =>
+  ref.slice(2).split("/").map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~")).reduce<any>(
+    (node, key) => (node !== null && typeof node === "object" ? node[key] : undefined),
+    document
+  )
+
+const refsIn = (node: unknown, found: Array<string> = []): Array<string> => {
+  if (Array.isArray(node)) node.forEach((item) => refsIn(item, found))
+  else if (node !== null && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string") found.push(value)
+      else refsIn(value, found)
+    }
+  }
+  return found
+}
+
+/** The shape OpenAPI 3.1 requires of what we use: info, operations with responses, path parameters, local refs. */
+const expectStructurallyValid = (document: any) => {
+  expect(document.openapi).toMatch(/^3\.1\.\d+$/)
+  expect(typeof document.info.title).toBe("string")
+  expect(typeof document.info.version).toBe("string")
+  const operationIds: Array<string> = []
+  for (const [path, item] of Object.entries<any>(document.paths)) {
+    expect(path.startsWith("/")).toBe(true)
+    for (const [method, operation] of Object.entries<any>(item)) {
+      expect(METHODS).toContain(method)
+      expect(Object.keys(operation.responses).length).toBeGreaterThan(0)
+      operationIds.push(operation.operationId)
+      const pathParameters = (operation.parameters ?? []).filter((p: any) => p.in === "path")
+      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+        expect(pathParameters.find((p: any) => p.name === name), `${method} ${path} {${name}}`).toMatchObject({
+          required: true
+        })
+      }
+    }
+  }
+  expect(new Set(operationIds).size).toBe(operationIds.length)
+  const refs = refsIn(document)
+  expect(refs.length).toBeGreaterThan(0)
+  for (const ref of new Set(refs)) {
+    expect(ref.startsWith("#/"), ref).toBe(true)
+    expect(resolvePointer(document, ref), ref).toBeDefined()
+  }
+}
+
+const ACP_PATHS = [
+  "/checkout_sessions",
+  "/checkout_sessions/{checkout_session_id}",
+  "/checkout_sessions/{checkout_session_id}/complete",
+  "/checkout_sessions/{checkout_session_id}/cancel",
+  "/agentic_commerce/delegate_payment"
+]
+
+const headerParameter = (operation: any, name: string) =>
+  (operation.parameters ?? []).find((p: any) => p.in === "header" && p.name.toLowerCase() === name)
+
+/** The operations of a document, with their path and method. */
+const operationsOf = (document: any) =>
+  Object.entries<any>(document.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, operation]) => ({ path, method, operation }))
+  )
+
+const docsDocuments = (html: string): Array<{ name: string; url: string }> =>
+  JSON.parse(/<script id="swagger-documents" type="application\/json">([^<]*)<\/script>/.exec(html)![1]!)
+
+describe("OpenAPI documents", () => {
+  for (const version of API_VERSION_NAMES) {
+    it.effect(`/openapi/${version}.json: valid OpenAPI 3.1 of that version`, () =>
+      run(Effect.gen(function*() {
+        const response = yield* get(`/openapi/${version}.json`, open)
+        expect(response.status).toBe(200)
+        expect(response.headers.get("content-type")).toContain("application/json")
+        const document = response.body
+        expectStructurallyValid(document)
+        expect(document.info.version).toBe(version)
+        expect(document.info.title).toContain(version)
+        expect(document.info.description).toContain(`API-Version: ${version}`)
+        for (const path of ACP_PATHS) expect(Object.keys(document.paths)).toContain(path)
+        // API-Version takes exactly this version wherever it is declared.
+        const versioned = operationsOf(document).filter(({ operation }) => headerParameter(operation, "api-version"))
+        expect(versioned.length).toBeGreaterThan(0)
+        for (const { operation } of versioned) {
+          expect(headerParameter(operation, "api-version").schema.enum).toEqual([version])
+        }
+      })))
+  }
+
+  it.effect("Idempotency-Key is required on the checkout and delegate POSTs of 2026-04-17 only", () =>
+    run(Effect.gen(function*() {
+      const required = (document: any) =>
+        operationsOf(document)
+          .filter(({ operation }) => headerParameter(operation, "idempotency-key")?.required === true)
+          .map(({ method, path }) => `${method} ${path}`)
+          .sort()
+      const newest = (yield* get("/openapi/2026-04-17.json", open)).body
+      expect(required(newest)).toEqual([
+        "post /agentic_commerce/delegate_payment",
+        "post /checkout_sessions",
+        "post /checkout_sessions/{checkout_session_id}",
+        "post /checkout_sessions/{checkout_session_id}/cancel",
+        "post /checkout_sessions/{checkout_session_id}/complete"
+      ])
+      const create = newest.paths["/checkout_sessions"].post
+      expect(headerParameter(create, "idempotency-key").description).toContain("idempotency_key_required")
+      // Still documented as echoed and replayable.
+      expect(Object.keys(create.responses["201"].headers)).toContain("Idempotent-Replayed")
+      for (const older of ["2025-09-29", "2026-01-30"] as const) {
+        const document = (yield* get(`/openapi/${older}.json`, open)).body
+        expect(required(document), older).toEqual([])
+        expect(headerParameter(document.paths["/checkout_sessions"].post, "idempotency-key")).toMatchObject({
+          required: false
+        })
+      }
+    })))
+
+  it.effect("/openapi.json is the newest accepted version's document", () =>
+    run(Effect.gen(function*() {
+      const latest = yield* get("/openapi.json", open)
+      expect(latest.status).toBe(200)
+      expect(latest.body).toEqual((yield* get("/openapi/2026-04-17.json", open)).body)
+    })))
+
+  it.effect("only accepted versions have a document; /openapi.json follows API_VERSIONS", () =>
+    run(
+      Effect.gen(function*() {
+        expect((yield* get("/openapi.json", open)).body.info.version).toBe("2026-01-30")
+        expect((yield* get("/openapi/2026-01-30.json", open)).status).toBe(200)
+        expect((yield* get("/openapi/2025-09-29.json", open)).status).toBe(200)
+        for (const path of ["/openapi/2026-04-17.json", "/openapi/2025-12-12.json", "/openapi/latest.json"]) {
+          const missing = yield* get(path, open)
+          expect(missing.status, path).toBe(404)
+          expect(missing.body).toMatchObject({ type: "invalid_request", code: "not_found" })
+        }
+        const wrongMethod = yield* request("POST", "/openapi/2026-01-30.json", open)
+        expect(wrongMethod.status).toBe(405)
+        expect(wrongMethod.headers.get("allow")).toBe("GET")
+      }),
+      { config: { apiVersions: ["2026-01-30", "2025-09-29"] } }
+    ))
+
+  it.effect("/docs: Swagger UI offering every accepted version, newest first, self-contained", () =>
+    run(Effect.gen(function*() {
+      const docs = yield* get("/docs", open)
+      expect(docs.status).toBe(200)
+      expect(docs.headers.get("content-type")).toContain("text/html")
+      const documents = docsDocuments(docs.text)
+      expect(documents).toEqual([
+        { name: "ACP 2026-04-17", url: "openapi/2026-04-17.json" },
+        { name: "ACP 2026-01-30", url: "openapi/2026-01-30.json" },
+        { name: "ACP 2025-09-29", url: "openapi/2025-09-29.json" }
+      ])
+      // Each entry is served (relative to /docs).
+      for (const { url } of documents) expect((yield* get(`/${url}`, open)).status).toBe(200)
+      // Swagger UI and its selector are in the page; nothing is loaded from elsewhere.
+      expect(docs.text).toContain("SwaggerUIBundle({")
+      expect(docs.text).toContain("layout: \"StandaloneLayout\"")
+      expect(docs.text).toContain("validatorUrl: null")
+      expect(docs.text).not.toMatch(/<script[^>]+src=|<link[^>]+href=/)
+    })))
+
+  it.effect("/docs lists only the accepted versions", () =>
+    run(
+      Effect.gen(function*() {
+        const names = docsDocuments((yield* get("/docs", open)).text).map(({ name }) => name)
+        expect(names).toEqual(["ACP 2026-04-17", "ACP 2025-09-29"])
+      }),
+      { config: { apiVersions: ["2026-04-17", "2025-09-29"] as ReadonlyArray<ApiVersionName> } }
+    ))
+})
