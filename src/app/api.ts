@@ -6,7 +6,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CheckoutGroup } from "../checkout/checkout-api.ts"
+import { CheckoutGroup, checkoutGroupFor } from "../checkout/checkout-api.ts"
 import { DelegateGroup } from "../delegate/delegate-api.ts"
 import { isReplayableStatus } from "../idempotency/idempotency.ts"
 import { OrdersGroup, WebhookDeliveriesGroup } from "../orders/orders-api.ts"
@@ -17,11 +17,9 @@ import { type ApiVersionName, isAtLeast } from "../shared/api-versions.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhooks/webhook-receiver-api.ts"
 import { DiscoveryResponse } from "./discovery.ts"
 
-// STAND-INS, to be replaced by the per-version groups of the features when they exist:
-//   import { checkoutGroupFor } from "../checkout/checkout-api.ts"
+// STAND-IN, to be replaced by the delegate feature's per-version group when it exists:
 //   import { delegateGroupFor } from "../delegate/delegate-api.ts"
-// Until then every version's document shows today's groups.
-const checkoutGroupFor = (_version: ApiVersionName) => CheckoutGroup
+// Until then every version's document shows today's delegate group.
 const delegateGroupFor = (_version: ApiVersionName) => DelegateGroup
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })

@@ -104,6 +104,22 @@ describe("OpenAPI documents", () => {
       })))
   }
 
+  it.effect("each document has its own version's bodies (2025-09-29 items, 2026 line_items)", () =>
+    run(Effect.gen(function*() {
+      const createFields = (document: any) => {
+        const body = document.paths["/checkout_sessions"].post.requestBody.content["application/json"].schema
+        return Object.keys((body.$ref === undefined ? body : resolvePointer(document, body.$ref) as any).properties)
+      }
+      const oldest = createFields((yield* get("/openapi/2025-09-29.json", open)).body)
+      expect(oldest).toContain("items")
+      expect(oldest).not.toContain("line_items")
+      for (const version of ["2026-01-30", "2026-04-17"]) {
+        const fields = createFields((yield* get(`/openapi/${version}.json`, open)).body)
+        expect(fields, version).toContain("line_items")
+        expect(fields, version).not.toContain("items")
+      }
+    })))
+
   it.effect("Idempotency-Key is required on the checkout and delegate POSTs of 2026-04-17 only", () =>
     run(Effect.gen(function*() {
       const required = (document: any) =>
