@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
-import { DISCOUNT_EXTENSION } from "../checkout/discounts.ts"
+import { merchantExtensions } from "../checkout/session-reducer.ts"
 import type { AppConfigShape, Role } from "../platform/config.ts"
 import { CurrencyCode, optional } from "../shared/schema-helpers.ts"
 
@@ -80,21 +80,15 @@ const isInterventionType = Schema.is(InterventionType)
 const LOCALES = ["en"]
 
 /**
- * The extensions a session declares before an agent narrows them (`sessionCapabilities` in
- * `src/checkout/session-reducer.ts`): the catalog's, and the discount extension when the catalog
- * has coupons and does not declare it itself. Only what discovery shows of them: no `extends`.
+ * The extensions a session declares before an agent narrows them (`merchantExtensions`), as much
+ * as discovery shows of them: no `extends`.
  */
-const extensionsOf = (catalog: CatalogSnapshot) => {
-  const declared = catalog.coupons.length > 0 &&
-      !catalog.extensions.some((extension) => extension.name === DISCOUNT_EXTENSION.name)
-    ? [...catalog.extensions, DISCOUNT_EXTENSION]
-    : catalog.extensions
-  return declared.map(({ name, schema, spec }) => ({
+const extensionsOf = (catalog: CatalogSnapshot) =>
+  merchantExtensions(catalog).map(({ name, schema, spec }) => ({
     name,
     ...(spec === undefined ? {} : { spec }),
     ...(schema === undefined ? {} : { schema })
   }))
-}
 
 /**
  * The document for a configuration and catalog. Intervention types are the catalog's

@@ -11,6 +11,7 @@ import type {
   Address,
   Buyer,
   Capabilities,
+  ExtensionDeclaration,
   Message,
   MessageError,
   OrderSummary,
@@ -56,6 +57,12 @@ const NO_RESERVATIONS: Reservations = new Map()
 const namesExtension = (declared: ReadonlyArray<string>, name: string): boolean =>
   declared.some((agentName) => agentName === name || name.endsWith(`.${agentName}`))
 
+/** The merchant's extensions: the catalog's, and the discount extension when it has coupons and does not declare it. */
+export const merchantExtensions = (catalog: CatalogSnapshot): ReadonlyArray<ExtensionDeclaration> =>
+  catalog.coupons.length > 0 && !catalog.extensions.some((extension) => extension.name === DISCOUNT_EXTENSION.name)
+    ? [...catalog.extensions, { ...DISCOUNT_EXTENSION, extends: [...DISCOUNT_EXTENSION.extends] }]
+    : catalog.extensions
+
 /**
  * Merchant capabilities for an agent: interventions narrowed to what the agent supports, payment
  * handlers and extensions to those it names (when it names any). Declaring handlers and sharing
@@ -67,14 +74,11 @@ export const sessionCapabilities = (
 ): Either.Either<Capabilities, NoCommonPaymentHandler> => {
   const declared = agent?.interventions?.supported
   const merchant = catalog.interventions
-  const merchantExtensions = catalog.coupons.length > 0 &&
-      !catalog.extensions.some((extension) => extension.name === DISCOUNT_EXTENSION.name)
-    ? [...catalog.extensions, { ...DISCOUNT_EXTENSION, extends: [...DISCOUNT_EXTENSION.extends] }]
-    : catalog.extensions
+  const offered = merchantExtensions(catalog)
   const agentExtensions = agent?.extensions
   const extensions = agentExtensions === undefined
-    ? merchantExtensions
-    : merchantExtensions.filter((extension) => namesExtension(agentExtensions, extension.name))
+    ? offered
+    : offered.filter((extension) => namesExtension(agentExtensions, extension.name))
   const interventions = merchant === undefined || declared === undefined
     ? merchant
     : { ...merchant, supported: merchant.supported.filter((value) => declared.includes(value)) }
