@@ -116,6 +116,10 @@ export const request = (method: string, path: string, options: RequestOptions = 
     if (options.body !== undefined) {
       body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
       if (options.contentType !== false) headers.set("content-type", options.contentType ?? "application/json")
+      // As an HTTP/1.1 client does (a body has a length or is chunked): routes may read it only then.
+      if (!headers.has("content-length") && !headers.has("transfer-encoding")) {
+        headers.set("content-length", String(Buffer.byteLength(body, "utf8")))
+      }
     }
     // Interrupting the request aborts it, as a client that goes away does: the app's fiber is interrupted.
     const response = yield* Effect.promise((signal) =>

@@ -6,7 +6,13 @@
  * asked for. Fields of no consequence to what the buyer gets are kept in the session's details.
  */
 import { Either } from "effect"
-import type { Address, Buyer, FulfillmentOption as PlainOption, LineItem as PlainLine } from "../checkout-schemas.ts"
+import type {
+  Address,
+  Buyer,
+  FulfillmentOption as PlainOption,
+  LineItem as PlainLine,
+  Message as PlainMessage
+} from "../checkout-schemas.ts"
 import type { FulfillmentContact, JsonObject, SessionDetails } from "../session-details.ts"
 import type { Session, UpdateSessionInput } from "../session-model.ts"
 import { type CheckoutCodec, type CompletedSession, requestCodec, WireRefusal } from "./checkout-codec.ts"
@@ -309,6 +315,30 @@ const selectedOptions = (session: Session) => {
   }
 }
 
+const REJECTED_CODE = /^\$\.discounts\.codes\[(\d+)\]$/
+
+/**
+ * A message in this format's words: its param renamed, and the note of a rejected discount code a
+ * warning with the rejection's reason as its code, as the discount extension has it (the domain
+ * keeps it as an info, the only kind the interface document has).
+ */
+const message2026 = (session: Session) => (message: PlainMessage) => {
+  const renamed = message.param === undefined ? message : { ...message, param: param2026(message.param) }
+  const index = message.type === "info" && message.param !== undefined
+    ? REJECTED_CODE.exec(message.param)?.[1]
+    : undefined
+  if (index === undefined) return renamed
+  const code = session.discounts?.codes[Number(index)]
+  const rejection = session.discounts?.rejected.find((r) => r.code === code && r.message === message.content)
+  return rejection === undefined ? renamed : {
+    type: "warning" as const,
+    code: rejection.reason,
+    param: message.param!,
+    content_type: message.content_type,
+    content: message.content
+  }
+}
+
 const capabilities = (session: Session) => {
   const { interventions, ...rest } = session.capabilities
   return {
@@ -323,29 +353,6 @@ const capabilities = (session: Session) => {
   }
 }
 
-/**
- * The session's messages in this format's paths; a rejected discount code is a warning with the
- * rejection's reason as its code (the discount extension asks for both the rejection and the warning).
- */
-const messages = (session: Session) => {
-  const rejected = session.discounts?.rejected ?? []
-  return session.messages.map((message) => {
-    const param = message.param === undefined ? {} : { param: param2026(message.param) }
-    const rejection = message.type === "info" && message.param?.startsWith("$.discounts")
-      ? rejected.find((r) => r.message === message.content)
-      : undefined
-    return rejection === undefined
-      ? { ...message, ...param }
-      : {
-        type: "warning",
-        code: rejection.reason,
-        ...param,
-        content_type: message.content_type,
-        content: message.content
-      }
-  })
-}
-
 const encodeSession = (version: Version2026) => (session: Session) => {
   const details = session.details
   const buyer = details?.buyer ?? session.buyer
@@ -358,7 +365,7 @@ const encodeSession = (version: Version2026) => (session: Session) => {
     line_items: session.line_items.map(lineItem),
     fulfillment_options: session.fulfillment_options.map(fulfillmentOption),
     totals: session.totals,
-    messages: messages(session),
+    messages: session.messages.map(message2026(session)),
     links: session.links.filter((link) => LINK_TYPES.has(link.type)),
     ...(buyer === undefined ? {} : { buyer }),
     ...fulfillmentDetails(session),
