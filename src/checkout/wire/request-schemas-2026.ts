@@ -1,27 +1,19 @@
 /**
- * Wire schemas of the checkout API in the line-items format of 2026-01-30 and 2026-04-17, written
- * from the official JSON Schema of each version (the differences: docs/protocol-versions.md).
- * Requests decode strictly (types, bounds, formats); fields no version defines are ignored.
- * Responses are exactly what the codec sends (`codec-2026.ts`), nothing else.
+ * Request schemas of the checkout API in the line-items format of 2026-01-30 and 2026-04-17,
+ * written from the official JSON Schema of each version (the differences:
+ * docs/protocol-versions.md). They decode strictly (types, bounds, formats); fields no version
+ * defines are ignored.
  */
 import { Schema } from "effect"
 import { type ApiVersionName, isAtLeast } from "../../shared/api-versions.ts"
-import { Amount, BoundedString, CurrencyCode, JsonPath, optional, Timestamp } from "../../shared/schema-helpers.ts"
-import {
-  Address,
-  ContentType,
-  Email,
-  ExtensionDeclaration,
-  MAX_ITEMS,
-  MAX_QUANTITY,
-  PaymentHandler
-} from "../checkout-schemas.ts"
-import { AppliedDiscount, DiscountsRequest, RejectedDiscount } from "../discounts.ts"
+import { BoundedString, optional, Timestamp } from "../../shared/schema-helpers.ts"
+import { Address, Email, MAX_ITEMS, MAX_QUANTITY } from "../checkout-schemas.ts"
+import { DiscountsRequest } from "../discounts.ts"
 
 /** The versions in this format. */
 export type Version2026 = Extract<ApiVersionName, "2026-01-30" | "2026-04-17">
 
-const Text = (max: number) =>
+export const Text = (max: number) =>
   Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
 
 const Phone = Schema.String.pipe(
@@ -140,7 +132,7 @@ const Codes = Schema.Struct({ codes: optional(DiscountsRequest.fields.codes) }).
 })
 const Coupons = DiscountsRequest.fields.codes.annotations({ description: "Deprecated: use discounts.codes" })
 
-const Metadata = Schema.Record({ key: Text(256), value: Schema.Unknown })
+export const Metadata = Schema.Record({ key: Text(256), value: Schema.Unknown })
 
 export const AffiliateAttribution = Schema.Struct({
   provider: BoundedString(256),
@@ -267,167 +259,4 @@ export const requests20260417 = {
     fulfillment_details: optional(fields0417.fulfillmentDetails)
   }).annotations({ identifier: "CheckoutSessionCompleteRequest" }),
   cancel: Schema.Struct(fields0417.cancel).annotations({ identifier: "CancelSessionRequest" })
-}
-
-// ---------------------------------------------------------------------------------------------
-// Responses
-
-const TotalType = Schema.Literal(
-  "items_base_amount",
-  "items_discount",
-  "subtotal",
-  "discount",
-  "fulfillment",
-  "tax",
-  "fee",
-  "gift_wrap",
-  "tip",
-  "store_credit",
-  "total",
-  "amount_refunded"
-)
-
-export const Total = Schema.Struct({ type: TotalType, display_text: Schema.String, amount: Amount })
-  .annotations({ identifier: "Total" })
-export type Total = typeof Total.Type
-
-export const LineItem = Schema.Struct({
-  id: Schema.String,
-  item: Schema.Struct({ id: Schema.String }),
-  quantity: Schema.Int,
-  unit_amount: Amount,
-  totals: Schema.Array(Total)
-}).annotations({ identifier: "LineItem" })
-
-const optionFields = {
-  id: Schema.String,
-  title: Schema.String,
-  description: optional(Schema.String),
-  totals: Schema.Array(Total)
-}
-
-export const FulfillmentOption = Schema.Union(
-  Schema.Struct({
-    type: Schema.Literal("shipping"),
-    ...optionFields,
-    carrier: optional(Schema.String),
-    earliest_delivery_time: optional(Timestamp),
-    latest_delivery_time: optional(Timestamp)
-  }).annotations({ identifier: "FulfillmentOptionShipping" }),
-  Schema.Struct({ type: Schema.Literal("digital"), ...optionFields }).annotations({
-    identifier: "FulfillmentOptionDigital"
-  })
-)
-
-/** Messages as sent (both versions; the optional `severity` and `resolution` are never set). */
-const Message = Schema.Union(
-  Schema.Struct({
-    type: Schema.Literal("info"),
-    param: optional(JsonPath),
-    content_type: ContentType,
-    content: Schema.String
-  }).annotations({ identifier: "MessageInfo" }),
-  Schema.Struct({
-    type: Schema.Literal("warning"),
-    code: Schema.Literal(
-      "low_stock",
-      "high_demand",
-      "shipping_delay",
-      "price_change",
-      "expiring_promotion",
-      "limited_availability",
-      "discount_code_expired",
-      "discount_code_invalid",
-      "discount_code_already_applied",
-      "discount_code_combination_disallowed",
-      "discount_code_minimum_not_met",
-      "discount_code_user_not_logged_in",
-      "discount_code_user_ineligible",
-      "discount_code_usage_limit_reached"
-    ),
-    param: optional(JsonPath),
-    content_type: ContentType,
-    content: Schema.String
-  }).annotations({ identifier: "MessageWarning" }),
-  Schema.Struct({
-    type: Schema.Literal("error"),
-    code: Schema.Literal("missing", "invalid", "out_of_stock", "payment_declined", "requires_sign_in", "requires_3ds"),
-    param: optional(JsonPath),
-    content_type: ContentType,
-    content: Schema.String
-  }).annotations({ identifier: "MessageError" })
-)
-
-export const Link = Schema.Struct({
-  type: Schema.Literal(
-    "terms_of_use",
-    "privacy_policy",
-    "return_policy",
-    "shipping_policy",
-    "contact_us",
-    "about_us",
-    "faq",
-    "support"
-  ),
-  url: Schema.String
-}).annotations({ identifier: "Link" })
-
-export const ResponseCapabilities = Schema.Struct({
-  payment: Schema.Struct({ handlers: Schema.Array(PaymentHandler) }),
-  interventions: optional(Schema.Struct({
-    supported: Schema.Array(Schema.String),
-    required: optional(Schema.Array(Schema.String)),
-    enforcement: optional(Schema.String)
-  })),
-  extensions: optional(Schema.Array(ExtensionDeclaration))
-}).annotations({ identifier: "Capabilities" })
-
-export const responseSchemasOf = (version: Version2026) => {
-  const since0417 = isAtLeast(version, "2026-04-17")
-  const session = Schema.Struct({
-    id: Schema.String,
-    protocol: Schema.Struct({ version: Schema.Literal(version) }),
-    capabilities: ResponseCapabilities,
-    status: Schema.Literal(
-      "not_ready_for_payment",
-      "ready_for_payment",
-      "authentication_required",
-      "completed",
-      "canceled",
-      "expired"
-    ),
-    currency: CurrencyCode,
-    line_items: Schema.Array(LineItem),
-    fulfillment_options: Schema.Array(FulfillmentOption),
-    totals: Schema.Array(Total),
-    messages: Schema.Array(Message),
-    links: Schema.Array(Link),
-    buyer: optional(buyerOf(version)),
-    fulfillment_details: optional(fulfillmentDetailsOf(version)),
-    selected_fulfillment_options: optional(Schema.Array(SelectedFulfillmentOption)),
-    locale: optional(Schema.String),
-    timezone: optional(Schema.String),
-    metadata: optional(Metadata),
-    discounts: optional(
-      Schema.Struct({
-        codes: Schema.Array(Schema.String),
-        applied: Schema.Array(AppliedDiscount),
-        rejected: Schema.Array(RejectedDiscount)
-      }).annotations({ identifier: "DiscountsResponse" })
-    ),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    expires_at: Timestamp
-  }).annotations({ identifier: "CheckoutSession" })
-  const orderFields = { id: Schema.String, checkout_session_id: Schema.String, permalink_url: Schema.String }
-  const order = Schema.Struct(orderFields).annotations({ identifier: "Order" })
-  const order0417 = Schema.Struct({
-    ...orderFields,
-    type: Schema.Literal("order"),
-    confirmation: optional(Schema.Struct({ order_notes: Schema.String }))
-  }).annotations({ identifier: "Order" })
-  const sessionWithOrder = since0417
-    ? Schema.Struct({ ...session.fields, order: order0417 })
-    : Schema.Struct({ ...session.fields, order })
-  return { session, sessionWithOrder: sessionWithOrder.annotations({ identifier: "CheckoutSessionWithOrder" }) }
 }
