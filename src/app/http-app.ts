@@ -6,7 +6,7 @@
 import { HttpApiBuilder, type HttpApp, HttpRouter } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
-import { DelegateHandlers, DelegateRoleEnabledLive } from "../delegate/delegate-handlers.ts"
+import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate/delegate-handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
 import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-handlers.ts"
 import { AppConfig } from "../platform/config.ts"
@@ -33,7 +33,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     WebhookReceiverHandlers,
     ReceivedOrdersHandlers
   ]),
-  Layer.provide([AuthorizationLive, ApiVersionLive, RequestSignatureLive, DelegateRoleEnabledLive])
+  Layer.provide([AuthorizationLive, ApiVersionLive, RequestSignatureLive, DelegateMiddlewareLive])
 )
 
 const RoutesLive = Layer.mergeAll(

@@ -1,45 +1,59 @@
 /**
  * The Delegate Payment API definition (the payment provider's card vault, CONTRACT §7):
  * `POST /agentic_commerce/delegate_payment` turns a card into a `vt_` token usable only within its
- * allowance. Handlers: `delegate-handlers.ts`.
+ * allowance. Handlers: `delegate-handlers.ts`. Each API version has its own request and error
+ * object (`delegate-wire/`); the route speaks the one of the request's `API-Version`.
  *
  * Middleware, outermost first: `DelegateRoleEnabled` (404 `not_found` when the "delegate" role is
  * switched off, before anything else, so a disabled route looks like an absent one), then bearer
- * `Authorization` (401), then `ApiVersion` (400), then `RequestSignature` (401). Its POSTs are
- * idempotent, and answer in the delegate error object (`ErrorFamily`).
+ * authentication (401), then `ApiVersion` (400), then the request signature (401). Its POSTs are
+ * idempotent with the rules of the request's version, and answer in the delegate error object
+ * (`ErrorFamily`, `VersionedIdempotency`).
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { NotFoundWire, wire } from "../platform/http/errors.ts"
 import { featureApi } from "../platform/http/feature-api.ts"
 import { RequestSignature } from "../platform/http/request-signature.ts"
-import { ErrorFamily, Idempotent } from "../platform/http/route-declarations.ts"
+import { ErrorFamily, Idempotent, VersionedIdempotency } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
+import type { ApiVersionName } from "../shared/api-versions.ts"
 import { JsonPath, optional } from "../shared/schema-helpers.ts"
 import { DelegatePaymentRequest, DelegatePaymentResponse } from "./delegate-payment.ts"
+import {
+  DELEGATE_ERROR_TYPE,
+  type DelegateCaseCodes,
+  type DelegateErrorCase
+} from "./delegate-wire/delegate-wire-codec.ts"
+import { DELEGATE_WIRE } from "./delegate-wire/delegate-wire.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Errors
 
 /**
  * The errors of the Delegate Payment API, one class per HTTP status, each a typed failure. On the
- * wire they are the delegate error object of the interface document, `{type, code, message,
- * param?}` (no `_tag`), like the checkout errors of `errors.ts`.
+ * wire they are the delegate error object, `{type, code, message, param?}` (no `_tag`), like the
+ * checkout errors of `errors.ts`. A class takes the codes of its status in every version; which
+ * one a request gets is its version's (`delegateError`, from the version's codec): the interface
+ * document's set (2025-09-29, with the common request errors' own codes, CONTRACT §3) or the
+ * closed enum of an official version.
  *
- * Codes: the interface document's closed set (`invalid_card`, `duplicate_request`,
- * `idempotency_conflict`, `too_many_requests`) plus `idempotency_in_flight` (CONTRACT §3), and
- * for 500/503 the codes `processing_error`/`service_unavailable` named by CONTRACT §3 (the closed
- * set has no code for them; the ACP specification later added `service_unavailable` too).
- *
- * The common request errors (401, API-Version 400, content type / JSON 400, 413) are the shared
- * ones of `src/platform/http/errors.ts`, identical on every API.
+ * The API-Version 400 and the 404 of a disabled role are the common ones of
+ * `src/platform/http/errors.ts`: they answer requests that name no version this route speaks.
  */
 const common = { message: Schema.String, param: optional(JsonPath) }
 
-/** 400: the body does not decode (first problem, `param` its JSONPath). */
+/** 400: the body or a header of the request is refused (first problem, `param` its JSONPath). */
 export class DelegateBadRequest extends Schema.TaggedError<DelegateBadRequest>()("DelegateBadRequest", {
   type: Schema.Literal("invalid_request"),
-  code: Schema.Literal("invalid_card"),
+  code: Schema.Literal("invalid_card", "idempotency_key_required", "invalid_content_type", "invalid_json"),
+  ...common
+}) {}
+
+/** 401: no valid API key, or a request signature refused. */
+export class DelegateUnauthorized extends Schema.TaggedError<DelegateUnauthorized>()("DelegateUnauthorized", {
+  type: Schema.Literal("invalid_request"),
+  code: Schema.Literal("unauthorized", "invalid_signature", "invalid_card"),
   ...common
 }) {}
 
@@ -50,10 +64,20 @@ export class DelegateConflict extends Schema.TaggedError<DelegateConflict>()("De
   ...common
 }) {}
 
-/** 422: a semantic rule of CONTRACT §7 (Luhn, expiry, allowance, currency, country, blocked risk). */
+/** 413: the body is larger than the service reads. */
+export class DelegatePayloadTooLarge extends Schema.TaggedError<DelegatePayloadTooLarge>()("DelegatePayloadTooLarge", {
+  type: Schema.Literal("invalid_request"),
+  code: Schema.Literal("request_too_large", "invalid_card"),
+  ...common
+}) {}
+
+/**
+ * 422: a semantic rule of CONTRACT §7 (Luhn, expiry, allowance, currency, country, blocked risk);
+ * from 2026-04-17 also the idempotency conflict (answered by the idempotency middleware).
+ */
 export class DelegateUnprocessable extends Schema.TaggedError<DelegateUnprocessable>()("DelegateUnprocessable", {
   type: Schema.Literal("invalid_request"),
-  code: Schema.Literal("invalid_card"),
+  code: Schema.Literal("invalid_card", "idempotency_conflict"),
   ...common
 }) {}
 
@@ -67,7 +91,7 @@ export class DelegateRateLimited extends Schema.TaggedError<DelegateRateLimited>
 /** 500: an unexpected failure (logged; never detailed in the response). */
 export class DelegateInternalError extends Schema.TaggedError<DelegateInternalError>()("DelegateInternalError", {
   type: Schema.Literal("processing_error"),
-  code: Schema.Literal("processing_error"),
+  code: Schema.Literal("processing_error", "too_many_requests"),
   ...common
 }) {}
 
@@ -76,34 +100,93 @@ export class DelegateServiceUnavailable extends Schema.TaggedError<DelegateServi
   "DelegateServiceUnavailable",
   {
     type: Schema.Literal("service_unavailable"),
-    code: Schema.Literal("service_unavailable"),
+    code: Schema.Literal("service_unavailable", "too_many_requests"),
     ...common
   }
 ) {}
 
 export const DelegateBadRequestWire = wire(DelegateBadRequest, 400)
+export const DelegateUnauthorizedWire = wire(DelegateUnauthorized, 401)
 export const DelegateConflictWire = wire(DelegateConflict, 409)
+export const DelegatePayloadTooLargeWire = wire(DelegatePayloadTooLarge, 413)
 export const DelegateUnprocessableWire = wire(DelegateUnprocessable, 422)
 export const DelegateRateLimitedWire = wire(DelegateRateLimited, 429)
 export const DelegateInternalErrorWire = wire(DelegateInternalError, 500)
 export const DelegateServiceUnavailableWire = wire(DelegateServiceUnavailable, 503)
 
-export const delegateInternalError = () =>
-  new DelegateInternalError({
-    type: "processing_error",
-    code: "processing_error",
-    message: "An unexpected error occurred."
-  })
+export type DelegateApiError =
+  | DelegateBadRequest
+  | DelegateUnauthorized
+  | DelegatePayloadTooLarge
+  | DelegateUnprocessable
+  | DelegateRateLimited
+  | DelegateInternalError
+  | DelegateServiceUnavailable
 
-export const delegateServiceUnavailable = () =>
-  new DelegateServiceUnavailable({
-    type: "service_unavailable",
-    code: "service_unavailable",
-    message: "The service is temporarily unavailable; retry shortly."
+/** The fields of one case's error (its type, a code it may take, the message, the param). */
+type CaseFields<C extends DelegateErrorCase> = {
+  readonly type: (typeof DELEGATE_ERROR_TYPE)[C]
+  readonly code: DelegateCaseCodes[C]
+  readonly message: string
+  readonly param?: string
+}
+
+/** The class (HTTP status) of each case. */
+interface DelegateErrorOfCase {
+  readonly invalid_request: DelegateBadRequest
+  readonly invalid_content_type: DelegateBadRequest
+  readonly invalid_json: DelegateBadRequest
+  readonly unauthorized: DelegateUnauthorized
+  readonly invalid_signature: DelegateUnauthorized
+  readonly request_too_large: DelegatePayloadTooLarge
+  readonly unprocessable: DelegateUnprocessable
+  readonly rate_limited: DelegateRateLimited
+  readonly internal: DelegateInternalError
+  readonly unavailable: DelegateServiceUnavailable
+}
+
+const errorOfCase: {
+  readonly [C in DelegateErrorCase]: (fields: CaseFields<C>) => DelegateErrorOfCase[C]
+} = {
+  invalid_request: (fields) => new DelegateBadRequest(fields),
+  invalid_content_type: (fields) => new DelegateBadRequest(fields),
+  invalid_json: (fields) => new DelegateBadRequest(fields),
+  unauthorized: (fields) => new DelegateUnauthorized(fields),
+  invalid_signature: (fields) => new DelegateUnauthorized(fields),
+  request_too_large: (fields) => new DelegatePayloadTooLarge(fields),
+  unprocessable: (fields) => new DelegateUnprocessable(fields),
+  rate_limited: (fields) => new DelegateRateLimited(fields),
+  internal: (fields) => new DelegateInternalError(fields),
+  unavailable: (fields) => new DelegateServiceUnavailable(fields)
+}
+
+/**
+ * The error of `errorCase` in `version`'s error object: its type, its code in the version, and
+ * `param` (the failure's, else the one the version gives the case, e.g. the header concerned).
+ */
+export const delegateError = <C extends DelegateErrorCase>(
+  version: ApiVersionName,
+  errorCase: C,
+  message: string,
+  param?: string
+): DelegateErrorOfCase[C] => {
+  const shape = DELEGATE_WIRE[version].errors[errorCase]
+  const at = param ?? shape.param
+  return errorOfCase[errorCase]({
+    type: DELEGATE_ERROR_TYPE[errorCase],
+    code: shape.code,
+    message,
+    ...(at !== undefined ? { param: at } : {})
   })
+}
+
+export const DELEGATE_UNAVAILABLE_MESSAGE = "The service is temporarily unavailable; retry shortly."
+export const DELEGATE_INTERNAL_MESSAGE = "An unexpected error occurred."
 
 // ---------------------------------------------------------------------------------------------
 // Routes
+
+export const DELEGATE_PAYMENT_PATH = "/agentic_commerce/delegate_payment"
 
 /** Headers of delegate payment requests, for the documentation (the middleware enforces API-Version). */
 export const DelegateHeaders = Schema.Struct({
@@ -121,26 +204,56 @@ export class DelegateRoleEnabled extends HttpApiMiddleware.Tag<DelegateRoleEnabl
   failure: NotFoundWire
 }) {}
 
+/**
+ * Bearer authentication answered in the delegate error object of the request's version. It runs
+ * just before `Authorization`, with the same check (`makeApiKeyResolver`): a request it lets
+ * through, `Authorization` lets through too (and provides `CurrentClient`). `Authorization` alone
+ * would answer in the common error object, whose code is outside the official versions' enums.
+ */
+export class DelegateAuthentication
+  extends HttpApiMiddleware.Tag<DelegateAuthentication>()("acp/DelegateAuthentication", {
+    failure: DelegateUnauthorizedWire
+  })
+{}
+
+/**
+ * The request signature check answered in the delegate error object of the request's version; it
+ * runs just before `RequestSignature`, with the same check (`makeRequestSignatureCheck`), for the
+ * same reason as `DelegateAuthentication`.
+ */
+export class DelegateSignatureCheck
+  extends HttpApiMiddleware.Tag<DelegateSignatureCheck>()("acp/DelegateSignatureCheck", {
+    failure: DelegateUnauthorizedWire
+  })
+{}
+
 export class DelegateGroup extends HttpApiGroup.make("delegate")
   .add(
-    HttpApiEndpoint.post("tokenize", "/agentic_commerce/delegate_payment")
+    HttpApiEndpoint.post("tokenize", DELEGATE_PAYMENT_PATH)
       .setHeaders(DelegateHeaders)
+      // The 2025-09-29 request; every version's is its codec's (`DELEGATE_WIRE`), which the route
+      // decodes with and `delegateGroupFor` declares.
       .setPayload(DelegatePaymentRequest)
       .addSuccess(DelegatePaymentResponse, { status: 201 })
       .addError(DelegateBadRequestWire)
       .addError(DelegateConflictWire)
+      .addError(DelegatePayloadTooLargeWire)
       .addError(DelegateUnprocessableWire)
       .addError(DelegateRateLimitedWire)
       .addError(DelegateInternalErrorWire)
       .addError(DelegateServiceUnavailableWire)
       .annotate(OpenApi.Summary, "Tokenize a card into a vt_ token limited by an allowance")
   )
+  // The last added runs first.
   .middleware(RequestSignature)
+  .middleware(DelegateSignatureCheck)
   .middleware(ApiVersion)
   .middleware(Authorization)
+  .middleware(DelegateAuthentication)
   .middleware(DelegateRoleEnabled)
   .annotate(Idempotent, true)
   .annotate(ErrorFamily, "delegate")
+  .annotate(VersionedIdempotency, true)
   .annotate(OpenApi.Description, "Delegate Payment API (payment provider vault)")
 {}
 

@@ -1,45 +1,67 @@
 /**
  * Delegate Payment API handler: rate limit per API key, read the body by the common rules
- * (content type, 1 MiB, JSON), decode it with the schema the endpoint declares and validate it
- * with the domain rules at the Clock's time, then tokenize in the vault. Every failure is a typed
- * error of `delegate-api.ts` (or a common one of `errors.ts`); no message carries request values.
+ * (content type, 1 MiB, JSON), decode and validate it with the codec of the request's API version
+ * (`delegate-wire/`) at the Clock's time, then tokenize in the vault. Every failure is a typed
+ * error of `delegate-api.ts` in that version's error object; no message carries request values.
+ * Also the middlewares of the group: role, and authentication and signature answered per version.
  */
-import { HttpApiBuilder } from "@effect/platform"
-import { Clock, Effect, Either, Layer } from "effect"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Clock, Effect, Either, Layer, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig } from "../platform/config.ts"
+import type { BadRequest, PayloadTooLarge } from "../platform/http/errors.ts"
 import { NotFound } from "../platform/http/errors.ts"
-import { declaredPayload, parseJson, readJsonText } from "../platform/http/request-body.ts"
+import { MAX_BODY_BYTES, parseJson, readJsonText } from "../platform/http/request-body.ts"
+import { makeRequestSignatureCheck } from "../platform/http/request-signature.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
-import { CurrentClient } from "../platform/http/security.ts"
-import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import {
+  bearerTokenOf,
+  CurrentClient,
+  makeApiKeyResolver,
+  RequestedApiVersion,
+  unauthorized
+} from "../platform/http/security.ts"
+import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
+import { type ApiVersionName, isApiVersionName } from "../shared/api-versions.ts"
+import {
+  DELEGATE_INTERNAL_MESSAGE,
+  DELEGATE_UNAVAILABLE_MESSAGE,
   DelegateApi,
-  DelegateBadRequest,
-  DelegateGroup,
+  DelegateAuthentication,
+  delegateError,
   type DelegateInternalError,
-  delegateInternalError,
-  DelegateRateLimited,
   DelegateRoleEnabled,
   type DelegateServiceUnavailable,
-  delegateServiceUnavailable,
-  DelegateUnprocessable
+  DelegateSignatureCheck
 } from "./delegate-api.ts"
-import { type DelegateValidationFailure, makeDelegatePaymentParser } from "./delegate-validation.ts"
+import type { DelegateValidationFailure } from "./delegate-validation.ts"
+import { DELEGATE_WIRE } from "./delegate-wire/delegate-wire.ts"
 import { Vault } from "./vault.ts"
 
-/** A domain validation failure → the 400 or 422 error with the same body. */
-export const delegateErrorOf = (failure: DelegateValidationFailure): DelegateBadRequest | DelegateUnprocessable => {
-  const fields = {
-    type: "invalid_request" as const,
-    code: "invalid_card" as const,
-    message: failure.error.message,
-    ...(failure.error.param !== undefined ? { param: failure.error.param } : {})
-  }
-  return failure.status === 400 ? new DelegateBadRequest(fields) : new DelegateUnprocessable(fields)
-}
+/** A domain validation failure → the 400 or 422 error of `version` with the same message and param. */
+export const delegateErrorOf = (version: ApiVersionName, failure: DelegateValidationFailure) =>
+  delegateError(
+    version,
+    failure.status === 400 ? "invalid_request" : "unprocessable",
+    failure.error.message,
+    failure.error.param
+  )
+
+/** A refusal of the common body rules (content type, size, JSON) → the same refusal in `version`. */
+const fromBodyError = (version: ApiVersionName, error: BadRequest | PayloadTooLarge) =>
+  delegateError(
+    version,
+    error._tag === "PayloadTooLarge"
+      ? "request_too_large"
+      : error.code === "invalid_content_type"
+      ? "invalid_content_type"
+      : "invalid_json",
+    error.message,
+    error.param
+  )
 
 const fromStorageError = (
+  version: ApiVersionName,
   error: StorageError
 ): Effect.Effect<never, DelegateServiceUnavailable | DelegateInternalError> =>
   error.reason === "unavailable"
@@ -48,9 +70,12 @@ const fromStorageError = (
         Effect.logError("vault storage unavailable"),
         setRetryAfter(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS.delegate)
       ),
-      Effect.fail(delegateServiceUnavailable())
+      Effect.fail(delegateError(version, "unavailable", DELEGATE_UNAVAILABLE_MESSAGE))
     )
-    : Effect.zipRight(Effect.logError("vault storage failure", error.cause), Effect.fail(delegateInternalError()))
+    : Effect.zipRight(
+      Effect.logError("vault storage failure", error.cause),
+      Effect.fail(delegateError(version, "internal", DELEGATE_INTERNAL_MESSAGE))
+    )
 
 /** The bucket of one API key: `DELEGATE_RATE_LIMIT_PER_MINUTE` at once, refilled over a minute. */
 export const delegateBucket = (perMinute: number) => ({ capacity: perMinute, refillPerSecond: perMinute / 60 })
@@ -61,39 +86,45 @@ export const DelegateHandlers = HttpApiBuilder.group(DelegateApi, "delegate", (h
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const bucket = delegateBucket(config.delegateRateLimitPerMinute)
-    const parseDelegatePayment = makeDelegatePaymentParser(declaredPayload(DelegateGroup, "tokenize"))
     return handlers.handleRaw("tokenize", ({ headers }) =>
       Effect.gen(function*() {
         const client = yield* CurrentClient
+        const version = yield* RequestedApiVersion
+        const codec = DELEGATE_WIRE[version]
         yield* limiter.consume(`delegate_payment:${client.keyId}`, bucket).pipe(
           Effect.catchTag("RateLimited", (limited) =>
             Effect.zipRight(
               setRetryAfter(limited.retryAfterSeconds),
               Effect.fail(
-                new DelegateRateLimited({
-                  type: "rate_limit_exceeded",
-                  code: "too_many_requests",
-                  message: `Too many delegate payment requests; retry after ${limited.retryAfterSeconds} s.`
-                })
+                delegateError(
+                  version,
+                  "rate_limited",
+                  `Too many delegate payment requests; retry after ${limited.retryAfterSeconds} s.`
+                )
               )
             ))
         )
-        const json = yield* Effect.flatMap(readJsonText, parseJson)
+        const json = yield* Effect.flatMap(readJsonText, parseJson).pipe(
+          Effect.mapError((error) => fromBodyError(version, error))
+        )
         const now = yield* Clock.currentTimeMillis
-        const payment = yield* Either.match(parseDelegatePayment(json, now), {
-          onLeft: (failure) => Effect.fail(delegateErrorOf(failure)),
+        const payment = yield* Either.match(codec.parse(json, now), {
+          onLeft: (failure) => Effect.fail(delegateErrorOf(version, failure)),
           onRight: Effect.succeed
         })
         const idempotencyKey = headers["idempotency-key"]
         return yield* vault.tokenize(payment, {
           clientKeyId: client.keyId,
           ...(idempotencyKey !== undefined && idempotencyKey !== "" ? { idempotencyKey } : {})
-        }).pipe(Effect.catchTag("StorageError", fromStorageError))
+        }).pipe(Effect.catchTag("StorageError", (error) => fromStorageError(version, error)))
       }))
   }))
 
+// ---------------------------------------------------------------------------------------------
+// Middlewares
+
 /** 404 `not_found` unless the "delegate" role is enabled (`ROLES`). */
-export const DelegateRoleEnabledLive = Layer.effect(
+const DelegateRoleEnabledLive = Layer.effect(
   DelegateRoleEnabled,
   Effect.map(AppConfig, (config) =>
     config.roles.has("delegate")
@@ -105,4 +136,65 @@ export const DelegateRoleEnabledLive = Layer.effect(
           message: "No route POST /agentic_commerce/delegate_payment."
         })
       ))
+)
+
+/**
+ * The version a 401 answers in: the request's `API-Version` when it is one this service accepts
+ * (the header is checked only after authentication), else 2025-09-29, the interface document's.
+ */
+const versionOfHeader = (accepted: ReadonlyArray<ApiVersionName>, header: string | undefined): ApiVersionName =>
+  header !== undefined && isApiVersionName(header) && accepted.includes(header) ? header : "2025-09-29"
+
+const DelegateAuthenticationLive = Layer.effect(
+  DelegateAuthentication,
+  Effect.map(AppConfig, (config) => {
+    const resolve = makeApiKeyResolver(config.apiKeys)
+    return Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) =>
+        resolve(bearerTokenOf(request.headers["authorization"])) !== undefined
+          ? Effect.void
+          : Effect.fail(
+            delegateError(
+              versionOfHeader(config.apiVersions, request.headers["api-version"]),
+              "unauthorized",
+              unauthorized().message
+            )
+          )
+    )
+  })
+)
+
+const DelegateSignatureCheckLive = Layer.effect(
+  DelegateSignatureCheck,
+  Effect.map(AppConfig, (config) => {
+    if (config.requestSigningSecrets.length === 0) return Effect.void
+    const check = makeRequestSignatureCheck(config.requestSigningSecrets)
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const body = yield* request.text.pipe(
+        HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+        Effect.option
+      )
+      // Unreadable body: the handler reads the same cached failure and answers 413/400.
+      if (Option.isNone(body)) return
+      const problem = check(request.headers, body.value, yield* Clock.currentTimeMillis)
+      if (problem !== undefined) {
+        return yield* Effect.fail(
+          delegateError(
+            versionOfHeader(config.apiVersions, request.headers["api-version"]),
+            "invalid_signature",
+            problem.message
+          )
+        )
+      }
+    })
+  })
+)
+
+/** The middlewares the delegate group declares beyond the shared ones of `src/platform/http`. */
+export const DelegateMiddlewareLive = Layer.mergeAll(
+  DelegateRoleEnabledLive,
+  DelegateAuthenticationLive,
+  DelegateSignatureCheckLive
 )

@@ -3,6 +3,9 @@
  * "Error object, Delegate Payment API"; CONTRACT §7): the request, strictly typed (enums, formats,
  * lengths), the response and the error object. The rules beyond types are `delegate-validation.ts`.
  *
+ * `DelegatePaymentRequest` is the 2025-09-29 request and the domain's view of every version's:
+ * the other versions' requests (`delegate-wire/`) decode to a narrower type of the same shape.
+ *
  * Card data safety: every refinement has an explicit message that states the expectation only, so
  * no decode error ever contains an input value (the stock messages embed it, e.g. the card number).
  */
@@ -13,11 +16,11 @@ import { BoundedString, CurrencyCode, JsonPath, MAX_AMOUNT, optional, Timestamp 
 // Small building blocks
 
 /** A string matching `regex`; `expectation` is the whole message ("must be …"), never the value. */
-const Matching = (regex: RegExp, expectation: string) =>
+export const Matching = (regex: RegExp, expectation: string) =>
   Schema.String.pipe(Schema.pattern(regex, { message: () => expectation }))
 
 /** A possibly empty string of at most `max` characters. */
-const MaxString = (max: number) =>
+export const MaxString = (max: number) =>
   Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
 
 /**

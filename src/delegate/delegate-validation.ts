@@ -43,8 +43,11 @@ export const delegateErrorFromParseError = (
   return invalidCard(400, toJsonPath(first.path), `${fieldLabel(first.subject)} ${first.expectation}`)
 }
 
-/** Decodes a request body with `schema` (400 on failure); unknown fields are ignored. */
-const makeDecoder = <I>(schema: Schema.Schema<DelegatePaymentRequest, I, never>) => {
+/**
+ * Decodes a request body with `schema` (400 on failure); unknown fields are ignored. `schema` is
+ * one version's request (`delegate-wire/`); what it decodes to is a `DelegatePaymentRequest`.
+ */
+const makeDecoder = <A extends DelegatePaymentRequest, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "ignore" })
   return (input: unknown): Either.Either<DelegatePaymentRequest, DelegateValidationFailure> =>
     Either.mapLeft(decode(input), delegateErrorFromParseError)
@@ -93,7 +96,7 @@ export const validateDelegatePayment = (
         invalidCard(
           422,
           "$.payment_method.iin",
-          "payment_method.iin must be the first 6 digits of payment_method.number"
+          `payment_method.iin must be the first ${card.iin.length} digits of payment_method.number`
         )
       )
     }
@@ -173,11 +176,11 @@ export const validateDelegatePayment = (
 }
 
 /**
- * The whole request check of the tokenize route, decoding with `schema` (the route's declared
- * payload, `DelegatePaymentRequest`): text storage can keep, then the decode (400), then the
- * rules above.
+ * The whole request check of the tokenize route, decoding with `schema` (the request of the
+ * version the route speaks, `delegate-wire/`): text storage can keep, then the decode (400), then
+ * the rules above.
  */
-export const makeDelegatePaymentParser = <I>(schema: Schema.Schema<DelegatePaymentRequest, I, never>) => {
+export const makeDelegatePaymentParser = <A extends DelegatePaymentRequest, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = makeDecoder(schema)
   return (input: unknown, nowMillis: number): Either.Either<ValidatedDelegatePayment, DelegateValidationFailure> => {
     const unstorable = unstorableTextPath(input)
@@ -186,5 +189,5 @@ export const makeDelegatePaymentParser = <I>(schema: Schema.Schema<DelegatePayme
   }
 }
 
-/** Decode then validate with `DelegatePaymentRequest`. */
+/** Decode then validate with `DelegatePaymentRequest` (the 2025-09-29 request). */
 export const parseDelegatePayment = makeDelegatePaymentParser(DelegatePaymentRequest)

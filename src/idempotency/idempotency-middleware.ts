@@ -5,21 +5,30 @@
  * and what their groups declare are read once at start from the assembled API (`idempotentRoutes`):
  * a group added with `Idempotent` gets it without doing anything else.
  *
- * For a POST with an `Idempotency-Key` header, made with a valid API key, on such a route (the
- * errors below in the error object of its group's `ErrorFamily`):
- * 1. the key must be 1–255 printable ASCII characters, else 400 (`param` `$.headers['Idempotency-Key']`);
- * 2. a request the route refuses for its headers (API-Version where the group declares `ApiVersion`;
+ * The rules are those of one API version (`idempotency-rules.ts`): the request's `API-Version` on
+ * the routes of groups that declare `VersionedIdempotency` (the ACP APIs), else the interface
+ * document's whatever the header says. The errors below are in the error object of the group's
+ * `ErrorFamily`, in that version (`idempotency-errors.ts`).
+ *
+ * For a POST made with a valid API key on such a route:
+ * 1. on a versioned route, a request whose API-Version the route refuses is passed to the route
+ *    unclaimed (it answers 400): without a version there are no rules to apply;
+ * 2. without an `Idempotency-Key`: 400 `missing_key` where the version requires one, else the route
+ *    runs unprotected; a key must be 1–255 printable ASCII characters, else 400 (`param`
+ *    `$.headers['Idempotency-Key']`);
+ * 3. a request the route refuses for its headers (API-Version where the group declares `ApiVersion`;
  *    the request signature where it declares `RequestSignature`) is passed to the route unclaimed:
  *    never answered from the store, never kept; the checks are the ones those middlewares run;
- * 3. the body is read (the same cached read the handler makes later) and fingerprinted
+ * 4. the body is read (the same cached read the handler makes later) and fingerprinted
  *    (`requestFingerprint`: HMAC-SHA256 under a key derived from VAULT_KEY, over canonical JSON,
- *    or over the bytes when not JSON);
- * 4. the key is claimed atomically in `IdempotencyStore`, scoped to (API key id, method, path
+ *    or over the bytes when not JSON; on a versioned route, together with the API-Version);
+ * 5. the key is claimed atomically in `IdempotencyStore`, scoped to (API key id, method, path
  *    with canonical percent-encoding):
  *    - claimed → the route runs; its result is stored (2xx–4xx) or the key released (5xx, 429, 401:
  *      `isReplayableStatus`; a 400 to a body not sent as JSON), so a retry runs again;
- *    - a record with another fingerprint → 409 `idempotency_conflict`;
- *    - in flight → 409 `idempotency_in_flight` with `Retry-After`;
+ *    - a record with another fingerprint (another body, or another API-Version) → `conflict`
+ *      (409, or 422 from 2026-04-17);
+ *    - in flight → 409 `in_flight` with `Retry-After`;
  *    - completed → the stored status, headers and body again, with `Idempotent-Replayed: true`.
  * Requests without a valid API key pass through untouched (authentication answers 401) and are
  * never stored. The outer `requestMiddleware` echoes a valid `Idempotency-Key` on every response.
@@ -32,7 +41,7 @@
  * result is stored for the retry.
  */
 import { type HttpApi, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import { Cause, Clock, type Context, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import type { StorageError } from "../db/storage-error.ts"
 import { deriveVaultKeys } from "../delegate/vault-crypto.ts"
@@ -44,7 +53,12 @@ import { errorResponse } from "../platform/http/middleware.ts"
 import { isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
 import { makeRequestSignatureCheck, RequestSignature } from "../platform/http/request-signature.ts"
 import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, withRetryAfter } from "../platform/http/retry-after.ts"
-import { ErrorFamily, type ErrorFamilyName, Idempotent } from "../platform/http/route-declarations.ts"
+import {
+  ErrorFamily,
+  type ErrorFamilyName,
+  Idempotent,
+  VersionedIdempotency
+} from "../platform/http/route-declarations.ts"
 import { annotation, declares, makeRouteTable, type Route } from "../platform/http/route-table.ts"
 import {
   ApiVersion,
@@ -53,12 +67,9 @@ import {
   makeApiKeyResolver,
   makeApiVersionCheck
 } from "../platform/http/security.ts"
-import {
-  checkoutIdempotencyErrors,
-  delegateIdempotencyErrors,
-  type IdempotencyErrorFlavour,
-  type IdempotencyFailure
-} from "./idempotency-errors.ts"
+import type { ApiVersionName } from "../shared/api-versions.ts"
+import { type IdempotencyErrorFlavour, idempotencyErrorsOf } from "./idempotency-errors.ts"
+import { FIXED_RULES_VERSION, IDEMPOTENCY_RULES, type IdempotencyFailure } from "./idempotency-rules.ts"
 import {
   type IdempotencyRecord,
   type IdempotencyScope,
@@ -82,33 +93,42 @@ export const IDEMPOTENCY_LEASE_MILLIS = 60_000
 
 /** What the idempotency middleware needs to know of a covered route. */
 export interface IdempotentRoute {
-  readonly errors: IdempotencyErrorFlavour
+  /** The error object the route's group answers in (`ErrorFamily`; the checkout one by default). */
+  readonly family: ErrorFamilyName
+  /** The rules (and error objects) are the request's API-Version's (`VersionedIdempotency`). */
+  readonly versioned: boolean
   /** The route's group checks `API-Version` (`ApiVersion`). */
   readonly checksApiVersion: boolean
   /** The route's group checks request signatures (`RequestSignature`). */
   readonly checksSignature: boolean
 }
 
-const errorsOfFamily: Record<ErrorFamilyName, IdempotencyErrorFlavour> = {
-  checkout: checkoutIdempotencyErrors,
-  delegate: delegateIdempotencyErrors
-}
+const declared = <S>(route: Route, tag: Context.Tag<any, S>, otherwise: S): S =>
+  Option.getOrElse(annotation(route, tag), () => otherwise)
 
 /**
- * The POST routes whose group declares `Idempotent`, with the checks and the error family the
- * group declares. The key's scope is the caller's API key, so an idempotent group must declare
- * `Authorization`: one that does not is refused at start.
+ * The POST routes whose group declares `Idempotent`, with the checks, the error family and the
+ * rules the group declares. The key's scope is the caller's API key, so an idempotent group must
+ * declare `Authorization`, and rules that follow the API-Version need its `ApiVersion`: a group
+ * that does not is refused at start.
  */
 export const idempotentRoutes = (api: HttpApi.HttpApi.Any) => {
   const table = makeRouteTable(api)
   const covered = new Map<Route, IdempotentRoute>()
   for (const route of table.routes) {
-    if (route.method !== "POST" || !Option.getOrElse(annotation(route, Idempotent), () => false)) continue
+    if (route.method !== "POST" || !declared(route, Idempotent, false)) continue
     if (!declares(route, Authorization)) {
       throw new Error(`${route.group} is declared Idempotent but does not declare Authorization (POST ${route.path})`)
     }
+    const versioned = declared(route, VersionedIdempotency, false)
+    if (versioned && !declares(route, ApiVersion)) {
+      throw new Error(
+        `${route.group} is declared VersionedIdempotency but does not declare ApiVersion (POST ${route.path})`
+      )
+    }
     covered.set(route, {
-      errors: errorsOfFamily[Option.getOrElse(annotation(route, ErrorFamily), () => "checkout" as const)],
+      family: declared(route, ErrorFamily, "checkout"),
+      versioned,
       checksApiVersion: declares(route, ApiVersion),
       checksSignature: declares(route, RequestSignature)
     })
@@ -122,10 +142,24 @@ export const idempotentRoutes = (api: HttpApi.HttpApi.Any) => {
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-const statusOfFailure: Record<IdempotencyFailure, number> = { invalid_key: 400, conflict: 409, in_flight: 409 }
+/** The rules and error objects a request follows: those of one API version, in its route's family. */
+interface Answering {
+  /** The version is part of the fingerprint (a versioned route). */
+  readonly fingerprintVersion: string | undefined
+  readonly keyRequired: boolean
+  readonly status: Readonly<Record<IdempotencyFailure, number>>
+  readonly errors: IdempotencyErrorFlavour
+}
 
-const failureResponse = (flavour: IdempotencyErrorFlavour, failure: IdempotencyFailure) => {
-  const response = HttpServerResponse.unsafeJson(flavour(failure), { status: statusOfFailure[failure] })
+const answering = (route: IdempotentRoute, version: ApiVersionName): Answering => ({
+  fingerprintVersion: route.versioned ? version : undefined,
+  keyRequired: IDEMPOTENCY_RULES[version].keyRequired,
+  status: IDEMPOTENCY_RULES[version].status,
+  errors: idempotencyErrorsOf[route.family](version)
+})
+
+const failureResponse = (rules: Answering, failure: IdempotencyFailure) => {
+  const response = HttpServerResponse.unsafeJson(rules.errors(failure), { status: rules.status[failure] })
   return failure === "in_flight" ? withRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS)(response) : response
 }
 
@@ -175,16 +209,11 @@ const replay = (stored: StoredResponse): HttpServerResponse.HttpServerResponse =
 }
 
 /** What an existing live record means for a request with `body`. */
-const answerFor = (
-  record: IdempotencyRecord,
-  body: string,
-  keys: FingerprintKeys,
-  flavour: IdempotencyErrorFlavour
-) =>
-  !fingerprintMatches(record.fingerprint, body, keys)
-    ? failureResponse(flavour, "conflict")
+const answerFor = (record: IdempotencyRecord, body: string, keys: FingerprintKeys, rules: Answering) =>
+  !fingerprintMatches(record.fingerprint, body, keys, rules.fingerprintVersion)
+    ? failureResponse(rules, "conflict")
     : record.state === "in_flight"
-    ? failureResponse(flavour, "in_flight")
+    ? failureResponse(rules, "in_flight")
     : replay(record.response)
 
 // ---------------------------------------------------------------------------------------------
@@ -285,24 +314,28 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
     return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const key = request.headers["idempotency-key"]
-        if (request.method !== "POST" || key === undefined) return yield* app
+        if (request.method !== "POST") return yield* app
         const path = canonicalPath(request.url.split("?")[0]!)
         const route = routeOf(path)
         if (route === undefined) return yield* app
         const keyId = resolveKeyId(bearerTokenOf(request.headers["authorization"]))
         // Unauthenticated: not ours to answer (401 from the route) and never stored.
         if (keyId === undefined) return yield* app
-        const flavour = route.errors
-        if (!isValidIdempotencyKey(key)) return failureResponse(flavour, "invalid_key")
+        const apiVersion = request.headers["api-version"]
+        // A versioned route without a version it accepts has no rules to follow: the route answers 400.
+        if (route.versioned && apiVersionProblem(apiVersion) !== undefined) return yield* app
+        const rules = answering(route, route.versioned ? apiVersion as ApiVersionName : FIXED_RULES_VERSION)
+        const key = request.headers["idempotency-key"]
+        if (key === undefined) return rules.keyRequired ? failureResponse(rules, "missing_key") : yield* app
+        if (!isValidIdempotencyKey(key)) return failureResponse(rules, "invalid_key")
         // A request the route refuses for its headers is neither answered from the store nor kept
         // in it: the route answers 400, and the corrected retry runs.
-        if (route.checksApiVersion && apiVersionProblem(request.headers["api-version"]) !== undefined) {
+        if (route.checksApiVersion && apiVersionProblem(apiVersion) !== undefined) {
           return yield* app
         }
 
-        const declared = Number(request.headers["content-length"] ?? "0")
-        if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* app
+        const declaredLength = Number(request.headers["content-length"] ?? "0")
+        if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) return yield* app
         // The same cached read the handler makes (same size limit); if it fails, the handler
         // answers (413/400) and nothing is claimed.
         const body = yield* request.text.pipe(
@@ -316,7 +349,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
           return yield* app
         }
 
-        const fingerprint = requestFingerprint(body.value, fingerprintKeys.current)
+        const fingerprint = requestFingerprint(body.value, fingerprintKeys.current, rules.fingerprintVersion)
         const scope: IdempotencyScope = { keyId, method: request.method, path, key }
         const claimId = newClaimId()
         const leaseUntil = now + timing.leaseMillis
@@ -333,7 +366,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
           return storageFailureResponse(outcome.left.reason)
         }
         if (outcome.right._tag === "Existing") {
-          return answerFor(outcome.right.record, body.value, fingerprintKeys, flavour)
+          return answerFor(outcome.right.record, body.value, fingerprintKeys, rules)
         }
         return yield* runClaimed(app, store, scope, claimId, timing, isJsonContentType(request.headers["content-type"]))
       })

@@ -55,6 +55,11 @@ const fingerprintInput = (body: string): string => {
 /** Marks a keyed fingerprint; unmarked hex is the unkeyed SHA-256 of earlier versions. */
 const KEYED_PREFIX = "hmac1:"
 
+/** Marks a keyed fingerprint of a body together with the API version it was sent under. */
+const VERSIONED_PREFIX = "hmac2:"
+
+const hmac = (key: Uint8Array, text: string) => createHmac("sha256", key).update(text, "utf8").digest("hex")
+
 /**
  * The fingerprint of a request body: HMAC-SHA256 under `key` (a server secret: the
  * `requestFingerprintKey` derived from VAULT_KEY) over its canonical JSON when the body is JSON, else over its
@@ -62,9 +67,15 @@ const KEYED_PREFIX = "hmac1:"
  * some JSON body. Keyed because a body can hold a card number and CVC (the delegate route): a plain
  * hash of it, stored next to the token it produced, could be brute-forced back to the card. Only
  * this fingerprint is stored, never the body.
+ *
+ * With `apiVersion` (routes whose wire format follows the request's version), the version is part
+ * of what is fingerprinted: the stored response is in that version's format, so the same key and
+ * body under another version is another request (a conflict), never a replay in the wrong format.
  */
-export const requestFingerprint = (body: string, key: Uint8Array): string =>
-  KEYED_PREFIX + createHmac("sha256", key).update(fingerprintInput(body), "utf8").digest("hex")
+export const requestFingerprint = (body: string, key: Uint8Array, apiVersion?: string): string =>
+  apiVersion === undefined
+    ? KEYED_PREFIX + hmac(key, fingerprintInput(body))
+    : VERSIONED_PREFIX + hmac(key, `version\0${apiVersion}\0${fingerprintInput(body)}`)
 
 /** The key fingerprints are made with, and the keys of earlier `VAULT_KEY`s still recognized. */
 export interface FingerprintKeys {
@@ -73,12 +84,22 @@ export interface FingerprintKeys {
 }
 
 /**
- * Whether a stored fingerprint is of `body`: under the current key, an earlier key (a `VAULT_KEY`
- * rotation inside the TTL), or unkeyed (records stored before fingerprints were keyed).
+ * Whether a stored fingerprint is of `body` (sent under `apiVersion`, on routes that fingerprint
+ * it): under the current key, an earlier key (a `VAULT_KEY` rotation inside the TTL), or unkeyed
+ * (records stored before fingerprints were keyed). A record stored before versions were
+ * fingerprinted matches on the body alone; one stored with a version never matches a request
+ * fingerprinted without one, and the reverse.
  */
-export const fingerprintMatches = (stored: string, body: string, keys: FingerprintKeys): boolean => {
-  if (stored === requestFingerprint(body, keys.current)) return true
-  if (stored.startsWith(KEYED_PREFIX)) return keys.retired.some((key) => stored === requestFingerprint(body, key))
+export const fingerprintMatches = (
+  stored: string,
+  body: string,
+  keys: FingerprintKeys,
+  apiVersion?: string
+): boolean => {
+  const anyKey = (version: string | undefined) =>
+    [keys.current, ...keys.retired].some((key) => stored === requestFingerprint(body, key, version))
+  if (stored.startsWith(VERSIONED_PREFIX)) return apiVersion !== undefined && anyKey(apiVersion)
+  if (stored.startsWith(KEYED_PREFIX)) return anyKey(undefined)
   return stored === createHash("sha256").update(fingerprintInput(body), "utf8").digest("hex")
 }
 

@@ -12,7 +12,7 @@ import { CheckoutStore, type CheckoutStoreService } from "../../src/checkout/che
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { deriveVaultKeys } from "../../src/delegate/vault-crypto.ts"
-import { checkoutIdempotencyErrors, delegateIdempotencyErrors } from "../../src/idempotency/idempotency-errors.ts"
+import { delegateIdempotencyError } from "../../src/idempotency/idempotency-errors.ts"
 import {
   IDEMPOTENCY_LEASE_MILLIS,
   IdempotencySweeper,
@@ -277,7 +277,8 @@ describe("keyed fingerprints", () => {
       })
       if (probe._tag !== "Existing") return expect.fail("the tokenization was not stored")
       const unkeyed = createHash("sha256").update(`json\0${canonicalJson(body)}`, "utf8").digest("hex")
-      expect(probe.record.fingerprint).toMatch(/^hmac1:[0-9a-f]{64}$/)
+      // Keyed, over the body and the API-Version (the delegate route's format follows it).
+      expect(probe.record.fingerprint).toMatch(/^hmac2:[0-9a-f]{64}$/)
       expect(probe.record.fingerprint).not.toContain(unkeyed)
 
       const rotated = yield* tokenize({ vaultKey: newKey, retiredVaultKeys: [oldKey] })
@@ -657,17 +658,17 @@ describe("the Idempotency-Key header", () => {
 
   it("the delegate route family gets its own error object", () => {
     const routeOf = idempotentRoutes(Api)
-    expect(routeOf("/agentic_commerce/delegate_payment")?.errors).toBe(delegateIdempotencyErrors)
-    expect(routeOf("/checkout_sessions")?.errors).toBe(checkoutIdempotencyErrors)
-    expect(delegateIdempotencyErrors("conflict")).toMatchObject({
+    expect(routeOf("/agentic_commerce/delegate_payment")?.family).toBe("delegate")
+    expect(routeOf("/checkout_sessions")?.family).toBe("checkout")
+    expect(delegateIdempotencyError("2025-09-29", "conflict")).toMatchObject({
       type: "invalid_request",
       code: "idempotency_conflict"
     })
-    expect(delegateIdempotencyErrors("in_flight")).toMatchObject({
+    expect(delegateIdempotencyError("2025-09-29", "in_flight")).toMatchObject({
       type: "invalid_request",
       code: "idempotency_in_flight"
     })
-    expect(delegateIdempotencyErrors("invalid_key")).toMatchObject({
+    expect(delegateIdempotencyError("2025-09-29", "invalid_key")).toMatchObject({
       type: "invalid_request",
       code: "invalid_card",
       param: "$.headers['Idempotency-Key']"

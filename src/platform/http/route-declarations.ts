@@ -19,3 +19,13 @@ export class ErrorFamily extends Context.Tag("acp/ErrorFamily")<ErrorFamily, Err
  * answer stored and replayed, scoped to the caller's API key (so the group must authenticate).
  */
 export class Idempotent extends Context.Tag("acp/Idempotent")<Idempotent, boolean>() {}
+
+/**
+ * The group is an API of the Agentic Commerce Protocol whose idempotency rules are those of the
+ * request's `API-Version` (`src/idempotency/idempotency-rules.ts`): required key, 422 conflicts and
+ * error objects per version, and a key used under another version is a conflict. Groups that do
+ * not declare it (the service's own APIs: orders, webhook deliveries, received orders) keep the
+ * interface document's rules whatever `API-Version` says. A group declaring it must declare
+ * `ApiVersion` (checked at start).
+ */
+export class VersionedIdempotency extends Context.Tag("acp/VersionedIdempotency")<VersionedIdempotency, boolean>() {}
