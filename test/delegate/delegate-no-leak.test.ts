@@ -10,6 +10,7 @@ import { inspect } from "node:util"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { VaultStore } from "../../src/delegate/vault-store.ts"
+import { API_VERSION_NAMES, type ApiVersionName } from "../../src/shared/api-versions.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import {
@@ -72,32 +73,39 @@ const dumpAllTables = Effect.gen(function*() {
   return { tables: tables.map((t) => t.table_name), text: parts.join("\n") }
 })
 
-/** Tokenizes once, then sends bad requests that carry the number; returns every response text. */
-const exercise = Effect.gen(function*() {
-  const texts: Array<string> = []
-  const ok = yield* post(DELEGATE_PATH, validDelegateRequest())
-  expect(ok.status).toBe(201)
-  const headers: Array<string> = []
-  ok.headers.forEach((value, name) => headers.push(`${name}: ${value}`))
-  texts.push(ok.text, headers.join("\n"))
-  const bad: ReadonlyArray<readonly [number, unknown]> = [
-    [422, delegateRequestWith((r) => (r.payment_method.exp_year = "2020"))], // expired, valid number
-    [422, delegateRequestWith((r) => (r.payment_method.iin = "555555"))],
-    [422, delegateRequestWith((r) => r.risk_signals.push({ type: "card_testing", score: 99, action: "blocked" }))],
-    [400, delegateRequestWith((r) => (r.payment_method.cvc = `${CARD_CVC}x`))],
-    [400, delegateRequestWith((r) => (r.payment_method.number = `${CARD_NUMBER}0000`))], // 20 digits
-    [400, delegateRequestWith((r) => (r.payment_method.number = Number(CARD_NUMBER)))], // a number, not a string
-    [400, delegateRequestWith((r) => (r.payment_method.exp_month = CARD_NUMBER))],
-    [400, delegateRequestWith((r) => (r.metadata = { note: 4242424242424242 }))],
-    [400, `{"payment_method":{"number":"${CARD_NUMBER}","cvc":"${CARD_CVC}"`] // malformed JSON
-  ]
-  for (const [status, body] of bad) {
-    const response = yield* post(DELEGATE_PATH, body)
-    expect(response.status).toBe(status)
-    texts.push(response.text)
-  }
-  return { tokenId: ok.body.id as string, responses: texts.join("\n") }
-})
+/**
+ * Tokenizes once, then sends bad requests that carry the number; returns every response text. In
+ * `version` (2025-09-29 by default), each request with its own Idempotency-Key (2026-04-17 requires one).
+ */
+const exercise = (version: ApiVersionName = "2025-09-29") =>
+  Effect.gen(function*() {
+    const texts: Array<string> = []
+    let keys = 0
+    const send = (body: unknown) =>
+      post(DELEGATE_PATH, body, { version, headers: { "idempotency-key": `leak-${version}-${++keys}` } })
+    const ok = yield* send(validDelegateRequest())
+    expect(ok.status).toBe(201)
+    const headers: Array<string> = []
+    ok.headers.forEach((value, name) => headers.push(`${name}: ${value}`))
+    texts.push(ok.text, headers.join("\n"))
+    const bad: ReadonlyArray<readonly [number, unknown]> = [
+      [422, delegateRequestWith((r) => (r.payment_method.exp_year = "2020"))], // expired, valid number
+      [422, delegateRequestWith((r) => (r.payment_method.iin = "555555"))],
+      [422, delegateRequestWith((r) => r.risk_signals.push({ type: "card_testing", score: 99, action: "blocked" }))],
+      [400, delegateRequestWith((r) => (r.payment_method.cvc = `${CARD_CVC}x`))],
+      [400, delegateRequestWith((r) => (r.payment_method.number = `${CARD_NUMBER}0000`))], // 20 digits
+      [400, delegateRequestWith((r) => (r.payment_method.number = Number(CARD_NUMBER)))], // a number, not a string
+      [400, delegateRequestWith((r) => (r.payment_method.exp_month = CARD_NUMBER))],
+      [400, delegateRequestWith((r) => (r.metadata = { note: 4242424242424242 }))],
+      [400, `{"payment_method":{"number":"${CARD_NUMBER}","cvc":"${CARD_CVC}"`] // malformed JSON
+    ]
+    for (const [status, body] of bad) {
+      const response = yield* send(body)
+      expect(response.status).toBe(status)
+      texts.push(response.text)
+    }
+    return { tokenId: ok.body.id as string, responses: texts.join("\n") }
+  })
 
 const runCaptured = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
   const logs = captureLogs()
@@ -110,7 +118,7 @@ const runCaptured = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
 describe("the card never leaks", () => {
   it.live("in memory: logs at every level, responses, the stored record", () =>
     Effect.gen(function*() {
-      const { logs, result } = yield* runCaptured(exercise)
+      const { logs, result } = yield* runCaptured(exercise())
       expect(logs.some((line) => line.includes("card tokenized"))).toBe(true) // the capture works
       expect(logs.some((line) => line.includes(`POST ${DELEGATE_PATH} 201`))).toBe(true)
       expectNoCardData("logs", logs.join("\n"))
@@ -122,6 +130,18 @@ describe("the card never leaks", () => {
       Layer.merge(testApp({ payments: NoPayments, vaultStore: MemoryVaultStore }), MemoryVaultStore).pipe(
         Layer.provide(freshMemoryDatabase)
       )
+    )))
+
+  it.live("in memory, in every API version: logs at every level and responses", () =>
+    Effect.gen(function*() {
+      for (const version of API_VERSION_NAMES) {
+        const { logs, result } = yield* runCaptured(exercise(version))
+        expect(logs.some((line) => line.includes("card tokenized"))).toBe(true)
+        expectNoCardData(`logs (${version})`, logs.join("\n"))
+        expectNoCardData(`responses (${version})`, result.responses)
+      }
+    }).pipe(Effect.provide(
+      testApp({ payments: NoPayments, vaultStore: MemoryVaultStore }).pipe(Layer.provide(freshMemoryDatabase))
     )))
 
   const onDatabase = (name: string, database: () => TestDatabase) =>
@@ -136,7 +156,7 @@ describe("the card never leaks", () => {
         db
       )
       return Effect.gen(function*() {
-        const { logs, result } = yield* runCaptured(exercise)
+        const { logs, result } = yield* runCaptured(exercise())
         expect(logs.some((line) => line.includes("card tokenized"))).toBe(true)
         expectNoCardData("logs", logs.join("\n"))
         expectNoCardData("responses", result.responses)
