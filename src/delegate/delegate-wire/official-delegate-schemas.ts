@@ -15,7 +15,7 @@
  *
  * Every refusal answers with a code of the version's closed enum, which has nothing for an API
  * key, a signature, a content type, malformed JSON, a body too large or a server failure
- * (spec issue #161: the official examples for 401/500/503 use codes outside the enum themselves).
+ * (the official examples for 401/500/503 use codes outside the enum themselves).
  * The least wrong member is chosen by what the client should do:
  * - `invalid_card` — the enum's code for a refused request ("fix the request, do not retry as is"),
  *   which the official examples use for any invalid field — for 401 (API key, `param`
