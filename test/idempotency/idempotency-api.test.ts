@@ -37,6 +37,7 @@ import {
 import {
   address,
   API_KEY,
+  API_VERSION,
   buyer,
   get,
   paymentData,
@@ -458,7 +459,12 @@ describe("in flight, concurrency and the lease", () => {
           yield* idempotency.claim(
             { keyId: apiKeyId(API_KEY), method: "POST", path: "/checkout_sessions", key: "crash-1" },
             {
-              fingerprint: requestFingerprint(JSON.stringify(createBody), testFingerprintKey),
+              // As the route fingerprints it: with its API-Version where its rules follow the version.
+              fingerprint: requestFingerprint(
+                JSON.stringify(createBody),
+                testFingerprintKey,
+                idempotentRoutes(Api)("/checkout_sessions")?.versioned === true ? API_VERSION : undefined
+              ),
               claimId: "dead-process",
               now,
               leaseUntil: now + IDEMPOTENCY_LEASE_MILLIS,
