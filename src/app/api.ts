@@ -5,22 +5,19 @@
  * version's OpenAPI document is generated (`openapi-documents.ts`).
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { Context, Schema } from "effect"
 import { CheckoutGroup, checkoutGroupFor } from "../checkout/checkout-api.ts"
-import { DelegateGroup } from "../delegate/delegate-api.ts"
+import { DelegateGroup, delegateGroupFor } from "../delegate/delegate-api.ts"
+import { IDEMPOTENCY_RULES } from "../idempotency/idempotency-rules.ts"
 import { isReplayableStatus } from "../idempotency/idempotency.ts"
 import { OrdersGroup, WebhookDeliveriesGroup } from "../orders/orders-api.ts"
 import { NotFoundWire } from "../platform/http/errors.ts"
 import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
 import { documentRequestHeaders, documentResponseHeaders } from "../platform/http/openapi-headers.ts"
-import { type ApiVersionName, isAtLeast } from "../shared/api-versions.ts"
+import { VersionedIdempotency } from "../platform/http/route-declarations.ts"
+import type { ApiVersionName } from "../shared/api-versions.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhooks/webhook-receiver-api.ts"
 import { DiscoveryResponse } from "./discovery.ts"
-
-// STAND-IN, to be replaced by the delegate feature's per-version group when it exists:
-//   import { delegateGroupFor } from "../delegate/delegate-api.ts"
-// Until then every version's document shows today's delegate group.
-const delegateGroupFor = (_version: ApiVersionName) => DelegateGroup
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
 export const Readiness = Schema.Struct({
@@ -63,23 +60,28 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
 /** The API the server serves, to requests of every accepted version. */
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}
 
-/** From this version on, every POST of the checkout and delegate APIs must carry an Idempotency-Key. */
-const IDEMPOTENCY_KEY_REQUIRED_SINCE: ApiVersionName = "2026-04-17"
-
-/** The groups of the ACP APIs whose POSTs that rule covers (the OpenAPI tags of their operations). */
-const ACP_GROUPS = ["checkout", "delegate"]
+/** The groups whose idempotency rules follow the version (the OpenAPI tags of their operations). */
+const versionedGroups = (
+  groups: ReadonlyArray<{ readonly identifier: string; readonly annotations: Context.Context<never> }>
+): ReadonlyArray<string> =>
+  groups.filter((group) => Context.getOrElse(group.annotations, VersionedIdempotency, () => false))
+    .map((group) => group.identifier)
 
 /**
  * The API as requests with `API-Version: version` see it: that version's checkout and delegate
  * groups, the headers that version requires, and the response headers middleware adds.
  */
 export const apiFor = (version: ApiVersionName) => {
+  const checkout = checkoutGroupFor(version)
+  const delegate = delegateGroupFor(version)
   const requestHeaders = documentRequestHeaders({
     apiVersion: version,
-    idempotencyKeyRequiredIn: isAtLeast(version, IDEMPOTENCY_KEY_REQUIRED_SINCE) ? ACP_GROUPS : []
+    idempotencyKeyRequiredIn: IDEMPOTENCY_RULES[version].keyRequired
+      ? versionedGroups([checkout, delegate])
+      : []
   })
   const responseHeaders = documentResponseHeaders({ isReplayableStatus })
-  return assemble(checkoutGroupFor(version), delegateGroupFor(version))
+  return assemble(checkout, delegate)
     .annotate(OpenApi.Transform, (spec) => responseHeaders(requestHeaders(spec)))
     .annotate(OpenApi.Title, `Agentic Checkout Service: ACP ${version}`)
     .annotate(OpenApi.Version, version)

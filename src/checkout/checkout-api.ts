@@ -18,7 +18,7 @@ import {
 } from "../platform/http/errors.ts"
 import { featureApi } from "../platform/http/feature-api.ts"
 import { RequestSignature } from "../platform/http/request-signature.ts"
-import { Idempotent } from "../platform/http/route-declarations.ts"
+import { Idempotent, VersionedIdempotency } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
 import { type ApiVersionName, NEWEST_API_VERSION } from "../shared/api-versions.ts"
 import { StorableString } from "../shared/storable-text.ts"
@@ -85,6 +85,7 @@ export const checkoutGroupFor = (version: ApiVersionName) => {
     .middleware(ApiVersion)
     .middleware(Authorization)
     .annotate(Idempotent, true)
+    .annotate(VersionedIdempotency, true)
     .annotate(OpenApi.Description, `Checkout Session API (merchant), ACP ${version}`)
 }
 

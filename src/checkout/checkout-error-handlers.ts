@@ -5,6 +5,7 @@
  */
 import { Effect } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
+import { checkoutIdempotencyError } from "../idempotency/idempotency-errors.ts"
 import type { PaymentDeclined, PaymentRejected } from "../payments/payment-provider.ts"
 import {
   BadRequest,
@@ -19,7 +20,6 @@ import {
   Unprocessable
 } from "../platform/http/errors.ts"
 import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
-import { isAtLeast } from "../shared/api-versions.ts"
 import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
 import type { ReducerError } from "./session-model.ts"
 import type { CheckoutCodec } from "./wire/checkout-codec.ts"
@@ -152,9 +152,7 @@ export const toApiError = (
       })
     case "PaymentInProgress":
       return new Conflict({
-        // `request_not_idempotent` left the error types in 2026-04-17.
-        type: isAtLeast(codec.version, "2026-04-17") ? "invalid_request" : "request_not_idempotent",
-        code: "idempotency_in_flight",
+        ...checkoutIdempotencyError(codec.version, "in_flight"),
         message: "Another payment for this checkout session is in progress; retry shortly."
       })
     case "InvalidPaymentData":
