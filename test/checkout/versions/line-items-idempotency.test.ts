@@ -78,10 +78,7 @@ describe("2026-04-17: the key is required; a reused key with another body is 422
     })))
 })
 
-/**
- * Skipped: fails on main, where the key's scope and the body's fingerprint do not include the
- * version, so the stored 2026-01-30 session is replayed to the 2026-04-17 request.
- */
+/** The fingerprint includes the version: a stored answer is never replayed in another version's format. */
 describe("a stored answer is replayed only to its version", () => {
   it.effect("the same key and body under another version is not answered in the first version's format", () =>
     runApp(Effect.gen(function*() {
