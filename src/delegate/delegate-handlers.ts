@@ -6,13 +6,13 @@
  * Also the middlewares of the group: role, and authentication and signature answered per version.
  */
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Clock, Effect, Either, Layer, Option } from "effect"
+import { Clock, Effect, Either, Layer } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig } from "../platform/config.ts"
 import type { BadRequest, PayloadTooLarge } from "../platform/http/errors.ts"
 import { NotFound } from "../platform/http/errors.ts"
-import { MAX_BODY_BYTES, parseJson, readJsonText } from "../platform/http/request-body.ts"
-import { makeRequestSignatureCheck } from "../platform/http/request-signature.ts"
+import { parseJson, readJsonText } from "../platform/http/request-body.ts"
+import { makeRequestSignatureProblem } from "../platform/http/request-signature.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
 import {
   bearerTokenOf,
@@ -168,26 +168,18 @@ const DelegateAuthenticationLive = Layer.effect(
 const DelegateSignatureCheckLive = Layer.effect(
   DelegateSignatureCheck,
   Effect.map(AppConfig, (config) => {
-    if (config.requestSigningSecrets.length === 0) return Effect.void
-    const check = makeRequestSignatureCheck(config.requestSigningSecrets)
+    const problemOf = makeRequestSignatureProblem(config.requestSigningSecrets)
     return Effect.gen(function*() {
+      const problem = yield* problemOf
+      if (problem === undefined) return
       const request = yield* HttpServerRequest.HttpServerRequest
-      const body = yield* request.text.pipe(
-        HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-        Effect.option
-      )
-      // Unreadable body: the handler reads the same cached failure and answers 413/400.
-      if (Option.isNone(body)) return
-      const problem = check(request.headers, body.value, yield* Clock.currentTimeMillis)
-      if (problem !== undefined) {
-        return yield* Effect.fail(
-          delegateError(
-            versionOfHeader(config.apiVersions, request.headers["api-version"]),
-            "invalid_signature",
-            problem.message
-          )
+      return yield* Effect.fail(
+        delegateError(
+          versionOfHeader(config.apiVersions, request.headers["api-version"]),
+          "invalid_signature",
+          problem.message
         )
-      }
+      )
     })
   })
 )

@@ -104,7 +104,8 @@ export type FundingType = typeof FundingType.Type
  * (no spaces or dashes). `iin` is exactly 6 digits, as the interface document says ("first 6
  * digits of the card"); 8-digit BINs are not accepted in this field.
  */
-export const PaymentMethodCard = Schema.Struct({
+/** The card fields every version checks alike (each adds `eci_value`, `checks_performed`, `iin`, `metadata`). */
+export const cardFields = {
   type: Schema.Literal("card"),
   card_number_type: CardNumberType,
   number: Matching(/^[0-9]{12,19}$/, "must be 12 to 19 digits"),
@@ -113,17 +114,21 @@ export const PaymentMethodCard = Schema.Struct({
   name: optional(MaxString(256)),
   cvc: optional(Matching(/^[0-9]{3,4}$/, "must be 3 or 4 digits")),
   cryptogram: optional(MaxString(1024)),
+  display_card_funding_type: FundingType,
+  display_wallet_type: optional(MaxString(64)),
+  display_brand: optional(MaxString(64)),
+  display_last4: optional(Matching(/^[0-9]{4}$/, "must be 4 digits")),
+  virtual: optional(Schema.Boolean)
+}
+
+export const PaymentMethodCard = Schema.Struct({
+  ...cardFields,
   eci_value: optional(MaxString(64)),
   checks_performed: optional(
     Schema.Array(MaxString(64)).pipe(Schema.maxItems(32, { message: () => "must have at most 32 entries" }))
   ),
   iin: optional(Matching(/^[0-9]{6}$/, "must be the first 6 digits of the card")),
-  display_card_funding_type: FundingType,
-  display_wallet_type: optional(MaxString(64)),
-  display_brand: optional(MaxString(64)),
-  display_last4: optional(Matching(/^[0-9]{4}$/, "must be 4 digits")),
-  metadata: JsonObject,
-  virtual: optional(Schema.Boolean)
+  metadata: JsonObject
 }).annotations({ identifier: "PaymentMethodCard" })
 export type PaymentMethodCard = typeof PaymentMethodCard.Type
 

@@ -16,7 +16,7 @@ import {
   type Version2026
 } from "./request-schemas-2026.ts"
 
-const TotalType = Schema.Literal(
+const TOTAL_TYPES_20260130 = [
   "items_base_amount",
   "items_discount",
   "subtotal",
@@ -27,12 +27,18 @@ const TotalType = Schema.Literal(
   "gift_wrap",
   "tip",
   "store_credit",
-  "total",
-  "amount_refunded"
-)
+  "total"
+] as const
 
-export const Total = Schema.Struct({ type: TotalType, display_text: Schema.String, amount: Amount })
-  .annotations({ identifier: "Total" })
+/** The `Total.type` values of 2026-04-17; orders use `amount_refunded`, sessions never do. */
+export const TotalType20260417 = Schema.Literal(...TOTAL_TYPES_20260130, "amount_refunded")
+
+/** A session's totals (the types of 2026-01-30, which 2026-04-17 extends). */
+export const Total = Schema.Struct({
+  type: Schema.Literal(...TOTAL_TYPES_20260130),
+  display_text: Schema.String,
+  amount: Amount
+}).annotations({ identifier: "Total" })
 export type Total = typeof Total.Type
 
 export const LineItem = Schema.Struct({

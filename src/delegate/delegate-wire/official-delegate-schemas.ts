@@ -28,9 +28,8 @@ import { Schema } from "effect"
 import { BoundedString, JsonPath, optional } from "../../shared/schema-helpers.ts"
 import {
   Allowance,
-  CardNumberType,
+  cardFields,
   DelegateErrorType,
-  FundingType,
   Matching,
   MAX_RISK_SIGNALS,
   MaxString,
@@ -50,25 +49,13 @@ export const Iin = (maxDigits: 6 | 8) =>
 
 export const officialPaymentMethodCard = (iinDigits: 6 | 8) =>
   Schema.Struct({
-    type: Schema.Literal("card"),
-    card_number_type: CardNumberType,
-    number: Matching(/^[0-9]{12,19}$/, "must be 12 to 19 digits"),
-    exp_month: optional(Matching(/^(0[1-9]|1[0-2])$/, "must be two digits from 01 to 12")),
-    exp_year: optional(Matching(/^[0-9]{4}$/, "must be four digits")),
-    name: optional(MaxString(256)),
-    cvc: optional(Matching(/^[0-9]{3,4}$/, "must be 3 or 4 digits")),
-    cryptogram: optional(MaxString(1024)),
+    ...cardFields,
     eci_value: optional(MaxString(2)),
     checks_performed: optional(
       Schema.Array(CheckPerformed).pipe(Schema.maxItems(32, { message: () => "must have at most 32 entries" }))
     ),
     iin: optional(Iin(iinDigits)),
-    display_card_funding_type: FundingType,
-    display_wallet_type: optional(MaxString(64)),
-    display_brand: optional(MaxString(64)),
-    display_last4: optional(Matching(/^[0-9]{4}$/, "must be 4 digits")),
-    metadata: StringMap,
-    virtual: optional(Schema.Boolean)
+    metadata: StringMap
   }).annotations({ identifier: "PaymentMethodCard" })
 
 export const OfficialDelegateAddress = Schema.Struct({

@@ -31,6 +31,7 @@
  * `amount`). Unknown fields are ignored (and kept with the event).
  */
 import { Schema } from "effect"
+import { TotalType20260417 } from "../../checkout/wire/response-schemas-2026.ts"
 import { optional } from "../../shared/schema-helpers.ts"
 import type { OrderEvent } from "../order-event.ts"
 import type { AdjustmentType, Order, OrderLineItem, OrderStatus } from "../order-schemas.ts"
@@ -43,20 +44,7 @@ const Count = Schema.Int.pipe(Schema.nonNegative())
 const PositiveCount = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 
 const Total20260417 = Schema.Struct({
-  type: Schema.Literal(
-    "items_base_amount",
-    "items_discount",
-    "subtotal",
-    "discount",
-    "fulfillment",
-    "tax",
-    "fee",
-    "gift_wrap",
-    "tip",
-    "store_credit",
-    "total",
-    "amount_refunded"
-  ),
+  type: TotalType20260417,
   display_text: Schema.String,
   amount: Schema.Int
 })

@@ -14,7 +14,7 @@
 import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
 import { verifyRequestSignature } from "../../shared/request-signing.ts"
-import { AppConfig } from "../config.ts"
+import { AppConfig, type AppConfigShape } from "../config.ts"
 import { Unauthorized, UnauthorizedWire } from "./errors.ts"
 import { MAX_BODY_BYTES } from "./request-body.ts"
 
@@ -66,21 +66,29 @@ export const makeRequestSignatureCheck = (signingSecrets: ReadonlyArray<Redacted
   }
 }
 
+/**
+ * The signature problem of the current request, if any, under `secrets` (none configured: never).
+ * An unreadable body is no problem here: the handler reads the same cached failure and answers
+ * 413/400.
+ */
+export const makeRequestSignatureProblem = (secrets: AppConfigShape["requestSigningSecrets"]) => {
+  if (secrets.length === 0) return Effect.succeed(undefined)
+  const check = makeRequestSignatureCheck(secrets)
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const body = yield* request.text.pipe(
+      HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+      Effect.option
+    )
+    if (Option.isNone(body)) return undefined
+    return check(request.headers, body.value, yield* Clock.currentTimeMillis)
+  })
+}
+
 export const RequestSignatureLive = Layer.effect(
   RequestSignature,
   Effect.map(AppConfig, (config) => {
-    if (config.requestSigningSecrets.length === 0) return Effect.void
-    const check = makeRequestSignatureCheck(config.requestSigningSecrets)
-    return Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const body = yield* request.text.pipe(
-        HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-        Effect.option
-      )
-      // Unreadable body: the handler reads the same cached failure and answers 413/400.
-      if (Option.isNone(body)) return
-      const problem = check(request.headers, body.value, yield* Clock.currentTimeMillis)
-      if (problem !== undefined) return yield* Effect.fail(problem)
-    })
+    const problemOf = makeRequestSignatureProblem(config.requestSigningSecrets)
+    return Effect.flatMap(problemOf, (problem) => problem === undefined ? Effect.void : Effect.fail(problem))
   })
 )
