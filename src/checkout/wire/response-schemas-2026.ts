@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import { isAtLeast } from "../../shared/api-versions.ts"
 import { Amount, CurrencyCode, JsonPath, optional, Timestamp } from "../../shared/schema-helpers.ts"
-import { ContentType, ExtensionDeclaration, PaymentHandler } from "../checkout-schemas.ts"
+import { ContentType, ExtensionDeclaration, PaymentHandler, TotalType } from "../checkout-schemas.ts"
 import { AppliedDiscount, RejectedDiscount } from "../discounts.ts"
 import {
   buyerOf,
@@ -16,19 +16,8 @@ import {
   type Version2026
 } from "./request-schemas-2026.ts"
 
-const TOTAL_TYPES_20260130 = [
-  "items_base_amount",
-  "items_discount",
-  "subtotal",
-  "discount",
-  "fulfillment",
-  "tax",
-  "fee",
-  "gift_wrap",
-  "tip",
-  "store_credit",
-  "total"
-] as const
+/** The total types of 2025-09-29 and those 2026-01-30 adds. */
+const TOTAL_TYPES_20260130 = [...TotalType.literals, "gift_wrap", "tip", "store_credit"] as const
 
 /** The `Total.type` values of 2026-04-17; orders use `amount_refunded`, sessions never do. */
 export const TotalType20260417 = Schema.Literal(...TOTAL_TYPES_20260130, "amount_refunded")
