@@ -9,9 +9,6 @@ import { Schema } from "effect"
 import { RECEIVED_ORDER_EVENT_SCHEMAS } from "../orders/order-event-wire/order-event-wire.ts"
 import { optional } from "../shared/schema-helpers.ts"
 
-/** The outbox's event constructor, under the name the order tests import it by. */
-export { makeOrderEvent } from "../orders/order-event.ts"
-
 /** The header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>`. */
 export const MERCHANT_SIGNATURE_HEADER = "Merchant-Signature"
 

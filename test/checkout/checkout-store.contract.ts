@@ -8,9 +8,9 @@ import { randomUUID } from "node:crypto"
 import { CheckoutStore, type PaidCompletion, type PaymentAttempt } from "../../src/checkout/checkout-store.ts"
 import { ACTIVE_STATUSES, type Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
+import { makeOrderEvent } from "../../src/orders/order-event.ts"
 import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
-import { makeOrderEvent } from "../../src/webhooks/webhook.ts"
 
 const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
   sessionId,
