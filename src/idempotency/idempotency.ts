@@ -3,6 +3,7 @@
  * results are kept for replay. Which keys are acceptable: `src/platform/http/idempotency-key.ts`.
  */
 import { createHash, createHmac } from "node:crypto"
+import { jsonDepthProblem } from "../shared/json-depth.ts"
 
 /**
  * The path of a request as the scope of its key: each segment's percent-encoding made canonical
@@ -40,14 +41,20 @@ export const canonicalJson = (value: unknown): string => {
   return `{${entries.join(",")}}`
 }
 
-/** The text a fingerprint is taken over: canonical JSON when the body is JSON, else its bytes. */
+/**
+ * The text a fingerprint is taken over: canonical JSON when the body is JSON nested at most
+ * `MAX_JSON_DEPTH` levels deep (so the recursive `canonicalJson` stays far inside the stack), else
+ * its bytes (the route refuses such a body with a 400, stored for replay under this fingerprint).
+ */
 const fingerprintInput = (body: string): string => {
   if (body.trim() !== "") {
+    let json: unknown
     try {
-      return `json\0${canonicalJson(JSON.parse(body))}`
+      json = JSON.parse(body)
     } catch {
-      // Not JSON (or nested too deep to canonicalize): the bytes themselves.
+      return `raw\0${body}`
     }
+    if (jsonDepthProblem(json) === undefined) return `json\0${canonicalJson(json)}`
   }
   return `raw\0${body}`
 }

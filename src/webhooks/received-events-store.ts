@@ -19,7 +19,10 @@ export interface ReceivedEvent {
   readonly orderId: string
   readonly type: string
   readonly status: string
-  /** The whole event body as received (parsed JSON). */
+  /**
+   * The whole event body as received (parsed JSON), nested at most `MAX_JSON_DEPTH` levels deep
+   * (`parseWebhookJson`): a store may re-serialize it (`JSON.stringify` cannot overflow on it).
+   */
   readonly payload: unknown
   /** Epoch ms. */
   readonly receivedAt: number

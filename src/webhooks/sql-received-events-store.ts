@@ -67,6 +67,7 @@ export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.Sq
   // is new — the order's latest state, which `order_create` never overwrites.
   const recordEvent = (event: ReceivedEvent) =>
     Effect.suspend(() => {
+      // Parsed JSON within the depth bound (`ReceivedEvent.payload`): stringify cannot throw on it.
       const payload = JSON.stringify(event.payload)
       return run(sql<{ stored: number }>`
         WITH inserted AS (

@@ -1,7 +1,8 @@
 /**
- * The order-event receiver's body validation (CONTRACT §8): JSON, text storage can keep, then the
- * event in the version it is read in (`order-event-wire.ts`); the first problem as the webhook
- * error object `{code: missing | invalid | invalid_json, message, param}`.
+ * The order-event receiver's body validation (CONTRACT §8): JSON nested at most `MAX_JSON_DEPTH`
+ * levels deep, text storage can keep, then the event in the version it is read in
+ * (`order-event-wire.ts`); the first problem as the webhook error object
+ * `{code: missing | invalid | invalid_json, message, param}`.
  */
 import { Either } from "effect"
 import {
@@ -10,6 +11,7 @@ import {
   recognisedVersion
 } from "../orders/order-event-wire/order-event-wire.ts"
 import type { ApiVersionName } from "../shared/api-versions.ts"
+import { jsonDepthProblem, TOO_DEEP_MESSAGE } from "../shared/json-depth.ts"
 import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../shared/storable-text.ts"
 import type { WebhookErrorObject } from "./webhook.ts"
@@ -31,13 +33,12 @@ export const decodeWebhookEvent = (
   })
 
 /**
- * Parses a raw body and decodes it as an event of `version` (default: recognised from the
- * shape); JSON syntax errors → `invalid_json` (param `$`).
+ * Parses a raw body as the receiver keeps it: JSON (syntax errors → `invalid_json`, param `$`),
+ * nested at most `MAX_JSON_DEPTH` levels deep (`invalid_json` at the first too-deep value), with
+ * only text storage can keep (`invalid` at the first string that is not). The value may then be
+ * decoded, re-serialized and stored: nothing after this walks deeper than the bound.
  */
-export const parseWebhookBody = (
-  rawBody: string | Uint8Array,
-  version?: ApiVersionName
-): Either.Either<ReceivedOrderEvent, WebhookErrorObject> => {
+export const parseWebhookJson = (rawBody: string | Uint8Array): Either.Either<unknown, WebhookErrorObject> => {
   let json: unknown
   try {
     json = JSON.parse(typeof rawBody === "string" ? rawBody : Buffer.from(rawBody).toString("utf8"))
@@ -49,6 +50,10 @@ export const parseWebhookBody = (
       param: "$"
     })
   }
+  const tooDeep = jsonDepthProblem(json)
+  if (tooDeep !== undefined) {
+    return Either.left({ type: "invalid_request", code: "invalid_json", message: TOO_DEEP_MESSAGE, param: tooDeep })
+  }
   // The whole payload is kept (jsonb), so all of its text must be storable.
   const unstorable = unstorableTextPath(json)
   if (unstorable !== undefined) {
@@ -59,5 +64,15 @@ export const parseWebhookBody = (
       param: unstorable
     })
   }
-  return decodeWebhookEvent(json, version)
+  return Either.right(json)
 }
+
+/**
+ * Parses a raw body (`parseWebhookJson`) and decodes it as an event of `version` (default:
+ * recognised from the shape).
+ */
+export const parseWebhookBody = (
+  rawBody: string | Uint8Array,
+  version?: ApiVersionName
+): Either.Either<ReceivedOrderEvent, WebhookErrorObject> =>
+  Either.flatMap(parseWebhookJson(rawBody), (json) => decodeWebhookEvent(json, version))

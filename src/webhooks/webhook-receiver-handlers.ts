@@ -9,7 +9,8 @@
  *    timestamp within `WEBHOOK_TOLERANCE_SECONDS` of the Clock → else 401 `invalid_signature`
  *    (nothing about the payload is revealed before the signature holds);
  * 4. `Content-Type: application/json` → else 400 `invalid_content_type`; an `API-Version` header,
- *    when given, one of `API_VERSIONS` → else 400 `unsupported_api_version`; JSON and the event
+ *    when given, one of `API_VERSIONS` → else 400 `unsupported_api_version`; JSON nested at most
+ *    `MAX_JSON_DEPTH` levels deep (`parseWebhookJson`), and the event
  *    shape of that version, or of the version the body's shape shows when no header names one
  *    (`order-event-wire.ts`) → else 400 `invalid_json` | `missing` | `invalid` with a JSONPath `param`;
  * 5. stored once: a redelivery (same Request-Id, or same body bytes) is acknowledged the same way
@@ -35,7 +36,7 @@ import type { ApiVersionName } from "../shared/api-versions.ts"
 import { verifySignature } from "../shared/hmac-signature.ts"
 import type { ReceivedEvent, ReceivedOrder } from "./received-events-store.ts"
 import { ReceivedEventsStore } from "./received-events-store.ts"
-import { parseWebhookBody } from "./webhook-body.ts"
+import { decodeWebhookEvent, parseWebhookJson } from "./webhook-body.ts"
 import { ReceivedOrdersApi, WebhookReceiverApi } from "./webhook-receiver-api.ts"
 import { MERCHANT_SIGNATURE_HEADER } from "./webhook.ts"
 
@@ -121,7 +122,11 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(
               param: "$.headers['API-Version']"
             })
           }
-          const decoded = parseWebhookBody(raw, named as ApiVersionName | undefined)
+          const decoded = Either.flatMap(
+            parseWebhookJson(raw),
+            (json) =>
+              Either.map(decodeWebhookEvent(json, named as ApiVersionName | undefined), (event) => ({ json, event }))
+          )
           if (Either.isLeft(decoded)) {
             const problem = decoded.left
             return yield* new BadRequest({
@@ -131,7 +136,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(
               ...(problem.param !== undefined ? { param: problem.param } : {})
             })
           }
-          const event = decoded.right
+          const { event, json } = decoded.right
           const given = request.headers["request-id"]
           const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
           const received: ReceivedEvent = {
@@ -140,7 +145,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(
             orderId: event.orderId,
             type: event.type,
             status: event.status,
-            payload: JSON.parse(Buffer.from(raw).toString("utf8")) as unknown,
+            payload: json,
             receivedAt: now
           }
           const outcome = yield* Effect.catchAll(store.recordEvent(received), storageFailure)

@@ -8,6 +8,7 @@ import {
   requestFingerprint
 } from "../../src/idempotency/idempotency.ts"
 import { isValidIdempotencyKey } from "../../src/platform/http/idempotency-key.ts"
+import { MAX_JSON_DEPTH } from "../../src/shared/json-depth.ts"
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and keeps array order", () => {
@@ -55,6 +56,15 @@ describe("requestFingerprint", () => {
     expect(fp("not json")).toBe(fp("not json"))
     expect(fp("not json")).not.toBe(fp("not  json"))
     expect(fp("")).not.toBe(fp("\"\""))
+  })
+
+  it("fingerprints JSON nested deeper than MAX_JSON_DEPTH by its bytes, without walking it", () => {
+    const deep = (levels: number, spacing = "") => "[".repeat(levels) + spacing + "]".repeat(levels)
+    expect(fp(deep(MAX_JSON_DEPTH))).toBe(fp(deep(MAX_JSON_DEPTH, " ")))
+    expect(fp(deep(MAX_JSON_DEPTH + 1))).not.toBe(fp(deep(MAX_JSON_DEPTH + 1, " ")))
+    // Half a million levels (under 1 MiB): canonical JSON of it would overflow the stack.
+    expect(fp(deep(500_000))).toMatch(/^hmac1:[0-9a-f]{64}$/)
+    expect(fp(deep(500_000))).not.toBe(fp(deep(499_999)))
   })
 
   it("is keyed: without the key, hashing guessed bodies finds nothing (a body may hold a card)", () => {

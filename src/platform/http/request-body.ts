@@ -1,7 +1,7 @@
 /**
  * Reading a JSON request body by the common rules (CONTRACT §3): `Content-Type: application/json`,
- * at most 1 MiB, well-formed JSON, then a strict decode whose first problem is reported as
- * 400 `{code: missing | invalid, param: <JSONPath>}`.
+ * at most 1 MiB, well-formed JSON nested at most `MAX_JSON_DEPTH` levels deep, then a strict decode
+ * whose first problem is reported as 400 `{code: missing | invalid, param: <JSONPath>}`.
  *
  * Routes with a body read it themselves (`handleRaw`): the framework's own payload decoding runs
  * before these checks and keeps only formatted issues, so it could not answer these errors. They
@@ -10,6 +10,7 @@
  */
 import { type HttpApiEndpoint, type HttpApiGroup, type HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Effect, Option, type ParseResult, Schema } from "effect"
+import { jsonDepthProblem, TOO_DEEP_MESSAGE } from "../../shared/json-depth.ts"
 import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storable-text.ts"
 import { BadRequest, PayloadTooLarge } from "./errors.ts"
@@ -77,13 +78,31 @@ export const readJsonText: Effect.Effect<string, BadRequest | PayloadTooLarge, H
     return yield* readBounded((r) => r.text, (text) => Buffer.byteLength(text, "utf8"))
   })
 
-/** Parses JSON text; the empty body and malformed JSON are 400 invalid_json. */
+/** 400 `invalid_json` at the first value of `json` nested deeper than `MAX_JSON_DEPTH`. */
+const tooDeepError = (json: unknown): BadRequest | undefined => {
+  const param = jsonDepthProblem(json)
+  return param === undefined
+    ? undefined
+    : new BadRequest({ type: "invalid_request", code: "invalid_json", message: TOO_DEEP_MESSAGE, param })
+}
+
+/**
+ * Parses JSON text; the empty body, malformed JSON and JSON nested deeper than `MAX_JSON_DEPTH`
+ * (`param` the first too-deep value) are 400 invalid_json. Whatever reads the value afterwards may
+ * walk it recursively.
+ */
 export const parseJson = (text: string): Effect.Effect<unknown, BadRequest> => {
   if (text.trim() === "") return Effect.fail(invalidJson("The request body is empty; send a JSON object."))
-  return Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: () => invalidJson("The request body is not valid JSON.")
-  })
+  return Effect.flatMap(
+    Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => invalidJson("The request body is not valid JSON.")
+    }),
+    (json) => {
+      const tooDeep = tooDeepError(json)
+      return tooDeep === undefined ? Effect.succeed(json) : Effect.fail(tooDeep)
+    }
+  )
 }
 
 /** The first decode problem as a 400 error. */
