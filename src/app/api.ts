@@ -8,12 +8,13 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { Context, Schema } from "effect"
 import { CheckoutGroup, checkoutGroupFor } from "../checkout/checkout-api.ts"
 import { DelegateGroup, delegateGroupFor } from "../delegate/delegate-api.ts"
+import { hasRequestNotIdempotentType } from "../idempotency/idempotency-errors.ts"
 import { IDEMPOTENCY_RULES } from "../idempotency/idempotency-rules.ts"
 import { isReplayableStatus } from "../idempotency/idempotency.ts"
 import { OrdersGroup, WebhookDeliveriesGroup } from "../orders/orders-api.ts"
 import { NotFoundWire } from "../platform/http/errors.ts"
 import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
-import { documentRequestHeaders, documentResponseHeaders } from "../platform/http/openapi-headers.ts"
+import { documentRequestHeaders, documentResponseHeaders, withoutErrorTypes } from "../platform/http/openapi-headers.ts"
 import { VersionedIdempotency } from "../platform/http/route-declarations.ts"
 import type { ApiVersionName } from "../shared/api-versions.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhooks/webhook-receiver-api.ts"
@@ -81,8 +82,9 @@ export const apiFor = (version: ApiVersionName) => {
       : []
   })
   const responseHeaders = documentResponseHeaders({ isReplayableStatus })
+  const errorTypes = withoutErrorTypes(hasRequestNotIdempotentType(version) ? [] : ["request_not_idempotent"])
   return assemble(checkout, delegate)
-    .annotate(OpenApi.Transform, (spec) => responseHeaders(requestHeaders(spec)))
+    .annotate(OpenApi.Transform, (spec) => errorTypes(responseHeaders(requestHeaders(spec))))
     .annotate(OpenApi.Title, `Agentic Checkout Service: ACP ${version}`)
     .annotate(OpenApi.Version, version)
     .annotate(

@@ -91,6 +91,14 @@ const checkoutReplayType: Record<ApiVersionName, CheckoutIdempotencyType> = {
   "2026-04-17": "invalid_request"
 }
 
+/**
+ * Whether the checkout error `type` `request_not_idempotent` exists in `version` (it left the enum in
+ * 2026-04-17): the only error type that differs between versions, so each version's document says
+ * which it has.
+ */
+export const hasRequestNotIdempotentType = (version: ApiVersionName): boolean =>
+  checkoutReplayType[version] === "request_not_idempotent"
+
 export interface CheckoutIdempotencyError<F extends IdempotencyFailure> {
   readonly type: CheckoutIdempotencyType
   readonly code: CheckoutIdempotencyCodes[F]

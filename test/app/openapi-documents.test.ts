@@ -120,6 +120,23 @@ describe("OpenAPI documents", () => {
       }
     })))
 
+  it.effect("request_not_idempotent is an error type of 2025-09-29 and 2026-01-30, not of 2026-04-17", () =>
+    run(Effect.gen(function*() {
+      const errorTypes = (document: any) =>
+        new Set(
+          Object.values<any>(document.components.schemas)
+            .flatMap((schema) => schema?.properties?.type?.enum ?? [])
+            .filter((value: unknown) => typeof value === "string")
+        )
+      const newest = errorTypes((yield* get("/openapi/2026-04-17.json", open)).body)
+      expect(newest.has("invalid_request")).toBe(true)
+      expect(newest.has("request_not_idempotent")).toBe(false)
+      for (const older of ["2025-09-29", "2026-01-30"] as const) {
+        expect(errorTypes((yield* get(`/openapi/${older}.json`, open)).body).has("request_not_idempotent"), older)
+          .toBe(true)
+      }
+    })))
+
   it.effect("Idempotency-Key is required on the checkout and delegate POSTs of 2026-04-17 only", () =>
     run(Effect.gen(function*() {
       const required = (document: any) =>

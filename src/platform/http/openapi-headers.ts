@@ -2,7 +2,8 @@
  * What the OpenAPI document states beyond the endpoint schemas: the response headers middleware
  * sets (`middleware.ts`, the idempotency middleware), which the generated document would otherwise
  * leave out, and the request headers as one API version requires them (the middleware enforces
- * them, the endpoint schemas are shared by every version). Applied to the API with the
+ * them, the endpoint schemas are shared by every version), and the error types a version has (the
+ * error object is one schema for every version). Applied to the API with the
  * `OpenApi.Transform` annotation (`src/app/api.ts`).
  */
 import { IDEMPOTENCY_KEY_PATTERN } from "./idempotency-key.ts"
@@ -93,6 +94,22 @@ export const documentRequestHeaders =
         operation.parameters = key === undefined
           ? [...parameters, required]
           : parameters.map((parameter) => parameter === key ? { ...key, ...required } : parameter)
+      }
+    }
+    return spec
+  }
+
+/**
+ * Removes error `type` values a version does not have from every enum of the document's schemas
+ * that lists them (the error objects are one schema for every version).
+ */
+export const withoutErrorTypes =
+  (withdrawn: ReadonlyArray<string>) => (spec: Record<string, any>): Record<string, any> => {
+    if (withdrawn.length === 0) return spec
+    for (const schema of Object.values<any>(spec.components?.schemas ?? {})) {
+      const type = schema?.properties?.type
+      if (Array.isArray(type?.enum) && type.enum.includes("invalid_request")) {
+        type.enum = type.enum.filter((value: unknown) => !withdrawn.includes(String(value)))
       }
     }
     return spec
