@@ -41,11 +41,9 @@
  * result is stored for the retry.
  */
 import { type HttpApi, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, type Context, Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import { Cause, Clock, type Context, Duration, Effect, Exit, Option, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
-import type { StorageError } from "../db/storage-error.ts"
 import { deriveVaultKeys } from "../delegate/vault-crypto.ts"
-import { forkBatchSweep } from "../platform/batch-sweep.ts"
 import { AppConfig } from "../platform/config.ts"
 import { internalError, serviceUnavailable } from "../platform/http/errors.ts"
 import { isValidIdempotencyKey } from "../platform/http/idempotency-key.ts"
@@ -375,27 +373,3 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
 /** Storage failure while claiming: 503 (Retry-After added outside) when unreachable, else 500. */
 const storageFailureResponse = (reason: "unavailable" | "failure") =>
   errorResponse(reason === "unavailable" ? serviceUnavailable() : internalError())
-
-// ---------------------------------------------------------------------------------------------
-// Clean-up
-
-export const IDEMPOTENCY_SWEEP_INTERVAL = Duration.minutes(1)
-export const IDEMPOTENCY_SWEEP_BATCH = 500
-
-/**
- * Deletes expired keys in batches: every minute, batch after batch until a batch comes back short.
- * Safe with several processes (`FOR UPDATE SKIP LOCKED`). Expired keys are already treated as
- * absent, so this only reclaims space.
- */
-export const IdempotencySweeper = Layer.scopedDiscard(
-  Effect.gen(function*() {
-    const store = yield* IdempotencyStore
-    yield* forkBatchSweep({
-      batch: Effect.flatMap(Clock.currentTimeMillis, (now) => store.deleteExpired(now, IDEMPOTENCY_SWEEP_BATCH)),
-      batchSize: IDEMPOTENCY_SWEEP_BATCH,
-      every: IDEMPOTENCY_SWEEP_INTERVAL,
-      logSwept: (count) => `deleted ${count} expired idempotency keys`,
-      logFailure: { message: "idempotency key clean-up failed", detail: (error: StorageError) => error.reason }
-    })
-  })
-)

@@ -13,12 +13,9 @@ import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { deriveVaultKeys } from "../../src/delegate/vault-crypto.ts"
 import { delegateIdempotencyError } from "../../src/idempotency/idempotency-errors.ts"
-import {
-  IDEMPOTENCY_LEASE_MILLIS,
-  IdempotencySweeper,
-  idempotentRoutes
-} from "../../src/idempotency/idempotency-middleware.ts"
+import { IDEMPOTENCY_LEASE_MILLIS, idempotentRoutes } from "../../src/idempotency/idempotency-middleware.ts"
 import { IdempotencyStore, type IdempotencyStoreService } from "../../src/idempotency/idempotency-store.ts"
+import { IdempotencySweeper } from "../../src/idempotency/idempotency-sweeper-service.ts"
 import { canonicalJson, requestFingerprint } from "../../src/idempotency/idempotency.ts"
 import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
 import { type Charge, type ChargeRequest, PaymentProvider } from "../../src/payments/payment-provider.ts"
