@@ -13,6 +13,7 @@
 import { Clock, Effect, Either, Option } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { BUILTIN_PROVIDER_ALIASES } from "../payments/builtin-payment-processor.ts"
 import {
   type Charge,
@@ -148,52 +149,56 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     credential: PaymentCredential,
     started: number
   ) =>
-    store.transaction(Effect.gen(function*() {
-      const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
-      // Lock the coupon rows (id order) and count redemptions and holds.
-      const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
-      const preparing = reduce(
-        session,
-        SessionCommand.PrepareCompletion({
-          buyer: request.buyer,
-          details: request.details,
-          fulfillment_address: request.fulfillment_address
-        }),
-        ctx.reducerContext(started, new Map(), redemptions)
-      )
-      if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
-        // Store the session re-priced without the discount, then answer 422: never charge more
-        // than the total the agent saw.
-        yield* store.sessions.update(preparing.left.session)
-        return Either.left<DiscountUnavailable | PaymentDeclined | PaymentRejected>(preparing.left)
-      }
-      const paying = (yield* preparing).session
-      const { attempt, isNew } = yield* chooseAttempt(latestAttempt, paying, credential, started)
-      const charge: ChargeRequest = {
-        sessionId: id,
-        amount: attempt.amount,
-        currency: attempt.currency,
-        credential,
-        idempotencyKey: attempt.idempotencyKey
-      }
-      const authorized = yield* Effect.either(payments.authorize(charge))
-      if (Either.isLeft(authorized)) {
-        if (authorized.left._tag === "StorageError") return yield* authorized.left
-        const failed = yield* reduce(
-          paying,
-          SessionCommand.RecordPaymentFailure({ message: paymentMessage(authorized.left) }),
-          ctx.reducerContext(started)
+    commitWithAnswer(
+      store.transaction,
+      Effect.gen(function*() {
+        const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
+        // Lock the coupon rows (id order) and count redemptions and holds.
+        const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
+        const preparing = reduce(
+          session,
+          SessionCommand.PrepareCompletion({
+            buyer: request.buyer,
+            details: request.details,
+            fulfillment_address: request.fulfillment_address
+          }),
+          ctx.reducerContext(started, new Map(), redemptions)
         )
-        yield* store.updateSessionAndReservations(failed)
-        return Either.left(authorized.left)
-      }
-      // Hold the applied coupons until the completion counts them (or a decline frees them); with
-      // nothing to hold and nothing held, there is nothing to write.
-      const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
-      if (held.length > 0 || couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
-      const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
-      return Either.right({ attempt, charge, paying, version })
-    }))
+        if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
+          // Store the session re-priced without the discount, then answer 422: never charge more
+          // than the total the agent saw.
+          yield* store.sessions.update(preparing.left.session)
+          return Either.left<DiscountUnavailable | PaymentDeclined | PaymentRejected>(preparing.left)
+        }
+        const paying = (yield* preparing).session
+        const { attempt, isNew } = yield* chooseAttempt(latestAttempt, paying, credential, started)
+        const charge: ChargeRequest = {
+          sessionId: id,
+          amount: attempt.amount,
+          currency: attempt.currency,
+          credential,
+          idempotencyKey: attempt.idempotencyKey
+        }
+        const authorized = yield* Effect.either(payments.authorize(charge))
+        if (Either.isLeft(authorized)) {
+          if (authorized.left._tag === "StorageError") return yield* authorized.left
+          const failed = yield* reduce(
+            paying,
+            SessionCommand.RecordPaymentFailure({ message: paymentMessage(authorized.left) }),
+            ctx.reducerContext(started)
+          )
+          yield* store.updateSessionAndReservations(failed)
+          return Either.left(authorized.left)
+        }
+        // Hold the applied coupons until the completion counts them (or a decline frees them); with
+        // nothing to hold and nothing held, there is nothing to write.
+        const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
+        if (held.length > 0 || couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
+        const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
+        return Either.right({ attempt, charge, paying, version })
+      }),
+      (begun) => Either.isLeft(begun) ? Option.some(Either.left(begun.left)) : Option.none()
+    )
 
   /** The order summary of a session being completed, with a new id. */
   const newOrder = (sessionId: string) =>
@@ -247,7 +252,8 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
           chargeId: charged.id,
           now,
           order: change
-        })
+        }),
+      outcome: ({ completed }) => Either.right(completed)
     }).pipe(Effect.map(({ completed }) => completed))
 
   /**
@@ -262,28 +268,32 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     now: number
   ) =>
     Effect.flatMap(
-      store.transaction(Effect.gen(function*() {
-        const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
-        const current = Option.getOrUndefined(latestAttempt)
-        if (current?.sequence !== attempt.sequence || current.state !== "pending") {
-          if (session.status === "completed") {
-            return yield* new SessionFinal({ status: "completed", command: "complete" })
+      commitWithAnswer(
+        store.transaction,
+        Effect.gen(function*() {
+          const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
+          const current = Option.getOrUndefined(latestAttempt)
+          if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+            if (session.status === "completed") {
+              return yield* new SessionFinal({ status: "completed", command: "complete" })
+            }
+            if (current?.state !== "declined") return yield* new PaymentInProgress({ sessionId: session.id })
+            return failure
           }
-          if (current?.state !== "declined") return yield* new PaymentInProgress({ sessionId: session.id })
-          return failure
-        }
-        yield* payments.release(charge)
-        yield* store.coupons.releaseHolds(session.id)
-        yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
-        yield* store.updateSessionAndReservations(
-          yield* reduce(
-            session,
-            SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
-            ctx.reducerContext(now)
+          yield* payments.release(charge)
+          yield* store.coupons.releaseHolds(session.id)
+          yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
+          yield* store.updateSessionAndReservations(
+            yield* reduce(
+              session,
+              SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
+              ctx.reducerContext(now)
+            )
           )
-        )
-        return failure
-      })),
+          return failure
+        }),
+        (declined) => Option.some(Either.left(declined))
+      ),
       Effect.fail
     )
 

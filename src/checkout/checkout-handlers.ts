@@ -12,7 +12,9 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, ParseResult } from "effect"
+import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { BadRequest, TooManyRequests } from "../platform/http/errors.ts"
+import { errorResponse } from "../platform/http/middleware.ts"
 import {
   badRequestFromParseError,
   parseJson,
@@ -23,8 +25,9 @@ import { setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient, RequestedApiVersion } from "../platform/http/security.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { CheckoutApi } from "./checkout-api.ts"
-import { mapCheckoutErrors } from "./checkout-error-handlers.ts"
-import { CheckoutService } from "./checkout-service.ts"
+import { mapCheckoutErrors, toApiError } from "./checkout-error-handlers.ts"
+import type { OrderSummary } from "./checkout-schemas.ts"
+import { CheckoutService, type CompleteError } from "./checkout-service.ts"
 import type { Session } from "./session-model.ts"
 import type { CheckoutCodec, RequestCodec } from "./wire/checkout-codec.ts"
 import { checkoutCodecs } from "./wire/checkout-codecs.ts"
@@ -75,6 +78,22 @@ const decodeCancelBody = (codec: CheckoutCodec) =>
   })
 
 const json = (body: unknown, status: 200 | 201 = 200) => HttpServerResponse.unsafeJson(body, { status })
+
+/** The answer of a route that writes a session: the session in the request's version. */
+const sessionAnswer = (codec: CheckoutCodec, status: 200 | 201): RouteAnswer<Session> => ({
+  success: (session) => json(codec.session.encode(session), status)
+})
+
+/**
+ * The answer of complete: the session with its order; a declined or rejected payment, and a
+ * discount that stopped applying, are answered after the session recorded them.
+ */
+const completedAnswer = (
+  codec: CheckoutCodec
+): RouteAnswer<Session & { readonly order: OrderSummary }, CompleteError> => ({
+  success: (session) => json(codec.sessionWithOrder.encode(session)),
+  failure: (error) => errorResponse(toApiError(error, codec))
+})
 
 /**
  * A session's stored projection already serialized (`CheckoutService.getJson`): GET answers the
@@ -134,11 +153,8 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
         Effect.gen(function*() {
           const codec = yield* requestCodec
           const input = yield* decodeBody(codec.create)
-          const session = yield* limitDiscountCodes(
-            input.discounts?.codes,
-            mapCheckoutErrors(checkout.create(input), codec)
-          )
-          return json(codec.session.encode(session), 201)
+          return yield* limitDiscountCodes(input.discounts?.codes, mapCheckoutErrors(checkout.create(input), codec))
+            .pipe(answeredWith(sessionAnswer(codec, 201)))
         }))
       // The hottest route: a plain pipeline (a generator costs measurably more per request here).
       .handle("get", ({ path }) =>
@@ -153,24 +169,28 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
         Effect.gen(function*() {
           const codec = yield* requestCodec
           const input = yield* decodeBody(codec.update)
-          const session = yield* limitDiscountCodes(
+          return yield* limitDiscountCodes(
             input.discounts?.codes,
             mapCheckoutErrors(checkout.update(path.checkout_session_id, input), codec)
-          )
-          return json(codec.session.encode(session))
+          ).pipe(answeredWith(sessionAnswer(codec, 200)))
         }))
       .handleRaw("complete", ({ path }) =>
         Effect.gen(function*() {
           const codec = yield* requestCodec
           const input = yield* decodeBody(codec.complete)
-          const session = yield* mapCheckoutErrors(checkout.complete(path.checkout_session_id, input), codec)
-          return json(codec.sessionWithOrder.encode(session))
+          return yield* mapCheckoutErrors(
+            checkout.complete(path.checkout_session_id, input).pipe(answeredWith(completedAnswer(codec))),
+            codec
+          )
         }))
       .handleRaw("cancel", ({ path }) =>
         Effect.gen(function*() {
           const codec = yield* requestCodec
           const input = yield* decodeCancelBody(codec)
-          const session = yield* mapCheckoutErrors(checkout.cancel(path.checkout_session_id, input), codec, 405)
-          return json(codec.session.encode(session))
+          return yield* mapCheckoutErrors(
+            checkout.cancel(path.checkout_session_id, input).pipe(answeredWith(sessionAnswer(codec, 200))),
+            codec,
+            405
+          )
         }))
   }))

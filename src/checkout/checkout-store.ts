@@ -17,8 +17,9 @@
  * one step; when that answers false, decide again under the locks, in a transaction. Locking and
  * the lock order are explained in `docs/concurrency.md`.
  */
-import { Context, Effect, Option } from "effect"
+import { Context, Effect, type Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
+import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import type { OrderChange } from "../orders/order-store.ts"
 import type { SessionStatus } from "./checkout-schemas.ts"
 import type { Reservations, Session, Transition } from "./session-model.ts"
@@ -244,7 +245,8 @@ export class CheckoutStore extends Context.Tag("acp/CheckoutStore")<CheckoutStor
  * decision. When `write` answers false (what was decided on has changed), the same `decide` runs
  * again in a transaction on `lockedSnapshot` (read under the locks that keep it from changing),
  * and `write` must then succeed. A refusal of `decide` is the answer: it was true when read.
- * Answers the decision written.
+ * The write is the use case's last: the request's answer to `outcome(decision)` is committed with
+ * it (`commitWithAnswer`). Answers the decision written.
  */
 export const writeOptimistically = <S, D, ES, ED, RS, RD>(
   transaction: CheckoutStoreService["transaction"],
@@ -253,22 +255,34 @@ export const writeOptimistically = <S, D, ES, ED, RS, RD>(
     readonly lockedSnapshot: Effect.Effect<S, ES, RS>
     readonly decide: (snapshot: S) => Effect.Effect<D, ED, RD>
     readonly write: (decision: D, snapshot: S) => Effect.Effect<boolean, StorageError>
+    readonly outcome: (decision: D) => Either.Either<unknown, unknown>
   }
 ): Effect.Effect<D, ES | ED | StorageError, RS | RD> => {
-  const decideAndWrite = (read: Effect.Effect<S, ES, RS>) =>
+  const writeDecided = (snapshot: S) => (decision: D) =>
+    commitWithAnswer(
+      transaction,
+      step.write(decision, snapshot),
+      (written) => (written ? Option.some(step.outcome(decision)) : Option.none()),
+      true
+    ).pipe(Effect.map((written) => (written ? Option.some(decision) : Option.none())))
+  const underLocks = commitWithAnswer(
+    transaction,
     Effect.flatMap(
-      read,
+      step.lockedSnapshot,
       (snapshot) =>
-        Effect.flatMap(step.decide(snapshot), (decision) =>
-          Effect.map(step.write(decision, snapshot), (written) => (written ? Option.some(decision) : Option.none())))
-    )
-  return Effect.flatMap(decideAndWrite(step.snapshot), (written) =>
-    Option.isSome(written)
-      ? Effect.succeed(written.value)
-      : transaction(Effect.flatMap(decideAndWrite(step.lockedSnapshot), (underLocks) =>
-        Option.isSome(underLocks)
-          ? Effect.succeed(underLocks.value)
-          : Effect.fail(
-            new StorageError({ reason: "failure", cause: new Error("a conditional write refused under its locks") })
-          ))))
+        Effect.flatMap(
+          step.decide(snapshot),
+          (decision) =>
+            Effect.flatMap(step.write(decision, snapshot), (written) =>
+              written ? Effect.succeed(decision) : Effect.fail(
+                new StorageError({ reason: "failure", cause: new Error("a conditional write refused under its locks") })
+              ))
+        )
+    ),
+    (decision) => Option.some(step.outcome(decision))
+  )
+  return Effect.flatMap(
+    Effect.flatMap(step.snapshot, (snapshot) => Effect.flatMap(step.decide(snapshot), writeDecided(snapshot))),
+    (written) => (Option.isSome(written) ? Effect.succeed(written.value) : underLocks)
+  )
 }

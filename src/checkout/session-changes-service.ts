@@ -8,8 +8,9 @@
  * that step finds what was decided on changed does the same decision run again under the locks.
  * Every other change locks first.
  */
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
+import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
 import { SessionNotFound } from "./checkout-errors.ts"
 import { writeOptimistically } from "./checkout-store.ts"
@@ -27,6 +28,9 @@ import {
 } from "./session-model.ts"
 import { reduce } from "./session-reducer.ts"
 import { isExpiredAt, view } from "./session-view.ts"
+
+/** A use case whose answer is the session it wrote. */
+const answerSession = (session: Session) => Option.some(Either.right(session))
 
 const uniqueProductIds = (...lists: ReadonlyArray<ReadonlyArray<{ readonly id: string }> | undefined>) =>
   [...new Set(lists.flatMap((list) => (list ?? []).map((item) => item.id)))].sort()
@@ -51,7 +55,8 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
         lockedSnapshot: store.inventory.lockStock(uniqueProductIds(request.items), now, id),
         decide: (available) =>
           reduce(undefined, SessionCommand.Create({ id, request }), ctx.reducerContext(now, available, redemptions)),
-        write: (transition) => store.createSessionReservingStock(transition, now)
+        write: (transition) => store.createSessionReservingStock(transition, now),
+        outcome: (transition) => Either.right(transition.session)
       })
       return created.session
     })
@@ -109,17 +114,22 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
           snapshot: found(id, store.sessions.getVersioned(id)),
           lockedSnapshot: found(id, store.sessions.lock(id)),
           decide: ({ session }) => decideUpdate(session, request, now),
-          write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version)
+          write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version),
+          outcome: (transition) => Either.right(transition.session)
         })
         return updated.session
       }
-      return yield* store.transaction(Effect.gen(function*() {
-        const { session } = yield* found(id, store.sessions.lock(id))
-        const available = yield* store.inventory.lockStock(uniqueProductIds(session.items, request.items), now, id)
-        const transition = yield* decideUpdate(session, request, now, available)
-        yield* store.updateSessionAndReservations(transition)
-        return transition.session
-      }))
+      return yield* commitWithAnswer(
+        store.transaction,
+        Effect.gen(function*() {
+          const { session } = yield* found(id, store.sessions.lock(id))
+          const available = yield* store.inventory.lockStock(uniqueProductIds(session.items, request.items), now, id)
+          const transition = yield* decideUpdate(session, request, now, available)
+          yield* store.updateSessionAndReservations(transition)
+          return transition.session
+        }),
+        answerSession
+      )
     })
 
   const cancel = (
@@ -128,18 +138,22 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   ): Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      return yield* store.transaction(Effect.gen(function*() {
-        const { session } = yield* found(id, store.sessions.lock(id))
-        const transition = yield* reduce(
-          session,
-          SessionCommand.Cancel({ details: request.details }),
-          ctx.reducerContext(now)
-        ).pipe(
-          Effect.catchIf((error) => error._tag !== "SessionFinal", Effect.die)
-        ) as Effect.Effect<Transition, SessionFinal>
-        yield* store.updateSessionAndReservations(transition)
-        return transition.session
-      }))
+      return yield* commitWithAnswer(
+        store.transaction,
+        Effect.gen(function*() {
+          const { session } = yield* found(id, store.sessions.lock(id))
+          const transition = yield* reduce(
+            session,
+            SessionCommand.Cancel({ details: request.details }),
+            ctx.reducerContext(now)
+          ).pipe(
+            Effect.catchIf((error) => error._tag !== "SessionFinal", Effect.die)
+          ) as Effect.Effect<Transition, SessionFinal>
+          yield* store.updateSessionAndReservations(transition)
+          return transition.session
+        }),
+        answerSession
+      )
     })
 
   /** Marks sessions idle past their TTL as expired and releases their stock; returns how many. */

@@ -5,9 +5,10 @@
  * error of `delegate-api.ts` in that version's error object; no message carries request values.
  * Also the middlewares of the group: role, and authentication and signature answered per version.
  */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Clock, Effect, Either, Layer } from "effect"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect, Either, Layer, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
+import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { AppConfig } from "../platform/config.ts"
 import type { BadRequest, PayloadTooLarge } from "../platform/http/errors.ts"
 import { NotFound } from "../platform/http/errors.ts"
@@ -34,6 +35,7 @@ import {
   type DelegateServiceUnavailable,
   DelegateSignatureCheck
 } from "./delegate-api.ts"
+import { DelegatePaymentResponse } from "./delegate-payment.ts"
 import type { DelegateValidationFailure } from "./delegate-validation.ts"
 import { DELEGATE_WIRE } from "./delegate-wire/delegate-wire.ts"
 import { Vault } from "./vault.ts"
@@ -77,6 +79,13 @@ const fromStorageError = (
       Effect.fail(delegateError(version, "internal", DELEGATE_INTERNAL_MESSAGE))
     )
 
+const encodeToken = Schema.encodeSync(DelegatePaymentResponse)
+
+/** The 201 with the token (committed with the token, on a claimed request). */
+const tokenAnswer: RouteAnswer<DelegatePaymentResponse> = {
+  success: (token) => HttpServerResponse.unsafeJson(encodeToken(token), { status: 201 })
+}
+
 /** The bucket of one API key: `DELEGATE_RATE_LIMIT_PER_MINUTE` at once, refilled over a minute. */
 export const delegateBucket = (perMinute: number) => ({ capacity: perMinute, refillPerSecond: perMinute / 60 })
 
@@ -116,7 +125,10 @@ export const DelegateHandlers = HttpApiBuilder.group(DelegateApi, "delegate", (h
         return yield* vault.tokenize(payment, {
           clientKeyId: client.keyId,
           ...(idempotencyKey !== undefined && idempotencyKey !== "" ? { idempotencyKey } : {})
-        }).pipe(Effect.catchTag("StorageError", (error) => fromStorageError(version, error)))
+        }).pipe(
+          answeredWith(tokenAnswer),
+          Effect.catchTag("StorageError", (error) => fromStorageError(version, error))
+        )
       }))
   }))
 

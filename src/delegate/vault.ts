@@ -10,8 +10,9 @@
  * - Nothing here logs card data, and no error carries it: `CardUnreadable` names the token and the
  *   reason only.
  */
-import { Clock, Context, Data, Effect, Either, Layer, Redacted, Schema } from "effect"
+import { Clock, Context, Data, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
+import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
 import { optional } from "../shared/schema-helpers.ts"
@@ -144,11 +145,17 @@ export const makeVault = (
           funding: payment.fundingType,
           state: "active"
         }
-        yield* store.insertToken(record)
+        const response: DelegatePaymentResponse = { id, created: new Date(now).toISOString(), metadata }
+        yield* commitWithAnswer(
+          store.transaction,
+          store.insertToken(record),
+          () => Option.some(Either.right(response)),
+          true
+        )
         yield* Effect.logDebug("card tokenized").pipe(
           Effect.annotateLogs({ token_id: id, brand: record.brand, last4: record.last4, client: context.clientKeyId })
         )
-        return { id, created: new Date(now).toISOString(), metadata }
+        return response
       })
 
     const revealCard: VaultService["revealCard"] = (record) =>

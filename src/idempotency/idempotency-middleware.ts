@@ -45,6 +45,7 @@ import { Cause, Clock, type Context, Duration, Effect, Exit, Option, Redacted, S
 import { randomBytes } from "node:crypto"
 import { deriveVaultKeys } from "../delegate/vault-crypto.ts"
 import { AppConfig } from "../platform/config.ts"
+import { FaultInjection, type FaultInjectionShape } from "../platform/fault-injection.ts"
 import { internalError, serviceUnavailable } from "../platform/http/errors.ts"
 import { isValidIdempotencyKey } from "../platform/http/idempotency-key.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
@@ -82,6 +83,7 @@ import {
   isReplayableStatus,
   requestFingerprint
 } from "./idempotency.ts"
+import { ClaimedRequest, CurrentClaim, toStoredResponse } from "./idempotent-answer-service.ts"
 
 /** How long a claim protects an in-flight request when its process stops renewing it. */
 export const IDEMPOTENCY_LEASE_MILLIS = 60_000
@@ -161,50 +163,20 @@ const failureResponse = (rules: Answering, failure: IdempotencyFailure) => {
   return failure === "in_flight" ? withRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS)(response) : response
 }
 
-/**
- * Headers never stored: per-request ones (Request-Id, the echo, the replay marker, Content-Language
- * which the outer middleware sets) and transport ones the server computes again.
- */
-const unstoredHeaders = new Set([
-  "request-id",
-  "idempotency-key",
-  "idempotent-replayed",
-  "content-language",
-  "content-length",
-  "transfer-encoding",
-  "connection",
-  "date",
-  "set-cookie"
-])
-
-/** The response as stored, or undefined when its body cannot be kept (a stream, form data). */
-const toStored = (response: HttpServerResponse.HttpServerResponse): StoredResponse | undefined => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (!unstoredHeaders.has(name.toLowerCase())) headers[name.toLowerCase()] = value
-  }
-  switch (response.body._tag) {
-    case "Uint8Array":
-      headers["content-type"] = response.body.contentType
-      return { status: response.status, headers, body: response.body.body }
-    case "Empty":
-      return { status: response.status, headers, body: new Uint8Array(0) }
-    default:
-      return undefined
-  }
-}
-
-const replay = (stored: StoredResponse): HttpServerResponse.HttpServerResponse => {
+/** The stored response as sent; a replay adds `Idempotent-Replayed: true`. */
+const fromStored = (stored: StoredResponse): HttpServerResponse.HttpServerResponse => {
   const { "content-type": contentType, ...headers } = stored.headers
-  const response = contentType === undefined && stored.body.length === 0
+  return contentType === undefined && stored.body.length === 0
     ? HttpServerResponse.empty({ status: stored.status, headers })
     : HttpServerResponse.uint8Array(stored.body, {
       status: stored.status,
       headers,
       ...(contentType !== undefined ? { contentType } : {})
     })
-  return HttpServerResponse.setHeader(response, "idempotent-replayed", "true")
 }
+
+const replay = (stored: StoredResponse) =>
+  HttpServerResponse.setHeader(fromStored(stored), "idempotent-replayed", "true")
 
 /** What an existing live record means for a request with `body`. */
 const answerFor = (record: IdempotencyRecord, body: string, keys: FingerprintKeys, rules: Answering) =>
@@ -224,19 +196,27 @@ export interface IdempotencyOptions {
 
 const newClaimId = () => randomBytes(16).toString("hex")
 
+/** What a claimed request's run needs besides the app. */
+interface ClaimedRun {
+  readonly store: IdempotencyStoreService
+  readonly scope: IdempotencyScope
+  readonly claimId: string
+  readonly timing: { readonly ttlMillis: number; readonly leaseMillis: number; readonly renewEveryMillis: number }
+  /**
+   * Whether the request said its body is JSON. A 400 to a request that did not is not kept: it is
+   * most likely the route refusing the content type, which the client fixes in a header.
+   */
+  readonly jsonContentType: boolean
+  readonly faults: FaultInjectionShape
+}
+
 /**
- * Runs the claimed request, then stores its result or releases the key. `jsonContentType`: whether
- * the request said its body is JSON. A 400 to a request that did not is not kept: it is most likely
- * the route refusing the content type, which the client fixes in a header, not in the body.
+ * Runs the claimed request with its `ClaimedRequest` in `CurrentClaim`, then settles the key: an
+ * answer the use case committed with its effect is the response, already stored; any other answer
+ * is stored now (2xx–4xx, `isReplayableStatus`) or the key released.
  */
-const runClaimed = <E, R>(
-  app: HttpApp.Default<E, R>,
-  store: IdempotencyStoreService,
-  scope: IdempotencyScope,
-  claimId: string,
-  timing: { readonly ttlMillis: number; readonly leaseMillis: number; readonly renewEveryMillis: number },
-  jsonContentType: boolean
-) => {
+const runClaimed = <E, R>(app: HttpApp.Default<E, R>, run: ClaimedRun) => {
+  const { claimId, scope, store, timing } = run
   const renewLease = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     yield* store.renewLease(scope, claimId, now + timing.leaseMillis)
@@ -251,16 +231,22 @@ const runClaimed = <E, R>(
       Effect.logWarning("idempotency key release failed", error.reason)
     )
   )
+  const claim = new ClaimedRequest((response) =>
+    Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => store.complete(scope, claimId, response, now + timing.ttlMillis)
+    )
+  )
   const settle = (response: HttpServerResponse.HttpServerResponse) =>
     Effect.gen(function*() {
-      const keep = isReplayableStatus(response.status) && (jsonContentType || response.status !== 400)
-      const stored = keep ? toStored(response) : undefined
+      if (claim.committed !== undefined) return fromStored(claim.committed.stored)
+      const keep = isReplayableStatus(response.status) && (run.jsonContentType || response.status !== 400)
+      const stored = keep ? toStoredResponse(response) : undefined
       if (stored === undefined) {
         yield* release
         return response
       }
-      const now = yield* Clock.currentTimeMillis
-      const kept = yield* store.complete(scope, claimId, stored, now + timing.ttlMillis).pipe(
+      const kept = yield* claim.complete(stored).pipe(
         Effect.catchAll((error) =>
           Effect.as(Effect.logWarning("idempotency result could not be stored", error.reason), false)
         )
@@ -273,12 +259,14 @@ const runClaimed = <E, R>(
     // run requests in an uninterruptible region; closing the scope must stop the renewals.
     yield* Effect.forkScoped(Effect.interruptible(renewLease))
     // Uninterruptible: once claimed, run to the end and settle the key, even if the client left.
-    const exit = yield* Effect.exit(Effect.uninterruptible(app))
+    const exit = yield* Effect.exit(Effect.uninterruptible(Effect.locally(app, CurrentClaim, claim)))
     if (Exit.isFailure(exit)) {
-      // A failure of the app (unknown route, defect) becomes 404/405/500 outside: nothing to replay.
+      // A failure of the app (unknown route, defect) becomes 404/405/500 outside. An answer
+      // committed with the effect stays (release only frees a claim still in flight).
       yield* release
       return yield* Effect.failCause(exit.cause as Cause.Cause<E>)
     }
+    yield* Effect.flatMap(HttpServerRequest.HttpServerRequest, run.faults.afterRoute)
     return yield* settle(exit.value)
   }))
 }
@@ -292,6 +280,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
     const routeOf = idempotentRoutes(api)
     const store = yield* IdempotencyStore
     const config = yield* AppConfig
+    const faults = yield* FaultInjection
     const resolveKeyId = makeApiKeyResolver(config.apiKeys)
     const apiVersionProblem = makeApiVersionCheck(config.apiVersions)
     const signatureProblem = makeRequestSignatureCheck(config.requestSigningSecrets)
@@ -366,7 +355,14 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
         if (outcome.right._tag === "Existing") {
           return answerFor(outcome.right.record, body.value, fingerprintKeys, rules)
         }
-        return yield* runClaimed(app, store, scope, claimId, timing, isJsonContentType(request.headers["content-type"]))
+        return yield* runClaimed(app, {
+          store,
+          scope,
+          claimId,
+          timing,
+          jsonContentType: isJsonContentType(request.headers["content-type"]),
+          faults
+        })
       })
   })
 

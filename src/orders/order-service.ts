@@ -18,6 +18,7 @@ import { Catalog } from "../catalog/catalog-service.ts"
 import type { OrderSummary } from "../checkout/checkout-schemas.ts"
 import type { Session } from "../checkout/session-model.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { Ids } from "../platform/ids.ts"
 import { makeOrderEvent } from "./order-event.ts"
 import { makeOrder, type OrderSourceLineItem } from "./order-from-checkout.ts"
@@ -96,18 +97,22 @@ export const OrderServiceLive = Layer.effect(
     return OrderService.of({
       get: (id) => Effect.map(Effect.flatMap(store.getOrder(id), found(id)), (stored) => stored.order),
       apply: (id, command) =>
-        store.transaction(Effect.gen(function*() {
-          const stored = yield* Effect.flatMap(store.lockOrder(id), found(id))
-          const now = yield* Clock.currentTimeMillis
-          const changed = applyOrderCommand(stored.order, command, new Date(now).toISOString())
-          if (Either.isLeft(changed)) return yield* Effect.fail(changed.left)
-          const eventId = yield* ids.make("evt_")
-          yield* store.saveOrderWithEvent(
-            { ...stored, order: changed.right },
-            { id: eventId, payload: makeOrderEvent("order_update", changed.right, catalog.currency), now }
-          )
-          return changed.right
-        }))
+        commitWithAnswer(
+          store.transaction,
+          Effect.gen(function*() {
+            const stored = yield* Effect.flatMap(store.lockOrder(id), found(id))
+            const now = yield* Clock.currentTimeMillis
+            const changed = applyOrderCommand(stored.order, command, new Date(now).toISOString())
+            if (Either.isLeft(changed)) return yield* Effect.fail(changed.left)
+            const eventId = yield* ids.make("evt_")
+            yield* store.saveOrderWithEvent(
+              { ...stored, order: changed.right },
+              { id: eventId, payload: makeOrderEvent("order_update", changed.right, catalog.currency), now }
+            )
+            return changed.right
+          }),
+          (order) => Option.some(Either.right(order))
+        )
     })
   })
 )

@@ -2,9 +2,10 @@
  * Handlers of the merchant's order routes and of the order-event delivery routes (see
  * `orders-api.ts`). A route whose role is switched off answers exactly like an unknown route.
  */
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
+import { answeredWith, commitWithAnswer, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
 import {
   BadRequest,
   Conflict,
@@ -15,6 +16,8 @@ import {
 } from "../platform/http/errors.ts"
 import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
+import { orderJson } from "./order-json.ts"
+import type { Order } from "./order-schemas.ts"
 import { type OrderNotFound, OrderService } from "./order-service.ts"
 import {
   type InvalidRefundAmount,
@@ -99,6 +102,10 @@ const withoutRefundErrors = <A, R>(effect: Effect.Effect<A, OrderNotFound | Orde
     (error) => Effect.die(error)
   )
 
+const deliveryAnswer: RouteAnswer<OutboxEvent> = {
+  success: (event) => HttpServerResponse.unsafeJson(toDelivery(event))
+}
+
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 export const toDelivery = (event: OutboxEvent): Delivery => ({
@@ -116,6 +123,11 @@ export const toDelivery = (event: OutboxEvent): Delivery => ({
   delivered_at: isoOrNull(event.deliveredAt)
 })
 
+/** A changed order, answered (and committed with the change, on a claimed request) as the 200 the API declares. */
+const orderAnswer: RouteAnswer<Order> = {
+  success: (order) => HttpServerResponse.text(orderJson(order), { contentType: "application/json" })
+}
+
 /** The bodies' decoders, built once from the schemas the endpoints declare. */
 const decodeShipBody = decodeDeclaredBody(OrdersGroup, "ship")
 const decodeRefundBody = decodeDeclaredBody(OrdersGroup, "refund")
@@ -124,7 +136,10 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
   Effect.gen(function*() {
     const orders = yield* OrderService
     const change = (id: string, command: OrderCommand) =>
-      Effect.zipRight(requireRole("checkout"), mapOrderErrors(withoutRefundErrors(orders.apply(id, command))))
+      Effect.zipRight(
+        requireRole("checkout"),
+        mapOrderErrors(withoutRefundErrors(orders.apply(id, command)).pipe(answeredWith(orderAnswer)))
+      )
     return handlers
       .handle("get", ({ path }) => Effect.zipRight(requireRole("checkout"), mapOrderErrors(orders.get(path.order_id))))
       .handle("confirm", ({ path }) => change(path.order_id, OrderCommand.Confirm()))
@@ -150,7 +165,11 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
           Effect.flatMap(
             decodeRefundBody,
             (body) =>
-              mapOrderErrors(orders.apply(path.order_id, OrderCommand.Refund({ type: body.type, amount: body.amount })))
+              mapOrderErrors(
+                orders.apply(path.order_id, OrderCommand.Refund({ type: body.type, amount: body.amount })).pipe(
+                  answeredWith(orderAnswer)
+                )
+              )
           )
         ))
   }))
@@ -188,7 +207,16 @@ export const WebhookDeliveriesHandlers = HttpApiBuilder.group(
                 param: "$.event_id"
               })
             }
-            const redriven = yield* Effect.catchAll(store.redrive(path.event_id, now), storageFailure)
+            // The answer is committed with the redrive (a retry after a crash replays it).
+            const redriven = yield* Effect.catchAll(
+              commitWithAnswer(
+                store.transaction,
+                store.redrive(path.event_id, now),
+                Option.map((event) => Either.right(event)),
+                true
+              ),
+              storageFailure
+            )
             if (redriven._tag === "None") {
               return yield* new Conflict({
                 type: "invalid_request",
@@ -196,8 +224,8 @@ export const WebhookDeliveriesHandlers = HttpApiBuilder.group(
                 message: `Order event ${path.event_id} is ${existing.value.state}; only dead events can be redriven.`
               })
             }
-            return toDelivery(redriven.value)
-          }))
+            return redriven.value
+          }).pipe(answeredWith(deliveryAnswer)))
         .handle("metrics", () => Effect.zipRight(gate, Effect.catchAll(store.countByState, storageFailure)))
     })
 )

@@ -13,7 +13,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import { Api } from "../../src/app/api.ts"
 import { DELEGATE_WIRE } from "../../src/delegate/delegate-wire/delegate-wire.ts"
-import { VaultStore } from "../../src/delegate/vault-store.ts"
+import { VaultStore, type VaultStoreService } from "../../src/delegate/vault-store.ts"
 import {
   checkoutIdempotencyError,
   delegateIdempotencyError,
@@ -144,16 +144,20 @@ describe("delegate payment: the rules of the request's API-Version", () => {
       expect(again.text).toBe(first.text)
     })))
 
-  /** A vault store whose inserts wait for `gate`, announcing each one on `entered`. */
+  /**
+   * A vault store whose transactions (the token is inserted in one with its answer) wait for
+   * `gate` before they begin, announcing each one on `entered`: waiting inside would hold the
+   * memory database's one lock, which the twin's claim needs.
+   */
   const gatedVault = (entered: Deferred.Deferred<void>, gate: Deferred.Deferred<void>) =>
     Layer.effect(
       VaultStore,
-      Effect.map(makeMemoryVaultStore, (base) => ({
+      Effect.map(makeMemoryVaultStore, (base): VaultStoreService => ({
         ...base,
-        insertToken: (record: Parameters<typeof base.insertToken>[0]) =>
+        transaction: (effect) =>
           Deferred.succeed(entered, undefined).pipe(
             Effect.zipRight(Deferred.await(gate)),
-            Effect.zipRight(base.insertToken(record))
+            Effect.zipRight(base.transaction(effect))
           )
       }))
     )

@@ -16,6 +16,7 @@ import type { OrderStore } from "../../src/orders/order-store.ts"
 import type { ChargeStore } from "../../src/payments/charge-store.ts"
 import type { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
+import type { FaultInjection } from "../../src/platform/fault-injection.ts"
 import type { RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
 import type { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
@@ -53,6 +54,8 @@ export interface TestAppOptions {
   readonly catalog?: Layer.Layer<Catalog>
   /** The rate limiter; in process by default (fresh per `testApp`). */
   readonly rateLimiter?: Layer.Layer<RateLimiter, unknown>
+  /** Where requests crash (`test/support/faults.ts`); nowhere by default, as in production. */
+  readonly faults?: Layer.Layer<FaultInjection>
 }
 
 /** The application with in-memory storage, the demo catalog and the built-in test processor. */
@@ -64,6 +67,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.vaultStore ?? MemoryVaultStore),
     Layer.provide(options.idempotencyStore ?? MemoryIdempotencyStore),
     Layer.provide(options.rateLimiter ?? InProcessRateLimiter),
+    Layer.provide(options.faults ?? Layer.empty),
     Layer.provideMerge(options.orderStore ?? MemoryOrderStore),
     Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),

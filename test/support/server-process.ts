@@ -50,13 +50,15 @@ export interface SpawnOptions {
    * as a terminal's Ctrl-C or a service manager does: `process.kill(-server.child.pid, signal)`.
    */
   readonly processGroup?: boolean
+  /** The entry point, relative to the project root; `src/main.ts` unless a test needs another. */
+  readonly entry?: string
 }
 
-/** Spawns `src/main.ts` with `env` added to a minimal environment (PATH, HOME); not awaited ready. */
+/** Spawns `src/main.ts` (or `options.entry`) with `env` added to a minimal environment (PATH, HOME); not awaited ready. */
 export const spawnMain = (env: Record<string, string>, options?: SpawnOptions) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      const child = spawn(process.execPath, ["--import", "tsx", options?.entry ?? "src/main.ts"], {
         cwd: PROJECT_ROOT,
         env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", LOG_LEVEL: "Warn", ...env },
         stdio: ["ignore", "pipe", "pipe"],

@@ -14,10 +14,11 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
+import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
 import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import { SqlChargeStore } from "../../src/payments/sql-charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
-import type { MemoryDatabase } from "../doubles/memory-database.ts"
+import { MemoryDatabase } from "../doubles/memory-database.ts"
 import type { TestAppOptions } from "./http.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase, type TestDatabase } from "./test-database.ts"
 
@@ -34,8 +35,17 @@ export interface StoreUnderTest {
    * memory: `testApp`'s defaults), so a completion's writes commit or roll back together as in
    * production.
    */
-  readonly freshStores: Effect.Effect<Pick<TestAppOptions, "store" | "vaultStore" | "chargeStore" | "orderStore">>
+  readonly freshStores: Effect.Effect<
+    Pick<TestAppOptions, "store" | "vaultStore" | "chargeStore" | "orderStore" | "idempotencyStore">
+  >
+  /**
+   * How many rows `table` holds now (memory: the memory database in context). Only for tables
+   * with one row per thing in both kinds: sessions, orders, tokens, charges, events.
+   */
+  readonly rowCount: (table: CountedTable) => Effect.Effect<number, never, MemoryDatabase>
 }
+
+export type CountedTable = "checkout_sessions" | "orders" | "vault_tokens" | "processor_charges" | "webhook_outbox"
 
 /** Empties every table of the current schema except the migrations record. */
 export const truncateAll = Effect.gen(function*() {
@@ -53,7 +63,8 @@ export const memoryStore: StoreUnderTest = {
   available: true,
   register: () => {},
   fresh: Effect.succeed(MemoryCheckoutStore),
-  freshStores: Effect.succeed({})
+  freshStores: Effect.succeed({}),
+  rowCount: (table) => Effect.map(MemoryDatabase, (db) => [...db.table(table).values()].length)
 }
 
 const sharedSqlStore = (name: string, available: boolean, database: () => TestDatabase): StoreUnderTest => {
@@ -89,11 +100,24 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             store: Layer.provide(SqlCheckoutStore, client),
             vaultStore: Layer.provide(SqlVaultStore, client),
             chargeStore: Layer.provide(SqlChargeStore, client),
-            orderStore: Layer.provide(SqlOrderStore, client)
+            orderStore: Layer.provide(SqlOrderStore, client),
+            idempotencyStore: Layer.provide(SqlIdempotencyStore, client)
           }
         })
       )
-    })
+    }),
+    rowCount: (table) =>
+      Effect.suspend(() => {
+        if (runtime === undefined) return Effect.dieMessage(`${name}: the shared database is not open`)
+        return Effect.promise(() =>
+          runtime!.runPromise(
+            Effect.flatMap(
+              SqlClient.SqlClient,
+              (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)}`
+            )
+          )
+        ).pipe(Effect.map((rows) => rows[0]?.n ?? 0))
+      })
   }
 }
 

@@ -1,0 +1,142 @@
+/**
+ * The answer of an idempotent request, committed in the same transaction as its effect: both
+ * commit or neither does, so a retry after a crash at any point replays the first answer and never
+ * repeats the effect (`docs/concurrency.md`, "Idempotency keys").
+ *
+ * Three parties, one mechanism for every idempotent route:
+ * - the idempotency middleware, having claimed the request's key, runs the route with a
+ *   `ClaimedRequest` in `CurrentClaim`: how to store an answer on that claim;
+ * - the route's handler says how it answers what its use case decides (`answeredWith`): the
+ *   rendering of the success, and of the failures a use case commits with an effect (a declined
+ *   payment is recorded, then answered);
+ * - the use case runs its final write through `commitWithAnswer`, which renders the answer to the
+ *   write's outcome and stores it on the claim inside the write's transaction.
+ *
+ * When the answer was committed, the middleware answers with exactly the stored response (the
+ * first answer and every replay are the same bytes) and stores nothing more. An answer that no
+ * use case committed (a refusal before any write) is stored by the middleware after the route,
+ * as before: nothing else was committed, so a crash in between loses nothing.
+ *
+ * Without a claim (no Idempotency-Key, or a route the middleware does not cover) nothing here
+ * costs more than reading a FiberRef, and a write that is atomic alone runs without a transaction.
+ */
+import type { HttpServerResponse } from "@effect/platform"
+import { Effect, Either, FiberRef, Option } from "effect"
+import { StorageError } from "../db/storage-error.ts"
+import type { StoredResponse } from "./idempotency-store.ts"
+
+/** How a route answers what its use case decides. */
+export interface RouteAnswer<A, E = unknown> {
+  readonly success: (value: A) => HttpServerResponse.HttpServerResponse
+  /** The answer to a failure the use case commits with an effect; other failures are answered by the route. */
+  readonly failure?: (error: E) => HttpServerResponse.HttpServerResponse
+}
+
+/** An answer stored on the claim in a transaction that committed. */
+export interface CommittedAnswer {
+  readonly stored: StoredResponse
+  readonly response: HttpServerResponse.HttpServerResponse
+}
+
+/** The claim of the request being run, set by the idempotency middleware for the route's run. */
+export class ClaimedRequest {
+  /** Set by the route's handler (`answeredWith`). */
+  answer: RouteAnswer<any, any> | undefined = undefined
+  /** Set once the transaction that stored the answer committed. */
+  committed: CommittedAnswer | undefined = undefined
+  constructor(
+    /** Stores `response` as the claim's result, in the transaction it runs in; false if the claim is lost. */
+    readonly complete: (response: StoredResponse) => Effect.Effect<boolean, StorageError>
+  ) {}
+}
+
+export const CurrentClaim = FiberRef.unsafeMake<ClaimedRequest | undefined>(undefined)
+
+/**
+ * Headers never stored: per-request ones (Request-Id, the echo, the replay marker, Content-Language
+ * which the outer middleware sets) and transport ones the server computes again.
+ */
+const unstoredHeaders = new Set([
+  "request-id",
+  "idempotency-key",
+  "idempotent-replayed",
+  "content-language",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "date",
+  "set-cookie"
+])
+
+/** The response as stored, or undefined when its body cannot be kept (a stream, form data). */
+export const toStoredResponse = (response: HttpServerResponse.HttpServerResponse): StoredResponse | undefined => {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (!unstoredHeaders.has(name.toLowerCase())) headers[name.toLowerCase()] = value
+  }
+  switch (response.body._tag) {
+    case "Uint8Array":
+      headers["content-type"] = response.body.contentType
+      return { status: response.status, headers, body: response.body.body }
+    case "Empty":
+      return { status: response.status, headers, body: new Uint8Array(0) }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The route's side: runs the use case `effect` and answers its success with `answer.success`; on a
+ * claimed request, the use case's `commitWithAnswer` renders and stores the answer with its effect
+ * (the response rendered there is the one returned).
+ */
+export const answeredWith =
+  <A, F = unknown>(answer: RouteAnswer<A, F>) =>
+  <E extends F, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+    Effect.flatMap(FiberRef.get(CurrentClaim), (claim) => {
+      if (claim === undefined) return Effect.map(effect, answer.success)
+      claim.answer = answer
+      return Effect.map(effect, (value) => claim.committed?.response ?? answer.success(value))
+    })
+
+/** The claim was taken over (its lease ran out) before the answer was stored: the effect is rolled back. */
+const claimLost = new StorageError({
+  reason: "unavailable",
+  cause: new Error("the idempotency claim was taken over before the answer was stored")
+})
+
+/**
+ * The use case's side: runs `write`, its final write, in `transaction` and, on a claimed request,
+ * stores in the same transaction the route's answer to `outcomeOf(result)` (none: `write` decided
+ * nothing to answer, e.g. a conditional step that wrote nothing). Call it outside any other
+ * transaction: the answer counts as committed when this transaction commits. `atomicAlone`: `write`
+ * is one atomic store step, run as is when there is no answer to store with it.
+ */
+export const commitWithAnswer = <A, E, R>(
+  transaction: <A1, E1, R1>(effect: Effect.Effect<A1, E1, R1>) => Effect.Effect<A1, E1 | StorageError, R1>,
+  write: Effect.Effect<A, E, R>,
+  outcomeOf: (result: A) => Option.Option<Either.Either<unknown, unknown>>,
+  atomicAlone = false
+): Effect.Effect<A, E | StorageError, R> =>
+  Effect.flatMap(FiberRef.get(CurrentClaim), (claim) => {
+    const answer = claim?.answer
+    if (claim === undefined || answer === undefined) return atomicAlone ? write : transaction(write)
+    let answered: CommittedAnswer | undefined
+    const storeAnswer = (result: A): Effect.Effect<void, StorageError> => {
+      const outcome = outcomeOf(result)
+      if (Option.isNone(outcome)) return Effect.void
+      const response = Either.isRight(outcome.value)
+        ? answer.success(outcome.value.right)
+        : answer.failure?.(outcome.value.left)
+      const stored = response === undefined ? undefined : toStoredResponse(response)
+      if (response === undefined || stored === undefined) return Effect.void
+      return Effect.flatMap(claim.complete(stored), (kept) => {
+        if (!kept) return Effect.fail(claimLost)
+        answered = { stored, response }
+        return Effect.void
+      })
+    }
+    return Effect.tap(transaction(Effect.tap(write, storeAnswer)), () => {
+      if (answered !== undefined) claim.committed = answered
+    })
+  })
