@@ -34,9 +34,11 @@
  * never stored. The outer `requestMiddleware` echoes a valid `Idempotency-Key` on every response.
  *
  * The claim is an `in_flight` record with a lease (`IDEMPOTENCY_LEASE_MILLIS`), renewed while the
- * route runs. If the process dies between claim and result, the key stays in flight until the
- * lease runs out; then a retry with the same body takes it over and runs the route again. Why
- * that cannot charge twice, and what it means per route, is in `docs/concurrency.md` ("Idempotency keys").
+ * route runs, and in `CurrentClaim` while it runs: a use case that writes stores its answer in the
+ * transaction of its write (`idempotent-answer-service.ts`), so a crash after that commit is
+ * replayed. If the process dies before it, the key stays in flight until the lease runs out; then
+ * a retry with the same body takes it over and runs the route again. Per route and crash point:
+ * `docs/concurrency.md` ("Idempotency keys").
  * A claimed request is not interrupted when its client goes away: it runs to the end so that its
  * result is stored for the retry.
  */

@@ -12,7 +12,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Layer, TestClock } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { freshMemoryDatabase } from "../doubles/memory-database.ts"
+import { StorageError } from "../../src/db/storage-error.ts"
+import { IdempotencyStore, type IdempotencyStoreService } from "../../src/idempotency/idempotency-store.ts"
+import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
+import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { clientOf, createRequest, idempotencyKey, NOW, updateRequest } from "../support/acp-fixtures.ts"
 import { type CrashSwitch, makeCrashSwitch } from "../support/faults.ts"
 import { address, buyer, get, paymentData, post, testApp, type TestResponse } from "../support/http.ts"
@@ -43,13 +46,38 @@ const card = (sessionId: string, number = "4242424242424242") => ({
 
 const isReplay = (response: TestResponse) => response.headers.get("idempotent-replayed") === "true"
 
+/**
+ * The idempotency store of `base` whose next answer stored while `failNext` is set is stored and
+ * then fails, as a COMMIT that fails after the transaction's last statement would.
+ */
+const failingAfterTheAnswer = (
+  base: Layer.Layer<IdempotencyStore, unknown, MemoryDatabase>,
+  failNext: { armed: boolean }
+) =>
+  Layer.effect(
+    IdempotencyStore,
+    Effect.map(IdempotencyStore, (store): IdempotencyStoreService => ({
+      ...store,
+      complete: (scope, claimId, response, expiresAt) =>
+        Effect.flatMap(store.complete(scope, claimId, response, expiresAt), (kept) => {
+          if (!failNext.armed) return Effect.succeed(kept)
+          failNext.armed = false
+          return Effect.fail(new StorageError({ reason: "failure", cause: new Error("fails after the answer") }))
+        })
+    }))
+  ).pipe(Layer.provide(base))
+
 const crashSuite = (kind: StoreUnderTest) => {
-  const run = <A, E>(body: (crash: CrashSwitch) => Effect.Effect<A, E, any>) =>
+  const run = <A, E>(
+    body: (crash: CrashSwitch) => Effect.Effect<A, E, any>,
+    failNext: { armed: boolean } = { armed: false }
+  ) =>
     Effect.flatMap(kind.freshStores, (stores) => {
       const crash = makeCrashSwitch()
+      const idempotencyStore = failingAfterTheAnswer(stores.idempotencyStore ?? MemoryIdempotencyStore, failNext)
       return Effect.provide(
         body(crash),
-        Layer.merge(testApp({ ...stores, faults: crash.layer }), freshMemoryDatabase)
+        Layer.merge(testApp({ ...stores, idempotencyStore, faults: crash.layer }), freshMemoryDatabase)
       )
     }) as Effect.Effect<A, E, never>
 
@@ -124,6 +152,26 @@ const crashSuite = (kind: StoreUnderTest) => {
           expect(yield* stockOf("print-limited")).toEqual({ onHand: 3, reserved: 2 })
         })
       ))
+
+    it.effect("the answer is in the effect's transaction: when that transaction fails, neither stays", () => {
+      const failNext = { armed: false }
+      return run(() =>
+        Effect.gen(function*() {
+          const body = { items: [{ id: "print-limited", quantity: 2 }], buyer, fulfillment_address: address }
+          const headers = { "idempotency-key": idempotencyKey() }
+          failNext.armed = true
+          const failed = yield* post("/checkout_sessions", body, { headers })
+          expect(failed.status).toBe(500)
+          expect(failNext.armed).toBe(false)
+          expect(yield* kind.rowCount("checkout_sessions")).toBe(0)
+          expect(yield* stockOf("print-limited")).toEqual({ onHand: 3, reserved: 0 })
+          // Nothing was kept for the key: the retry runs, and its session exists.
+          const retried = yield* post("/checkout_sessions", body, { headers })
+          expect([retried.status, isReplay(retried)]).toEqual([201, false])
+          expect((yield* get(`/checkout_sessions/${retried.body.id}`)).status).toBe(200)
+          expect(yield* kind.rowCount("checkout_sessions")).toBe(1)
+        }), failNext)
+    })
 
     it.effect("create in 2026-04-17 (the key is required): the answer is in that version's format", () =>
       run((crash) =>

@@ -17,9 +17,11 @@ import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
 import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import { SqlChargeStore } from "../../src/payments/sql-charge-store.ts"
+import { SqlReceivedEventsStore } from "../../src/webhooks/sql-received-events-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { MemoryDatabase } from "../doubles/memory-database.ts"
 import type { TestAppOptions } from "./http.ts"
+import { memoryState } from "./memory-state.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase, type TestDatabase } from "./test-database.ts"
 
 export interface StoreUnderTest {
@@ -36,13 +38,21 @@ export interface StoreUnderTest {
    * production.
    */
   readonly freshStores: Effect.Effect<
-    Pick<TestAppOptions, "store" | "vaultStore" | "chargeStore" | "orderStore" | "idempotencyStore">
+    Pick<
+      TestAppOptions,
+      "store" | "vaultStore" | "chargeStore" | "orderStore" | "idempotencyStore" | "receivedEventsStore"
+    >
   >
   /**
    * How many rows `table` holds now (memory: the memory database in context). Only for tables
    * with one row per thing in both kinds: sessions, orders, tokens, charges, events.
    */
   readonly rowCount: (table: CountedTable) => Effect.Effect<number, never, MemoryDatabase>
+  /**
+   * Everything stored, as a value to compare with an earlier one: every table but the idempotency
+   * keys (a 4xx to a keyed request is kept for replay by design) and the rate-limit buckets.
+   */
+  readonly state: Effect.Effect<unknown, never, MemoryDatabase>
 }
 
 export type CountedTable = "checkout_sessions" | "orders" | "vault_tokens" | "processor_charges" | "webhook_outbox"
@@ -64,8 +74,25 @@ export const memoryStore: StoreUnderTest = {
   register: () => {},
   fresh: Effect.succeed(MemoryCheckoutStore),
   freshStores: Effect.succeed({}),
-  rowCount: (table) => Effect.map(MemoryDatabase, (db) => [...db.table(table).values()].length)
+  rowCount: (table) => Effect.map(MemoryDatabase, (db) => [...db.table(table).values()].length),
+  state: memoryState
 }
+
+/** Every row of every table but the bookkeeping ones, each table's rows as sorted JSON texts. */
+const sqlState = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const tables = yield* sql<{ name: string }>`
+    SELECT tablename AS name FROM pg_tables
+    WHERE schemaname = current_schema()
+      AND tablename NOT IN ('effect_sql_migrations', 'sql_functions', 'idempotency_keys', 'rate_limit_buckets')
+    ORDER BY tablename`
+  const state: Record<string, ReadonlyArray<string>> = {}
+  for (const { name } of tables) {
+    const rows = yield* sql<{ row: string }>`SELECT row_to_json(t)::text AS row FROM ${sql(name)} t`
+    state[name] = rows.map((r) => r.row).sort()
+  }
+  return state
+}).pipe(Effect.orDie)
 
 const sharedSqlStore = (name: string, available: boolean, database: () => TestDatabase): StoreUnderTest => {
   let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown> | undefined
@@ -101,7 +128,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             vaultStore: Layer.provide(SqlVaultStore, client),
             chargeStore: Layer.provide(SqlChargeStore, client),
             orderStore: Layer.provide(SqlOrderStore, client),
-            idempotencyStore: Layer.provide(SqlIdempotencyStore, client)
+            idempotencyStore: Layer.provide(SqlIdempotencyStore, client),
+            receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client)
           }
         })
       )
@@ -117,7 +145,11 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             )
           )
         ).pipe(Effect.map((rows) => rows[0]?.n ?? 0))
-      })
+      }),
+    state: Effect.suspend(() => {
+      if (runtime === undefined) return Effect.dieMessage(`${name}: the shared database is not open`)
+      return Effect.promise(() => runtime!.runPromise(sqlState))
+    })
   }
 }
 
