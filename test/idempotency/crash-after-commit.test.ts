@@ -17,32 +17,17 @@ import { IdempotencyStore, type IdempotencyStoreService } from "../../src/idempo
 import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { clientOf, createRequest, idempotencyKey, NOW, updateRequest } from "../support/acp-fixtures.ts"
+import { delegateRequestWith } from "../support/delegate.ts"
 import { type CrashSwitch, makeCrashSwitch } from "../support/faults.ts"
 import { address, buyer, get, paymentData, post, testApp, type TestResponse } from "../support/http.ts"
 import { storesUnderTest, type StoreUnderTest } from "../support/store-under-test.ts"
 
-const card = (sessionId: string, number = "4242424242424242") => ({
-  payment_method: {
-    type: "card",
-    card_number_type: "fpan",
-    number,
-    exp_month: "12",
-    exp_year: "2030",
-    cvc: "123",
-    display_card_funding_type: "credit",
-    metadata: {}
-  },
-  allowance: {
-    reason: "one_time",
-    max_amount: 1_000_000,
-    currency: "usd",
-    checkout_session_id: sessionId,
-    merchant_id: "merchant_test",
-    expires_at: "2030-01-01T00:00:00Z"
-  },
-  risk_signals: [{ type: "card_testing", score: 1, action: "authorized" }],
-  metadata: { source: "test" }
-})
+/** The delegate fixture's card, allowed for `sessionId` up to any total of these tests. */
+const card = (sessionId: string) =>
+  delegateRequestWith((request) => {
+    request.allowance.checkout_session_id = sessionId
+    request.allowance.max_amount = 1_000_000
+  })
 
 const isReplay = (response: TestResponse) => response.headers.get("idempotent-replayed") === "true"
 
