@@ -6,6 +6,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
+import { AcsGroup, DelegateAuthenticationGroup } from "../authentication/authentication-api.ts"
 import { CheckoutGroup, checkoutGroupFor } from "../checkout/checkout-api.ts"
 import { DelegateGroup, delegateGroupFor } from "../delegate/delegate-api.ts"
 import { hasRequestNotIdempotentType } from "../idempotency/idempotency-errors.ts"
@@ -56,6 +57,8 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(WebhookDeliveriesGroup)
       .add(WebhookReceiverGroup)
       .add(ReceivedOrdersGroup)
+      .add(DelegateAuthenticationGroup)
+      .add(AcsGroup)
   )
 
 /** The API the server serves, to requests of every accepted version. */

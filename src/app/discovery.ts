@@ -54,11 +54,14 @@ export type DiscoveryResponse = typeof DiscoveryResponse.Type
 /**
  * The ACP services each role serves. `orders` is the post-purchase order lifecycle: the order a
  * completed session returns, its order events and the `/orders` routes, all served by the checkout
- * role. The webhook roles serve no seller API of their own (the receiver is the agent platform's).
+ * role. The webhook roles serve no seller API of their own (the receiver is the agent platform's);
+ * the discovery enum has no value for the Delegate Authentication API (an authentication
+ * provider's, not the seller's).
  */
 const SERVICES_OF_ROLE: Record<Role, ReadonlyArray<DiscoveryService>> = {
   checkout: ["checkout", "orders"],
   delegate: ["delegate_payment"],
+  delegate_authentication: [],
   webhook_receiver: [],
   webhook_sender: []
 }

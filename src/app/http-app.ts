@@ -5,6 +5,11 @@
  */
 import { HttpApiBuilder, type HttpApp, HttpRouter } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
+import { AcsHandlers } from "../authentication/acs-handlers.ts"
+import {
+  AuthenticationMiddlewareLive,
+  DelegateAuthenticationHandlers
+} from "../authentication/authentication-handlers.ts"
 import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
 import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate/delegate-handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
@@ -31,9 +36,17 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     OrdersHandlers,
     WebhookDeliveriesHandlers,
     WebhookReceiverHandlers,
-    ReceivedOrdersHandlers
+    ReceivedOrdersHandlers,
+    DelegateAuthenticationHandlers,
+    AcsHandlers
   ]),
-  Layer.provide([AuthorizationLive, ApiVersionLive, RequestSignatureLive, DelegateMiddlewareLive])
+  Layer.provide([
+    AuthorizationLive,
+    ApiVersionLive,
+    RequestSignatureLive,
+    DelegateMiddlewareLive,
+    AuthenticationMiddlewareLive
+  ])
 )
 
 const RoutesLive = Layer.mergeAll(

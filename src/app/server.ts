@@ -9,6 +9,8 @@ import { readFileSync } from "node:fs"
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import { join } from "node:path"
+import { IssuerAuthenticationLive } from "../authentication/authentication-service.ts"
+import { SqlAuthenticationStore } from "../authentication/sql-authentication-store.ts"
 import { CatalogLive } from "../catalog/catalog-service.ts"
 import { CheckoutService, CheckoutServiceLive } from "../checkout/checkout-service.ts"
 import { SqlCheckoutStore } from "../checkout/sql-checkout-store.ts"
@@ -69,6 +71,7 @@ export const ExpirySweeper = Layer.scopedDiscard(
 export const ApplicationServices = HttpAppLive.pipe(
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
+  Layer.provideMerge(IssuerAuthenticationLive),
   Layer.provideMerge(OrderServicesLive),
   Layer.provide(Ids.Live)
 )
@@ -218,6 +221,7 @@ export const ServerLive = HttpServerLive.pipe(
   Layer.provide([
     SqlCheckoutStore,
     SqlVaultStore,
+    SqlAuthenticationStore,
     SqlIdempotencyStore,
     SqlOrderStore,
     SqlReceivedEventsStore,

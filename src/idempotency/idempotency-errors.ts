@@ -148,15 +148,33 @@ export const delegateIdempotencyError = (version: ApiVersionName, failure: Idemp
   body(failure, "invalid_request", delegateCodes[version][failure])
 
 // ---------------------------------------------------------------------------------------------
+// Delegate authentication (2026-04-17 only; its RFC's rules, which are the fixed ones)
+
+const delegateAuthenticationCodes: Record<IdempotencyFailure, DelegateIdempotencyCode> = {
+  missing_key: "invalid_card",
+  invalid_key: "invalid_card",
+  conflict: "idempotency_conflict",
+  in_flight: "duplicate_request"
+}
+
+/**
+ * The Delegate Authentication API's error object of `failure`: its `code` enum is closed
+ * (`invalid_card`, `duplicate_request`, `idempotency_conflict`), in every version it is asked in.
+ */
+export const delegateAuthenticationIdempotencyError = (failure: IdempotencyFailure): IdempotencyErrorBody =>
+  body(failure, "invalid_request", delegateAuthenticationCodes[failure])
+
+// ---------------------------------------------------------------------------------------------
 // By family
 
 /** The families of `src/platform/http/route-declarations.ts` (`ErrorFamilyName`). */
-export type IdempotencyErrorFamily = "checkout" | "delegate"
+export type IdempotencyErrorFamily = "checkout" | "delegate" | "delegate_authentication"
 
 export const idempotencyErrorsOf: Record<
   IdempotencyErrorFamily,
   (version: ApiVersionName) => IdempotencyErrorFlavour
 > = {
   checkout: (version) => (failure) => checkoutIdempotencyError(version, failure),
-  delegate: (version) => (failure) => delegateIdempotencyError(version, failure)
+  delegate: (version) => (failure) => delegateIdempotencyError(version, failure),
+  delegate_authentication: () => delegateAuthenticationIdempotencyError
 }

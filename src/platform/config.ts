@@ -12,8 +12,14 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path"
 import { API_VERSION_NAMES, type ApiVersionName, isApiVersionName } from "../shared/api-versions.ts"
 
-export type Role = "checkout" | "delegate" | "webhook_receiver" | "webhook_sender"
-export const ALL_ROLES: ReadonlyArray<Role> = ["checkout", "delegate", "webhook_receiver", "webhook_sender"]
+export type Role = "checkout" | "delegate" | "delegate_authentication" | "webhook_receiver" | "webhook_sender"
+export const ALL_ROLES: ReadonlyArray<Role> = [
+  "checkout",
+  "delegate",
+  "delegate_authentication",
+  "webhook_receiver",
+  "webhook_sender"
+]
 
 /** Every version with a codec is accepted unless `API_VERSIONS` narrows the list. */
 export const DEFAULT_API_VERSIONS: ReadonlyArray<ApiVersionName> = API_VERSION_NAMES

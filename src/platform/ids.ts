@@ -39,7 +39,7 @@ export const randomId = (prefix: string): string => {
 }
 
 export interface IdsService {
-  readonly make: (prefix: "cs_" | "ord_" | "vt_" | "evt_" | "ch_" | "req_" | "li_") => Effect.Effect<string>
+  readonly make: (prefix: "cs_" | "ord_" | "vt_" | "evt_" | "ch_" | "req_" | "li_" | "authn_") => Effect.Effect<string>
 }
 
 export class Ids extends Context.Tag("acp/Ids")<Ids, IdsService>() {

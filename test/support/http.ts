@@ -7,6 +7,7 @@ import { HttpApp, HttpServer } from "@effect/platform"
 import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { HttpAppService } from "../../src/app/http-app.ts"
 import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/app/server.ts"
+import type { AuthenticationStore } from "../../src/authentication/authentication-store.ts"
 import { type Catalog, DemoCatalog } from "../../src/catalog/catalog-service.ts"
 import type { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { checkoutCodecs } from "../../src/checkout/wire/checkout-codecs.ts"
@@ -20,6 +21,7 @@ import type { FaultInjection } from "../../src/platform/fault-injection.ts"
 import type { RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
 import type { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
+import { MemoryAuthenticationStore } from "../doubles/memory-authentication-store.ts"
 import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
@@ -42,6 +44,8 @@ export interface TestAppOptions {
   /** The delegate payment vault's store; in memory by default. */
   readonly vaultStore?: Layer.Layer<VaultStore, unknown, MemoryDatabase>
   readonly payments?: Layer.Layer<PaymentProvider>
+  /** The issuer authentication sessions' store; in memory by default. */
+  readonly authenticationStore?: Layer.Layer<AuthenticationStore, unknown, MemoryDatabase>
   /** The idempotency keys' store; in memory by default. */
   readonly idempotencyStore?: Layer.Layer<IdempotencyStore, unknown, MemoryDatabase>
   /** Full orders and the order-event outbox; in memory by default. */
@@ -65,6 +69,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.chargeStore ?? MemoryChargeStore),
     Layer.provideMerge(options.store ?? MemoryCheckoutStore),
     Layer.provideMerge(options.vaultStore ?? MemoryVaultStore),
+    Layer.provideMerge(options.authenticationStore ?? MemoryAuthenticationStore),
     Layer.provide(options.idempotencyStore ?? MemoryIdempotencyStore),
     Layer.provide(options.rateLimiter ?? InProcessRateLimiter),
     Layer.provide(options.faults ?? Layer.empty),

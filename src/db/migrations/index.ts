@@ -17,6 +17,7 @@ import m0007 from "./0007_stock_reserved.ts"
 import m0012 from "./0012_rate_limits.ts"
 import m0013 from "./0013_sql_functions.ts"
 import m0014 from "./0014_checkout_function_results.ts"
+import m0015 from "./0015_authentication_sessions.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -29,7 +30,8 @@ export const migrations: Record<string, Migration> = {
   "0007_stock_reserved": m0007,
   "0012_rate_limits": m0012,
   "0013_sql_functions": m0013,
-  "0014_checkout_function_results": m0014
+  "0014_checkout_function_results": m0014,
+  "0015_authentication_sessions": m0015
 }
 
 /** The loader for `PgMigrator.run({ loader })`. */

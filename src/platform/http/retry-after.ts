@@ -14,7 +14,11 @@ import type { ErrorFamilyName } from "./route-declarations.ts"
  * Seconds to wait after a 503, by the error family of the route: the checkout family's is also
  * the default of any 503 that says nothing (`withRetryAfterOn503`).
  */
-export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS: Record<ErrorFamilyName, number> = { checkout: 2, delegate: 5 }
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS: Record<ErrorFamilyName, number> = {
+  checkout: 2,
+  delegate: 5,
+  delegate_authentication: 5
+}
 
 /** Seconds to wait after a 409 `idempotency_in_flight`. */
 export const IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS = 1

@@ -7,10 +7,10 @@ import { Context } from "effect"
 
 /**
  * The error object a group's routes answer in: the checkout error object (CONTRACT §3; also the
- * order and receiver routes) or the delegate payment one (its closed set of codes). Groups that
- * declare none answer in the checkout one.
+ * order and receiver routes), the delegate payment one or the delegate authentication one (each
+ * with its closed set of codes). Groups that declare none answer in the checkout one.
  */
-export type ErrorFamilyName = "checkout" | "delegate"
+export type ErrorFamilyName = "checkout" | "delegate" | "delegate_authentication"
 
 export class ErrorFamily extends Context.Tag("acp/ErrorFamily")<ErrorFamily, ErrorFamilyName>() {}
 
