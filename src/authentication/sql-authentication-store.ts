@@ -10,6 +10,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
 import { fromSqlError, StorageError } from "../db/storage-error.ts"
+import { AuthenticationStatusWire } from "./authentication-schemas.ts"
 import type { AuthenticationSession } from "./authentication-session.ts"
 import { AuthenticationStore, type AuthenticationStoreService } from "./authentication-store.ts"
 
@@ -32,18 +33,7 @@ const Stored = Schema.Struct({
   })),
   channelGiven: Schema.Boolean,
   challengeNotificationUrl: opt(Schema.String),
-  status: Schema.Literal(
-    "action_required",
-    "pending",
-    "not_supported",
-    "authenticated",
-    "attempted",
-    "not_authenticated",
-    "rejected",
-    "unavailable",
-    "expired",
-    "challenge_abandoned"
-  ),
+  status: AuthenticationStatusWire,
   action: opt(Schema.Literal("fingerprint", "challenge")),
   threeDsServerTransId: Schema.String,
   acsTransId: Schema.String,
