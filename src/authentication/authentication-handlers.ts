@@ -13,7 +13,7 @@ import { AppConfig } from "../platform/config.ts"
 import { BadRequest, NotFound } from "../platform/http/errors.ts"
 import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
-import { bearerTokenOf, CurrentClient, makeApiKeyResolver, RequestedApiVersion } from "../platform/http/security.ts"
+import { CurrentClient, makeBearerCheck, RequestedApiVersion } from "../platform/http/security.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import {
   AuthnBadRequest,
@@ -261,22 +261,13 @@ const AuthnRoleEnabledLive = Layer.effect(
 
 const AuthnBearerLive = Layer.effect(
   AuthnBearer,
-  Effect.map(AppConfig, (config) => {
-    const resolve = makeApiKeyResolver(config.apiKeys)
-    return Effect.flatMap(
-      HttpServerRequest.HttpServerRequest,
-      (request) =>
-        resolve(bearerTokenOf(request.headers["authorization"])) !== undefined
-          ? Effect.void
-          : Effect.fail(
-            new AuthnUnauthorized({
-              type: "invalid_request",
-              code: "invalid_card",
-              message: "A valid API key is required (Authorization: Bearer <key>)."
-            })
-          )
-    )
-  })
+  makeBearerCheck(() =>
+    new AuthnUnauthorized({
+      type: "invalid_request",
+      code: "invalid_card",
+      message: "A valid API key is required (Authorization: Bearer <key>)."
+    })
+  )
 )
 
 export const AuthenticationMiddlewareLive = Layer.mergeAll(AuthnRoleEnabledLive, AuthnBearerLive)

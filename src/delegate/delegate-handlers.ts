@@ -15,13 +15,7 @@ import { NotFound } from "../platform/http/errors.ts"
 import { parseJson, readJsonText } from "../platform/http/request-body.ts"
 import { makeRequestSignatureProblem } from "../platform/http/request-signature.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
-import {
-  bearerTokenOf,
-  CurrentClient,
-  makeApiKeyResolver,
-  RequestedApiVersion,
-  unauthorized
-} from "../platform/http/security.ts"
+import { CurrentClient, makeBearerCheck, RequestedApiVersion, unauthorized } from "../platform/http/security.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { type ApiVersionName, isApiVersionName } from "../shared/api-versions.ts"
 import {
@@ -159,22 +153,13 @@ const versionOfHeader = (accepted: ReadonlyArray<ApiVersionName>, header: string
 
 const DelegateAuthenticationLive = Layer.effect(
   DelegateAuthentication,
-  Effect.map(AppConfig, (config) => {
-    const resolve = makeApiKeyResolver(config.apiKeys)
-    return Effect.flatMap(
-      HttpServerRequest.HttpServerRequest,
-      (request) =>
-        resolve(bearerTokenOf(request.headers["authorization"])) !== undefined
-          ? Effect.void
-          : Effect.fail(
-            delegateError(
-              versionOfHeader(config.apiVersions, request.headers["api-version"]),
-              "unauthorized",
-              unauthorized().message
-            )
-          )
+  makeBearerCheck((request, config) =>
+    delegateError(
+      versionOfHeader(config.apiVersions, request.headers["api-version"]),
+      "unauthorized",
+      unauthorized().message
     )
-  })
+  )
 )
 
 const DelegateSignatureCheckLive = Layer.effect(

@@ -7,7 +7,7 @@ import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/p
 import { Context, Effect, Layer, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { ApiVersionName } from "../../shared/api-versions.ts"
-import { AppConfig } from "../config.ts"
+import { AppConfig, type AppConfigShape } from "../config.ts"
 import { BadRequest, BadRequestWire, Unauthorized, UnauthorizedWire } from "./errors.ts"
 
 /** Who is calling: a stable, non-secret id of the API key used (scope of idempotency and rate limits). */
@@ -67,6 +67,22 @@ export const makeApiKeyResolver = (apiKeys: ReadonlyArray<Redacted.Redacted<stri
     return token.length === 0 ? undefined : match
   }
 }
+
+/**
+ * The bearer check of `Authorization` for a group whose 401 is in an error object of its own: a
+ * middleware (built from the configuration) that lets through exactly the requests `Authorization`
+ * lets through and fails the others with `refusal`.
+ */
+export const makeBearerCheck = <E>(
+  refusal: (request: HttpServerRequest.HttpServerRequest, config: AppConfigShape) => E
+) =>
+  Effect.map(AppConfig, (config) => {
+    const resolve = makeApiKeyResolver(config.apiKeys)
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      resolve(bearerTokenOf(request.headers["authorization"])) !== undefined
+        ? Effect.void
+        : Effect.fail(refusal(request, config)))
+  })
 
 export const AuthorizationLive = Layer.effect(
   Authorization,
