@@ -6,6 +6,8 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import { CheckoutStore } from "../checkout/checkout-store.ts"
+import { offeredCatalog } from "../payments/offered-catalog.ts"
+import { PaymentProvider } from "../payments/payment-provider.ts"
 import { AppConfig } from "../platform/config.ts"
 import { serviceUnavailable } from "../platform/http/errors.ts"
 import { requireRole } from "../platform/http/route-guards.ts"
@@ -21,7 +23,8 @@ export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
     const config = yield* AppConfig
     // Built once, its inputs being fixed for the life of the process; through the schema, so that
     // nothing but the official fields can reach the wire.
-    const document = Schema.encodeSync(DiscoveryResponse)(discoveryDocument(config, yield* Catalog))
+    const catalog = offeredCatalog(yield* Catalog, yield* PaymentProvider)
+    const document = Schema.encodeSync(DiscoveryResponse)(discoveryDocument(config, catalog))
     const discovery = HttpServerResponse.unsafeJson(document, { headers: { "cache-control": DISCOVERY_CACHE_CONTROL } })
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok" as const }))

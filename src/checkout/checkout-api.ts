@@ -64,7 +64,7 @@ export const checkoutGroupFor = (version: ApiVersionName) => {
         .setPath(SessionPath)
         .setHeaders(ApiHeaders)
         .setPayload(codec.complete.schema)
-        .addSuccess(codec.sessionWithOrder.schema)
+        .addSuccess(codec.completeResponse)
         .addError(PaymentRequiredWire)
         .addError(NotFoundWire)
         .addError(ConflictWire)

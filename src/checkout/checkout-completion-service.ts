@@ -11,22 +11,22 @@
  *    store step), else under the lock; `recordDecline` on a decline, under the lock.
  */
 import { Clock, Effect, Either, Option } from "effect"
-import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
-import { BUILTIN_PROVIDER_ALIASES } from "../payments/builtin-payment-processor.ts"
 import {
   type Charge,
   type ChargeRequest,
-  credentialRef,
   type PaymentCredential,
-  type PaymentDeclined,
+  PaymentDeclined,
   type PaymentRejected
 } from "../payments/payment-provider.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
-import { InvalidPaymentData, PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
-import type { MessageError, OrderSummary, PaymentData } from "./checkout-schemas.ts"
+import type { InvalidPaymentData } from "./checkout-errors.ts"
+import { PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
+import { chooseAttempt, paymentMessage, resolveCredential } from "./checkout-payment-service.ts"
+import type { OrderSummary } from "./checkout-schemas.ts"
 import { type PaymentAttempt, type SessionForPayment, writeOptimistically } from "./checkout-store.ts"
+import { isPayingOutcome, notAuthenticatedReason } from "./session-authentication.ts"
 import {
   type CompleteSessionInput,
   type DiscountUnavailable,
@@ -47,102 +47,43 @@ export type CompleteError =
   | PaymentRejected
   | StorageError
 
-/**
- * The credential of a complete request, checked against what the merchant offers: a payment
- * handler of the catalog, or (legacy shape) a provider named by a handler's PSP or one of the
- * names the built-in processor answers to.
- */
-export const resolveCredential = (
-  paymentData: PaymentData,
-  catalog: CatalogSnapshot
-): Either.Either<PaymentCredential, InvalidPaymentData> => {
-  if (paymentData.handler_id !== undefined) {
-    if (!catalog.paymentHandlers.some((handler) => handler.id === paymentData.handler_id)) {
-      return Either.left(
-        new InvalidPaymentData({
-          param: "$.payment_data.handler_id",
-          message: `$.payment_data.handler_id must name a payment handler offered on the session (${
-            catalog.paymentHandlers.map((h) => h.id).join(", ")
-          })`
-        })
-      )
-    }
-    return Either.right({
-      kind: "handler",
-      handlerId: paymentData.handler_id,
-      instrumentType: paymentData.instrument.type,
-      credentialType: paymentData.instrument.credential.type,
-      token: paymentData.instrument.credential.token
-    })
+/** What step 1 decided: the charge to make, or the session waits for issuer authentication. */
+type Begun =
+  | {
+    readonly _tag: "Charge"
+    readonly attempt: PaymentAttempt
+    readonly charge: ChargeRequest
+    readonly paying: Session
+    readonly version: number
   }
-  const providers = [
-    ...new Set([...catalog.paymentHandlers.map((handler) => handler.psp), ...BUILTIN_PROVIDER_ALIASES])
-  ]
-  if (!providers.includes(paymentData.provider)) {
-    return Either.left(
-      new InvalidPaymentData({
-        param: "$.payment_data.provider",
-        message: `$.payment_data.provider must name the merchant's payment service provider (${providers.join(", ")})`
-      })
-    )
-  }
-  return Either.right({ kind: "legacy", provider: paymentData.provider, token: paymentData.token })
-}
+  | { readonly _tag: "AuthenticationRequired"; readonly session: Session }
 
-/** The amount to charge: the session's `total` line. */
-export const sessionTotal = (session: Session): number =>
-  session.totals.find((total) => total.type === "total")?.amount ?? 0
-
-const paymentMessage = (error: PaymentDeclined | PaymentRejected): MessageError => ({
-  type: "error",
-  code: "payment_declined",
-  param: error._tag === "PaymentRejected" ? error.param : "$.payment_data",
-  content_type: "plain",
-  content: error.message
-})
+type BeginFailure = DiscountUnavailable | PaymentDeclined | PaymentRejected
 
 /**
- * The attempt to pay `session` with, given its latest one: the pending attempt a crashed or
- * concurrent request left when it is for the same credential and amount (its key makes the
- * provider answer the first charge), else a new one with the next sequence. A pending attempt for
- * another credential or amount is another payment under way.
+ * Whether the agent can answer `authentication_required`: its version has the flow, and the
+ * session offers 3-D Secure (the merchant offers it, the provider carries it out, and the agent
+ * declared it, or declared nothing).
  */
-const chooseAttempt = (
-  latest: Option.Option<PaymentAttempt>,
-  session: Session,
-  credential: PaymentCredential,
-  now: number
-): Either.Either<{ readonly attempt: PaymentAttempt; readonly isNew: boolean }, PaymentInProgress> => {
-  const amount = sessionTotal(session)
-  const previous = Option.getOrUndefined(latest)
-  if (previous?.state === "pending") {
-    return previous.amount === amount && previous.credentialRef === credentialRef(credential)
-      ? Either.right({ attempt: previous, isNew: false })
-      : Either.left(new PaymentInProgress({ sessionId: session.id }))
-  }
-  const sequence = (previous?.sequence ?? 0) + 1
-  return Either.right({
-    isNew: true,
-    attempt: {
-      sessionId: session.id,
-      sequence,
-      idempotencyKey: `${session.id}:${sequence}`,
-      amount,
-      currency: session.currency,
-      credentialRef: credentialRef(credential),
-      state: "pending",
-      chargeId: undefined,
-      createdAt: now,
-      updatedAt: now
-    }
-  })
-}
+const canAuthenticate = (request: CompleteSessionInput, session: Session): boolean =>
+  request.canAuthenticate === true && (session.capabilities.interventions?.supported ?? []).includes("3ds")
+
+const authenticationUnavailable = (request: CompleteSessionInput): string =>
+  `This card requires 3-D Secure authentication by its issuer, which ${
+    request.canAuthenticate === true
+      ? "this checkout session does not offer (the agent did not declare 3ds in capabilities.interventions.supported, or the merchant does not offer it)"
+      : "this API version cannot carry out (complete with an API version that has the authentication flow)"
+  }. Nothing was charged; pay with another card.`
 
 export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
   const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
 
-  /** Step 1 (see the module comment). The buyer of the request is applied whatever the payment's outcome. */
+  /**
+   * Step 1 (see the module comment). The buyer of the request is applied whatever the payment's
+   * outcome. Ends with the charge to make, or with the session waiting for issuer authentication
+   * (answered as it is), or with a failure recorded on the session.
+   */
   const beginPayment = (
     id: string,
     request: CompleteSessionInput,
@@ -155,12 +96,15 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
         // Lock the coupon rows (id order) and count redemptions and holds.
         const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
+        const result = request.authentication_result
         const preparing = reduce(
           session,
           SessionCommand.PrepareCompletion({
             buyer: request.buyer,
             details: request.details,
-            fulfillment_address: request.fulfillment_address
+            fulfillment_address: request.fulfillment_address,
+            canAuthenticate: request.canAuthenticate,
+            authenticating: result !== undefined
           }),
           ctx.reducerContext(started, new Map(), redemptions)
         )
@@ -168,36 +112,71 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
           // Store the session re-priced without the discount, then answer 422: never charge more
           // than the total the agent saw.
           yield* store.sessions.update(preparing.left.session)
-          return Either.left<DiscountUnavailable | PaymentDeclined | PaymentRejected>(preparing.left)
+          return Either.left<BeginFailure>(preparing.left)
         }
         const paying = (yield* preparing).session
+        /** The payment cannot be made: the session records why and stays payable. */
+        const refuse = (failure: PaymentDeclined | PaymentRejected) =>
+          Effect.gen(function*() {
+            const failed = yield* reduce(
+              paying,
+              SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
+              ctx.reducerContext(started)
+            )
+            yield* store.updateSessionAndReservations(failed)
+            return Either.left<BeginFailure>(failure)
+          })
+        if (result !== undefined && !isPayingOutcome(result)) {
+          return yield* refuse(
+            new PaymentDeclined({
+              reason: "authentication_failed",
+              message: notAuthenticatedReason(result),
+              param: "$.authentication_result"
+            })
+          )
+        }
         const { attempt, isNew } = yield* chooseAttempt(latestAttempt, paying, credential, started)
         const charge: ChargeRequest = {
           sessionId: id,
           amount: attempt.amount,
           currency: attempt.currency,
           credential,
-          idempotencyKey: attempt.idempotencyKey
+          idempotencyKey: attempt.idempotencyKey,
+          authentication: result
         }
         const authorized = yield* Effect.either(payments.authorize(charge))
         if (Either.isLeft(authorized)) {
-          if (authorized.left._tag === "StorageError") return yield* authorized.left
-          const failed = yield* reduce(
+          const failure = authorized.left
+          if (failure._tag === "StorageError") return yield* failure
+          if (failure._tag !== "AuthenticationRequired") return yield* refuse(failure)
+          // The pending attempt of this credential was authenticated: it is another request's payment.
+          if (!isNew) return yield* new PaymentInProgress({ sessionId: id })
+          if (!canAuthenticate(request, paying)) {
+            return yield* refuse(
+              new PaymentDeclined({ reason: "authentication_unavailable", message: authenticationUnavailable(request) })
+            )
+          }
+          const required = yield* reduce(
             paying,
-            SessionCommand.RecordPaymentFailure({ message: paymentMessage(authorized.left) }),
+            SessionCommand.RequireAuthentication({ request: failure.request }),
             ctx.reducerContext(started)
           )
-          yield* store.updateSessionAndReservations(failed)
-          return Either.left(authorized.left)
+          yield* store.updateSessionAndReservations(required)
+          return Either.right<Begun>({ _tag: "AuthenticationRequired", session: required.session })
         }
         // Hold the applied coupons until the completion counts them (or a decline frees them); with
         // nothing to hold and nothing held, there is nothing to write.
         const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
         if (held.length > 0 || couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
         const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
-        return Either.right({ attempt, charge, paying, version })
+        return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version })
       }),
-      (begun) => Either.isLeft(begun) ? Option.some(Either.left(begun.left)) : Option.none()
+      (begun) =>
+        Either.isLeft(begun)
+          ? Option.some(Either.left(begun.left))
+          : begun.right._tag === "AuthenticationRequired"
+          ? Option.some(Either.right(begun.right.session))
+          : Option.none()
     )
 
   /** The order summary of a session being completed, with a new id. */
@@ -298,32 +277,27 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     )
 
   /**
-   * Completes `id`: step 1, the charge with the attempt's key, step 3. A retry after a crash
+   * Completes `id`: step 1, the charge with the attempt's key, step 3. Answers the completed
+   * session with its order, or the session in `authentication_required` (nothing charged). A retry after a crash
    * anywhere reuses the pending attempt and its key, so the provider returns the first charge
    * instead of making a second; a concurrent complete of the same session does the same and then
    * finds the session completed (409).
    */
-  const complete = (
-    id: string,
-    request: CompleteSessionInput
-  ): Effect.Effect<Session & { readonly order: OrderSummary }, CompleteError> =>
+  const complete = (id: string, request: CompleteSessionInput): Effect.Effect<Session, CompleteError> =>
     Effect.gen(function*() {
       const credential = yield* resolveCredential(request.payment_data, ctx.catalog)
       const begun = yield* beginPayment(id, request, credential, yield* Clock.currentTimeMillis)
       if (Either.isLeft(begun)) return yield* begun.left
-      const charged = yield* Effect.either(payments.charge(begun.right.charge))
+      const paid = begun.right
+      if (paid._tag === "AuthenticationRequired") return paid.session
+      const charged = yield* Effect.either(payments.charge(paid.charge))
       if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
       // The charge's outcome is stored even when the request is interrupted from here on (the
       // client went away): uninterruptible, like the transactions themselves.
       return yield* Effect.uninterruptible(Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Either.isRight(charged)
-          ? completePaid(begun.right, charged.right, now)
-          : recordDecline(
-            begun.right.attempt,
-            begun.right.charge,
-            charged.left as PaymentDeclined | PaymentRejected,
-            now
-          )))
+          ? completePaid(paid, charged.right, now)
+          : recordDecline(paid.attempt, paid.charge, charged.left as PaymentDeclined | PaymentRejected, now)))
     })
 
   return { complete }

@@ -1,5 +1,6 @@
 /**
- * What every checkout use case works with: the store, the catalog, the configuration, ids, the
+ * What every checkout use case works with: the store, the catalog (as the payment provider lets
+ * the merchant offer it, `offeredCatalog`), the configuration, ids, the
  * payment provider and the order events, with the reducer's context at a given time and the
  * coupon redemptions it needs.
  */
@@ -8,6 +9,7 @@ import { Catalog } from "../catalog/catalog-service.ts"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { OrderEvents, type OrderEventsShape } from "../orders/order-service.ts"
+import { offeredCatalog } from "../payments/offered-catalog.ts"
 import { PaymentProvider, type PaymentProviderService } from "../payments/payment-provider.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { Ids, type IdsService } from "../platform/ids.ts"
@@ -47,14 +49,15 @@ export const found = <A, E>(id: string, read: Effect.Effect<Option.Option<A>, E>
 
 export const makeCheckoutContext = Effect.gen(function*() {
   const store = yield* CheckoutStore
-  const catalog = yield* Catalog
+  const payments = yield* PaymentProvider
+  const catalog = offeredCatalog(yield* Catalog, payments)
   const config = yield* AppConfig
   const context: CheckoutContext = {
     store,
     catalog,
     config,
     ids: yield* Ids,
-    payments: yield* PaymentProvider,
+    payments,
     orderEvents: yield* OrderEvents,
     reducerContext: (now, available = new Map(), redemptions) => ({
       catalog,

@@ -44,6 +44,7 @@ export type ApiErrorOf<E, Final extends 405 | 409> = E extends {
     | "UnsupportedCurrency"
     | "NoCommonPaymentHandler"
     | "FulfillmentSelectionMismatch"
+    | "AuthenticationResultRequired"
 } ? BadRequest
   : E extends {
     readonly _tag:
@@ -110,6 +111,14 @@ export const toApiError = (
         code: "invalid",
         message: error.message,
         param: error.field === "type" ? "$.selected_fulfillment_options[0].type" : "$.selected_fulfillment_options"
+      })
+    case "AuthenticationResultRequired":
+      return new BadRequest({
+        type: "invalid_request",
+        code: "requires_3ds",
+        message:
+          "This checkout session requires issuer authentication: complete it with the authentication_result of the authentication its authentication_metadata describes.",
+        param: "$.authentication_result"
       })
     case "FulfillmentAddressChanged":
       return new Conflict({

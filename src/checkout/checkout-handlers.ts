@@ -26,7 +26,6 @@ import { CurrentClient, RequestedApiVersion } from "../platform/http/security.ts
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { CheckoutApi } from "./checkout-api.ts"
 import { mapCheckoutErrors, toApiError } from "./checkout-error-handlers.ts"
-import type { OrderSummary } from "./checkout-schemas.ts"
 import { CheckoutService, type CompleteError } from "./checkout-service.ts"
 import type { Session } from "./session-model.ts"
 import type { CheckoutCodec, RequestCodec } from "./wire/checkout-codec.ts"
@@ -85,13 +84,17 @@ const sessionAnswer = (codec: CheckoutCodec, status: 200 | 201): RouteAnswer<Ses
 })
 
 /**
- * The answer of complete: the session with its order; a declined or rejected payment, and a
- * discount that stopped applying, are answered after the session recorded them.
+ * The answer of complete: the session with its order, or the session waiting for issuer
+ * authentication; a declined or rejected payment, and a discount that stopped applying, are
+ * answered after the session recorded them.
  */
-const completedAnswer = (
-  codec: CheckoutCodec
-): RouteAnswer<Session & { readonly order: OrderSummary }, CompleteError> => ({
-  success: (session) => json(codec.sessionWithOrder.encode(session)),
+const completedAnswer = (codec: CheckoutCodec): RouteAnswer<Session, CompleteError> => ({
+  success: (session) =>
+    json(
+      session.order === undefined
+        ? codec.session.encode(session)
+        : codec.sessionWithOrder.encode({ ...session, order: session.order })
+    ),
   failure: (error) => errorResponse(toApiError(error, codec))
 })
 

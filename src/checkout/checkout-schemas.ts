@@ -132,7 +132,9 @@ export const MessageErrorCode = Schema.Literal(
   "out_of_stock",
   "payment_declined",
   "requires_sign_in",
-  "requires_3ds"
+  "requires_3ds",
+  /** The merchant requires an intervention (3-D Secure) the agent did not declare it can handle. */
+  "intervention_required"
 )
 export type MessageErrorCode = typeof MessageErrorCode.Type
 

@@ -9,7 +9,6 @@ import type { StorageError } from "../db/storage-error.ts"
 import { type CompleteError, makeCheckoutCompletion } from "./checkout-completion-service.ts"
 import { makeCheckoutContext } from "./checkout-context-service.ts"
 import type { SessionNotFound } from "./checkout-errors.ts"
-import type { OrderSummary } from "./checkout-schemas.ts"
 import { makeSessionChanges } from "./session-changes-service.ts"
 import type {
   CancelSessionInput,
@@ -36,10 +35,11 @@ export interface CheckoutServiceShape {
     id: string,
     request: UpdateSessionInput
   ) => Effect.Effect<Session, ReducerError | SessionNotFound | StorageError>
-  readonly complete: (
-    id: string,
-    request: CompleteSessionInput
-  ) => Effect.Effect<Session & { readonly order: OrderSummary }, CompleteError>
+  /**
+   * The completed session with its `order`, or the session in `authentication_required` (the card
+   * needs issuer authentication; nothing charged, stock still held).
+   */
+  readonly complete: (id: string, request: CompleteSessionInput) => Effect.Effect<Session, CompleteError>
   readonly cancel: (
     id: string,
     request?: CancelSessionInput

@@ -26,7 +26,7 @@ import {
   UnknownFulfillmentOption,
   UnknownProduct
 } from "./session-model.ts"
-import { readinessMessages } from "./session-readiness.ts"
+import { interventionMessages, readinessMessages } from "./session-readiness.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Items: validation and line ids
@@ -197,23 +197,29 @@ const withChoices = (
   }
 }
 
-const withoutDiscounts = (session: Session): Session => {
-  const { discounts: _discounts, ...rest } = session
+/** Without the discounts (the pricing gives them again) nor a pending authentication request. */
+const withoutPriced = (session: Session): Session => {
+  const { authentication: _authentication, discounts: _discounts, ...rest } = session
   return rest
 }
 
-/** The session with a draft and its pricing applied. */
+/**
+ * The session with a draft and its pricing applied. Its status is the pricing's: a session that
+ * required issuer authentication no longer does once re-priced (the agent completes again and
+ * the provider asks again if the card still needs it, for the new amount). The merchant's
+ * intervention notice is kept with the readiness messages.
+ */
 export const applyPriced = (session: Session, draft: Draft, priced: Priced): Session =>
   withChoices(
     {
-      ...withoutDiscounts(session),
+      ...withoutPriced(session),
       ...(priced.discounts === undefined ? {} : { discounts: priced.discounts }),
       status: priced.status,
       items: draft.items,
       line_items: priced.line_items,
       fulfillment_options: priced.fulfillment_options,
       totals: priced.totals,
-      messages: priced.messages
+      messages: [...priced.messages, ...interventionMessages(session.capabilities)]
     },
     draft.buyer,
     draft.address,

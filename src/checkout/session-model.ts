@@ -18,20 +18,23 @@ import {
   type SessionStatus
 } from "./checkout-schemas.ts"
 import type { RejectedDiscount } from "./discounts.ts"
+import { AuthenticationRequest, type AuthenticationResult } from "./session-authentication.ts"
 import { SessionDetails } from "./session-details.ts"
 
 /**
  * The stored session: the fields every version shows (in the 2025-09-29 shape, the interface
  * document's, which each codec renders in its own), the requested items (the source of the line
  * items), once completed the order, and the details only some versions carry
- * (`session-details.ts`). Persisted as JSON by the stores, which write it only from this type (and
+ * (`session-details.ts`), and while it is `authentication_required` what the agent authenticates
+ * with (`session-authentication.ts`). Persisted as JSON by the stores, which write it only from this type (and
  * so check only its structure when reading it back).
  */
 export const Session = Schema.Struct({
   ...CheckoutSession.fields,
   items: Schema.Array(Item),
   order: optional(OrderSummary),
-  details: optional(SessionDetails)
+  details: optional(SessionDetails),
+  authentication: optional(AuthenticationRequest)
 }).annotations({ identifier: "StoredSession" })
 export type Session = typeof Session.Type
 
@@ -40,7 +43,8 @@ type InternalSessionField = Exclude<keyof Session, keyof CheckoutSession>
 const internalSessionFields: { readonly [K in InternalSessionField]: true } = {
   items: true,
   order: true,
-  details: true
+  details: true,
+  authentication: true
 }
 
 /**
@@ -55,7 +59,7 @@ export const INTERNAL_SESSION_FIELDS = Object.keys(internalSessionFields) as Rea
  * the compiler), so this is the encoded response as is.
  */
 export const toCheckoutSession = (session: Session): CheckoutSession => {
-  const { details: _details, items: _items, order: _order, ...wire } = session
+  const { authentication: _authentication, details: _details, items: _items, order: _order, ...wire } = session
   const encoded: typeof CheckoutSession.Encoded = wire
   return encoded
 }
@@ -64,7 +68,7 @@ export const toCheckoutSession = (session: Session): CheckoutSession => {
 export const toCheckoutSessionWithOrder = (
   session: Session & { readonly order: OrderSummary }
 ): CheckoutSessionWithOrder => {
-  const { details: _details, items: _items, ...wire } = session
+  const { authentication: _authentication, details: _details, items: _items, ...wire } = session
   const encoded: typeof CheckoutSessionWithOrder.Encoded = wire
   return encoded
 }
@@ -124,6 +128,13 @@ export interface CompleteSessionInput {
   readonly details?: SessionDetails
   /** The address the agent believes it ships to: it must be the session's (a change is refused, not paid). */
   readonly fulfillment_address?: Address
+  /** The issuer authentication the agent presents (versions with 3-D Secure). */
+  readonly authentication_result?: AuthenticationResult
+  /**
+   * Whether the request's version can carry the authentication flow: a card that needs it then
+   * puts the session in `authentication_required`; otherwise its payment is declined.
+   */
+  readonly canAuthenticate?: boolean
 }
 
 export interface CancelSessionInput {
@@ -162,7 +173,12 @@ export type SessionCommand = Data.TaggedEnum<{
     readonly buyer: Buyer | undefined
     readonly details?: SessionDetails | undefined
     readonly fulfillment_address?: Address | undefined
+    /** Whether the request's version has the authentication flow, and presents a result (see there). */
+    readonly canAuthenticate?: boolean | undefined
+    readonly authenticating?: boolean | undefined
   }
+  /** The card needs issuer authentication: the session waits for the agent's result. */
+  RequireAuthentication: { readonly request: AuthenticationRequest }
   /** The payment succeeded: the session becomes completed with this order. */
   MarkCompleted: { readonly order: OrderSummary }
   /** The payment was declined: the session stays payable and carries this message. */
@@ -246,6 +262,9 @@ export class FulfillmentSelectionMismatch extends Data.TaggedError("FulfillmentS
   readonly message: string
 }> {}
 
+/** Complete without `authentication_result` on a session in `authentication_required` → 400 requires_3ds. */
+export class AuthenticationResultRequired extends Data.TaggedError("AuthenticationResultRequired")<{}> {}
+
 /** Complete with a fulfillment address other than the session's → 409 (the agent updates first). */
 export class FulfillmentAddressChanged extends Data.TaggedError("FulfillmentAddressChanged")<{}> {}
 
@@ -254,6 +273,7 @@ export type ReducerError =
   | NoCommonPaymentHandler
   | FulfillmentSelectionMismatch
   | FulfillmentAddressChanged
+  | AuthenticationResultRequired
   | UnknownProduct
   | OutOfStock
   | UnknownFulfillmentOption

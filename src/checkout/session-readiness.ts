@@ -1,6 +1,6 @@
 /** Readiness of a session for payment: the gaps that keep it from being paid, as messages. */
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
-import type { Address, Buyer, FulfillmentOption, Item, MessageError } from "./checkout-schemas.ts"
+import type { Address, Buyer, Capabilities, FulfillmentOption, Item, MessageError } from "./checkout-schemas.ts"
 import type { Session } from "./session-model.ts"
 
 const missing = (param: string, content: string): MessageError => ({
@@ -68,3 +68,25 @@ export const readinessOfSession = (session: Session, catalog: CatalogSnapshot): 
     selectedOptionId: session.fulfillment_option_id,
     buyer: session.buyer
   })
+
+/**
+ * The merchant requires 3-D Secure on every payment (`required` with enforcement `always`) and the
+ * agent did not declare it supports it (the session's `supported` is the intersection): the
+ * session says so, without blocking it, since the protocol has the merchant warn rather than
+ * refuse (a card its issuer does not enroll can still pay).
+ */
+export const interventionMessages = (capabilities: Capabilities): ReadonlyArray<MessageError> => {
+  const interventions = capabilities.interventions
+  if (
+    interventions?.enforcement !== "always" || !(interventions.required ?? []).includes("3ds") ||
+    interventions.supported.includes("3ds")
+  ) return []
+  return [{
+    type: "error",
+    code: "intervention_required",
+    param: "$.capabilities.interventions.supported",
+    content_type: "plain",
+    content:
+      "This merchant requires 3-D Secure authentication (3ds), which this agent did not declare it supports; a card that needs it cannot be paid."
+  }]
+}

@@ -7,49 +7,28 @@
  */
 import { Either } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
-import type {
-  Address,
-  Buyer,
-  Capabilities,
-  ExtensionDeclaration,
-  Message,
-  MessageError,
-  OrderSummary,
-  SessionStatus
-} from "./checkout-schemas.ts"
-import { DISCOUNT_EXTENSION, ineligibility, type RejectedDiscount } from "./discounts.ts"
+import type { Capabilities, ExtensionDeclaration } from "./checkout-schemas.ts"
+import { DISCOUNT_EXTENSION } from "./discounts.ts"
+import { markCompleted, prepareCompletion, recordPaymentFailure, requireAuthentication } from "./session-completion.ts"
 import { mergeDetails, type SessionDetails } from "./session-details.ts"
 import { applyPriced, checkItems, type Draft, normalizeAddress, priceDraft } from "./session-draft.ts"
 import {
   type AgentDeclaration,
   type CreateSessionInput,
-  DiscountUnavailable,
-  FulfillmentAddressChanged,
   FulfillmentSelectionMismatch,
-  isActive,
   NoCommonPaymentHandler,
   type ReducerContext,
   type ReducerError,
-  type Reservations,
   type Session,
   type SessionCommand,
   SessionFinal,
   SessionNotModifiable,
-  SessionNotReady,
   type Transition,
   UnsupportedCurrency,
   type UpdateSessionInput
 } from "./session-model.ts"
-import { readinessOfSession } from "./session-readiness.ts"
-import { reservationsOf, view } from "./session-view.ts"
-
-type FinalStatus = "completed" | "canceled" | "expired"
-
-const isFinal = (status: SessionStatus): status is FinalStatus => !isActive(status)
-
-const iso = (epochMs: number): string => new Date(epochMs).toISOString()
-
-const NO_RESERVATIONS: Reservations = new Map()
+import { buyerAfter, isFinal, iso, NO_RESERVATIONS, transition, withDetails } from "./session-transition.ts"
+import { view } from "./session-view.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Commands
@@ -94,14 +73,6 @@ export const sessionCapabilities = (
     ...(interventions === undefined ? {} : { interventions }),
     ...(extensions.length === 0 ? {} : { extensions })
   })
-}
-
-const transition = (session: Session): Transition => ({ session, reservations: reservationsOf(session) })
-
-/** The session with its details replaced, or without any when there are none. */
-const withDetails = (session: Session, details: SessionDetails | undefined): Session => {
-  const { details: _details, ...rest } = session
-  return details === undefined ? rest : { ...rest, details }
 }
 
 const create = (
@@ -198,126 +169,6 @@ const update = (
     }))
 }
 
-/**
- * The buyer after a change: a buyer profile (a richer format) replaces the buyer even when it has
- * no names to show in the plain form; a plain buyer replaces it; no buyer keeps it.
- */
-const buyerAfter = (
-  current: Session,
-  change: { readonly buyer?: Buyer | undefined; readonly details?: SessionDetails | undefined }
-): Buyer | undefined => change.details?.buyer !== undefined ? change.buyer : change.buyer ?? current.buyer
-
-const sameAddress = (a: Address | undefined, b: Address | undefined): boolean =>
-  JSON.stringify(normalizeAddress(a)) === JSON.stringify(normalizeAddress(b))
-
-const isError = (message: Message): message is MessageError => message.type === "error"
-
-/** The rejection of an automatic coupon that no longer applies (it has no code index). */
-const lostAutomatic = (
-  couponId: string,
-  code: string,
-  ctx: ReducerContext,
-  session: Session
-): RejectedDiscount & { readonly index: number } => {
-  const coupon = ctx.catalog.coupons.find((c) => c.id === couponId)
-  const base = session.line_items.reduce((sum, line) => sum + line.base_amount, 0)
-  const why = coupon === undefined ? undefined : ineligibility(coupon, base, ctx.now, ctx.redemptions)
-  return {
-    index: -1,
-    code,
-    reason: why?.reason ?? "discount_code_invalid",
-    message: why?.message ?? `Discount ${code} is no longer available.`
-  }
-}
-
-const prepareCompletion = (
-  current: Session,
-  change: {
-    readonly buyer: Buyer | undefined
-    readonly details?: SessionDetails | undefined
-    readonly fulfillment_address?: Address | undefined
-  },
-  ctx: ReducerContext
-): Either.Either<Transition, ReducerError> => {
-  if (isFinal(current.status)) return Either.left(new SessionFinal({ status: current.status, command: "complete" }))
-  if (
-    change.fulfillment_address !== undefined && !sameAddress(change.fulfillment_address, current.fulfillment_address)
-  ) {
-    return Either.left(new FulfillmentAddressChanged())
-  }
-  const draft: Draft = {
-    items: current.items,
-    buyer: buyerAfter(current, change),
-    address: current.fulfillment_address,
-    previousOptionId: current.fulfillment_option_id,
-    requestedOptionId: undefined,
-    codes: current.discounts?.codes ?? []
-  }
-  return Either.flatMap(priceDraft(current.id, draft, ctx), (priced): Either.Either<Transition, ReducerError> => {
-    if (priced.status !== "ready_for_payment") {
-      return Either.left(new SessionNotReady({ messages: priced.messages.filter(isError) }))
-    }
-    const session: Session = {
-      ...withDetails(
-        applyPriced(current, draft, priced),
-        mergeDetails(current.details, change.details, change.buyer !== undefined)
-      ),
-      updated_at: iso(ctx.now)
-    }
-    // A discount the agent saw applied must still apply: never charge more than the shown total.
-    const now = new Set((priced.discounts?.applied ?? []).map((applied) => applied.coupon.id))
-    const lost = (current.discounts?.applied ?? []).find((applied) => !now.has(applied.coupon.id))
-    if (lost !== undefined) {
-      const rejected = priced.rejected.find((r) => r.code.trim().toUpperCase() === lost.code.toUpperCase()) ??
-        lostAutomatic(lost.coupon.id, lost.code, ctx, session)
-      return Either.left(new DiscountUnavailable({ rejected, session }))
-    }
-    return Either.right(transition(session))
-  })
-}
-
-/**
- * Records the order. The deadline is not re-checked: `PrepareCompletion` checked it before the
- * payment was taken, and a charged payment must always yield its order. A session already
- * completed, canceled or expired in storage is refused.
- */
-const markCompleted = (
-  state: Session,
-  order: OrderSummary,
-  ctx: ReducerContext
-): Either.Either<Transition, ReducerError> => {
-  if (isFinal(state.status)) return Either.left(new SessionFinal({ status: state.status, command: "complete" }))
-  return Either.right({
-    session: {
-      ...state,
-      status: "completed",
-      order,
-      messages: state.messages.filter((message) => !(message.type === "error" && message.code === "payment_declined")),
-      updated_at: iso(ctx.now)
-    },
-    reservations: NO_RESERVATIONS
-  })
-}
-
-const recordPaymentFailure = (
-  current: Session,
-  message: MessageError,
-  ctx: ReducerContext
-): Either.Either<Transition, ReducerError> => {
-  if (isFinal(current.status)) return Either.left(new SessionFinal({ status: current.status, command: "complete" }))
-  return Either.right(
-    transition({
-      ...current,
-      messages: [
-        ...readinessOfSession(current, ctx.catalog),
-        ...current.messages.filter((m) => m.type === "info"),
-        message
-      ],
-      updated_at: iso(ctx.now)
-    })
-  )
-}
-
 const cancel = (
   current: Session,
   details: SessionDetails | undefined,
@@ -361,6 +212,8 @@ export const reduce = (
       return update(current, command.request, ctx)
     case "PrepareCompletion":
       return prepareCompletion(current, command, ctx)
+    case "RequireAuthentication":
+      return requireAuthentication(current, command.request, ctx)
     case "MarkCompleted":
       return markCompleted(state, command.order, ctx)
     case "RecordPaymentFailure":

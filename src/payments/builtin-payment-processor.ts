@@ -9,10 +9,16 @@
  * - The well-known test tokens of existing ACP clients (`tok_visa`, `tok_mastercard`, `tok_amex`
  *   approve; `tok_chargeDeclined` and `tok_chargeDeclinedInsufficientFunds` decline), sent in
  *   either payment_data shape.
+ * - 3-D Secure: a card its issuer enrolls (the test cards of `docs/three-d-secure.md`) is refused
+ *   with `AuthenticationRequired` until the payment presents a result; a presented result is
+ *   checked against the authentication provider's record and spent in the payment's transaction
+ *   (`issuer-authentication-check.ts`), and the charge records its ECI and transaction id.
  * - Every charge is stored under its idempotency key before it is answered; the same key returns
  *   the stored outcome, so a retried attempt never charges twice.
  */
 import { Clock, Effect, Either, Layer, Option } from "effect"
+import { viewAt } from "../authentication/authentication-session.ts"
+import { AuthenticationStore } from "../authentication/authentication-store.ts"
 import { checkAllowance } from "../delegate/allowance.ts"
 import { VaultStore, type VaultTokenRecord } from "../delegate/vault-store.ts"
 import { Vault } from "../delegate/vault.ts"
@@ -20,6 +26,13 @@ import { AppConfig } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
 import { type ChargeOutcome, ChargeStore, type ProcessorCharge } from "./charge-store.ts"
 import {
+  authenticationRequestFor,
+  directoryServerOf,
+  needsAuthentication,
+  refuseAuthentication
+} from "./issuer-authentication-check.ts"
+import {
+  AuthenticationRequired,
   type Charge,
   type ChargeRequest,
   credentialParam,
@@ -53,6 +66,14 @@ const declineMessages: Record<Exclude<ChargeOutcome, "approved">, string> = {
 
 const isVaultToken = (token: string) => token.startsWith("vt_")
 
+/** What a charge records of the authentication it relied on (checked and spent by `authorize`). */
+const chargeAuthentication = (request: ChargeRequest) => {
+  const details = request.authentication?.outcome_details
+  return details === undefined
+    ? undefined
+    : { eci: details.electronic_commerce_indicator, dsTransId: details.transaction_id }
+}
+
 export const BuiltInPaymentProcessor = Layer.effect(
   PaymentProvider,
   Effect.gen(function*() {
@@ -61,6 +82,7 @@ export const BuiltInPaymentProcessor = Layer.effect(
     const vault = yield* Vault
     const config = yield* AppConfig
     const ids = yield* Ids
+    const authentications = yield* AuthenticationStore
 
     const rejected = (request: ChargeRequest, message: string) =>
       new PaymentRejected({ message, param: credentialParam(request.credential) })
@@ -76,16 +98,11 @@ export const BuiltInPaymentProcessor = Layer.effect(
      * Holds the token for this session after checking its allowance, in the caller's transaction.
      * Consuming it first answers the record in the same round trip (the usual case: an active
      * token), and a refusal gives it straight back; a token that is not active is read (locked)
-     * and checked as it is — a retry of this session finds it held by itself.
+     * and checked as it is — a retry of this session finds it held by itself. Answers the record
+     * and whether this call consumed it (then a later refusal gives it back).
      */
-    const authorize = (request: ChargeRequest) =>
+    const holdToken = (request: ChargeRequest, token: string) =>
       Effect.gen(function*() {
-        const token = request.credential.token
-        if (!isVaultToken(token)) {
-          return token in TEST_TOKENS
-            ? undefined
-            : yield* rejected(request, "The payment token is not known to the payment processor.")
-        }
         const now = yield* Clock.currentTimeMillis
         const attempt = {
           merchantId: config.merchantId,
@@ -101,16 +118,97 @@ export const BuiltInPaymentProcessor = Layer.effect(
             yield* tokens.releaseToken(token, request.sessionId)
             return yield* rejected(request, check.left.message)
           }
-          return
+          return { record: consumed, consumedNow: true }
         }
         const record = Option.getOrUndefined(yield* tokens.lockToken(token))
         const check = checkAllowance(record ? tokenView(record) : undefined, attempt)
         if (check._tag === "Left") return yield* rejected(request, check.left.message)
         // Given back by a declined payment since it was consumed above: consume it now. The
         // compare-and-set decides between concurrent sessions even where the read took no lock.
-        if (record!.state === "active" && Option.isNone(yield* tokens.markTokenUsed(token, request.sessionId, now))) {
-          return yield* rejected(request, "The payment token has already been used.")
+        if (record!.state === "active") {
+          if (Option.isNone(yield* tokens.markTokenUsed(token, request.sessionId, now))) {
+            return yield* rejected(request, "The payment token has already been used.")
+          }
+          return { record: record!, consumedNow: true }
         }
+        return { record: record!, consumedNow: false }
+      })
+
+    const refusedAuthentication = (message: string) =>
+      new PaymentRejected({ message, param: "$.authentication_result" })
+
+    /**
+     * Checks the presented result with the authentication provider's record of it and spends it
+     * for this checkout session (a retry of the same session finds it spent by itself).
+     */
+    const spendAuthentication = (request: ChargeRequest, cardFingerprint: string | undefined) =>
+      Effect.gen(function*() {
+        const presented = request.authentication!
+        const transactionId = presented.outcome_details?.transaction_id
+        const found = transactionId === undefined
+          ? Option.none()
+          : yield* authentications.findByDsTransId(transactionId)
+        if (Option.isNone(found)) {
+          return yield* refusedAuthentication("The authentication provider has no record of this authentication.")
+        }
+        if (cardFingerprint === undefined) {
+          return yield* refusedAuthentication("The authentication was made for another card.")
+        }
+        const refusal = refuseAuthentication(viewAt(found.value, yield* Clock.currentTimeMillis), presented, {
+          checkoutSessionId: request.sessionId,
+          amount: request.amount,
+          currency: request.currency,
+          merchantId: config.merchantId,
+          cardFingerprint
+        })
+        if (Either.isLeft(refusal)) return yield* refusedAuthentication(refusal.left)
+        if (!(yield* authentications.markUsed(found.value.id, request.sessionId))) {
+          return yield* refusedAuthentication("This authentication has already paid for another checkout session.")
+        }
+      })
+
+    /**
+     * Holds the credential for this session (a `vt_` token after its allowance), then applies
+     * 3-D Secure: a presented result must check out and is spent; without one, a card its issuer
+     * enrolls is refused with what to authenticate with. Every refusal gives back what this call
+     * held.
+     */
+    const authorize = (request: ChargeRequest) =>
+      Effect.gen(function*() {
+        const token = request.credential.token
+        if (!isVaultToken(token)) {
+          if (!(token in TEST_TOKENS)) {
+            return yield* rejected(request, "The payment token is not known to the payment processor.")
+          }
+          // A test token names no card, so no authentication can have been made for it.
+          if (request.authentication !== undefined) yield* spendAuthentication(request, undefined)
+          return
+        }
+        const { consumedNow, record } = yield* holdToken(request, token)
+        const checks = Effect.gen(function*() {
+          if (request.authentication !== undefined) return yield* spendAuthentication(request, record.fingerprint)
+          const card = yield* vault.revealCard(record).pipe(
+            Effect.tapError((error) => Effect.logError("vault token cannot be opened", error.tokenId, error.reason)),
+            Effect.mapError(() => rejected(request, "The payment token cannot be used."))
+          )
+          if (!needsAuthentication(card.number)) return
+          const directoryServer = directoryServerOf(record.brand)
+          if (directoryServer === undefined) {
+            return yield* rejected(
+              request,
+              "This card needs issuer authentication, which its card scheme does not offer."
+            )
+          }
+          return yield* new AuthenticationRequired({
+            request: authenticationRequestFor(directoryServer, config.merchantId)
+          })
+        })
+        yield* consumedNow
+          ? Effect.tapError(checks, (refused) =>
+            refused._tag === "StorageError"
+              ? Effect.void
+              : Effect.asVoid(tokens.releaseToken(token, request.sessionId)))
+          : checks
       })
 
     const decide = (request: ChargeRequest) =>
@@ -152,12 +250,14 @@ export const BuiltInPaymentProcessor = Layer.effect(
             amount: request.amount,
             currency: request.currency,
             outcome: outcome.right,
-            createdAt: yield* Clock.currentTimeMillis
+            createdAt: yield* Clock.currentTimeMillis,
+            authentication: chargeAuthentication(request)
           })
         )
       })
 
     return {
+      threeDSecure: true,
       authorize,
       charge,
       release: (request) =>

@@ -16,6 +16,8 @@ export interface ProcessorCharge {
   readonly outcome: ChargeOutcome
   /** Epoch milliseconds. */
   readonly createdAt: number
+  /** The issuer authentication the charge relied on (3-D Secure), if the card needed one. */
+  readonly authentication?: { readonly eci: string; readonly dsTransId: string } | undefined
 }
 
 export interface ChargeStoreService {

@@ -4,7 +4,9 @@
  *
  * 1. `authorize`, inside the transaction that records the payment attempt: checks that the
  *    credential may pay for this session (for a `vt_` token: its allowance) and holds it for this
- *    session, so no other session can spend it meanwhile;
+ *    session, so no other session can spend it meanwhile; a card that needs issuer authentication
+ *    (3-D Secure) is refused until the request presents a result the provider confirms was made
+ *    for this session, amount, currency, merchant and card, and that result is spent;
  * 2. `charge`, outside any transaction: the charge itself, keyed by the attempt's idempotency key —
  *    calling it again with the same key returns the first result, never a second charge;
  * 3. `release`, when the charge was declined, inside the transaction that records the decline:
@@ -12,6 +14,7 @@
  *    held by the session it paid for.
  */
 import { Context, Data, type Effect } from "effect"
+import type { AuthenticationRequest, AuthenticationResult } from "../checkout/session-authentication.ts"
 import type { StorageError } from "../db/storage-error.ts"
 
 export type PaymentCredential =
@@ -35,6 +38,8 @@ export interface ChargeRequest {
   readonly credential: PaymentCredential
   /** The same for every retry of one payment attempt. */
   readonly idempotencyKey: string
+  /** The issuer authentication the agent presents; the provider checks it before relying on it. */
+  readonly authentication?: AuthenticationResult | undefined
 }
 
 export interface Charge {
@@ -45,8 +50,24 @@ export interface Charge {
 
 /** The issuer or processor said no (→ 402 payment_declined; the session stays payable). */
 export class PaymentDeclined extends Data.TaggedError("PaymentDeclined")<{
-  readonly reason: "card_declined" | "insufficient_funds"
+  readonly reason:
+    | "card_declined"
+    | "insufficient_funds"
+    /** The agent's authentication result says the issuer did not authenticate the cardholder. */
+    | "authentication_failed"
+    /** The card needs issuer authentication and the request's version or agent cannot carry it out. */
+    | "authentication_unavailable"
   readonly message: string
+  /** JSONPath of what was declined in the complete request; the payment data when absent. */
+  readonly param?: string
+}> {}
+
+/**
+ * The card needs issuer authentication (3-D Secure) before it can be charged: what the agent
+ * authenticates with. Nothing was held: the credential is free until the payment comes back.
+ */
+export class AuthenticationRequired extends Data.TaggedError("AuthenticationRequired")<{
+  readonly request: AuthenticationRequest
 }> {}
 
 /**
@@ -60,7 +81,11 @@ export class PaymentRejected extends Data.TaggedError("PaymentRejected")<{
 }> {}
 
 export interface PaymentProviderService {
-  readonly authorize: (request: ChargeRequest) => Effect.Effect<void, PaymentRejected | StorageError>
+  /** Whether the provider carries out 3-D Secure (asks for it, and charges with its result). */
+  readonly threeDSecure: boolean
+  readonly authorize: (
+    request: ChargeRequest
+  ) => Effect.Effect<void, PaymentRejected | AuthenticationRequired | StorageError>
   readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | StorageError>
   readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
 }

@@ -11,6 +11,8 @@ interface ChargeRow {
   readonly currency: string
   readonly outcome: ChargeOutcome
   readonly created_ms: number | string
+  readonly eci: string | null
+  readonly ds_trans_id: string | null
 }
 
 const fromRow = (row: ChargeRow): ProcessorCharge => ({
@@ -19,7 +21,10 @@ const fromRow = (row: ChargeRow): ProcessorCharge => ({
   amount: Number(row.amount),
   currency: row.currency,
   outcome: row.outcome,
-  createdAt: Math.round(Number(row.created_ms))
+  createdAt: Math.round(Number(row.created_ms)),
+  ...(row.eci === null || row.ds_trans_id === null
+    ? {}
+    : { authentication: { eci: row.eci, dsTransId: row.ds_trans_id } })
 })
 
 export const SqlChargeStore = Layer.effect(
@@ -28,7 +33,7 @@ export const SqlChargeStore = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const select = (key: string) =>
       sql<ChargeRow>`
-        SELECT idempotency_key, id, amount, currency, outcome,
+        SELECT idempotency_key, id, amount, currency, outcome, eci, ds_trans_id,
                (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
         FROM processor_charges WHERE idempotency_key = ${key}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow))
@@ -39,11 +44,12 @@ export const SqlChargeStore = Layer.effect(
       // when another request stored this key first, its charge is read and returned instead.
       recordCharge: (charge) =>
         sql<ChargeRow>`
-          INSERT INTO processor_charges (idempotency_key, id, amount, currency, outcome, created_at)
+          INSERT INTO processor_charges (idempotency_key, id, amount, currency, outcome, created_at, eci, ds_trans_id)
           VALUES (${charge.idempotencyKey}, ${charge.id}, ${charge.amount}, ${charge.currency}, ${charge.outcome},
-                  ${new Date(charge.createdAt).toISOString()}::timestamptz)
+                  ${new Date(charge.createdAt).toISOString()}::timestamptz,
+                  ${charge.authentication?.eci ?? null}, ${charge.authentication?.dsTransId ?? null})
           ON CONFLICT (idempotency_key) DO NOTHING
-          RETURNING idempotency_key, id, amount, currency, outcome,
+          RETURNING idempotency_key, id, amount, currency, outcome, eci, ds_trans_id,
                     (extract(epoch FROM created_at) * 1000)::float8 AS created_ms`.pipe(
           Effect.flatMap((rows) =>
             rows[0] !== undefined
@@ -53,7 +59,7 @@ export const SqlChargeStore = Layer.effect(
           Effect.mapError(fromSqlError)
         ),
       listCharges: sql<ChargeRow>`
-        SELECT idempotency_key, id, amount, currency, outcome,
+        SELECT idempotency_key, id, amount, currency, outcome, eci, ds_trans_id,
                (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
         FROM processor_charges ORDER BY created_at, id`.pipe(
         Effect.map((rows) => rows.map(fromRow)),

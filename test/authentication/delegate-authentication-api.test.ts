@@ -8,6 +8,7 @@ import { Effect, Layer, Redacted, TestClock } from "effect"
 import { ALL_ROLES, type AppConfigShape } from "../../src/platform/config.ts"
 import { freshMemoryDatabase, MemoryDatabase } from "../doubles/memory-database.ts"
 import { request, testApp, type TestResponse } from "../support/http.ts"
+import { browserChannel } from "../support/three-d-secure.ts"
 
 const VERSION = "2026-04-17"
 const CHALLENGE_CARD = "4000002760003184"
@@ -16,16 +17,7 @@ const FAILING_CARD = "4000000000003063"
 const NOT_ENROLLED_CARD = "4242424242424242"
 const NOTIFY = "https://agent.example/3ds/challenge-callback"
 
-const channel = {
-  type: "browser",
-  browser: {
-    accept_header: "text/html",
-    ip_address: "203.0.113.7",
-    javascript_enabled: false,
-    language: "en-US",
-    user_agent: "Mozilla/5.0 (test)"
-  }
-}
+const channel = browserChannel
 
 const createBody = (number: string, extra: Record<string, unknown> = {}) => ({
   merchant_id: "merchant_test",

@@ -599,6 +599,7 @@ const checkoutApiSuite = (store: StoreUnderTest) => {
 
     it.effect("a decline is 402 payment_declined; the session stays payable with a message", () => {
       const declining = Layer.succeed(PaymentProvider, {
+        threeDSecure: false,
         authorize: () => Effect.void,
         charge: () => Effect.fail(new PaymentDeclined({ reason: "card_declined", message: "Your card was declined." })),
         release: () => Effect.void

@@ -63,6 +63,7 @@ const memoryIdempotencyStore = Effect.provide(makeMemoryIdempotencyStore, freshM
 const countingPayments = (options: { readonly dieOnFirstCharge?: boolean } = {}) => {
   const calls: Array<ChargeRequest> = []
   const layer = Layer.succeed(PaymentProvider, {
+    threeDSecure: false,
     authorize: () => Effect.void,
     charge: (request) =>
       Effect.suspend(() => {

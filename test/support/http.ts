@@ -37,13 +37,16 @@ export const API_VERSION = "2025-09-29"
  * The stores default to memory ones, all on one memory database made fresh per `testApp` (a memory
  * store given here is put on it too, unless it has its own).
  */
+/** What the built-in processor needs from the application's layers. */
+type PaymentsNeed = Layer.Layer.Context<typeof PaymentsLive>
+
 export interface TestAppOptions {
   readonly config?: Partial<AppConfigShape>
   /** The checkout store; in memory by default. */
   readonly store?: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>
   /** The delegate payment vault's store; in memory by default. */
   readonly vaultStore?: Layer.Layer<VaultStore, unknown, MemoryDatabase>
-  readonly payments?: Layer.Layer<PaymentProvider>
+  readonly payments?: Layer.Layer<PaymentProvider> | Layer.Layer<PaymentProvider, unknown, PaymentsNeed>
   /** The issuer authentication sessions' store; in memory by default. */
   readonly authenticationStore?: Layer.Layer<AuthenticationStore, unknown, MemoryDatabase>
   /** The idempotency keys' store; in memory by default. */
@@ -167,7 +170,7 @@ export const checkSessionResponse = (
   if (method === "GET" && route === "/checkout_sessions") return
   const codec = checkoutCodecs[version as keyof typeof checkoutCodecs]
   if (codec === undefined) throw new Error(`${method} ${route}: ${status} to an API-Version that is not served`)
-  const schema = route.endsWith("/complete") ? codec.sessionWithOrder.schema : codec.session.schema
+  const schema = route.endsWith("/complete") ? codec.completeResponse : codec.session.schema
   const decoded = Schema.decodeUnknownEither(schema, strictly)(body)
   if (Either.isLeft(decoded)) {
     throw new Error(`${method} ${route}: the response does not match its schema:\n${decoded.left.message}`)

@@ -57,6 +57,11 @@ export interface CheckoutCodec {
     readonly encode: (session: CompletedSession) => unknown
   }
   /**
+   * What complete answers with 200: the session with its order, and in versions with 3-D Secure
+   * also the session in `authentication_required`.
+   */
+  readonly completeResponse: Schema.Schema.AnyNoContext
+  /**
    * Whether the stored projection of a session (its fields minus the internal ones, which the
    * store can serialize itself) is this version's session response, so GET can answer with it.
    */

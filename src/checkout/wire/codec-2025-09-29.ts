@@ -22,6 +22,8 @@ export const checkoutCodec20250929: CheckoutCodec = {
   cancel: undefined,
   session: { schema: CheckoutSession, encode: toCheckoutSession },
   sessionWithOrder: { schema: CheckoutSessionWithOrder, encode: toCheckoutSessionWithOrder },
+  // A card that needs issuer authentication is declined in this version: it has no such answer.
+  completeResponse: CheckoutSessionWithOrder,
   sessionIsStoredProjection: true,
   param: (path) => path
 }

@@ -17,6 +17,7 @@ export const makeCodec2026 = (version: Version2026): CheckoutCodec => {
     cancel: requestCodec(requests.cancel, toCancel),
     session: { schema: responses.session, encode: encodeSession(version) },
     sessionWithOrder: { schema: responses.sessionWithOrder, encode: encodeSessionWithOrder(version) },
+    completeResponse: responses.completeResponse,
     sessionIsStoredProjection: false,
     param: param2026
   }

@@ -9,6 +9,7 @@ import { type ApiVersionName, isAtLeast } from "../../shared/api-versions.ts"
 import { BoundedString, optional, Timestamp } from "../../shared/schema-helpers.ts"
 import { Address, Email, MAX_ITEMS, MAX_QUANTITY } from "../checkout-schemas.ts"
 import { DiscountsRequest } from "../discounts.ts"
+import { AUTHENTICATION_OUTCOMES } from "../session-authentication.ts"
 
 /** The versions in this format. */
 export type Version2026 = Extract<ApiVersionName, "2026-01-30" | "2026-04-17">
@@ -178,8 +179,19 @@ export const paymentDataOf = (version: Version2026) =>
     approval_required: optional(Schema.Boolean)
   }).annotations({ identifier: "PaymentData" })
 
-/** Refused until authentication is requested by this merchant: nothing asked for it. */
-const AuthenticationResult = Schema.Struct({ outcome: Text(64) }).annotations({ identifier: "AuthenticationResult" })
+/**
+ * The 3-D Secure result the agent presents (both versions alike). The details the protocol
+ * requires for some outcomes are checked by the conversion (`requests-2026.ts`), with their path.
+ */
+export const AuthenticationResult = Schema.Struct({
+  outcome: Schema.Literal(...AUTHENTICATION_OUTCOMES),
+  outcome_details: optional(Schema.Struct({
+    three_ds_cryptogram: BoundedString(128, "The 3DS cryptogram (CAVV/AAV), base64"),
+    electronic_commerce_indicator: Schema.Literal("01", "02", "05", "06", "07"),
+    transaction_id: BoundedString(128, "The directory server's transaction id (3DS2)"),
+    version: BoundedString(16, "The 3-D Secure version")
+  }))
+}).annotations({ identifier: "AuthenticationResult" })
 
 const IntentTrace = Schema.Struct({
   /** Extensible: a value outside the list is kept as `other`. */

@@ -8,6 +8,7 @@
 import { Either } from "effect"
 import { defined } from "../../shared/defined-fields.ts"
 import type { Address, Buyer } from "../checkout-schemas.ts"
+import { OUTCOMES_WITH_DETAILS } from "../session-authentication.ts"
 import type { FulfillmentContact, JsonObject, SessionDetails } from "../session-details.ts"
 import type { UpdateSessionInput } from "../session-model.ts"
 import { WireRefusal } from "./checkout-codec.ts"
@@ -169,8 +170,16 @@ export const toComplete = (body: CompleteBody) => {
   }
   if (payment.handler_id === undefined) return refuse("$.payment_data.handler_id", "handler_id is required.", "missing")
   if (payment.instrument === undefined) return refuse("$.payment_data.instrument", "instrument is required.", "missing")
-  if (body.authentication_result !== undefined) {
-    return refuse("$.authentication_result", "No authentication was requested for this session.", "invalid")
+  const authentication = body.authentication_result
+  if (
+    authentication !== undefined && authentication.outcome_details === undefined &&
+    OUTCOMES_WITH_DETAILS.includes(authentication.outcome)
+  ) {
+    return refuse(
+      "$.authentication_result.outcome_details",
+      `outcome_details is required when the outcome is ${authentication.outcome}.`,
+      "missing"
+    )
   }
   return Either.map(buyerChange(body.buyer, "$.buyer"), (buyer) => {
     const fulfillment = fulfillmentChange(body.fulfillment_details)
@@ -192,7 +201,9 @@ export const toComplete = (body: CompleteBody) => {
       ...(fulfillment.fulfillment_address === undefined
         ? {}
         : { fulfillment_address: fulfillment.fulfillment_address }),
-      ...(Object.keys(details).length === 0 ? {} : { details: details as SessionDetails })
+      ...(Object.keys(details).length === 0 ? {} : { details: details as SessionDetails }),
+      ...(authentication === undefined ? {} : { authentication_result: authentication }),
+      canAuthenticate: true
     }
   })
 }

@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import { isAtLeast } from "../../shared/api-versions.ts"
 import { Amount, CurrencyCode, JsonPath, optional, Timestamp } from "../../shared/schema-helpers.ts"
-import { ContentType, ExtensionDeclaration, PaymentHandler, TotalType } from "../checkout-schemas.ts"
+import { ContentType, ExtensionDeclaration, MessageErrorCode, PaymentHandler, TotalType } from "../checkout-schemas.ts"
 import { AppliedDiscount, RejectedDiscount } from "../discounts.ts"
 import {
   buyerOf,
@@ -90,7 +90,7 @@ const Message = Schema.Union(
   }).annotations({ identifier: "MessageWarning" }),
   Schema.Struct({
     type: Schema.Literal("error"),
-    code: Schema.Literal("missing", "invalid", "out_of_stock", "payment_declined", "requires_sign_in", "requires_3ds"),
+    code: MessageErrorCode,
     param: optional(JsonPath),
     content_type: ContentType,
     content: Schema.String
@@ -121,6 +121,39 @@ export const ResponseCapabilities = Schema.Struct({
   extensions: optional(Schema.Array(ExtensionDeclaration))
 }).annotations({ identifier: "Capabilities" })
 
+const maxLength = (max: number) => Schema.String.pipe(Schema.maxLength(max))
+
+/** The browser channel of a 3DS authentication (2026-01-30 requires it in the metadata). */
+const BrowserChannel = Schema.Struct({
+  type: Schema.Literal("browser"),
+  browser: Schema.Struct({
+    accept_header: Schema.String,
+    ip_address: maxLength(45),
+    javascript_enabled: Schema.Boolean,
+    language: maxLength(35),
+    user_agent: Schema.String
+  })
+}).annotations({ identifier: "BrowserChannel" })
+
+/** What the agent authenticates with while the session is `authentication_required`. */
+export const authenticationMetadataOf = (version: Version2026) =>
+  Schema.Struct({
+    ...(isAtLeast(version, "2026-04-17") ? {} : { channel: BrowserChannel }),
+    acquirer_details: Schema.Struct({
+      acquirer_bin: maxLength(11),
+      acquirer_country: Schema.String.pipe(Schema.length(2)),
+      acquirer_merchant_id: maxLength(35),
+      merchant_name: maxLength(40),
+      requestor_id: optional(maxLength(35))
+    }),
+    directory_server: Schema.Literal("american_express", "mastercard", "visa"),
+    flow_preference: optional(Schema.Struct({
+      type: Schema.Literal("challenge", "frictionless"),
+      challenge: optional(Schema.Struct({ type: optional(Schema.Literal("mandated", "preferred")) })),
+      frictionless: optional(Schema.Struct({ type: optional(Schema.Literal("low_risk")) }))
+    }))
+  }).annotations({ identifier: "AuthenticationMetadata" })
+
 export const responseSchemasOf = (version: Version2026) => {
   const since0417 = isAtLeast(version, "2026-04-17")
   const session = Schema.Struct({
@@ -147,6 +180,7 @@ export const responseSchemasOf = (version: Version2026) => {
     locale: optional(Schema.String),
     timezone: optional(Schema.String),
     metadata: optional(Metadata),
+    authentication_metadata: optional(authenticationMetadataOf(version)),
     discounts: optional(
       Schema.Struct({
         codes: Schema.Array(Schema.String),
@@ -168,5 +202,12 @@ export const responseSchemasOf = (version: Version2026) => {
   const sessionWithOrder = since0417
     ? Schema.Struct({ ...session.fields, order: order0417 })
     : Schema.Struct({ ...session.fields, order })
-  return { session, sessionWithOrder: sessionWithOrder.annotations({ identifier: "CheckoutSessionWithOrder" }) }
+  /** Complete answers the completed session, or the session waiting for issuer authentication. */
+  const authenticationRequired = Schema.Struct({
+    ...session.fields,
+    status: Schema.Literal("authentication_required"),
+    authentication_metadata: authenticationMetadataOf(version)
+  }).annotations({ identifier: "CheckoutSessionAuthenticationRequired" })
+  const withOrder = sessionWithOrder.annotations({ identifier: "CheckoutSessionWithOrder" })
+  return { session, sessionWithOrder: withOrder, completeResponse: Schema.Union(withOrder, authenticationRequired) }
 }

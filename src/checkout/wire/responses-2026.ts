@@ -2,13 +2,14 @@
  * Sessions in the checkout API's line-items format (2026-01-30, 2026-04-17), and the domain's
  * JSONPaths (the interface document's field names) in this format's names.
  */
+import { isAtLeast } from "../../shared/api-versions.ts"
 import { defined } from "../../shared/defined-fields.ts"
 import type {
   FulfillmentOption as PlainOption,
   LineItem as PlainLine,
   Message as PlainMessage
 } from "../checkout-schemas.ts"
-import type { FulfillmentContact } from "../session-details.ts"
+import type { FulfillmentContact, JsonObject } from "../session-details.ts"
 import type { Session } from "../session-model.ts"
 import type { CompletedSession } from "./checkout-codec.ts"
 import type { Version2026 } from "./request-schemas-2026.ts"
@@ -124,6 +125,43 @@ const capabilities = (session: Session) => {
   }
 }
 
+const signal = (signals: JsonObject | undefined, key: string, max: number): string | undefined => {
+  const value = signals?.[key]
+  return typeof value === "string" ? value.slice(0, max) : undefined
+}
+
+/**
+ * The browser channel 2026-01-30 requires in the metadata, from what the agent told of the buyer's
+ * browser (risk signals, locale). What it did not tell is unknown to the merchant: any Accept
+ * header, an empty address or user agent, no JavaScript (so no screen data is due).
+ */
+const browserChannel = (session: Session) => {
+  const signals = session.details?.risk_signals
+  const language = signal(signals, "accept_language", 256)?.split(",")[0]?.split(";")[0]?.trim() ||
+    session.details?.locale || "en"
+  return {
+    type: "browser" as const,
+    browser: {
+      accept_header: "*/*",
+      ip_address: signal(signals, "ip_address", 45) ?? "",
+      javascript_enabled: false,
+      language: language.slice(0, 35),
+      user_agent: signal(signals, "user_agent", 1024) ?? ""
+    }
+  }
+}
+
+/** What the agent authenticates with, while the session waits for it. */
+const authenticationMetadata = (version: Version2026, session: Session) => {
+  const request = session.authentication
+  if (session.status !== "authentication_required" || request === undefined) return {}
+  return {
+    authentication_metadata: isAtLeast(version, "2026-04-17")
+      ? request
+      : { channel: browserChannel(session), ...request }
+  }
+}
+
 export const encodeSession = (version: Version2026) => (session: Session) => {
   const details = session.details
   const buyer = details?.buyer ?? session.buyer
@@ -142,6 +180,7 @@ export const encodeSession = (version: Version2026) => (session: Session) => {
     ...fulfillmentDetails(session),
     ...selectedOptions(session),
     ...defined({ locale: details?.locale, timezone: details?.timezone, metadata: details?.metadata }),
+    ...authenticationMetadata(version, session),
     ...(session.discounts === undefined ? {} : { discounts: session.discounts }),
     created_at: session.created_at,
     updated_at: session.updated_at,

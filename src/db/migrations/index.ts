@@ -18,6 +18,7 @@ import m0012 from "./0012_rate_limits.ts"
 import m0013 from "./0013_sql_functions.ts"
 import m0014 from "./0014_checkout_function_results.ts"
 import m0015 from "./0015_authentication_sessions.ts"
+import m0016 from "./0016_charge_authentication.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -31,7 +32,8 @@ export const migrations: Record<string, Migration> = {
   "0012_rate_limits": m0012,
   "0013_sql_functions": m0013,
   "0014_checkout_function_results": m0014,
-  "0015_authentication_sessions": m0015
+  "0015_authentication_sessions": m0015,
+  "0016_charge_authentication": m0016
 }
 
 /** The loader for `PgMigrator.run({ loader })`. */

@@ -29,7 +29,9 @@ export const BadRequestCode = Schema.Literal(
   "missing_api_version",
   "unsupported_api_version",
   "invalid_content_type",
-  "invalid_json"
+  "invalid_json",
+  /** Complete of a session waiting for issuer authentication without its result. */
+  "requires_3ds"
 )
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
   ...common,

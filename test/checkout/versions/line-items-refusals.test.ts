@@ -2,7 +2,7 @@
  * Bad input in the line-items format (2026-01-30, 2026-04-17): each refusal has its status, code
  * and `param` in the version's JSONPath, and leaves the session as it was. What the format
  * defines and this merchant cannot honour (split fulfillment, quotes, tax exemption, purchase
- * orders, an authentication result nobody asked for) is refused, never dropped.
+ * orders, an authentication result without the details its outcome needs) is refused, never dropped.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -233,10 +233,16 @@ describe.each(LINE_ITEMS_VERSIONS)("refusals in %s", (version) => {
         badRequest("$.payment_data.handler_id")
       ))
 
-    it.effect("an authentication result nobody asked for: 400 at $.authentication_result", () =>
+    it.effect("an authenticated result without its details: 400 at $.authentication_result.outcome_details", () =>
       refusedThenPaid(
         (token) => completeRequest(version, token, { authentication_result: { outcome: "authenticated" } }),
-        badRequest("$.authentication_result")
+        badRequest("$.authentication_result.outcome_details", "missing")
+      ))
+
+    it.effect("an outcome outside the protocol's list: 400 at $.authentication_result.outcome", () =>
+      refusedThenPaid(
+        (token) => completeRequest(version, token, { authentication_result: { outcome: "succeeded" } }),
+        badRequest("$.authentication_result.outcome")
       ))
 
     it.effect("a buyer with a tax exemption: 400 at $.buyer.tax_exemption", () =>

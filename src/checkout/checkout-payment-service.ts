@@ -1,0 +1,110 @@
+/**
+ * The completion service's payment decisions (`checkout-completion-service.ts`), taken before
+ * any store step or inside its first: which credential pays (as the merchant offers them), the
+ * amount, the attempt it is paid under, and the message a failed payment leaves on the session.
+ */
+import { Either, Option } from "effect"
+import type { CatalogSnapshot } from "../catalog/catalog.ts"
+import { BUILTIN_PROVIDER_ALIASES } from "../payments/builtin-payment-processor.ts"
+import {
+  credentialRef,
+  type PaymentCredential,
+  type PaymentDeclined,
+  type PaymentRejected
+} from "../payments/payment-provider.ts"
+import { InvalidPaymentData, PaymentInProgress } from "./checkout-errors.ts"
+import type { MessageError, PaymentData } from "./checkout-schemas.ts"
+import type { PaymentAttempt } from "./checkout-store.ts"
+import type { Session } from "./session-model.ts"
+
+/**
+ * The credential of a complete request, checked against what the merchant offers: a payment
+ * handler of the catalog, or (legacy shape) a provider named by a handler's PSP or one of the
+ * names the built-in processor answers to.
+ */
+export const resolveCredential = (
+  paymentData: PaymentData,
+  catalog: CatalogSnapshot
+): Either.Either<PaymentCredential, InvalidPaymentData> => {
+  if (paymentData.handler_id !== undefined) {
+    if (!catalog.paymentHandlers.some((handler) => handler.id === paymentData.handler_id)) {
+      return Either.left(
+        new InvalidPaymentData({
+          param: "$.payment_data.handler_id",
+          message: `$.payment_data.handler_id must name a payment handler offered on the session (${
+            catalog.paymentHandlers.map((h) => h.id).join(", ")
+          })`
+        })
+      )
+    }
+    return Either.right({
+      kind: "handler",
+      handlerId: paymentData.handler_id,
+      instrumentType: paymentData.instrument.type,
+      credentialType: paymentData.instrument.credential.type,
+      token: paymentData.instrument.credential.token
+    })
+  }
+  const providers = [
+    ...new Set([...catalog.paymentHandlers.map((handler) => handler.psp), ...BUILTIN_PROVIDER_ALIASES])
+  ]
+  if (!providers.includes(paymentData.provider)) {
+    return Either.left(
+      new InvalidPaymentData({
+        param: "$.payment_data.provider",
+        message: `$.payment_data.provider must name the merchant's payment service provider (${providers.join(", ")})`
+      })
+    )
+  }
+  return Either.right({ kind: "legacy", provider: paymentData.provider, token: paymentData.token })
+}
+
+/** The amount to charge: the session's `total` line. */
+export const sessionTotal = (session: Session): number =>
+  session.totals.find((total) => total.type === "total")?.amount ?? 0
+
+/** The message a failed payment leaves on the session, at what failed (the payment data unless said). */
+export const paymentMessage = (error: PaymentDeclined | PaymentRejected): MessageError => ({
+  type: "error",
+  code: "payment_declined",
+  param: error.param ?? "$.payment_data",
+  content_type: "plain",
+  content: error.message
+})
+
+/**
+ * The attempt to pay `session` with, given its latest one: the pending attempt a crashed or
+ * concurrent request left when it is for the same credential and amount (its key makes the
+ * provider answer the first charge), else a new one with the next sequence. A pending attempt for
+ * another credential or amount is another payment under way.
+ */
+export const chooseAttempt = (
+  latest: Option.Option<PaymentAttempt>,
+  session: Session,
+  credential: PaymentCredential,
+  now: number
+): Either.Either<{ readonly attempt: PaymentAttempt; readonly isNew: boolean }, PaymentInProgress> => {
+  const amount = sessionTotal(session)
+  const previous = Option.getOrUndefined(latest)
+  if (previous?.state === "pending") {
+    return previous.amount === amount && previous.credentialRef === credentialRef(credential)
+      ? Either.right({ attempt: previous, isNew: false })
+      : Either.left(new PaymentInProgress({ sessionId: session.id }))
+  }
+  const sequence = (previous?.sequence ?? 0) + 1
+  return Either.right({
+    isNew: true,
+    attempt: {
+      sessionId: session.id,
+      sequence,
+      idempotencyKey: `${session.id}:${sequence}`,
+      amount,
+      currency: session.currency,
+      credentialRef: credentialRef(credential),
+      state: "pending",
+      chargeId: undefined,
+      createdAt: now,
+      updatedAt: now
+    }
+  })
+}
