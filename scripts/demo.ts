@@ -4,14 +4,32 @@
  * the agent platform received. Usage: `npm run demo [-- --api-version 2026-04-17]` (server on
  * BASE_URL, default http://localhost:8080; API key from API_KEY or DATA_DIR/secrets.json). The agent
  * speaks the wire format of the version it is given (2025-09-29 by default).
+ *
+ * `npm run demo -- --3ds` buys twice with 3-D Secure test cards instead (API version 2026-04-17
+ * unless another with the flow is given): the challenge card, whose issuer asks the buyer for a
+ * code, and the frictionless one; each complete first answers `authentication_required`, the agent
+ * authenticates with the Delegate Authentication API, then completes with the result.
  */
 import { API_VERSION, type CallResult, clientOptionsFromEnv, makeCall, money, tokenizeBody } from "./lib/acp-client.ts"
 import { dialectOf, type SessionView } from "./lib/agent-dialects.ts"
+import { authenticateCard } from "./lib/three-d-secure-agent.ts"
 
+const threeDs = process.argv.includes("--3ds")
 const versionFlag = process.argv.indexOf("--api-version")
-const apiVersion = versionFlag >= 0 ? process.argv[versionFlag + 1] ?? API_VERSION : API_VERSION
+const apiVersion = versionFlag >= 0
+  ? process.argv[versionFlag + 1] ?? API_VERSION
+  : threeDs
+  ? "2026-04-17"
+  : API_VERSION
+if (threeDs && apiVersion < "2026-01-30") {
+  console.error(`3-D Secure needs API version 2026-01-30 or later; ${apiVersion} declines cards that need it.`)
+  process.exit(1)
+}
 const options = { ...clientOptionsFromEnv(), apiVersion }
+const merchantId = process.env["MERCHANT_ID"] ?? "merchant_demo"
 const call = makeCall(options)
+/** The Delegate Authentication API exists in 2026-04-17 only. */
+const authnCall = makeCall({ ...options, apiVersion: "2026-04-17" })
 const dialect = dialectOf(apiVersion)
 
 const expect = (step: string, result: CallResult, status: number) => {
@@ -59,17 +77,17 @@ const showSession = (session: SessionView) => {
 
 const step = (n: number, title: string) => console.log(`\n${n}. ${title}`)
 
-const main = async () => {
-  console.log(`Demo agent → ${options.baseUrl} · API-Version ${apiVersion}`)
-
+/** Steps 1 and 2: a session for two T-shirts and a mug, shipped fastest; the agent may declare 3ds. */
+const readySession = async (declareThreeDs: boolean) => {
   step(1, "Create a checkout session: two T-shirts and a mug, shipped to New York")
+  const body = dialect.createBody([{ id: "tshirt-classic", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }])
   const created = await call(
     "POST",
     "/checkout_sessions",
-    dialect.createBody([{ id: "tshirt-classic", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }])
+    declareThreeDs ? { ...(body as object), capabilities: { interventions: { supported: ["3ds"] } } } : body
   )
   expect("create", created, 201)
-  let session = dialect.view(created.body)
+  const session = dialect.view(created.body)
   showSession(session)
 
   step(2, "Choose the fastest shipping option")
@@ -80,8 +98,68 @@ const main = async () => {
     dialect.selectOptionBody(session, fastest?.id ?? "")
   )
   expect("update", updated, 200)
-  session = dialect.view(updated.body)
-  showSession(session)
+  const ready = dialect.view(updated.body)
+  showSession(ready)
+  return ready
+}
+
+const totalOf = (session: SessionView) => session.totals.find((t) => t.type === "total")?.amount ?? 0
+
+/** A 3-D Secure purchase with `card`: complete, authenticate with the issuer, complete with the result. */
+const threeDsPurchase = async (card: { readonly number: string; readonly name: string }) => {
+  console.log(`\n━━ 3-D Secure, ${card.name}: card ${card.number.replace(/(\d{4})(?=\d)/g, "$1 ")}`)
+  const session = await readySession(true)
+  const amount = totalOf(session)
+  step(3, "Tokenize the card (delegated payment, allowance = the total)")
+  const token = await call("POST", "/agentic_commerce/delegate_payment", {
+    ...tokenizeBody(session.id, amount, "scripts/demo.ts --3ds"),
+    payment_method: {
+      ...tokenizeBody(session.id, amount, "").payment_method,
+      number: card.number,
+      display_last4: card.number.slice(-4)
+    }
+  })
+  expect("tokenize", token, 201)
+  console.log(`  token ${token.body.id}`)
+  step(4, "Complete: the issuer wants the cardholder authenticated first")
+  const pending = await call("POST", `/checkout_sessions/${session.id}/complete`, dialect.completeBody(token.body.id))
+  expect("complete", pending, 200)
+  const metadata = pending.body.authentication_metadata
+  console.log(`  status ${pending.body.status} · nothing charged, stock still held`)
+  console.log(
+    `  authenticate with: directory server ${metadata.directory_server} · acquirer BIN ${metadata.acquirer_details.acquirer_bin}` +
+      ` (${metadata.acquirer_details.acquirer_country}) · merchant ${metadata.acquirer_details.acquirer_merchant_id}` +
+      ` · preference ${metadata.flow_preference?.type ?? "none"}`
+  )
+  step(5, "Authenticate with the issuer (Delegate Authentication API)")
+  const authenticated = await authenticateCard(authnCall, { number: card.number, expMonth: "12", expYear: "2030" }, {
+    sessionId: session.id,
+    amount,
+    currency: "usd",
+    merchantId
+  })
+  for (const line of authenticated.steps) console.log(`  ${line}`)
+  step(6, "Complete again with the authentication result")
+  const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, {
+    ...(dialect.completeBody(token.body.id) as object),
+    authentication_result: authenticated.result
+  })
+  expect("complete with the authentication result", completed, 200)
+  const paid = dialect.view(completed.body)
+  console.log(
+    `  status ${paid.status} · order ${paid.order?.id} · ${money(amount)} charged with the issuer's cryptogram`
+  )
+}
+
+const main = async () => {
+  console.log(`Demo agent → ${options.baseUrl} · API-Version ${apiVersion}`)
+  if (threeDs) {
+    await threeDsPurchase({ number: "4000002760003184", name: "challenge (the issuer asks for a code)" })
+    await threeDsPurchase({ number: "4000000000003220", name: "frictionless (no buyer interaction)" })
+    console.log("\nDone.")
+    return
+  }
+  let session = await readySession(false)
 
   step(3, "Tokenize the card with the payment provider (delegated payment, allowance = the total)")
   const amount = session.totals.find((t) => t.type === "total")?.amount ?? 0

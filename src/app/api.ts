@@ -17,7 +17,7 @@ import { NotFoundWire } from "../platform/http/errors.ts"
 import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
 import { documentRequestHeaders, documentResponseHeaders, withoutErrorTypes } from "../platform/http/openapi-headers.ts"
 import { VersionedIdempotency } from "../platform/http/route-declarations.ts"
-import type { ApiVersionName } from "../shared/api-versions.ts"
+import { type ApiVersionName, isAtLeast } from "../shared/api-versions.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhooks/webhook-receiver-api.ts"
 import { DiscoveryResponse } from "./discovery.ts"
 
@@ -71,6 +71,18 @@ const versionedGroups = (
   groups.filter((group) => Context.getOrElse(group.annotations, VersionedIdempotency, () => false))
     .map((group) => group.identifier)
 
+/** The Delegate Authentication API is 2026-04-17's: the documents of older versions leave it out. */
+const withoutAuthentication = (spec: Record<string, any>): Record<string, any> => {
+  const groups = new Set<string>([DelegateAuthenticationGroup.identifier, AcsGroup.identifier])
+  return {
+    ...spec,
+    paths: Object.fromEntries(
+      Object.entries(spec.paths ?? {}).filter(([path]) => !path.startsWith("/delegate_authentication"))
+    ),
+    tags: (spec.tags ?? []).filter((tag: { readonly name: string }) => !groups.has(tag.name))
+  }
+}
+
 /**
  * The API as requests with `API-Version: version` see it: that version's checkout and delegate
  * groups, the headers that version requires, and the response headers middleware adds.
@@ -86,8 +98,9 @@ export const apiFor = (version: ApiVersionName) => {
   })
   const responseHeaders = documentResponseHeaders({ isReplayableStatus })
   const errorTypes = withoutErrorTypes(hasRequestNotIdempotentType(version) ? [] : ["request_not_idempotent"])
+  const authentication = isAtLeast(version, "2026-04-17") ? (spec: Record<string, any>) => spec : withoutAuthentication
   return assemble(checkout, delegate)
-    .annotate(OpenApi.Transform, (spec) => errorTypes(responseHeaders(requestHeaders(spec))))
+    .annotate(OpenApi.Transform, (spec) => authentication(errorTypes(responseHeaders(requestHeaders(spec)))))
     .annotate(OpenApi.Title, `Agentic Checkout Service: ACP ${version}`)
     .annotate(OpenApi.Version, version)
     .annotate(

@@ -120,6 +120,35 @@ describe("OpenAPI documents", () => {
       }
     })))
 
+  it.effect("the Delegate Authentication API is in 2026-04-17's document only", () =>
+    run(Effect.gen(function*() {
+      const authenticationPaths = (document: any) =>
+        Object.keys(document.paths).filter((path) => path.startsWith("/delegate_authentication"))
+      expect(authenticationPaths((yield* get("/openapi/2026-04-17.json", open)).body)).toEqual(
+        expect.arrayContaining(["/delegate_authentication", "/delegate_authentication/{authentication_session_id}"])
+      )
+      for (const older of ["2025-09-29", "2026-01-30"] as const) {
+        expect(authenticationPaths((yield* get(`/openapi/${older}.json`, open)).body), older).toEqual([])
+      }
+    })))
+
+  it.effect("complete answers the completed session, or in 2026 versions the session waiting for 3-D Secure", () =>
+    run(Effect.gen(function*() {
+      const completeSchemas = (document: any) => {
+        const schema = document.paths["/checkout_sessions/{checkout_session_id}/complete"].post.responses["200"]
+          .content["application/json"].schema
+        return JSON.stringify(schema)
+      }
+      expect(completeSchemas((yield* get("/openapi/2025-09-29.json", open)).body)).not.toContain(
+        "CheckoutSessionAuthenticationRequired"
+      )
+      for (const version of ["2026-01-30", "2026-04-17"] as const) {
+        expect(completeSchemas((yield* get(`/openapi/${version}.json`, open)).body), version).toContain(
+          "CheckoutSessionAuthenticationRequired"
+        )
+      }
+    })))
+
   it.effect("request_not_idempotent is an error type of 2025-09-29 and 2026-01-30, not of 2026-04-17", () =>
     run(Effect.gen(function*() {
       const errorTypes = (document: any) =>

@@ -26,6 +26,7 @@ import {
 } from "../support/acp-fixtures.ts"
 import { demoCatalogFile, snapshotOf } from "../support/fixtures.ts"
 import { address, buyer, createReadySession, get, post, testApp, type TestAppOptions } from "../support/http.ts"
+import { storesUnderTest } from "../support/store-under-test.ts"
 import {
   authenticateCard,
   CHALLENGE_CARD,
@@ -447,3 +448,28 @@ describe("3-D Secure and 2025-09-29, which has no authentication flow", () => {
       expect(read.body.authentication_metadata).toBeUndefined()
     })))
 })
+
+for (const storeUnderTest of storesUnderTest) {
+  describe.skipIf(!storeUnderTest.available)(`3-D Secure on ${storeUnderTest.name}`, () => {
+    storeUnderTest.register()
+    const client = clientOf("2026-04-17")
+    const onStores = <A, E>(effect: Effect.Effect<A, E, any>) =>
+      Effect.flatMap(storeUnderTest.freshStores, (stores) => run(effect, stores))
+
+    it.effect("one result, four concurrent completes: one order, one charge, the result spent", () =>
+      onStores(Effect.gen(function*() {
+        const { id, token, total } = yield* requiringAuthentication(client, CHALLENGE_CARD)
+        const { result } = yield* authenticateCard({ number: CHALLENGE_CARD, sessionId: id, amount: total })
+        const body = completeRequest("2026-04-17", token, { authentication_result: result })
+        const answers = yield* Effect.all(Array.from({ length: 4 }, () => client.complete(id, body)), {
+          concurrency: "unbounded"
+        })
+        const completed = answers.filter((answer) => answer.status === 200)
+        expect(completed.length).toBeGreaterThanOrEqual(1)
+        for (const answer of answers) expect([200, 409]).toContain(answer.status)
+        expect(new Set(completed.map((answer) => answer.body.order.id)).size).toBe(1)
+        expect(yield* charges).toHaveLength(1)
+        expect((yield* client.get(id)).body.status).toBe("completed")
+      })))
+  })
+}

@@ -11,6 +11,7 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import { SqlAuthenticationStore } from "../../src/authentication/sql-authentication-store.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
@@ -40,7 +41,13 @@ export interface StoreUnderTest {
   readonly freshStores: Effect.Effect<
     Pick<
       TestAppOptions,
-      "store" | "vaultStore" | "chargeStore" | "orderStore" | "idempotencyStore" | "receivedEventsStore"
+      | "store"
+      | "vaultStore"
+      | "chargeStore"
+      | "orderStore"
+      | "idempotencyStore"
+      | "receivedEventsStore"
+      | "authenticationStore"
     >
   >
   /**
@@ -129,7 +136,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             chargeStore: Layer.provide(SqlChargeStore, client),
             orderStore: Layer.provide(SqlOrderStore, client),
             idempotencyStore: Layer.provide(SqlIdempotencyStore, client),
-            receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client)
+            receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client),
+            authenticationStore: Layer.provide(SqlAuthenticationStore, client)
           }
         })
       )
