@@ -62,6 +62,8 @@ const SERVICES_OF_ROLE: Record<Role, ReadonlyArray<DiscoveryService>> = {
   checkout: ["checkout", "orders"],
   delegate: ["delegate_payment"],
   delegate_authentication: [],
+  // A transport of the checkout service (`transports`), not a service of its own.
+  mcp: [],
   webhook_receiver: [],
   webhook_sender: []
 }
@@ -111,7 +113,7 @@ export const discoveryDocument = (config: AppConfigShape, catalog: CatalogSnapsh
       documentation_url: `${config.publicBaseUrl}/docs`
     },
     api_base_url: config.publicBaseUrl,
-    transports: ["rest"],
+    transports: config.roles.has("mcp") ? ["rest", "mcp"] : ["rest"],
     capabilities: {
       services: servicesOf(config.roles),
       ...(extensions.length === 0 ? {} : { extensions }),

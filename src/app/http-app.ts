@@ -3,7 +3,7 @@
  * (`openapi-documents.ts`), and the request middleware. `main.ts` serves it on a port; tests call it
  * directly with a request, on the test's own Clock.
  */
-import { HttpApiBuilder, type HttpApp, HttpRouter } from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpRouter, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { AcsHandlers } from "../authentication/acs-handlers.ts"
 import {
@@ -13,6 +13,7 @@ import {
 import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
 import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate/delegate-handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
+import { makeMcpEndpoint, MCP_PATH } from "../mcp/mcp-handlers.ts"
 import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-handlers.ts"
 import { AppConfig } from "../platform/config.ts"
 import { decodeErrorMiddleware, requestMiddleware } from "../platform/http/middleware.ts"
@@ -71,8 +72,25 @@ const strictRouting = { caseSensitive: true, ignoreTrailingSlash: false, ignoreD
 const httpAppWithMiddleware = Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig(strictRouting))
   const idempotency = yield* makeIdempotencyMiddleware(Api)
-  const { apiVersions } = yield* AppConfig
-  return requestMiddleware(Api, documentationRoutes(apiVersions))(idempotency(app))
+  const { apiVersions, roles } = yield* AppConfig
+  const routes = idempotency(app)
+  if (!roles.has("mcp")) return requestMiddleware(Api, documentationRoutes(apiVersions))(routes)
+  // MCP tool calls are dispatched through the whole application, as REST requests are served.
+  const mcp = (yield* makeMcpEndpoint)((request) =>
+    Effect.provideService(whole, HttpServerRequest.HttpServerRequest, request) as Effect.Effect<
+      HttpServerResponse.HttpServerResponse
+    >
+  )
+  const whole: HttpApp.Default<never, HttpRouter.HttpRouter.DefaultServices> = requestMiddleware(Api, [
+    ...documentationRoutes(apiVersions),
+    { method: "POST", path: MCP_PATH }
+  ])(
+    Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) => request.method === "POST" && request.url.split("?")[0] === MCP_PATH ? mcp : routes
+    )
+  )
+  return whole
 })
 
 export const HttpAppLive = Layer.effect(HttpAppService, httpAppWithMiddleware).pipe(

@@ -12,11 +12,18 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path"
 import { API_VERSION_NAMES, type ApiVersionName, isApiVersionName } from "../shared/api-versions.ts"
 
-export type Role = "checkout" | "delegate" | "delegate_authentication" | "webhook_receiver" | "webhook_sender"
+export type Role =
+  | "checkout"
+  | "delegate"
+  | "delegate_authentication"
+  | "mcp"
+  | "webhook_receiver"
+  | "webhook_sender"
 export const ALL_ROLES: ReadonlyArray<Role> = [
   "checkout",
   "delegate",
   "delegate_authentication",
+  "mcp",
   "webhook_receiver",
   "webhook_sender"
 ]

@@ -71,7 +71,8 @@ describe("GET /.well-known/acp.json", () => {
           documentation_url: "https://merchant.test/docs"
         },
         api_base_url: "https://merchant.test",
-        transports: ["rest"],
+        // Every role is on, mcp included.
+        transports: ["rest", "mcp"],
         capabilities: {
           services: ["checkout", "orders", "delegate_payment"],
           // The demo catalog has coupons: the discount extension is active.

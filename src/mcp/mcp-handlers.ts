@@ -1,0 +1,185 @@
+/**
+ * `POST /mcp`: the checkout tools over MCP Streamable HTTP (JSON-RPC 2.0), built on the official
+ * MCP SDK's low-level `Server` and its web-standard transport, stateless (a server and transport
+ * per HTTP request, JSON answers, no MCP session).
+ *
+ * The HTTP request is authenticated as the REST API authenticates (the bearer key), before any
+ * MCP message is read. A tool call is then the REST call it stands for (`checkout-tools.ts`),
+ * dispatched through the whole application with the caller's `Authorization` and `meta` as its
+ * headers: the same validation per version, idempotency store (scoped to the key's identity and
+ * the REST path, so a tool call and a REST call with one key are one request), rate limits,
+ * request signatures, logs under the call's request id. A 2xx answer is the tool's result (the
+ * session object itself, also as `structuredContent` and as text); any other is the JSON-RPC error
+ * `-32000` with the ACP error object in `data`, its `param` rooted at the tool's arguments
+ * (`$.payload…`, `$.id`). Arguments that are not the binding's envelope are `-32602`.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Either, Runtime, Schema } from "effect"
+import { internalError } from "../platform/http/errors.ts"
+import { errorResponse } from "../platform/http/middleware.ts"
+import { readRawBody } from "../platform/http/request-body.ts"
+import { makeBearerCheck, unauthorized } from "../platform/http/security.ts"
+import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
+import {
+  argumentsOf,
+  CHECKOUT_TOOLS,
+  type CheckoutTool,
+  inputSchemaOf,
+  META_HEADERS,
+  type ToolArguments,
+  toolNamed
+} from "./checkout-tools.ts"
+
+export const MCP_PATH = "/mcp"
+
+/** JSON-RPC error codes of the binding: ACP errors, and arguments that are not its envelope. */
+const ACP_ERROR = -32000
+const INVALID_PARAMS = -32602
+
+/**
+ * A JSON-RPC error the SDK sends as is: `code`, `message` and `data` (an `McpError` would prefix
+ * the message; the binding's examples carry the ACP message unchanged).
+ */
+class ToolCallError extends Error {
+  constructor(readonly code: number, message: string, readonly data: Record<string, unknown>) {
+    super(message)
+  }
+}
+
+/** How the application answers one request (the whole app, middleware included). */
+export type Dispatch = (
+  request: HttpServerRequest.HttpServerRequest
+) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+
+/** A REST `param` (rooted at the body, or naming the path's session id) rooted at the tool's arguments. */
+export const toolParam = (param: string): string =>
+  param === "$.checkout_session_id" ? "$.id" : param.startsWith("$") ? `$.payload${param.slice(1)}` : param
+
+const invalidArguments = (error: Parameters<typeof firstFailureAtJsonPath>[0]) => {
+  const failure = firstFailureAtJsonPath(error)
+  return new ToolCallError(INVALID_PARAMS, failure.message, {
+    type: "invalid_request",
+    code: failure.kind,
+    message: failure.message,
+    param: failure.param
+  })
+}
+
+/** The REST request a tool call stands for. */
+const restRequest = (tool: CheckoutTool, args: ToolArguments, authorization: string | undefined): Request => {
+  const headers = new Headers({ "api-version": args.meta.api_version })
+  if (authorization !== undefined) headers.set("authorization", authorization)
+  for (const [field, header] of META_HEADERS) {
+    const value = args.meta[field]
+    if (value !== undefined) headers.set(header, value)
+  }
+  const body = args.payload === undefined ? undefined : JSON.stringify(args.payload)
+  if (body !== undefined) {
+    headers.set("content-type", "application/json")
+    headers.set("content-length", String(Buffer.byteLength(body, "utf8")))
+  }
+  return new Request(`http://mcp.internal${tool.path(args.id ?? "")}`, {
+    method: tool.method,
+    headers,
+    ...(body === undefined ? {} : { body })
+  })
+}
+
+/** Runs `tool` with `raw` arguments: the REST call's session, or a `ToolCallError`. */
+const callTool = (dispatch: Dispatch, tool: CheckoutTool, raw: unknown, authorization: string | undefined) =>
+  Effect.gen(function*() {
+    const decoded = Schema.decodeUnknownEither(argumentsOf(tool), { errors: "first", onExcessProperty: "ignore" })(
+      raw ?? {}
+    )
+    if (Either.isLeft(decoded)) return yield* Effect.fail(invalidArguments(decoded.left))
+    const response = yield* dispatch(
+      HttpServerRequest.fromWeb(restRequest(tool, decoded.right as ToolArguments, authorization))
+    )
+    const text = yield* Effect.promise(() => HttpServerResponse.toWeb(response).text())
+    const body = JSON.parse(text) as Record<string, unknown>
+    if (response.status >= 200 && response.status < 300) {
+      return { ...body, structuredContent: body, content: [{ type: "text" as const, text }] }
+    }
+    const error = typeof body["param"] === "string" ? { ...body, param: toolParam(body["param"]) } : body
+    return yield* Effect.fail(new ToolCallError(ACP_ERROR, String(body["message"] ?? "Request failed"), error))
+  })
+
+const TOOLS = CHECKOUT_TOOLS.map((tool) => ({
+  name: tool.name,
+  description: tool.description,
+  inputSchema: inputSchemaOf(tool) as { type: "object"; [key: string]: unknown }
+}))
+
+/** An MCP server for one HTTP request, whose tool calls run on `runtime`. */
+const mcpServer = (dispatch: Dispatch, runtime: Runtime.Runtime<never>, authorization: string | undefined) => {
+  const server = new Server({ name: "agentic-checkout", version: "1.0.0" }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = toolNamed(request.params.name)
+    if (tool === undefined) {
+      const message = `Unknown tool ${request.params.name}; the tools are ${
+        CHECKOUT_TOOLS.map((t) => t.name).join(", ")
+      }.`
+      throw new ToolCallError(INVALID_PARAMS, message, {
+        type: "invalid_request",
+        code: "invalid",
+        message,
+        param: "$.name"
+      })
+    }
+    const outcome = await Runtime.runPromise(runtime)(
+      Effect.either(callTool(dispatch, tool, request.params.arguments, authorization))
+    )
+    if (Either.isLeft(outcome)) throw outcome.left
+    return outcome.right
+  })
+  return server
+}
+
+/** The `/mcp` route: 401 before any MCP message without a valid key, else the SDK's answer. */
+export const makeMcpEndpoint = Effect.gen(function*() {
+  const checkBearer = yield* makeBearerCheck(() => unauthorized())
+  return (dispatch: Dispatch) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const refused = yield* Effect.either(checkBearer)
+      if (Either.isLeft(refused)) {
+        return errorResponse(refused.left).pipe(HttpServerResponse.setHeader("www-authenticate", "Bearer"))
+      }
+      const body = yield* readRawBody
+      const headers = new Headers(request.headers as Record<string, string>)
+      headers.delete("content-length")
+      const web = new Request(`http://mcp.internal${MCP_PATH}`, {
+        method: request.method,
+        headers,
+        body: new TextDecoder().decode(body)
+      })
+      const runtime = yield* Effect.runtime<never>()
+      const server = mcpServer(dispatch, runtime, request.headers["authorization"])
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+      const answer = yield* Effect.tryPromise({
+        try: async () => {
+          await server.connect(transport)
+          try {
+            return await transport.handleRequest(web)
+          } finally {
+            await transport.close()
+            await server.close()
+          }
+        },
+        catch: (cause) => cause
+      }).pipe(
+        Effect.tapError((cause) => Effect.logError("MCP request failed", cause)),
+        Effect.orElseSucceed(() => undefined)
+      )
+      return answer === undefined ? errorResponse(internalError()) : HttpServerResponse.fromWeb(answer)
+    }).pipe(
+      Effect.catchTags({
+        BadRequest: errorResponse,
+        PayloadTooLarge: errorResponse
+      })
+    )
+})
