@@ -9,16 +9,21 @@
  * unless another with the flow is given): the challenge card, whose issuer asks the buyer for a
  * code, and the frictionless one; each complete first answers `authentication_required`, the agent
  * authenticates with the Delegate Authentication API, then completes with the result.
+ *
+ * `npm run demo -- --mcp` makes the same purchase with the checkout calls as MCP tool calls on
+ * `/mcp` (API version 2026-04-17 unless given); it combines with `--3ds`.
  */
 import { API_VERSION, type CallResult, clientOptionsFromEnv, makeCall, money, tokenizeBody } from "./lib/acp-client.ts"
 import { dialectOf, type SessionView } from "./lib/agent-dialects.ts"
+import { makeMcpCall } from "./lib/mcp-call.ts"
 import { authenticateCard } from "./lib/three-d-secure-agent.ts"
 
 const threeDs = process.argv.includes("--3ds")
+const overMcp = process.argv.includes("--mcp")
 const versionFlag = process.argv.indexOf("--api-version")
 const apiVersion = versionFlag >= 0
   ? process.argv[versionFlag + 1] ?? API_VERSION
-  : threeDs
+  : threeDs || overMcp
   ? "2026-04-17"
   : API_VERSION
 if (threeDs && apiVersion < "2026-01-30") {
@@ -27,7 +32,8 @@ if (threeDs && apiVersion < "2026-01-30") {
 }
 const options = { ...clientOptionsFromEnv(), apiVersion }
 const merchantId = process.env["MERCHANT_ID"] ?? "merchant_demo"
-const call = makeCall(options)
+const restCall = makeCall(options)
+let call = restCall
 /** The Delegate Authentication API exists in 2026-04-17 only. */
 const authnCall = makeCall({ ...options, apiVersion: "2026-04-17" })
 const dialect = dialectOf(apiVersion)
@@ -152,7 +158,12 @@ const threeDsPurchase = async (card: { readonly number: string; readonly name: s
 }
 
 const main = async () => {
-  console.log(`Demo agent → ${options.baseUrl} · API-Version ${apiVersion}`)
+  console.log(`Demo agent → ${options.baseUrl} · API-Version ${apiVersion}${overMcp ? " · checkout over MCP" : ""}`)
+  if (overMcp) {
+    const mcp = await makeMcpCall(options, restCall)
+    call = mcp.call
+    console.log(`  ${options.baseUrl}/mcp offers the tools ${mcp.tools.join(", ")}`)
+  }
   if (threeDs) {
     await threeDsPurchase({ number: "4000002760003184", name: "challenge (the issuer asks for a code)" })
     await threeDsPurchase({ number: "4000000000003220", name: "frictionless (no buyer interaction)" })

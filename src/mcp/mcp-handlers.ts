@@ -68,6 +68,18 @@ const invalidArguments = (error: Parameters<typeof firstFailureAtJsonPath>[0]) =
   })
 }
 
+/** A JSON object, or undefined for anything else (every checkout answer is one). */
+const parsedObject = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? value as Record<string, unknown>
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The REST request a tool call stands for. */
 const restRequest = (tool: CheckoutTool, args: ToolArguments, authorization: string | undefined): Request => {
   const headers = new Headers({ "api-version": args.meta.api_version })
@@ -99,7 +111,17 @@ const callTool = (dispatch: Dispatch, tool: CheckoutTool, raw: unknown, authoriz
       HttpServerRequest.fromWeb(restRequest(tool, decoded.right as ToolArguments, authorization))
     )
     const text = yield* Effect.promise(() => HttpServerResponse.toWeb(response).text())
-    const body = JSON.parse(text) as Record<string, unknown>
+    const body = parsedObject(text)
+    if (body === undefined) {
+      const failure = internalError()
+      return yield* Effect.fail(
+        new ToolCallError(ACP_ERROR, failure.message, {
+          type: failure.type,
+          code: failure.code,
+          message: failure.message
+        })
+      )
+    }
     if (response.status >= 200 && response.status < 300) {
       return { ...body, structuredContent: body, content: [{ type: "text" as const, text }] }
     }

@@ -5,9 +5,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Ajv2020 } from "ajv/dist/2020.js"
-import { Effect, Either, Schema, TestClock } from "effect"
+import { Deferred, Effect, Either, Fiber, Layer, Redacted, Schema, TestClock } from "effect"
+import { PaymentsLive } from "../../src/app/server.ts"
 import { checkoutCodecs } from "../../src/checkout/wire/checkout-codecs.ts"
+import { type ChargeRequest, PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { ALL_ROLES } from "../../src/platform/config.ts"
+import { signRequest } from "../../src/shared/request-signing.ts"
 import { amountOf, cardPayment, createRequest, type Json, NOW, updateRequest } from "../support/acp-fixtures.ts"
 import { get, post, request, testApp } from "../support/http.ts"
 import { callTool, connectMcp } from "../support/mcp-client.ts"
@@ -232,6 +235,93 @@ describe("MCP checkout tools", () => {
         expect(again.ok || again.error.data.code).toBe("session_completed")
       })))
   })
+
+  it.effect("a call whose twin with the same key is still running: -32000 idempotency_in_flight", () => {
+    const entered = Effect.runSync(Deferred.make<void>())
+    const gate = Effect.runSync(Deferred.make<void>())
+    const slowCharges = Layer.effect(
+      PaymentProvider,
+      Effect.map(PaymentProvider, (builtIn) => ({
+        ...builtIn,
+        charge: (charge: ChargeRequest) =>
+          Effect.zipRight(
+            Effect.zipRight(Deferred.succeed(entered, undefined), Deferred.await(gate)),
+            builtIn.charge(charge)
+          )
+      }))
+    ).pipe(Layer.provide(PaymentsLive))
+    return Effect.provide(
+      Effect.gen(function*() {
+        yield* TestClock.setTime(NOW)
+        const client = yield* connectMcp()
+        const created = yield* callTool(client, "create_checkout_session", {
+          meta: meta(),
+          payload: createRequest(VERSION)
+        })
+        const id = created.ok ? created.result["id"] : ""
+        const ready = yield* callTool(client, "update_checkout_session", {
+          meta: meta(),
+          id,
+          payload: updateRequest(VERSION)
+        })
+        const token = yield* delegateCard(
+          VERSION,
+          id,
+          PLAIN_CARD,
+          amountOf(ready.ok ? ready.result["totals"] : [], "total")!
+        )
+        const args = { meta: meta(), id, payload: { payment_data: cardPayment(token) } }
+        const first = yield* Effect.fork(callTool(client, "complete_checkout_session", args))
+        yield* Deferred.await(entered)
+        const twin = yield* callTool(client, "complete_checkout_session", args)
+        expect(twin.ok || twin.error.code).toBe(-32000)
+        expect(twin.ok || twin.error.data.code).toBe("idempotency_in_flight")
+        yield* Deferred.succeed(gate, undefined)
+        const done = yield* Fiber.join(first)
+        expect(done.ok && done.result["status"]).toBe("completed")
+      }),
+      testApp({ payments: slowCharges })
+    )
+  })
+
+  it.effect("the REST rate limits hold: rejected discount codes run out the same budget", () =>
+    run(Effect.gen(function*() {
+      const client = yield* connectMcp()
+      const created = yield* callTool(client, "create_checkout_session", {
+        meta: meta(),
+        payload: createRequest(VERSION)
+      })
+      const id = created.ok ? created.result["id"] : ""
+      let limited: { ok: boolean; error?: any } | undefined
+      for (let attempt = 0; attempt < 25 && limited === undefined; attempt++) {
+        const answer = yield* callTool(client, "update_checkout_session", {
+          meta: meta(),
+          id,
+          payload: { discounts: { codes: [`NOPE${attempt}`] } }
+        })
+        if (!answer.ok) limited = answer
+      }
+      expect(limited?.error.code).toBe(-32000)
+      expect(limited?.error.data).toMatchObject({ code: "too_many_requests", param: "$.payload.discounts.codes" })
+    })))
+
+  it.effect("request signing: meta.signature over the payload as JSON, or -32000 invalid_signature", () =>
+    Effect.provide(
+      Effect.gen(function*() {
+        yield* TestClock.setTime(NOW)
+        const client = yield* connectMcp()
+        const payload = createRequest(VERSION)
+        const timestamp = new Date(NOW).toISOString()
+        const signed = yield* callTool(client, "create_checkout_session", {
+          meta: meta({ timestamp, signature: signRequest("mcp_secret", timestamp, JSON.stringify(payload)) }),
+          payload
+        })
+        expect(signed.ok).toBe(true)
+        const unsigned = yield* callTool(client, "create_checkout_session", { meta: meta(), payload })
+        expect(unsigned.ok || unsigned.error.data.code).toBe("invalid_signature")
+      }),
+      testApp({ config: { requestSigningSecrets: [Redacted.make("mcp_secret")] } })
+    ))
 
   it.effect("a tool call and the REST call with one key are one request: each replays the other", () =>
     run(Effect.gen(function*() {
