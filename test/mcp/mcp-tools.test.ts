@@ -4,6 +4,7 @@
  * idempotent replays shared with REST.
  */
 import { describe, expect, it } from "@effect/vitest"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { Deferred, Effect, Either, Fiber, Layer, Redacted, Schema, TestClock } from "effect"
 import { PaymentsLive } from "../../src/app/server.ts"
@@ -41,6 +42,23 @@ const sessionOf = (result: Record<string, any>) => {
   expect(JSON.parse(content[0].text)).toEqual(structuredContent)
   return structuredContent as Json
 }
+
+/** A session made ready over MCP and a vt_ token for its total. */
+const readyOverMcp = (client: Client) =>
+  Effect.gen(function*() {
+    const created = yield* callTool(client, "create_checkout_session", {
+      meta: meta(),
+      payload: createRequest(VERSION)
+    })
+    const id: string = created.ok ? created.result["id"] : ""
+    const ready = yield* callTool(client, "update_checkout_session", {
+      meta: meta(),
+      id,
+      payload: updateRequest(VERSION)
+    })
+    const total = amountOf(ready.ok ? ready.result["totals"] : [], "total")!
+    return { id, token: yield* delegateCard(VERSION, id, PLAIN_CARD, total) }
+  })
 
 const strictly = (schema: Schema.Schema.AnyNoContext, value: unknown) =>
   expect(Either.isRight(Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(value))).toBe(true)
@@ -216,18 +234,7 @@ describe("MCP checkout tools", () => {
     it.effect("a conflict of state: completing a completed session is -32000 session_completed", () =>
       run(Effect.gen(function*() {
         const client = yield* connectMcp()
-        const created = yield* callTool(client, "create_checkout_session", {
-          meta: meta(),
-          payload: createRequest(VERSION)
-        })
-        const id = created.ok ? created.result["id"] : ""
-        const ready = yield* callTool(client, "update_checkout_session", {
-          meta: meta(),
-          id,
-          payload: updateRequest(VERSION)
-        })
-        const total = amountOf(ready.ok ? ready.result["totals"] : [], "total")!
-        const token = yield* delegateCard(VERSION, id, PLAIN_CARD, total)
+        const { id, token } = yield* readyOverMcp(client)
         const payload = { payment_data: cardPayment(token) }
         yield* callTool(client, "complete_checkout_session", { meta: meta(), id, payload })
         const again = yield* callTool(client, "complete_checkout_session", { meta: meta(), id, payload })
@@ -254,22 +261,7 @@ describe("MCP checkout tools", () => {
       Effect.gen(function*() {
         yield* TestClock.setTime(NOW)
         const client = yield* connectMcp()
-        const created = yield* callTool(client, "create_checkout_session", {
-          meta: meta(),
-          payload: createRequest(VERSION)
-        })
-        const id = created.ok ? created.result["id"] : ""
-        const ready = yield* callTool(client, "update_checkout_session", {
-          meta: meta(),
-          id,
-          payload: updateRequest(VERSION)
-        })
-        const token = yield* delegateCard(
-          VERSION,
-          id,
-          PLAIN_CARD,
-          amountOf(ready.ok ? ready.result["totals"] : [], "total")!
-        )
+        const { id, token } = yield* readyOverMcp(client)
         const args = { meta: meta(), id, payload: { payment_data: cardPayment(token) } }
         const first = yield* Effect.fork(callTool(client, "complete_checkout_session", args))
         yield* Deferred.await(entered)
