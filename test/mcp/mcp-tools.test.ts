@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Ajv2020 } from "ajv/dist/2020.js"
-import { Deferred, Effect, Either, Fiber, Layer, Redacted, Schema, TestClock } from "effect"
+import { Deferred, Effect, Either, Fiber, HashMap, Layer, Logger, Redacted, Schema, TestClock } from "effect"
 import { PaymentsLive } from "../../src/app/server.ts"
 import { checkoutCodecs } from "../../src/checkout/wire/checkout-codecs.ts"
 import { type ChargeRequest, PaymentProvider } from "../../src/payments/payment-provider.ts"
@@ -314,6 +314,26 @@ describe("MCP checkout tools", () => {
       }),
       testApp({ config: { requestSigningSecrets: [Redacted.make("mcp_secret")] } })
     ))
+
+  it.effect("each tool call is logged as its REST call, under meta.request_id", () => {
+    const lines: Array<string> = []
+    const logger = Logger.make(({ annotations, message }) =>
+      void lines.push(`${String(message)} ${JSON.stringify(Object.fromEntries(HashMap.toEntries(annotations)))}`)
+    )
+    return run(
+      Effect.gen(function*() {
+        const client = yield* connectMcp()
+        const created = yield* callTool(client, "create_checkout_session", {
+          meta: meta({ request_id: "req_from_the_agent_42" }),
+          payload: createRequest(VERSION)
+        })
+        expect(created.ok).toBe(true)
+        expect(lines).toContainEqual(
+          expect.stringMatching(/^POST \/checkout_sessions 201 \d+ms .*"request_id":"req_from_the_agent_42"/)
+        )
+      }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    )
+  })
 
   it.effect("a tool call and the REST call with one key are one request: each replays the other", () =>
     run(Effect.gen(function*() {
