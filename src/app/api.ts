@@ -12,6 +12,7 @@ import { DelegateGroup, delegateGroupFor } from "../delegate/delegate-api.ts"
 import { hasRequestNotIdempotentType } from "../idempotency/idempotency-errors.ts"
 import { IDEMPOTENCY_RULES } from "../idempotency/idempotency-rules.ts"
 import { isReplayableStatus } from "../idempotency/idempotency.ts"
+import { OrderPageGroup } from "../orders/order-page-api.ts"
 import { OrdersGroup, WebhookDeliveriesGroup } from "../orders/orders-api.ts"
 import { NotFoundWire } from "../platform/http/errors.ts"
 import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
@@ -59,6 +60,7 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(ReceivedOrdersGroup)
       .add(DelegateAuthenticationGroup)
       .add(AcsGroup)
+      .add(OrderPageGroup)
   )
 
 /** The API the server serves, to requests of every accepted version. */

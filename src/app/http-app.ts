@@ -14,6 +14,7 @@ import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
 import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate/delegate-handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
 import { makeMcpEndpoint, MCP_PATH } from "../mcp/mcp-handlers.ts"
+import { OrderPageHandlers } from "../orders/order-page-handlers.ts"
 import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-handlers.ts"
 import { AppConfig } from "../platform/config.ts"
 import { decodeErrorMiddleware, requestMiddleware } from "../platform/http/middleware.ts"
@@ -39,7 +40,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     WebhookReceiverHandlers,
     ReceivedOrdersHandlers,
     DelegateAuthenticationHandlers,
-    AcsHandlers
+    AcsHandlers,
+    OrderPageHandlers
   ]),
   Layer.provide([
     AuthorizationLive,

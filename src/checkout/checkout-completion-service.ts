@@ -13,6 +13,7 @@
 import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
+import { permalinkUrl } from "../orders/order-permalink.ts"
 import {
   type Charge,
   type ChargeRequest,
@@ -179,13 +180,16 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
           : Option.none()
     )
 
-  /** The order summary of a session being completed, with a new id. */
+  /** The order summary of a session being completed: a new id, and its buyer's capability URL. */
   const newOrder = (sessionId: string) =>
-    Effect.map(ctx.ids.make("ord_"), (orderId): OrderSummary => ({
-      id: orderId,
-      checkout_session_id: sessionId,
-      permalink_url: `${ctx.config.publicBaseUrl}/orders/${orderId}`
-    }))
+    Effect.map(
+      Effect.all([ctx.ids.make("ord_"), ctx.ids.make("")]),
+      ([orderId, token]): OrderSummary => ({
+        id: orderId,
+        checkout_session_id: sessionId,
+        permalink_url: permalinkUrl(ctx.config.publicBaseUrl, token)
+      })
+    )
 
   /**
    * Step 3 after a successful charge: the completed session, the attempt's success, the order with

@@ -125,6 +125,8 @@ export interface OrderStoreService {
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
 
   readonly getOrder: (id: string) => Effect.Effect<Option.Option<StoredFullOrder>, StorageError>
+  /** The order whose `permalink_url` carries `token` (`order-permalink.ts`). */
+  readonly findOrderByPermalink: (token: string) => Effect.Effect<Option.Option<StoredFullOrder>, StorageError>
   /** Reads and locks an order for the rest of the transaction. */
   readonly lockOrder: (id: string) => Effect.Effect<Option.Option<StoredFullOrder>, StorageError>
   /** Inserts the order, or replaces the data of the order with the same id. */

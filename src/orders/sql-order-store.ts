@@ -119,6 +119,11 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
       SELECT checkout_session_id, data, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
       FROM orders WHERE id = ${id}`).pipe(Effect.flatMap(orderFromRows))
 
+  const findOrderByPermalink = (token: string) =>
+    run(sql<OrderRow>`
+      SELECT checkout_session_id, data, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
+      FROM orders WHERE permalink_token = ${token}`).pipe(Effect.flatMap(orderFromRows))
+
   const lockOrder = (id: string) =>
     run(sql<OrderRow>`
       SELECT checkout_session_id, data, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
@@ -255,6 +260,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   return OrderStore.of({
     transaction,
     getOrder,
+    findOrderByPermalink,
     lockOrder,
     saveOrder,
     enqueueEvent,

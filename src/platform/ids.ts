@@ -39,7 +39,10 @@ export const randomId = (prefix: string): string => {
 }
 
 export interface IdsService {
-  readonly make: (prefix: "cs_" | "ord_" | "vt_" | "evt_" | "ch_" | "req_" | "li_" | "authn_") => Effect.Effect<string>
+  /** A new id with `prefix`; without one, a bare random token (an order's permalink). */
+  readonly make: (
+    prefix: "cs_" | "ord_" | "vt_" | "evt_" | "ch_" | "req_" | "li_" | "authn_" | ""
+  ) => Effect.Effect<string>
 }
 
 export class Ids extends Context.Tag("acp/Ids")<Ids, IdsService>() {

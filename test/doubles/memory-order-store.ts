@@ -5,6 +5,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { StorageError } from "../../src/db/storage-error.ts"
+import { permalinkTokenOf } from "../../src/orders/order-permalink.ts"
 import {
   type DeliveryCounts,
   type NewOrderEvent,
@@ -70,6 +71,15 @@ export const make: Effect.Effect<OrderStoreService, never, MemoryDatabase> = Eff
   const { orders, outbox } = tablesOf(db)
 
   const getOrder = (id: string) => db.sync(() => Option.map(Option.fromNullable(orders.get(id)), clone))
+  const findOrderByPermalink = (token: string) =>
+    db.sync(() =>
+      Option.map(
+        Option.fromNullable(
+          [...orders.values()].find((stored) => permalinkTokenOf(stored.order.permalink_url) === token)
+        ),
+        clone
+      )
+    )
 
   const claimDue: OrderStoreService["claimDue"] = (now, limit, leaseMs) =>
     db.sync(() => {
@@ -154,6 +164,7 @@ export const make: Effect.Effect<OrderStoreService, never, MemoryDatabase> = Eff
   return OrderStore.of({
     transaction: db.transaction,
     getOrder,
+    findOrderByPermalink,
     lockOrder: getOrder,
     saveOrder: (stored) => db.sync(() => writeOrder(db, stored)),
     enqueueEvent: (event) => queueEvent(db, event),

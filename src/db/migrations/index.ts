@@ -19,6 +19,7 @@ import m0013 from "./0013_sql_functions.ts"
 import m0014 from "./0014_checkout_function_results.ts"
 import m0015 from "./0015_authentication_sessions.ts"
 import m0016 from "./0016_charge_authentication.ts"
+import m0017 from "./0017_order_permalinks.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -33,7 +34,8 @@ export const migrations: Record<string, Migration> = {
   "0013_sql_functions": m0013,
   "0014_checkout_function_results": m0014,
   "0015_authentication_sessions": m0015,
-  "0016_charge_authentication": m0016
+  "0016_charge_authentication": m0016,
+  "0017_order_permalinks": m0017
 }
 
 /** The loader for `PgMigrator.run({ loader })`. */
