@@ -5,18 +5,11 @@
  * the one-time code on the issuer's page) is played by posting the code to the page, as the
  * README's test cards describe.
  */
+import { OUTCOME_OF_TRANS_STATUS } from "../../src/checkout/session-authentication.ts"
 import type { Call } from "./acp-client.ts"
 
 /** The code the simulated issuer's challenge accepts. */
 export const TEST_CHALLENGE_CODE = "123456"
-
-const OUTCOMES: Record<string, string> = {
-  Y: "authenticated",
-  A: "attempt_acknowledged",
-  N: "denied",
-  R: "rejected",
-  U: "abandoned"
-}
 
 export interface Authenticated {
   readonly id: string
@@ -99,7 +92,7 @@ export const authenticateCard = async (
       issuer.three_ds_cryptogram === undefined ? "no cryptogram" : "cryptogram"
     }`
   )
-  const outcome = OUTCOMES[issuer.trans_status] ?? "processing_error"
+  const outcome = OUTCOME_OF_TRANS_STATUS[issuer.trans_status] ?? "processing_error"
   const result = issuer.three_ds_cryptogram === undefined ? { outcome } : {
     outcome,
     outcome_details: {

@@ -9,7 +9,7 @@
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
-import { escapeHtml } from "../shared/html.ts"
+import { escapeHtml, isHttpUrl } from "../shared/html.ts"
 import { AcsApi } from "./authentication-api.ts"
 import { IssuerAuthentication } from "./authentication-service.ts"
 import type { AuthenticationSession } from "./authentication-session.ts"
@@ -53,8 +53,6 @@ const decodeMessage = <A>(schema: Schema.Schema<A, string>, text: string): A | u
   const decoded = Schema.decodeEither(schema)(Buffer.from(text, "base64url").toString("utf8"))
   return Either.getOrUndefined(decoded)
 }
-
-const isHttpUrl = (url: string | undefined): url is string => url !== undefined && /^https?:\/\/\S+$/.test(url)
 
 /** A form that posts `field=value` to `url` (the buyer presses the button; no script). */
 const postForm = (url: string, field: string, value: string, label: string) =>

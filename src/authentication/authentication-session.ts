@@ -100,19 +100,20 @@ export interface Draws {
   readonly cryptogram: string
 }
 
-export interface NewSession {
-  readonly id: string
-  readonly clientKeyId: string
-  readonly merchantId: string
-  readonly checkoutSessionId: string | undefined
-  readonly amount: number
-  readonly currency: string
-  readonly card: AuthenticationSession["card"]
-  readonly scenario: CardScenario
-  readonly acquirerDetails: AcquirerDetails | undefined
-  readonly channelGiven: boolean
-  readonly challengeNotificationUrl: string | undefined
-}
+export type NewSession = Pick<
+  AuthenticationSession,
+  | "id"
+  | "clientKeyId"
+  | "merchantId"
+  | "checkoutSessionId"
+  | "amount"
+  | "currency"
+  | "card"
+  | "scenario"
+  | "acquirerDetails"
+  | "channelGiven"
+  | "challengeNotificationUrl"
+>
 
 /**
  * A new session: a card that is not enrolled is `not_supported` (nothing to do); the challenge

@@ -56,6 +56,18 @@ export const OUTCOMES_WITH_DETAILS: ReadonlyArray<AuthenticationOutcome> = [
   "informational"
 ]
 
+/**
+ * The outcome an agent reports for the issuer's 3DS2 `transStatus` (`Y` authenticated, `A`
+ * attempted, `N` not authenticated, `R` rejected, `U` unavailable or abandoned).
+ */
+export const OUTCOME_OF_TRANS_STATUS: Readonly<Record<string, AuthenticationOutcome>> = {
+  Y: "authenticated",
+  A: "attempt_acknowledged",
+  N: "denied",
+  R: "rejected",
+  U: "abandoned"
+}
+
 /** The result an agent presents on complete, as the issuer's authentication gave it. */
 export interface AuthenticationResult {
   readonly outcome: AuthenticationOutcome

@@ -6,7 +6,7 @@
  * Content-Security-Policy of the route allows none). Orders hold no card data, so none can show.
  */
 import type { Link } from "../checkout/checkout-schemas.ts"
-import { escapeHtml } from "../shared/html.ts"
+import { escapeHtml, isHttpUrl } from "../shared/html.ts"
 import type { Order, OrderStatus } from "./order-schemas.ts"
 
 /** A status the order reached, and when (ISO 8601). */
@@ -59,7 +59,6 @@ export const formatAmount = (amount: number, currency: string): string =>
   `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`
 
 const e = escapeHtml
-const isHttpUrl = (url: string | undefined): url is string => url !== undefined && /^https?:\/\/[^\s"'<>]+$/.test(url)
 const when = (iso: string) =>
   `<time datetime="${e(iso)}">${e(iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC"))}</time>`
 

@@ -8,5 +8,8 @@ const replacements: Readonly<Record<string, string>> = {
   "'": "&#39;"
 }
 
+/** An absolute http(s) URL without whitespace: one a page may link or post to (escaped, as every value). */
+export const isHttpUrl = (url: string | undefined): url is string => url !== undefined && /^https?:\/\/\S+$/.test(url)
+
 /** Text safe in element content and in quoted attribute values. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => replacements[char]!)

@@ -8,27 +8,17 @@ import { Effect, Layer } from "effect"
 import { Catalog } from "../../src/catalog/catalog-service.ts"
 import { hasChromium, launchBrowser, screenshotPath, serveApp } from "../support/browser.ts"
 import { demoCatalogFile, snapshotOf } from "../support/fixtures.ts"
-import { createReadySession, post, testApp, type TestAppOptions } from "../support/http.ts"
-import { delegateCard, PLAIN_CARD } from "../support/three-d-secure.ts"
+import { post, testApp, type TestAppOptions } from "../support/http.ts"
+import { paidOrder } from "../support/three-d-secure.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>, options: TestAppOptions = {}) =>
   Effect.provide(Effect.scoped(effect), testApp(options)) as Effect.Effect<A, E, never>
-
-const purchase = Effect.gen(function*() {
-  const session = yield* createReadySession([{ id: "tshirt-classic", quantity: 2 }])
-  const total = session.totals.find((t) => t.type === "total")!.amount
-  const token = yield* delegateCard("2025-09-29", session.id, PLAIN_CARD, total)
-  const paid = yield* post(`/checkout_sessions/${session.id}/complete`, {
-    payment_data: { handler_id: "card_tokenized", instrument: { type: "card", credential: { type: "spt", token } } }
-  })
-  return paid.body.order as { id: string; permalink_url: string }
-})
 
 describe.skipIf(!hasChromium)("the buyer's order page in Chromium", () => {
   it.live("the buyer opens the permalink and sees the order, on a phone-sized screen too", () =>
     run(Effect.gen(function*() {
       const base = yield* serveApp
-      const order = yield* purchase
+      const order = yield* paidOrder()
       yield* post(`/orders/${order.id}/confirm`, {})
       yield* post(`/orders/${order.id}/ship`, { carrier: "UPS", tracking_number: "1Z999AA10123456784" })
       const browser = yield* launchBrowser
@@ -60,7 +50,7 @@ describe.skipIf(!hasChromium)("the buyer's order page in Chromium", () => {
     return run(
       Effect.gen(function*() {
         const base = yield* serveApp
-        const order = yield* purchase
+        const order = yield* paidOrder()
         const browser = yield* launchBrowser
         const page = yield* Effect.promise(() => browser.newPage())
         const dialogs: Array<string> = []

@@ -8,23 +8,11 @@ import { Effect, Layer } from "effect"
 import { Catalog } from "../../src/catalog/catalog-service.ts"
 import { ALL_ROLES } from "../../src/platform/config.ts"
 import { demoCatalogFile, snapshotOf } from "../support/fixtures.ts"
-import { createReadySession, get, post, request, testApp, type TestAppOptions } from "../support/http.ts"
-import { delegateCard, PLAIN_CARD } from "../support/three-d-secure.ts"
+import { get, post, request, testApp, type TestAppOptions } from "../support/http.ts"
+import { paidOrder, PLAIN_CARD } from "../support/three-d-secure.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>, options: TestAppOptions = {}) =>
   Effect.provide(effect, testApp(options)) as Effect.Effect<A, E, never>
-
-/** A paid order: its id and permalink. */
-const purchase = Effect.gen(function*() {
-  const session = yield* createReadySession([{ id: "tshirt-classic", quantity: 2 }])
-  const total = session.totals.find((t) => t.type === "total")!.amount
-  const token = yield* delegateCard("2025-09-29", session.id, PLAIN_CARD, total)
-  const paid = yield* post(`/checkout_sessions/${session.id}/complete`, {
-    payment_data: { handler_id: "card_tokenized", instrument: { type: "card", credential: { type: "spt", token } } }
-  })
-  expect(paid.status, paid.text).toBe(200)
-  return paid.body.order as { id: string; permalink_url: string }
-})
 
 const pathOf = (url: string) => new URL(url).pathname
 const openPage = (url: string, accept = "text/html") =>
@@ -33,7 +21,7 @@ const openPage = (url: string, accept = "text/html") =>
 describe("the buyer's order page", () => {
   it.effect("permalink_url opens the order without an API key: status, items, totals", () =>
     run(Effect.gen(function*() {
-      const order = yield* purchase
+      const order = yield* paidOrder()
       expect(order.permalink_url).toMatch(/^https:\/\/merchant\.test\/order-status\/[0-9A-Za-z]{22}$/)
       expect(order.permalink_url).not.toContain(order.id)
       const page = yield* openPage(order.permalink_url)
@@ -53,7 +41,7 @@ describe("the buyer's order page", () => {
 
   it.effect("the merchant's changes show: confirmed, shipped with carrier and tracking, refunded, with the history", () =>
     run(Effect.gen(function*() {
-      const order = yield* purchase
+      const order = yield* paidOrder()
       expect((yield* post(`/orders/${order.id}/confirm`, {})).status).toBe(200)
       const shipped = yield* post(`/orders/${order.id}/ship`, {
         carrier: "UPS",
@@ -88,7 +76,7 @@ describe("the buyer's order page", () => {
 
   it.effect("an unknown, malformed or bare-id link is a 404 page (JSON when asked)", () =>
     run(Effect.gen(function*() {
-      const order = yield* purchase
+      const order = yield* paidOrder()
       for (const token of ["0123456789abcdefABCDEF", "short", order.id]) {
         const page = yield* request("GET", `/order-status/${token}`, { auth: false, version: false })
         expect(page.status, token).toBe(404)
@@ -116,7 +104,7 @@ describe("the buyer's order page", () => {
     })
     return run(
       Effect.gen(function*() {
-        const order = yield* purchase
+        const order = yield* paidOrder()
         yield* post(`/orders/${order.id}/confirm`, {})
         yield* post(`/orders/${order.id}/ship`, { carrier: "<script>alert(2)</script>", tracking_number: "\"><b>x" })
         const page = yield* openPage(order.permalink_url)

@@ -5,10 +5,11 @@
  * `authentication_result` a complete request presents.
  */
 import { Effect } from "effect"
+import { OUTCOME_OF_TRANS_STATUS } from "../../src/checkout/session-authentication.ts"
 import type { Json } from "./acp-fixtures.ts"
 import { idempotencyKey } from "./acp-fixtures.ts"
 import { DELEGATE_PATH, delegateRequestWith } from "./delegate.ts"
-import { request } from "./http.ts"
+import { createReadySession, request } from "./http.ts"
 
 export const CHALLENGE_CARD = "4000002760003184"
 export const FRICTIONLESS_CARD = "4000000000003220"
@@ -55,15 +56,6 @@ const authn = (method: "GET" | "POST", path: string, body?: unknown) =>
     version: AUTHENTICATION_VERSION,
     ...(body === undefined ? {} : { body, headers: { "idempotency-key": idempotencyKey() } })
   })
-
-/** The checkout outcome an agent reports for the issuer's `trans_status`. */
-const OUTCOMES: Record<string, string> = {
-  Y: "authenticated",
-  A: "attempt_acknowledged",
-  N: "denied",
-  R: "rejected",
-  U: "abandoned"
-}
 
 export interface Authentication {
   /** The Delegate Authentication session. */
@@ -116,7 +108,7 @@ export const authenticateCard = (
       })
     }
     const read = (yield* authn("GET", `/delegate_authentication/${id}`)).body.authentication_result
-    const outcome = OUTCOMES[read.trans_status]!
+    const outcome = OUTCOME_OF_TRANS_STATUS[read.trans_status]!
     const result: Json = read.three_ds_cryptogram === undefined
       ? { outcome }
       : {
@@ -129,4 +121,22 @@ export const authenticateCard = (
         }
       }
     return { id, result } satisfies Authentication
+  })
+
+/** A session of `items` paid with the plain test card in 2025-09-29: its order summary. */
+export const paidOrder = (
+  items: ReadonlyArray<{ id: string; quantity: number }> = [{ id: "tshirt-classic", quantity: 2 }]
+) =>
+  Effect.gen(function*() {
+    const session = yield* createReadySession(items)
+    const total = session.totals.find((t) => t.type === "total")!.amount
+    const token = yield* delegateCard("2025-09-29", session.id, PLAIN_CARD, total)
+    const paid = yield* request("POST", `/checkout_sessions/${session.id}/complete`, {
+      version: "2025-09-29",
+      body: {
+        payment_data: { handler_id: "card_tokenized", instrument: { type: "card", credential: { type: "spt", token } } }
+      }
+    })
+    if (paid.status !== 200) throw new Error(`complete failed: ${paid.status} ${paid.text}`)
+    return paid.body.order as { id: string; permalink_url: string }
   })
