@@ -14,6 +14,7 @@ import { SqlAuthenticationStore } from "../authentication/sql-authentication-sto
 import { CatalogLive } from "../catalog/catalog-service.ts"
 import { CheckoutService, CheckoutServiceLive } from "../checkout/checkout-service.ts"
 import { SqlCheckoutStore } from "../checkout/sql-checkout-store.ts"
+import { SqlConsoleSessionStore } from "../console/sql-console-session-store.ts"
 import { makeDatabaseLayer } from "../db/database.ts"
 import { SqlVaultStore } from "../delegate/sql-vault-store.ts"
 import { VaultLive } from "../delegate/vault.ts"
@@ -226,6 +227,7 @@ export const ServerLive = HttpServerLive.pipe(
     SqlOrderStore,
     SqlReceivedEventsStore,
     SqlChargeStore,
+    SqlConsoleSessionStore,
     SqlRateLimiter
   ]),
   Layer.provide(DatabaseFromConfig)

@@ -100,6 +100,13 @@ export interface SessionStore {
   readonly get: (id: string) => Effect.Effect<Option.Option<Session>, StorageError>
   /** Reads a session's wire form as JSON text, without locking (one statement). */
   readonly getJson: (id: string) => Effect.Effect<Option.Option<SessionJson>, StorageError>
+  /**
+   * Sessions, newest first (SQL: created at descending, then id descending; memory: latest
+   * inserted first), only those in `status` when given, at most `limit` (0 or less: none).
+   */
+  readonly list: (
+    filter: { readonly status?: SessionStatus; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<Session>, StorageError>
   /** Reads a session without locking, with its version, for a conditional write. */
   readonly getVersioned: (id: string) => Effect.Effect<Option.Option<VersionedSession>, StorageError>
   /** Reads and locks a session, with its version, for the rest of the transaction. */

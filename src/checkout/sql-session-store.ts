@@ -54,6 +54,17 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
       })
     )
 
+  // Decoded as `get` decodes; the status filter is on the `status` column the writes keep.
+  const list: SessionStore["list"] = (filter) =>
+    run(sql<{ data: unknown }>`
+      SELECT data FROM checkout_sessions
+      WHERE ${filter.status === undefined ? sql`TRUE` : sql`status = ${filter.status}`}
+      ORDER BY created_at DESC, id DESC
+      LIMIT ${Math.max(0, Math.floor(filter.limit))}`).pipe(
+      Effect.flatMap((rows) => Effect.forEach(rows, sessionFromRow)),
+      Effect.map((found) => found.flatMap(Option.toArray))
+    )
+
   const getVersioned = (id: string) =>
     run(sql<{ data: unknown; version: number | string }>`
       SELECT data, version FROM checkout_sessions WHERE id = ${id}`).pipe(Effect.flatMap(versioned))
@@ -74,5 +85,5 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
       WHERE id = ${session.id}
       RETURNING version`).pipe(Effect.flatMap(updatedVersion(session)))
 
-  return { get, getJson, getVersioned, lock, insert, update }
+  return { get, getJson, list, getVersioned, lock, insert, update }
 }

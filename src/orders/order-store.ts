@@ -19,9 +19,28 @@ import { Context, type Effect, type Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import type { OrderEvent, OrderEventType } from "./order-event.ts"
 import { eventJson, orderJson } from "./order-json.ts"
-import type { Order } from "./order-schemas.ts"
+import type { Order, OrderStatus } from "./order-schemas.ts"
 
 export type DeliveryState = "pending" | "delivered" | "dead"
+
+/** Which full orders `listOrders` answers. */
+export interface OrderFilter {
+  /** Only orders in this status. */
+  readonly status?: OrderStatus
+  /**
+   * Only the order whose id or checkout session id is exactly this (trimmed; empty or blank
+   * means no search).
+   */
+  readonly search?: string
+  /** At most this many (0 or less: none). */
+  readonly limit: number
+}
+
+/** The search of `filter`, trimmed; undefined when there is none. */
+export const searchTerm = (filter: OrderFilter): string | undefined => {
+  const term = filter.search?.trim()
+  return term === undefined || term === "" ? undefined : term
+}
 
 export interface StoredFullOrder {
   readonly order: Order
@@ -127,6 +146,11 @@ export interface OrderStoreService {
   readonly getOrder: (id: string) => Effect.Effect<Option.Option<StoredFullOrder>, StorageError>
   /** The order whose `permalink_url` carries `token` (`order-permalink.ts`). */
   readonly findOrderByPermalink: (token: string) => Effect.Effect<Option.Option<StoredFullOrder>, StorageError>
+  /**
+   * Full orders, newest first (created at descending, then id descending), as `filter` says. Rows
+   * holding only a checkout summary are no order yet (as for `getOrder`) and never listed.
+   */
+  readonly listOrders: (filter: OrderFilter) => Effect.Effect<ReadonlyArray<StoredFullOrder>, StorageError>
   /** Reads and locks an order for the rest of the transaction. */
   readonly lockOrder: (id: string) => Effect.Effect<Option.Option<StoredFullOrder>, StorageError>
   /** Inserts the order, or replaces the data of the order with the same id. */

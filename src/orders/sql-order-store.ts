@@ -9,6 +9,9 @@
  *   are the lowest pending sequence of their order, and the update that leases them. A row leased
  *   by a transaction that committed after this statement's snapshot is re-checked on the new row
  *   version by PostgreSQL and dropped, so two workers never claim the same lease.
+ * - `listOrders` reads `orders` in `created_at` order with the filters in the statement (status
+ *   from `data->>'status'`); no index serves it: it is the merchant console's listing, not a
+ *   path of the API.
  */
 import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
@@ -27,6 +30,7 @@ import {
   type OrderStoreService,
   type OutboxEvent,
   pendingEvent,
+  searchTerm,
   type StoredFullOrder
 } from "./order-store.ts"
 
@@ -94,16 +98,14 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   const events = (rows: ReadonlyArray<OutboxRow>) => Effect.forEach(rows, toEvent)
 
   type OrderRow = { readonly checkout_session_id: string; readonly data: unknown; readonly created_ms: number | string }
-  const orderFromRows = (rows: ReadonlyArray<OrderRow>) => {
-    const row = rows[0]
-    if (row === undefined) return Effect.succeed(Option.none<StoredFullOrder>())
-    return Effect.try({
+  /** The full order of a row; none for a row holding only the checkout summary (no `type: "order"`). */
+  const orderFromRow = (row: OrderRow) =>
+    Effect.try({
       try: () => jsonValue(row.data),
       catch: (cause) => new StorageError({ reason: "failure", cause })
     })
       .pipe(
         Effect.flatMap((json) =>
-          // A row holding only the checkout summary (no `type: "order"`) has no full order yet.
           typeof json === "object" && json !== null && (json as { type?: unknown }).type === "order"
             ? Effect.map(
               Effect.mapError(decodeOrder(json), fromParseError),
@@ -112,7 +114,8 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
             : Effect.succeed(Option.none<StoredFullOrder>())
         )
       )
-  }
+  const orderFromRows = (rows: ReadonlyArray<OrderRow>) =>
+    rows[0] === undefined ? Effect.succeed(Option.none<StoredFullOrder>()) : orderFromRow(rows[0])
 
   const getOrder = (id: string) =>
     run(sql<OrderRow>`
@@ -123,6 +126,22 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
     run(sql<OrderRow>`
       SELECT checkout_session_id, data, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
       FROM orders WHERE permalink_token = ${token}`).pipe(Effect.flatMap(orderFromRows))
+
+  // The summary-only rows are left out by the query, so that `limit` counts full orders only.
+  const listOrders: OrderStoreService["listOrders"] = (filter) => {
+    const search = searchTerm(filter)
+    return run(sql<OrderRow>`
+      SELECT checkout_session_id, data, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
+      FROM orders
+      WHERE data->>'type' = 'order'
+        AND ${filter.status === undefined ? sql`TRUE` : sql`data->>'status' = ${filter.status}`}
+        AND ${search === undefined ? sql`TRUE` : sql`(id = ${search} OR checkout_session_id = ${search})`}
+      ORDER BY created_at DESC, id DESC
+      LIMIT ${Math.max(0, Math.floor(filter.limit))}`).pipe(
+      Effect.flatMap((rows) => Effect.forEach(rows, orderFromRow)),
+      Effect.map((found) => found.flatMap(Option.toArray))
+    )
+  }
 
   const lockOrder = (id: string) =>
     run(sql<OrderRow>`
@@ -261,6 +280,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
     transaction,
     getOrder,
     findOrderByPermalink,
+    listOrders,
     lockOrder,
     saveOrder,
     enqueueEvent,

@@ -569,6 +569,39 @@ export const checkoutStoreContract = <E>(
         expect(yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, 10)).toEqual([second.id, third.id])
       }))
 
+    it.effect("sessions.list: newest first, of one status when asked, limited; each as get reads it", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        // Created (and inserted) after every other case's session, so that these come first.
+        const at = (seconds: number) => new Date(Date.parse("2900-01-01T00:00:00.000Z") + seconds * 1000).toISOString()
+        const first = makeSession(uid("cs"), { status: "canceled", created_at: at(1) })
+        const second = makeSession(uid("cs"), { status: "ready_for_payment", created_at: at(2) })
+        const third = makeSession(uid("cs"), { status: "canceled", created_at: at(3) })
+        for (const session of [first, second, third]) yield* store.sessions.insert(session)
+
+        expect(yield* store.sessions.list({ limit: 3 })).toEqual([third, second, first])
+        expect(yield* store.sessions.list({ limit: 2 })).toEqual([third, second])
+        expect(yield* store.sessions.list({ status: "canceled", limit: 2 })).toEqual([third, first])
+        expect(yield* store.sessions.list({ status: "canceled", limit: 1 })).toEqual([third])
+        expect(yield* store.sessions.list({ limit: 0 })).toEqual([])
+
+        // A write keeps the session's place and moves it to the status it now has.
+        const completed = makeSession(first.id, {
+          status: "completed",
+          created_at: first.created_at,
+          updated_at: at(10),
+          order: { id: uid("ord"), checkout_session_id: first.id, permalink_url: "https://m.example/o/1" }
+        })
+        yield* store.sessions.update(completed)
+        const listed = yield* store.sessions.list({ limit: 3 })
+        expect(listed).toEqual([third, second, completed])
+        expect(yield* store.sessions.list({ status: "completed", limit: 1 })).toEqual([completed])
+        expect(yield* store.sessions.list({ status: "canceled", limit: 1 })).toEqual([third])
+        for (const session of listed) {
+          expect(Option.some(session)).toEqual(yield* store.sessions.get(session.id))
+        }
+      }))
+
     it.effect("payment attempts: latest by sequence, outcome updates; a missing one cannot be updated", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore

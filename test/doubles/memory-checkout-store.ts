@@ -84,6 +84,15 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
           json: JSON.stringify(toCheckoutSession(session))
         }))
       ),
+    // A Map iterates in insertion order, and a write of an existing session keeps its place.
+    list: (filter) =>
+      db.sync(() =>
+        [...sessionRows.values()]
+          .reverse()
+          .filter((row) => filter.status === undefined || row.session.status === filter.status)
+          .slice(0, Math.max(0, Math.floor(filter.limit)))
+          .map((row) => structuredClone(row.session))
+      ),
     getVersioned: (id) => db.sync(() => versioned(id)),
     lock: (id) => db.sync(() => versioned(id)),
     insert: (session) =>

@@ -13,6 +13,7 @@ import {
   type OrderStoreService,
   type OutboxEvent,
   pendingEvent,
+  searchTerm,
   type StoredFullOrder
 } from "../../src/orders/order-store.ts"
 import { MemoryDatabase, type MemoryDatabaseService, storageFailure } from "./memory-database.ts"
@@ -80,6 +81,20 @@ export const make: Effect.Effect<OrderStoreService, never, MemoryDatabase> = Eff
         clone
       )
     )
+
+  // Only full orders are ever written here: there are no summary-only rows to skip.
+  const listOrders: OrderStoreService["listOrders"] = (filter) =>
+    db.sync(() => {
+      const search = searchTerm(filter)
+      return [...orders.values()]
+        .filter((stored) =>
+          (filter.status === undefined || stored.order.status === filter.status) &&
+          (search === undefined || stored.order.id === search || stored.sessionId === search)
+        )
+        .sort((a, b) => b.createdAt - a.createdAt || (a.order.id < b.order.id ? 1 : a.order.id > b.order.id ? -1 : 0))
+        .slice(0, Math.max(0, Math.floor(filter.limit)))
+        .map(clone)
+    })
 
   const claimDue: OrderStoreService["claimDue"] = (now, limit, leaseMs) =>
     db.sync(() => {
@@ -165,6 +180,7 @@ export const make: Effect.Effect<OrderStoreService, never, MemoryDatabase> = Eff
     transaction: db.transaction,
     getOrder,
     findOrderByPermalink,
+    listOrders,
     lockOrder: getOrder,
     saveOrder: (stored) => db.sync(() => writeOrder(db, stored)),
     enqueueEvent: (event) => queueEvent(db, event),

@@ -90,6 +90,49 @@ export const orderStoreContract = (
           expect(yield* store.listEvents({ orderId: rolledBack.id, limit: 10 })).toEqual([])
         }))
 
+      it.effect("listOrders: newest first (then by id), by status, by exact id or session id, limited", () =>
+        Effect.gen(function*() {
+          const store = yield* OrderStore
+          // Created after every other case's order, so that these come first.
+          const later = Date.parse("2900-01-01T00:00:00.000Z")
+          const save = (order: Order, createdAt: number) =>
+            Effect.as(store.saveOrder({ order, sessionId: order.checkout_session_id, createdAt }), {
+              order,
+              sessionId: order.checkout_session_id,
+              createdAt
+            })
+          // Two orders created at the same instant: the greater id first (ids differing in their
+          // last letter only, which every collation orders alike).
+          const base = unique("ord_")
+          const oldest = yield* save(sampleOrder(), later)
+          const tiedA = yield* save({ ...sampleOrder(`${base}a`), status: "manual_review" }, later + 1)
+          const tiedB = yield* save(sampleOrder(`${base}b`), later + 1)
+          const newest = yield* save({ ...sampleOrder(), status: "manual_review" }, later + 2)
+
+          expect(yield* store.listOrders({ limit: 4 })).toEqual([newest, tiedB, tiedA, oldest])
+          expect(yield* store.listOrders({ limit: 2 })).toEqual([newest, tiedB])
+          expect(yield* store.listOrders({ limit: 0 })).toEqual([])
+          expect(yield* store.listOrders({ status: "manual_review", limit: 2 })).toEqual([newest, tiedA])
+
+          // A replaced order keeps its creation time and is listed in the status it now has.
+          const confirmed = { ...oldest, order: { ...oldest.order, status: "confirmed" as const } }
+          yield* store.saveOrder({ ...confirmed, createdAt: later + 50 })
+          expect(yield* store.listOrders({ limit: 4 })).toEqual([newest, tiedB, tiedA, confirmed])
+          expect(yield* store.listOrders({ status: "confirmed", limit: 1 })).toEqual([confirmed])
+
+          // Search: the order's id or its checkout session id, exactly, trimmed.
+          expect(yield* store.listOrders({ search: tiedA.order.id, limit: 10 })).toEqual([tiedA])
+          expect(yield* store.listOrders({ search: `  ${tiedA.sessionId}\t`, limit: 10 })).toEqual([tiedA])
+          expect(yield* store.listOrders({ search: base, limit: 10 })).toEqual([])
+          expect(yield* store.listOrders({ search: tiedA.order.id.toUpperCase(), limit: 10 })).toEqual([])
+          expect(yield* store.listOrders({ search: tiedA.order.id, status: "manual_review", limit: 10 }))
+            .toEqual([tiedA])
+          expect(yield* store.listOrders({ search: tiedA.order.id, status: "created", limit: 10 })).toEqual([])
+          expect(yield* store.listOrders({ search: "ord_absent", limit: 10 })).toEqual([])
+          // A blank search is no search.
+          expect(yield* store.listOrders({ search: "   ", limit: 2 })).toEqual([newest, tiedB])
+        }))
+
       it.effect("saveOrderWithEvent stores the order and its next event in one step, or neither", () =>
         Effect.gen(function*() {
           const store = yield* OrderStore

@@ -1,9 +1,11 @@
 /**
  * `OrderStore` and `ReceivedEventsStore` against memory, SQL on embedded PGlite and SQL on
- * PostgreSQL (only with `TEST_DATABASE_URL`), plus two senders sharing one PostgreSQL database.
+ * PostgreSQL (only with `TEST_DATABASE_URL`), plus two senders sharing one PostgreSQL database,
+ * and the SQL rows holding only a checkout summary (which only SQL has).
  */
 import { HttpClient, HttpClientResponse } from "@effect/platform"
-import { describe, expect, it } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
 import { makeOrderEvent } from "../../src/orders/order-event.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
@@ -14,10 +16,38 @@ import { SqlReceivedEventsStore } from "../../src/webhooks/sql-received-events-s
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
-import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
+import { embeddedDatabase, hasPostgres, postgresDatabase, type TestDatabase } from "../support/test-database.ts"
 import { orderStoreContract, sampleOrder } from "./order-store.contract.ts"
 
 const sqlStores = Layer.merge(SqlOrderStore, SqlReceivedEventsStore)
+
+/** An `orders` row holding only the checkout summary (no `type: "order"`): not an order for the store. */
+const summaryRowsSkipped = (name: string, database: TestDatabase) =>
+  layer(SqlOrderStore.pipe(Layer.provideMerge(database)), { timeout: 60_000 })(name, (it) => {
+    it.effect("a row holding only a checkout summary is neither read nor listed", () =>
+      Effect.gen(function*() {
+        const store = yield* OrderStore
+        const sql = yield* SqlClient.SqlClient
+        const createdAt = Date.parse("2026-03-01T00:00:00.000Z")
+        const full = sampleOrder()
+        yield* store.saveOrder({ order: full, sessionId: full.checkout_session_id, createdAt })
+        const summary = {
+          id: "ord_summary_only",
+          checkout_session_id: "cs_summary_only",
+          permalink_url: "https://m.test/o"
+        }
+        yield* sql`
+          INSERT INTO orders (id, checkout_session_id, data, created_at)
+          VALUES (${summary.id}, ${summary.checkout_session_id}, ${JSON.stringify(summary)}::jsonb,
+                  ${new Date(createdAt + 1000).toISOString()}::timestamptz)`
+        expect(yield* store.getOrder(summary.id)).toEqual(Option.none())
+        expect((yield* store.listOrders({ limit: 1 })).map((stored) => stored.order.id)).toEqual([full.id])
+        expect(yield* store.listOrders({ search: summary.id, limit: 10 })).toEqual([])
+        expect(yield* store.listOrders({ search: summary.checkout_session_id, limit: 10 })).toEqual([])
+      }))
+  })
+
+summaryRowsSkipped("OrderStore: summary-only rows, SQL on embedded PGlite", embeddedDatabase())
 
 orderStoreContract(
   "OrderStore + ReceivedEventsStore: memory",
@@ -34,6 +64,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
     "OrderStore + ReceivedEventsStore: SQL on PostgreSQL",
     sqlStores.pipe(Layer.provide(postgresDatabase()))
   )
+  summaryRowsSkipped("OrderStore: summary-only rows, SQL on PostgreSQL", postgresDatabase())
 
   it.live(
     "two senders on one database deliver every event exactly once, each order in sequence",

@@ -11,6 +11,7 @@ import type { AuthenticationStore } from "../../src/authentication/authenticatio
 import { type Catalog, DemoCatalog } from "../../src/catalog/catalog-service.ts"
 import type { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { checkoutCodecs } from "../../src/checkout/wire/checkout-codecs.ts"
+import type { ConsoleSessionStore } from "../../src/console/console-session-store.ts"
 import type { VaultStore } from "../../src/delegate/vault-store.ts"
 import type { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
 import type { OrderStore } from "../../src/orders/order-store.ts"
@@ -24,6 +25,7 @@ import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { MemoryAuthenticationStore } from "../doubles/memory-authentication-store.ts"
 import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
+import { MemoryConsoleSessionStore } from "../doubles/memory-console-session-store.ts"
 import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
@@ -57,6 +59,8 @@ export interface TestAppOptions {
   readonly chargeStore?: Layer.Layer<ChargeStore, unknown, MemoryDatabase>
   /** The webhook receiver's events; in memory by default. */
   readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown, MemoryDatabase>
+  /** The merchant console's sign-in sessions; in memory by default. */
+  readonly consoleSessionStore?: Layer.Layer<ConsoleSessionStore, unknown, MemoryDatabase>
   /** The catalog; the demo catalog by default. */
   readonly catalog?: Layer.Layer<Catalog>
   /** The rate limiter; in process by default (fresh per `testApp`). */
@@ -78,6 +82,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provide(options.faults ?? Layer.empty),
     Layer.provideMerge(options.orderStore ?? MemoryOrderStore),
     Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
+    Layer.provideMerge(options.consoleSessionStore ?? MemoryConsoleSessionStore),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
     Layer.provideMerge(HttpServer.layerContext),
     Layer.provide(freshMemoryDatabase),

@@ -9,6 +9,7 @@ import { testApp, type TestAppOptions } from "./http.ts"
 
 const TABLES = [
   "checkout_sessions",
+  "console_sessions",
   "counters",
   "coupon_holds",
   "coupons",

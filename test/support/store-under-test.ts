@@ -14,6 +14,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlAuthenticationStore } from "../../src/authentication/sql-authentication-store.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { SqlConsoleSessionStore } from "../../src/console/sql-console-session-store.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
 import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
@@ -48,6 +49,7 @@ export interface StoreUnderTest {
       | "idempotencyStore"
       | "receivedEventsStore"
       | "authenticationStore"
+      | "consoleSessionStore"
     >
   >
   /**
@@ -137,7 +139,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             orderStore: Layer.provide(SqlOrderStore, client),
             idempotencyStore: Layer.provide(SqlIdempotencyStore, client),
             receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client),
-            authenticationStore: Layer.provide(SqlAuthenticationStore, client)
+            authenticationStore: Layer.provide(SqlAuthenticationStore, client),
+            consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client)
           }
         })
       )
