@@ -8,6 +8,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { Context, Schema } from "effect"
 import { AcsGroup, DelegateAuthenticationGroup } from "../authentication/authentication-api.ts"
 import { CheckoutGroup, checkoutGroupFor } from "../checkout/checkout-api.ts"
+import { ConsoleGroup } from "../console/console-api.ts"
 import { DelegateGroup, delegateGroupFor } from "../delegate/delegate-api.ts"
 import { hasRequestNotIdempotentType } from "../idempotency/idempotency-errors.ts"
 import { IDEMPOTENCY_RULES } from "../idempotency/idempotency-rules.ts"
@@ -61,6 +62,7 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(DelegateAuthenticationGroup)
       .add(AcsGroup)
       .add(OrderPageGroup)
+      .add(ConsoleGroup)
   )
 
 /** The API the server serves, to requests of every accepted version. */

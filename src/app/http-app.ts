@@ -11,6 +11,8 @@ import {
   DelegateAuthenticationHandlers
 } from "../authentication/authentication-handlers.ts"
 import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
+import { ConsoleAccessLive } from "../console/console-access-middleware.ts"
+import { ConsoleHandlers } from "../console/console-handlers.ts"
 import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate/delegate-handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
 import { makeMcpEndpoint, MCP_PATH } from "../mcp/mcp-handlers.ts"
@@ -41,14 +43,16 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     ReceivedOrdersHandlers,
     DelegateAuthenticationHandlers,
     AcsHandlers,
-    OrderPageHandlers
+    OrderPageHandlers,
+    ConsoleHandlers
   ]),
   Layer.provide([
     AuthorizationLive,
     ApiVersionLive,
     RequestSignatureLive,
     DelegateMiddlewareLive,
-    AuthenticationMiddlewareLive
+    AuthenticationMiddlewareLive,
+    ConsoleAccessLive
   ])
 )
 

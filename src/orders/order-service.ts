@@ -7,7 +7,8 @@
  *   so they commit or roll back with the completion.
  * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
  *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
- *   queue an `order_update` event carrying the full order.
+ *   queue an `order_update` event carrying the full order. A new buyer's link also rewrites the
+ *   completed session's order summary, so every place that hands out the link hands out the new one.
  *
  * Events record the currency the order is priced in (versions from 2026-04-17 put it on money
  * adjustments): the session's for `order_create`, the catalog's for later changes (sessions are
@@ -16,17 +17,24 @@
 import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import type { OrderSummary } from "../checkout/checkout-schemas.ts"
+import { CheckoutStore } from "../checkout/checkout-store.ts"
 import type { Session } from "../checkout/session-model.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
+import { AppConfig } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
 import { makeOrderEvent } from "./order-event.ts"
 import { makeOrder, type OrderSourceLineItem } from "./order-from-checkout.ts"
+import { orderTag } from "./order-json.ts"
+import { permalinkUrl } from "./order-permalink.ts"
 import type { Order } from "./order-schemas.ts"
-import { applyOrderCommand, type OrderCommand, type OrderError } from "./order-state-machine.ts"
+import { applyOrderCommand, OrderCommand, type OrderError } from "./order-state-machine.ts"
 import { type OrderChange, OrderStore } from "./order-store.ts"
 
 export class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly id: string }> {}
+
+/** The order is no longer as it was shown (`orderTag`): the action was not applied. */
+export class OrderChanged extends Data.TaggedError("OrderChanged")<{ readonly id: string }> {}
 
 export interface RecordOrderCreatedInput {
   /** The summary stored by the completion (`{id, checkout_session_id, permalink_url}`). */
@@ -49,6 +57,17 @@ export interface OrderServiceShape {
   readonly get: (id: string) => Effect.Effect<Order, OrderNotFound | StorageError>
   /** Applies `command` to the order and queues `order_update`; returns the changed order. */
   readonly apply: (id: string, command: OrderCommand) => Effect.Effect<Order, OrderNotFound | OrderError | StorageError>
+  /** `apply`, only while the order is still as tagged `seen` (`orderTag`); otherwise `OrderChanged`. */
+  readonly applyIfUnchanged: (
+    id: string,
+    command: OrderCommand,
+    seen: string
+  ) => Effect.Effect<Order, OrderNotFound | OrderChanged | OrderError | StorageError>
+  /**
+   * Gives the order a new `permalink_url` (a new token): the old link stops opening the buyer's
+   * page. Queues `order_update` so the agent platform learns the new link.
+   */
+  readonly replaceBuyerLink: (id: string) => Effect.Effect<Order, OrderNotFound | StorageError>
 }
 
 export class OrderService extends Context.Tag("acp/OrderService")<OrderService, OrderServiceShape>() {}
@@ -88,34 +107,89 @@ export const OrderServiceLive = Layer.effect(
     const store = yield* OrderStore
     const ids = yield* Ids
     const catalog = yield* Catalog
+    const checkout = yield* CheckoutStore
+    const { publicBaseUrl } = yield* AppConfig
     const found = (id: string) =>
       Option.match({
         onNone: () => Effect.fail(new OrderNotFound({ id })),
         onSome: (stored: { readonly order: Order; readonly sessionId: string; readonly createdAt: number }) =>
           Effect.succeed(stored)
       })
+    const nothing = () => Effect.void
+    /**
+     * Under the order's lock, in one transaction: `check` the order as stored, apply `command`,
+     * store the change with its event, then `andThen` with the changed order.
+     */
+    const change = <E1, E2>(
+      id: string,
+      command: OrderCommand,
+      check: (order: Order) => Effect.Effect<void, E1>,
+      andThen: (order: Order) => Effect.Effect<void, E2>
+    ) =>
+      commitWithAnswer(
+        store.transaction,
+        Effect.gen(function*() {
+          const stored = yield* Effect.flatMap(store.lockOrder(id), found(id))
+          yield* check(stored.order)
+          const now = yield* Clock.currentTimeMillis
+          const changed = applyOrderCommand(stored.order, command, new Date(now).toISOString())
+          if (Either.isLeft(changed)) return yield* Effect.fail(changed.left)
+          const eventId = yield* ids.make("evt_")
+          yield* store.saveOrderWithEvent(
+            { ...stored, order: changed.right },
+            { id: eventId, payload: makeOrderEvent("order_update", changed.right, catalog.currency), now }
+          )
+          yield* andThen(changed.right)
+          return changed.right
+        }),
+        (order) => Option.some(Either.right(order))
+      )
+    /** The completed session's order summary carries the order's current link. */
+    const relinkSession = (order: Order) =>
+      Effect.flatMap(checkout.sessions.lock(order.checkout_session_id), (locked) =>
+        Option.match(locked, {
+          onNone: () => Effect.void,
+          onSome: ({ session }) =>
+            session.order === undefined
+              ? Effect.void
+              : Effect.asVoid(
+                checkout.sessions.update({
+                  ...session,
+                  order: { ...session.order, permalink_url: order.permalink_url }
+                })
+              )
+        }))
     return OrderService.of({
       get: (id) => Effect.map(Effect.flatMap(store.getOrder(id), found(id)), (stored) => stored.order),
-      apply: (id, command) =>
-        commitWithAnswer(
-          store.transaction,
-          Effect.gen(function*() {
-            const stored = yield* Effect.flatMap(store.lockOrder(id), found(id))
-            const now = yield* Clock.currentTimeMillis
-            const changed = applyOrderCommand(stored.order, command, new Date(now).toISOString())
-            if (Either.isLeft(changed)) return yield* Effect.fail(changed.left)
-            const eventId = yield* ids.make("evt_")
-            yield* store.saveOrderWithEvent(
-              { ...stored, order: changed.right },
-              { id: eventId, payload: makeOrderEvent("order_update", changed.right, catalog.currency), now }
+      apply: (id, command) => change(id, command, nothing, nothing),
+      applyIfUnchanged: (id, command, seen) =>
+        change(
+          id,
+          command,
+          (order) => orderTag(order) === seen ? Effect.void : Effect.fail(new OrderChanged({ id })),
+          nothing
+        ),
+      replaceBuyerLink: (id) =>
+        Effect.flatMap(
+          ids.make(""),
+          (token) =>
+            change(
+              id,
+              OrderCommand.ReplacePermalink({ permalink_url: permalinkUrl(publicBaseUrl, token) }),
+              nothing,
+              relinkSession
             )
-            return changed.right
-          }),
-          (order) => Option.some(Either.right(order))
+              .pipe(
+                // The command is allowed in every status: a refusal here would be a defect.
+                Effect.catchIf(
+                  (error): error is OrderError => error._tag !== "OrderNotFound" && error._tag !== "StorageError",
+                  Effect.die
+                )
+              )
         )
     })
   })
 )
 
-/** Both order services; need `OrderStore`, `Catalog` and `Ids`. */
+/** Both order services; need `OrderStore`, `CheckoutStore`, `Catalog`, `AppConfig` and `Ids`. */
 export const OrderServicesLive = Layer.merge(OrderEventsLive, OrderServiceLive)

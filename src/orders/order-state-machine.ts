@@ -36,6 +36,8 @@ export type OrderCommand = Data.TaggedEnum<{
   Fulfill: {}
   Cancel: {}
   Refund: { readonly type: RefundType; readonly amount: number }
+  /** A new buyer's link in any status: the old one stops opening the order's page (revocation). */
+  ReplacePermalink: { readonly permalink_url: string }
 }>
 export const OrderCommand = Data.taggedEnum<OrderCommand>()
 
@@ -121,6 +123,7 @@ const targetOf = (command: OrderCommand): OrderStatus | undefined => {
     case "Cancel":
       return "canceled"
     case "Refund":
+    case "ReplacePermalink":
       return undefined
   }
 }
@@ -162,6 +165,7 @@ export const applyOrderCommand = (
   command: OrderCommand,
   nowIso: string
 ): Either.Either<Order, OrderError> => {
+  if (command._tag === "ReplacePermalink") return Either.right({ ...order, permalink_url: command.permalink_url })
   if (command._tag === "Refund") {
     if (order.status === "created") return Either.left(new RefundNotAllowed({ status: order.status }))
     const amount = command.amount

@@ -197,6 +197,18 @@ describe("applyOrderCommand transitions", () => {
   })
 })
 
+describe("a new buyer link", () => {
+  it.each(ORDER_STATUSES)("in status %s replaces permalink_url and nothing else", (status) => {
+    const before = inStatus(status)
+    const url = "https://merchant.test/order-status/0123456789abcdefghijAB"
+    const after = Either.getOrThrow(
+      applyOrderCommand(before, OrderCommand.ReplacePermalink({ permalink_url: url }), NOW)
+    )
+    expect(after).toEqual({ ...before, permalink_url: url })
+    expect(before.permalink_url).not.toBe(url)
+  })
+})
+
 describe("refunds", () => {
   const refund = (type: "store_credit" | "original_payment", amount: number) => OrderCommand.Refund({ type, amount })
 

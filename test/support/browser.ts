@@ -36,7 +36,11 @@ export const serveApp = Effect.gen(function*() {
           ...(body === undefined ? {} : { body })
         })
       ).then(async (response) => {
-        response.headers.forEach((value, name) => outgoing.setHeader(name, value))
+        response.headers.forEach((value, name) => {
+          if (name !== "set-cookie") outgoing.setHeader(name, value)
+        })
+        const cookies = response.headers.getSetCookie()
+        if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies)
         outgoing.statusCode = response.status
         outgoing.end(Buffer.from(await response.arrayBuffer()))
       })
@@ -48,6 +52,20 @@ export const serveApp = Effect.gen(function*() {
   )
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
+
+/** A page of `html` served on 127.0.0.1 (another port: another origin of the same site) for the scope; its URL. */
+export const serveStaticPage = (html: string) =>
+  Effect.gen(function*() {
+    const server = createServer((_incoming, outgoing) => {
+      outgoing.setHeader("content-type", "text/html; charset=utf-8")
+      outgoing.end(html)
+    })
+    yield* Effect.acquireRelease(
+      Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+      () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+    )
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  })
 
 /** Headless Chromium for the scope. */
 export const launchBrowser = Effect.acquireRelease(

@@ -123,12 +123,20 @@ export const authenticateCard = (
     return { id, result } satisfies Authentication
   })
 
-/** A session of `items` paid with the plain test card in 2025-09-29: its order summary. */
+/** A session of `items` (bought by `buyer`, if given) paid with the plain test card in 2025-09-29: its order summary. */
 export const paidOrder = (
-  items: ReadonlyArray<{ id: string; quantity: number }> = [{ id: "tshirt-classic", quantity: 2 }]
+  items: ReadonlyArray<{ id: string; quantity: number }> = [{ id: "tshirt-classic", quantity: 2 }],
+  buyer?: { readonly first_name: string; readonly last_name: string; readonly email: string }
 ) =>
   Effect.gen(function*() {
     const session = yield* createReadySession(items)
+    if (buyer !== undefined) {
+      const updated = yield* request("POST", `/checkout_sessions/${session.id}`, {
+        version: "2025-09-29",
+        body: { buyer }
+      })
+      if (updated.status !== 200) throw new Error(`update failed: ${updated.status} ${updated.text}`)
+    }
     const total = session.totals.find((t) => t.type === "total")!.amount
     const token = yield* delegateCard("2025-09-29", session.id, PLAIN_CARD, total)
     const paid = yield* request("POST", `/checkout_sessions/${session.id}/complete`, {
@@ -138,5 +146,5 @@ export const paidOrder = (
       }
     })
     if (paid.status !== 200) throw new Error(`complete failed: ${paid.status} ${paid.text}`)
-    return paid.body.order as { id: string; permalink_url: string }
+    return paid.body.order as { id: string; checkout_session_id: string; permalink_url: string }
   })

@@ -1,0 +1,352 @@
+/**
+ * The merchant console over HTTP, as a browser uses it (`test/support/console-client.ts`): signing
+ * in and out, the pages of each role, the order actions through the same services as the API, and
+ * every refusal — no session, no or a wrong CSRF token, another site's form, a changed order.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option, TestClock } from "effect"
+import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
+import { OrderStore } from "../../src/orders/order-store.ts"
+import type { Role } from "../../src/platform/config.ts"
+import { hiddenField, makeConsoleClient, signedInConsole } from "../support/console-client.ts"
+import { get, post, request, testApp } from "../support/http.ts"
+import { paidOrder } from "../support/three-d-secure.ts"
+
+const run = <A, E>(effect: Effect.Effect<A, E, any>, roles?: ReadonlyArray<Role>) =>
+  Effect.provide(effect, testApp(roles === undefined ? {} : { config: { roles: new Set(roles) } })) as Effect.Effect<
+    A,
+    E,
+    never
+  >
+
+const orderStatus = (id: string) => Effect.map(get(`/orders/${id}`), (response) => response.body)
+
+/** The order's console page, and the tag its forms carry. */
+const orderPage = (client: Effect.Effect.Success<typeof makeConsoleClient>, id: string) =>
+  Effect.map(client.get(`/console/orders/${id}`), (page) => ({ page, seen: hiddenField(page.text, "seen")! }))
+
+describe("signing in to the console", () => {
+  it.effect("pages redirect to sign-in; the sign-in form sets a short-lived HttpOnly, SameSite=Strict cookie", () =>
+    run(Effect.gen(function*() {
+      const client = yield* makeConsoleClient
+      for (const path of ["/console", "/console/orders", "/console/stock"]) {
+        const page = yield* client.get(path)
+        expect(page.status).toBe(303)
+        expect(page.headers.get("location")).toBe("/console/sign-in")
+      }
+      const form = yield* client.get("/console/sign-in")
+      expect(form.status).toBe(200)
+      expect(form.headers.get("content-type")).toMatch(/^text\/html/)
+      expect(form.headers.get("content-security-policy")).toMatch(/default-src 'none'.*form-action 'self'/)
+      expect(form.headers.get("content-security-policy")).not.toContain("script-src")
+      expect(form.headers.get("cache-control")).toBe("no-store")
+      const [cookie] = form.headers.getSetCookie()
+      expect(cookie).toMatch(
+        /^acp_console_sign_in=\w{22}; Max-Age=900; Path=\/console; HttpOnly; Secure; SameSite=Strict$/
+      )
+    })))
+
+  it.effect("a configured API key opens a session; anything else does not", () =>
+    run(Effect.gen(function*() {
+      const client = yield* makeConsoleClient
+      yield* client.get("/console/sign-in")
+      const wrong = yield* client.post("/console/sign-in", { api_key: "sk_wrong" })
+      expect(wrong.status).toBe(401)
+      expect(wrong.text).toContain("That is not an API key of this service.")
+      expect(wrong.text).not.toContain("sk_wrong")
+      expect((yield* client.cookies).has("acp_console")).toBe(false)
+      const right = yield* client.post("/console/sign-in", { api_key: "sk_test_key" })
+      expect(right.status).toBe(303)
+      expect(right.headers.get("location")).toBe("/console")
+      const session = right.headers.getSetCookie().find((line) => line.startsWith("acp_console="))!
+      expect(session).toMatch(/^acp_console=\w{22}; Max-Age=28800; Path=\/console; HttpOnly; Secure; SameSite=Strict$/)
+      const home = yield* client.get("/console")
+      expect(home.headers.get("location")).toBe("/console/orders")
+      expect((yield* client.get("/console/orders")).status).toBe(200)
+    })))
+
+  it.effect("the sign-in form is refused without its own cookie's token (no other site can sign a browser in)", () =>
+    run(Effect.gen(function*() {
+      const client = yield* makeConsoleClient
+      const page = yield* client.post("/console/sign-in", { api_key: "sk_test_key", csrf_token: "x".repeat(22) })
+      expect(page.status).toBe(403)
+      expect((yield* client.cookies).has("acp_console")).toBe(false)
+    })))
+
+  it.effect("signing out ends the session: its cookie opens nothing any more", () =>
+    run(Effect.gen(function*() {
+      const client = yield* signedInConsole()
+      yield* client.get("/console/orders")
+      const cookie = (yield* client.cookies).get("acp_console")!
+      const out = yield* client.post("/console/sign-out", {})
+      expect(out.status).toBe(303)
+      expect(out.headers.get("location")).toBe("/console/sign-in")
+      const replayed = yield* request("GET", "/console/orders", {
+        auth: false,
+        version: false,
+        headers: { cookie: `acp_console=${cookie}` }
+      })
+      expect(replayed.status).toBe(303)
+      expect(replayed.headers.get("location")).toBe("/console/sign-in")
+    })))
+
+  it.effect("a session ends eight hours after sign-in", () =>
+    run(Effect.gen(function*() {
+      const client = yield* signedInConsole()
+      yield* TestClock.adjust("7 hours")
+      expect((yield* client.get("/console/orders")).status).toBe(200)
+      yield* TestClock.adjust("1 hour")
+      expect((yield* client.get("/console/orders")).headers.get("location")).toBe("/console/sign-in")
+    })))
+})
+
+describe("orders in the console", () => {
+  it.effect("lists orders, filtered by status and found by order or session id", () =>
+    run(Effect.gen(function*() {
+      const first = yield* paidOrder()
+      const second = yield* paidOrder([{ id: "mug-ceramic", quantity: 1 }])
+      yield* post(`/orders/${second.id}/confirm`)
+      const client = yield* signedInConsole()
+      const all = (yield* client.get("/console/orders")).text
+      expect(all).toContain(first.id)
+      expect(all).toContain(second.id)
+      const confirmed = (yield* client.get("/console/orders?status=confirmed")).text
+      expect(confirmed).toContain(second.id)
+      expect(confirmed).not.toContain(first.id)
+      const bySession = (yield* client.get(`/console/orders?q=${first.checkout_session_id}`)).text
+      expect(bySession).toContain(first.id)
+      expect(bySession).not.toContain(second.id)
+      expect((yield* client.get("/console/orders?q=ord_nothing")).text).toContain("No orders match.")
+    })))
+
+  it.effect("confirm, ship with tracking, refund and fulfill go through the order service and queue order_update", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      const client = yield* signedInConsole()
+      let { seen } = yield* orderPage(client, order.id)
+      const confirmed = yield* client.post(`/console/orders/${order.id}/confirm`, { seen })
+      expect(confirmed.status).toBe(303)
+      expect(confirmed.headers.get("location")).toBe(`/console/orders/${order.id}?done=confirm`)
+      expect((yield* client.get(confirmed.headers.get("location")!)).text).toContain("Order confirmed.")
+      expect((yield* orderStatus(order.id)).status).toBe("confirmed")
+
+      seen = (yield* orderPage(client, order.id)).seen
+      const shipped = yield* client.post(`/console/orders/${order.id}/ship`, {
+        seen,
+        carrier: "UPS",
+        tracking_number: "1Z999AA10123456784",
+        tracking_url: "https://ups.example/track/1Z999AA10123456784"
+      })
+      expect(shipped.status).toBe(303)
+      const body = yield* orderStatus(order.id)
+      expect(body.status).toBe("shipped")
+      expect(body.fulfillments[0]).toMatchObject({ carrier: "UPS", tracking_number: "1Z999AA10123456784" })
+
+      seen = (yield* orderPage(client, order.id)).seen
+      expect(
+        (yield* client.post(`/console/orders/${order.id}/refund`, { seen, amount: "5.5", type: "store_credit" })).status
+      )
+        .toBe(303)
+      expect((yield* orderStatus(order.id)).refunds).toEqual([{ type: "store_credit", amount: 550 }])
+
+      seen = (yield* orderPage(client, order.id)).seen
+      expect((yield* client.post(`/console/orders/${order.id}/fulfill`, { seen })).status).toBe(303)
+      expect((yield* orderStatus(order.id)).status).toBe("fulfilled")
+      const events = yield* Effect.flatMap(OrderStore, (store) => store.listEvents({ orderId: order.id, limit: 10 }))
+      expect(events.map((event) => event.type)).toEqual([
+        "order_update",
+        "order_update",
+        "order_update",
+        "order_update",
+        "order_create"
+      ])
+    })))
+
+  it.effect("a second click of the same form is refused: one refund, not two", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      yield* post(`/orders/${order.id}/confirm`)
+      const client = yield* signedInConsole()
+      const { seen } = yield* orderPage(client, order.id)
+      expect(
+        (yield* client.post(`/console/orders/${order.id}/refund`, { seen, amount: "1", type: "original_payment" }))
+          .status
+      )
+        .toBe(303)
+      const again = yield* client.post(`/console/orders/${order.id}/refund`, {
+        seen,
+        amount: "1",
+        type: "original_payment"
+      })
+      expect(again.status).toBe(409)
+      expect(again.text).toContain("The order changed since the page was shown; nothing was done.")
+      expect((yield* orderStatus(order.id)).refunds).toEqual([{ type: "original_payment", amount: 100 }])
+    })))
+
+  it.effect("what the order's status or the form does not allow is refused with a reason, and nothing changes", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      const client = yield* signedInConsole()
+      const { seen } = yield* orderPage(client, order.id)
+      const fulfill = yield* client.post(`/console/orders/${order.id}/fulfill`, { seen })
+      expect(fulfill.status).toBe(409)
+      expect(fulfill.text).toContain("The order is created and cannot become fulfilled.")
+      const refund = yield* client.post(`/console/orders/${order.id}/refund`, {
+        seen,
+        amount: "1",
+        type: "store_credit"
+      })
+      expect(refund.status).toBe(409)
+      yield* post(`/orders/${order.id}/confirm`)
+      const now = (yield* orderPage(client, order.id)).seen
+      for (const amount of ["0", "-1", "1.234", "abc", ""]) {
+        const bad = yield* client.post(`/console/orders/${order.id}/refund`, {
+          seen: now,
+          amount,
+          type: "store_credit"
+        })
+        expect(bad.status).toBe(400)
+      }
+      const tooMuch = yield* client.post(`/console/orders/${order.id}/refund`, {
+        seen: now,
+        amount: "100000",
+        type: "store_credit"
+      })
+      expect(tooMuch.status).toBe(422)
+      const noTracking = yield* client.post(`/console/orders/${order.id}/ship`, { seen: now, carrier: "UPS" })
+      expect(noTracking.status).toBe(400)
+      const nul = yield* client.post(`/console/orders/${order.id}/ship`, {
+        seen: now,
+        carrier: "U\u0000PS",
+        tracking_number: "1"
+      })
+      expect(nul.status).toBe(400)
+      expect((yield* client.post(`/console/orders/${order.id}/explode`, { seen: now })).status).toBe(404)
+      expect((yield* client.get("/console/orders/ord_missing")).status).toBe(404)
+      const body = yield* orderStatus(order.id)
+      expect(body.status).toBe("confirmed")
+      expect(body.refunds).toEqual([])
+    })))
+
+  it.effect("a new buyer link replaces the permalink everywhere; the old link is a 404", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      const oldPath = new URL(order.permalink_url).pathname
+      expect((yield* request("GET", oldPath, { auth: false, version: false })).status).toBe(200)
+      const client = yield* signedInConsole()
+      yield* client.get(`/console/orders/${order.id}`)
+      const made = yield* client.post(`/console/orders/${order.id}/new-buyer-link`, {})
+      expect(made.status).toBe(303)
+      const fresh = (yield* orderStatus(order.id)).permalink_url as string
+      expect(fresh).not.toBe(order.permalink_url)
+      expect((yield* request("GET", oldPath, { auth: false, version: false })).status).toBe(404)
+      expect((yield* request("GET", new URL(fresh).pathname, { auth: false, version: false })).status).toBe(200)
+      const session = yield* Effect.flatMap(CheckoutStore, (store) => store.sessions.get(order.checkout_session_id))
+      expect(Option.getOrThrow(session).order?.permalink_url).toBe(fresh)
+      const [latest] = yield* Effect.flatMap(OrderStore, (store) => store.listEvents({ orderId: order.id, limit: 1 }))
+      expect(latest!.payload.data.permalink_url).toBe(fresh)
+    })))
+})
+
+describe("forms the console refuses", () => {
+  it.effect("without a session, without the CSRF token, with another token, or from another site", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      const client = yield* signedInConsole()
+      const { seen } = yield* orderPage(client, order.id)
+      const path = `/console/orders/${order.id}/cancel`
+      const anonymous = yield* makeConsoleClient
+      expect((yield* anonymous.post(path, { seen })).status).toBe(403)
+      const missing = yield* client.post(path, { seen, csrf_token: "" })
+      expect(missing.status).toBe(403)
+      expect(missing.text).toContain("nothing was done")
+      expect((yield* client.post(path, { seen, csrf_token: "A".repeat(22) })).status).toBe(403)
+      expect((yield* client.post(path, { seen }, { "sec-fetch-site": "cross-site" })).status).toBe(403)
+      expect((yield* client.post(path, { seen }, { "sec-fetch-site": "same-site" })).status).toBe(403)
+      // Another session's token is not this one's.
+      const other = yield* signedInConsole()
+      yield* other.get("/console/orders")
+      expect((yield* client.post(path, { seen, csrf_token: (yield* other.csrfToken)! })).status).toBe(403)
+      const json = yield* request("POST", path, {
+        auth: false,
+        version: false,
+        body: { seen },
+        headers: { cookie: `acp_console=${(yield* client.cookies).get("acp_console")}` }
+      })
+      expect(json.status).toBe(400)
+      expect((yield* orderStatus(order.id)).status).toBe("created")
+      expect((yield* client.post(path, { seen })).status).toBe(303)
+      expect((yield* orderStatus(order.id)).status).toBe("canceled")
+    })))
+})
+
+describe("the other pages", () => {
+  it.effect("deliveries: counts per state, a dead event redriven", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      const store = yield* OrderStore
+      const [claimed] = yield* store.claimDue(0, 1, 60_000)
+      yield* store.finishAttempts([{
+        id: claimed!.id,
+        attempt: claimed!.attempts,
+        result: { state: "dead", nextAttemptAt: 0, lastStatus: 500, lastError: "HTTP 500", at: 0 }
+      }])
+      const client = yield* signedInConsole()
+      const dead = yield* client.get("/console/deliveries?state=dead")
+      expect(dead.text).toContain("dead: 1")
+      expect(dead.text).toContain(claimed!.id)
+      expect(dead.text).toContain(order.id)
+      const redriven = yield* client.post(`/console/deliveries/${claimed!.id}/redrive`, {})
+      expect(redriven.status).toBe(303)
+      expect(Option.getOrThrow(yield* store.getEvent(claimed!.id)).state).toBe("pending")
+      const again = yield* client.post(`/console/deliveries/${claimed!.id}/redrive`, {})
+      expect(again.status).toBe(409)
+    })))
+
+  it.effect("stock levels with titles; checkout sessions with their buyers and orders", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      const client = yield* signedInConsole()
+      const stock = (yield* client.get("/console/stock")).text
+      expect(stock).toMatch(/Classic Cotton T-Shirt<\/td>\s*<td class="opt">tshirt-classic<\/td><td class="n">98<\/td>/)
+      const sessions = (yield* client.get("/console/sessions?status=completed")).text
+      expect(sessions).toContain(order.checkout_session_id)
+      expect(sessions).toContain("Ada Lovelace")
+      expect(sessions).toContain(`/console/orders/${order.id}`)
+      expect((yield* client.get("/console/sessions?status=canceled")).text).toContain("No checkout sessions canceled.")
+    })))
+
+  it.effect("a buyer named like markup is shown as text on every page", () =>
+    run(Effect.gen(function*() {
+      const name = "<img src=x onerror=alert(1)>"
+      const order = yield* paidOrder(undefined, { first_name: name, last_name: "\"'&", email: "x@example.com" })
+      const client = yield* signedInConsole()
+      for (const path of [`/console/orders/${order.id}`, "/console/sessions"]) {
+        const page = (yield* client.get(path)).text
+        expect(page).not.toContain("<img")
+        expect(page).toContain("&lt;img src=x onerror=alert(1)&gt; &quot;&#39;&amp;")
+      }
+    })))
+
+  it.effect("each page only with its roles: a receiver-only process shows received events and nothing else", () =>
+    run(
+      Effect.gen(function*() {
+        const client = yield* signedInConsole()
+        const home = yield* client.get("/console")
+        expect(home.headers.get("location")).toBe("/console/received")
+        const page = (yield* client.get("/console/received")).text
+        expect(page).toContain("No order events received yet.")
+        expect(page).not.toContain("/console/orders")
+        expect((yield* client.get("/console/orders")).status).toBe(404)
+        expect((yield* client.get("/console/stock")).status).toBe(404)
+      }),
+      ["webhook_receiver"]
+    ))
+
+  it.effect("a process with no role the console shows has no console", () =>
+    run(
+      Effect.map(request("GET", "/console/sign-in", { auth: false, version: false }), (page) =>
+        expect(page.status).toBe(404)),
+      ["delegate"]
+    ))
+})
