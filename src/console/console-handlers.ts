@@ -63,6 +63,10 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
     })
     const orderPages = yield* makeOrderHandlers(frameOf)
 
+    /** An answer that depends on whether the browser is signed in, served while the console is. */
+    const bySession = (answer: (session: Option.Option<ConsoleSession>) => Answer) =>
+      Effect.zipRight(requireRole(...CONSOLE_ROLES), orUnavailable(Effect.flatMap(access.current, answer)))
+
     /** A page for a signed-in browser (others go to sign-in), served while one of `roles` is on. */
     const signedIn = (roles: ReadonlyArray<Role>, render: (session: ConsoleSession) => Answer) =>
       Effect.zipRight(
@@ -101,26 +105,12 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
 
     return handlers
       .handleRaw("home", () =>
-        Effect.zipRight(
-          requireRole(...CONSOLE_ROLES),
-          orUnavailable(
-            Effect.map(
-              access.current,
-              (session) =>
-                redirect(Option.isSome(session) && pages.length > 0 ? pages[0]!.path : SIGN_IN_PATH)
-            )
-          )
+        bySession((session) =>
+          Effect.succeed(redirect(Option.isSome(session) && pages.length > 0 ? pages[0]!.path : SIGN_IN_PATH))
         ))
       .handleRaw("signInPage", () =>
-        Effect.zipRight(
-          requireRole(...CONSOLE_ROLES),
-          orUnavailable(
-            Effect.flatMap(
-              access.current,
-              (session) =>
-                Option.isSome(session) ? Effect.succeed(redirect(CONSOLE_PATH)) : signInForm()
-            )
-          )
+        bySession((session) =>
+          Option.isSome(session) ? Effect.succeed(redirect(CONSOLE_PATH)) : signInForm()
         ))
       .handleRaw("signIn", () =>
         Effect.zipRight(
@@ -159,12 +149,16 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
               HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, "", cookieOptions(access.secureCookies, 0))
             )
           )))
-      .handleRaw("orders", () => signedIn(["checkout"], orderPages.list))
-      .handleRaw("order", ({ path }) => signedIn(["checkout"], (session) => orderPages.view(session, path.order_id)))
+      .handleRaw("orders", () =>
+        signedIn(["checkout"], orderPages.list))
+      .handleRaw("order", ({ path }) =>
+        signedIn(["checkout"], (session) =>
+          orderPages.view(session, path.order_id)))
       .handleRaw(
         "orderAction",
         ({ path }) =>
-          posted(["checkout"], (session, fields) => orderPages.act(session, path.order_id, path.action, fields))
+          posted(["checkout"], (session, fields) =>
+            orderPages.act(session, path.order_id, path.action, fields))
       )
       .handleRaw("deliveries", () =>
         signedIn(["checkout", "webhook_sender"], (session) =>
@@ -208,7 +202,8 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
             (session) =>
               Effect.map(
                 received.listOrders(100),
-                (orders) => pageResponse(frameOf(session, "Received order events"), renderReceivedOrders(orders))
+                (orders) =>
+                  pageResponse(frameOf(session, "Received order events"), renderReceivedOrders(orders))
               )
           )
       )

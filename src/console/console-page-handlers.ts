@@ -3,19 +3,15 @@
  * after a form (so a reload never posts again), and the pages of refusals and failures.
  */
 import { HttpServerResponse } from "@effect/platform"
+import { withPageHeaders } from "../platform/http/page-headers.ts"
 import { html } from "../shared/html.ts"
 import { CONSOLE_PATH } from "./console-cookies.ts"
 import { CONSOLE_CONTENT_SECURITY_POLICY, consoleDocument, type Frame } from "./console-layout.ts"
 
 /** Every console answer: no script or framing, never cached, never indexed, no referrer to other sites. */
 export const secured = (response: HttpServerResponse.HttpServerResponse) =>
-  response.pipe(
-    HttpServerResponse.setHeader("content-security-policy", CONSOLE_CONTENT_SECURITY_POLICY),
-    HttpServerResponse.setHeader("cache-control", "no-store"),
-    HttpServerResponse.setHeader("referrer-policy", "no-referrer"),
-    HttpServerResponse.setHeader("x-content-type-options", "nosniff"),
-    HttpServerResponse.setHeader("x-frame-options", "DENY"),
-    HttpServerResponse.setHeader("x-robots-tag", "noindex")
+  withPageHeaders(CONSOLE_CONTENT_SECURITY_POLICY)(response).pipe(
+    HttpServerResponse.setHeader("x-frame-options", "DENY")
   )
 
 export const pageResponse = (frame: Frame, content: ReturnType<typeof html>, status = 200) =>

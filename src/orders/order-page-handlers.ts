@@ -6,6 +6,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
+import { withPageHeaders } from "../platform/http/page-headers.ts"
 import { requireRole } from "../platform/http/route-guards.ts"
 import { OrderPageApi } from "./order-page-api.ts"
 import { historyOf, htmlDocument, orderPageJson, renderOrderNotFound, renderOrderPage } from "./order-page.ts"
@@ -16,14 +17,7 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 const secured = (response: HttpServerResponse.HttpServerResponse) =>
-  response.pipe(
-    HttpServerResponse.setHeader("content-security-policy", CONTENT_SECURITY_POLICY),
-    HttpServerResponse.setHeader("cache-control", "no-store"),
-    HttpServerResponse.setHeader("referrer-policy", "no-referrer"),
-    HttpServerResponse.setHeader("x-robots-tag", "noindex"),
-    HttpServerResponse.setHeader("x-content-type-options", "nosniff"),
-    HttpServerResponse.setHeader("vary", "Accept")
-  )
+  withPageHeaders(CONTENT_SECURITY_POLICY)(response).pipe(HttpServerResponse.setHeader("vary", "Accept"))
 
 const notFound = (json: boolean) =>
   secured(
