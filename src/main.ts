@@ -5,6 +5,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { ConfigError, Effect, Layer, Logger } from "effect"
 import { ServerLive } from "./app/server.ts"
+import { isWorkerProcess, superviseWorkers } from "./app/worker-processes.ts"
 import { AppConfig, describeConfigError, loadConfig } from "./platform/config.ts"
 import { batchedLogFmt } from "./platform/log-output.ts"
 
@@ -17,17 +18,20 @@ const program = Effect.gen(function*() {
       )
     )
   )
+  // Secrets are generated (and printed) once, by the first process; workers read them from DATA_DIR.
   for (const secret of config.generated) {
     console.log(
       `Generated ${secret.name} (kept in ${secret.file}): ${secret.name === "api_key" ? secret.value : "***"}`
     )
   }
   if (
-    config.generated.every((secret) => secret.name !== "api_key") && config.apiKeys.length > 0 && !config.production
+    config.generated.every((secret) => secret.name !== "api_key") && config.apiKeys.length > 0 &&
+    !config.production && !isWorkerProcess
   ) {
     console.log(`API key: see ${config.dataDir}/secrets.json or API_KEYS`)
   }
-  return yield* Layer.launch(ServerLive).pipe(
+  const run = config.workers > 1 && !isWorkerProcess ? superviseWorkers(config.workers) : Layer.launch(ServerLive)
+  return yield* run.pipe(
     Effect.provideService(AppConfig, config),
     Effect.provide(batchedLogFmt()),
     Logger.withMinimumLogLevel(config.logLevel),

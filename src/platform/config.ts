@@ -37,6 +37,8 @@ export interface AppConfigShape {
   readonly production: boolean
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly databasePoolSize: number
+  /** Server processes on this host (`WORKERS`): one primary forks them; they share the port and the database. */
+  readonly workers: number
   readonly dataDir: string
   readonly apiKeys: ReadonlyArray<Redacted.Redacted<string>>
   readonly merchantId: string
@@ -129,6 +131,7 @@ const raw = Config.all({
   nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
+  workers: positiveInt("WORKERS", 1),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   apiKeys: list("API_KEYS"),
   merchantId: Config.string("MERCHANT_ID").pipe(
@@ -218,6 +221,12 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
         "TLS_CERT_FILE and TLS_KEY_FILE must be set together"
       )
     }
+    if (env.workers > 1 && Option.isNone(Option.filter(env.databaseUrl, (url) => Redacted.value(url).trim() !== ""))) {
+      return yield* fail(
+        "WORKERS",
+        "WORKERS above 1 needs DATABASE_URL: the embedded store serves one connection, so one process"
+      )
+    }
     const wanted: Array<{ name: string; make: () => string }> = []
     if (Option.isNone(env.apiKeys) || env.apiKeys.value.length === 0) {
       wanted.push({ name: "api_key", make: () => `sk_test_${randomBytes(24).toString("base64url")}` })
@@ -252,6 +261,7 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
       production,
       databaseUrl: Option.filter(env.databaseUrl, (url) => Redacted.value(url).trim() !== ""),
       databasePoolSize: env.databasePoolSize,
+      workers: env.workers,
       dataDir: env.dataDir,
       apiKeys: apiKeys.map((k) => Redacted.make(k)),
       merchantId: env.merchantId,
@@ -293,6 +303,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   production: false,
   databaseUrl: Option.none(),
   databasePoolSize: 10,
+  workers: 1,
   dataDir: "./data-test",
   apiKeys: [Redacted.make("sk_test_key")],
   merchantId: "merchant_test",

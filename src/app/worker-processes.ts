@@ -1,0 +1,83 @@
+/**
+ * `WORKERS` server processes on one host. The primary process forks them and serves nothing
+ * itself; the workers share the listening port (the primary hands each new connection to the
+ * next worker in turn) and the database, as separate servers on one database already do
+ * (docs/concurrency.md): every write is a transaction, background work claims rows with
+ * `SKIP LOCKED`, rate limits live in the database.
+ *
+ * - A worker that exits before it listens stops the start: the others are stopped and the primary
+ *   exits 1 (the worker printed why: the configuration, the database).
+ * - A worker that dies later is replaced after a second.
+ * - SIGTERM or SIGINT to the primary stops every worker gracefully (each lets its in-flight
+ *   requests finish), then the primary.
+ */
+import { Duration, Effect } from "effect"
+import cluster, { type Worker } from "node:cluster"
+
+export const isWorkerProcess = cluster.isWorker
+
+const RESPAWN_DELAY = Duration.seconds(1)
+
+export const superviseWorkers = (count: number): Effect.Effect<never, Error> =>
+  Effect.gen(function*() {
+    const workers = new Set<Worker>()
+    let stopping = false
+    const fork = (): Worker => {
+      const worker = cluster.fork()
+      workers.add(worker)
+      return worker
+    }
+    // Until every worker listens, an exit is a failed start.
+    yield* Effect.acquireRelease(
+      Effect.async<void, Error>((resume) => {
+        let listening = 0
+        const onListening = () => {
+          listening++
+          if (listening === count) {
+            cluster.off("listening", onListening)
+            cluster.off("exit", onEarlyExit)
+            resume(Effect.void)
+          }
+        }
+        const onEarlyExit = (worker: Worker, code: number | null, signal: string | null) => {
+          workers.delete(worker)
+          cluster.off("listening", onListening)
+          cluster.off("exit", onEarlyExit)
+          resume(Effect.fail(new Error(`a worker exited while starting (${signal ?? `code ${code}`})`)))
+        }
+        cluster.on("listening", onListening)
+        cluster.on("exit", onEarlyExit)
+        for (let i = 0; i < count; i++) fork()
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          stopping = true
+          const alive = [...workers].filter((worker) => !worker.isDead())
+          if (alive.length === 0) return resume(Effect.void)
+          let left = alive.length
+          for (const worker of alive) {
+            worker.once("exit", () => {
+              left--
+              if (left === 0) resume(Effect.void)
+            })
+            worker.process.kill("SIGTERM")
+          }
+        })
+    )
+    yield* Effect.logInfo(`${count} workers listening`)
+    const runtime = yield* Effect.runtime<never>()
+    cluster.on("exit", (worker, code, signal) => {
+      workers.delete(worker)
+      if (stopping) return
+      void Effect.runPromiseExit(
+        Effect.logWarning(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another`).pipe(
+          Effect.zipRight(Effect.sleep(RESPAWN_DELAY)),
+          Effect.andThen(() => {
+            if (!stopping) fork()
+          }),
+          Effect.provide(runtime.context)
+        )
+      )
+    })
+    return yield* Effect.never
+  }).pipe(Effect.scoped)
