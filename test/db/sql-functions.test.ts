@@ -28,19 +28,19 @@ const functionNames = (sql: SqlClient.SqlClient) =>
  * between two releases: change the body, raise `version` in its file, then the pin here.
  */
 const pinned: Record<string, { readonly version: number; readonly hash: string }> = {
-  checkout_lock_stock: { version: 1, hash: "e3dff99e961835a23b36bbb35880afbea33f467212b87ac866ae8eacd3db84da" },
-  checkout_set_reservations: { version: 1, hash: "9a54e59ab98e65d1cbab5b4d7a3b15ff637adf39f03e0ecd27dc257415fa5e59" },
+  checkout_lock_stock: { version: 2, hash: "18ae80dd89ec1bd165a2d46edbd1a0644bf43e1cd2c0e2eb83c44d736fec6295" },
+  checkout_set_reservations: { version: 2, hash: "766436e65a3b9de9ae9c9658a2515c885800b50c79a9523e80092a48b06f4c91" },
   checkout_remove_reservations: {
-    version: 1,
-    hash: "1ff4ba3ec3fffd4546e360a03dbfae801ecf2f1c7668976a3a57bc3bfe2c4f6f"
-  },
-  checkout_create_session: { version: 3, hash: "5426b4ee7a107d8c2c6ffbb2d8dfd8fae5f3d54b257e0b93568a2b06f55076c3" },
-  checkout_lock_session_for_payment: {
     version: 2,
-    hash: "7105393d4551319b3261f748472dc3465668a924e9b7bc36c41bb5561c15314a"
+    hash: "c4e006ac4f8b1fdd1eabb4968400970ae6826a297db291b2bce756bc82492d9a"
   },
-  order_save_with_event: { version: 1, hash: "2c7aebd3980b8a872eb0ce5e1f20d22f18fd4476e92866bb37ae5b3ef13f756a" },
-  checkout_complete_paid: { version: 1, hash: "6afda500fb0708ded75a8beeec286d46607bfd72691d4fc4ddb5ab4232c35d0b" },
+  checkout_create_session: { version: 4, hash: "4b24e9c0d57442f5e203d9f0b9c3c2a2bfcae71808ddd0536dffd22bf6146cf5" },
+  checkout_lock_session_for_payment: {
+    version: 3,
+    hash: "f26fb8c25836cebcc508158e8c55305b0dd59968274d1d4169c2a02f9b478dd9"
+  },
+  order_save_with_event: { version: 2, hash: "81d81d3a92c7be452315ff1235217b2530d8e242d057f634551b1a5be5dd5a95" },
+  checkout_complete_paid: { version: 2, hash: "93387a0e0cbafbd3301dbb13c9de5d1e39e5ac3c7998c8672aad6033f879474e" },
   rate_limit_take: { version: 1, hash: "b2ff4673f2d2cab4ba19d4008ecc5eb5b4233d4f0f525ab2bebd648ed9bec502" }
 }
 

@@ -11,7 +11,7 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutCompletePaid: SqlFunction = {
   name: "checkout_complete_paid",
-  version: 1,
+  version: 2,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_complete_paid(
     p_session text, p_version bigint, p_status text, p_data jsonb, p_expires_at timestamptz,
@@ -20,7 +20,7 @@ export const checkoutCompletePaid: SqlFunction = {
     p_order_id text, p_order_session text, p_order_data jsonb, p_order_created_at timestamptz,
     p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
   ) RETURNS integer
-  LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+  LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE
     v_version bigint;
     v_coupons text[];

@@ -8,11 +8,11 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutLockSessionForPayment: SqlFunction = {
   name: "checkout_lock_session_for_payment",
-  version: 2,
+  version: 3,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_lock_session_for_payment(p_session text)
   RETURNS TABLE (out_data jsonb, out_version bigint, out_attempt jsonb, out_coupon_holds text[])
-  LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+  LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   BEGIN
     SELECT s.data, s.version INTO out_data, out_version FROM checkout_sessions s WHERE s.id = p_session FOR UPDATE;
     IF NOT FOUND THEN

@@ -9,11 +9,11 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutLockStock: SqlFunction = {
   name: "checkout_lock_stock",
-  version: 1,
+  version: 2,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_lock_stock(p_products text[], p_session text, p_now timestamptz)
   RETURNS TABLE (out_product text, out_available integer)
-  LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+  LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE
     v_products text[];
     v_free integer[];

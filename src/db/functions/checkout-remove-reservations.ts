@@ -6,10 +6,10 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutRemoveReservations: SqlFunction = {
   name: "checkout_remove_reservations",
-  version: 1,
+  version: 2,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_remove_reservations(p_session text, p_consume boolean) RETURNS void
-  LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+  LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE
     v_products text[];
   BEGIN

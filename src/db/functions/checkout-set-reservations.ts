@@ -7,12 +7,12 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutSetReservations: SqlFunction = {
   name: "checkout_set_reservations",
-  version: 1,
+  version: 2,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_set_reservations(
     p_session text, p_products text[], p_quantities integer[], p_expires_at timestamptz
   ) RETURNS void
-  LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+  LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE
     v_products text[];
     v_deltas integer[];

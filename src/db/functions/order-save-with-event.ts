@@ -9,13 +9,13 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const orderSaveWithEvent: SqlFunction = {
   name: "order_save_with_event",
-  version: 1,
+  version: 2,
   definition: `
   CREATE OR REPLACE FUNCTION order_save_with_event(
     p_order_id text, p_session text, p_order_data jsonb, p_order_created_at timestamptz,
     p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
   ) RETURNS integer
-  LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
+  LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE
     v_sequence integer;
   BEGIN
