@@ -16,10 +16,11 @@
  *
  * Options and environment: see `scripts/lib/bench-setup.ts`.
  */
-import autocannon, { type Result as CannonResult } from "autocannon"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { address, API_VERSION, buyer } from "./lib/acp-client.ts"
+import { LOAD_CORES, movePid, pinPostgres, SERVER_CORES } from "./lib/affinity.ts"
+import { type CannonOptions, cannonScenario, measure, medianOf, warmUp } from "./lib/bench-measure.ts"
 import { evaluateTargets, machine, markdown, pct, writeResults } from "./lib/bench-report.ts"
 import {
   ADMIN_URL,
@@ -32,13 +33,15 @@ import {
   levels,
   log,
   MB,
+  measureRounds,
   notes,
+  onCleanup,
   pairRounds,
   pairs,
   peaks,
   perRunSeconds,
+  pin,
   record,
-  type Row,
   rows,
   runMain,
   scenarios,
@@ -49,10 +52,12 @@ import {
   workDir
 } from "./lib/bench-setup.ts"
 import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
-import { FLOW_ITEMS, runFlow } from "./lib/flow.ts"
+import { FLOW_ITEMS, type FlowStats } from "./lib/flow.ts"
+import { hasWrk, runFlowProcess } from "./lib/load.ts"
 import {
   childrenOf,
   cpuMeter,
+  type CpuUse,
   createDatabase,
   freePort,
   memoryOf,
@@ -66,84 +71,6 @@ import {
 // Measurements
 
 const authHeaders = { authorization: `Bearer ${API_KEY}`, "api-version": API_VERSION }
-
-const cannon = (options: {
-  url: string
-  connections: number
-  seconds: number
-  method?: string
-  body?: string
-  headers?: Record<string, string>
-  paths?: ReadonlyArray<string>
-}) =>
-  new Promise<CannonResult>((resolve, reject) => {
-    let i = 0
-    const paths = options.paths
-    autocannon(
-      {
-        url: options.url,
-        connections: options.connections,
-        duration: options.seconds,
-        timeout: 10,
-        ...(options.method !== undefined ? { method: options.method } : {}),
-        ...(options.body !== undefined ? { body: options.body } : {}),
-        ...(options.headers !== undefined ? { headers: options.headers } : {}),
-        ...(paths !== undefined
-          ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[i++ % paths.length]! }) }] }
-          : {})
-      },
-      (error, result) => (error ? reject(error) : resolve(result))
-    )
-  })
-
-type CannonOptions = Omit<Parameters<typeof cannon>[0], "connections" | "seconds" | "url"> & {
-  path: string
-  expected: number
-}
-
-/** One autocannon run of `perRunSeconds` at `connections`, sampling the server's RSS and CPU. */
-const measure = async (
-  target: string,
-  proc: NodeProcess,
-  scenario: Row["scenario"],
-  options: CannonOptions,
-  connections: number
-): Promise<Row> => {
-  const sampler = sampleRss([proc.pid], 200)
-  const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
-  const result = await cannon({ ...options, url: proc.baseUrl + options.path, connections, seconds: perRunSeconds })
-  const cpu = meter.stop()
-  sampler.stop()
-  const unexpected = Object.entries(result.statusCodeStats)
-    .filter(([status]) => Number(status) !== options.expected)
-    .reduce((sum, [, stat]) => sum + Number(stat.count), 0)
-  return {
-    target,
-    scenario,
-    connections,
-    requestsPerSecond: result.requests.total / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    errors: unexpected + result.errors,
-    peakRssMb: (sampler.peak()[0] ?? 0) / MB,
-    cpu,
-    ...(unexpected + result.errors > 0
-      ? {
-        statusCounts: Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, Number(v.count)]))
-      }
-      : {})
-  }
-}
-
-const warmUp = (proc: NodeProcess, options: CannonOptions) =>
-  cannon({ ...options, url: proc.baseUrl + options.path, connections: 16, seconds: 2 })
-
-/** Runs autocannon at every level (after a short warm-up), sampling the server's RSS. */
-const cannonScenario = async (target: string, proc: NodeProcess, scenario: Row["scenario"], options: CannonOptions) => {
-  await warmUp(proc, options)
-  for (const connections of levels) record(await measure(target, proc, scenario, options, connections))
-}
 
 const createBody = JSON.stringify({ items: FLOW_ITEMS, buyer, fulfillment_address: address })
 const jsonHeaders = { ...authHeaders, "content-type": "application/json" }
@@ -187,9 +114,13 @@ const floorReadLoad: CannonOptions = {
   expected: 200
 }
 
-/** One hot row, like every create locking the same products' stock rows. */
+/**
+ * The transaction on the 500 rows in rotation: what the stack costs per write, not how fast one
+ * row's lock can change hands (a single hot row holds every writer behind each commit's flush).
+ */
 const floorWriteLoad: CannonOptions = {
-  path: "/write/1",
+  path: "/write/0",
+  paths: Array.from({ length: 500 }, (_, i) => `/write/${i}`),
   method: "POST",
   headers: { "content-type": "application/json" },
   body: JSON.stringify({ quantity: 1 }),
@@ -202,19 +133,22 @@ const benchOurs = async (target: string, proc: NodeProcess) => {
   if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", getSessionLoad(ids))
   if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", createSessionLoad)
   if (!scenarios.has("flow")) return void recordPeaks(target, proc)
-  await runFlow({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents: 16, durationMillis: 2_000 })
+  await runFlowProcess({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents: 16, durationMillis: 5_000 }, pin)
   for (const agents of levels) {
     const sampler = sampleRss([proc.pid], 200)
-    const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
-    const stats = await runFlow({
-      baseUrls: [proc.baseUrl],
-      apiKey: API_KEY,
-      agents,
-      durationMillis: perRunSeconds * 1000
-    })
-    const cpu = meter.stop()
+    const runs: Array<{ readonly stats: FlowStats; readonly cpu: CpuUse }> = []
+    for (let round = 0; round < measureRounds; round++) {
+      const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
+      const stats = await runFlowProcess(
+        { baseUrls: [proc.baseUrl], apiKey: API_KEY, agents, durationMillis: perRunSeconds * 1000 },
+        pin
+      )
+      runs.push({ stats, cpu: meter.stop() })
+    }
     sampler.stop()
-    record(flowRow(target, stats, sampler.peak()[0] ?? 0, cpu))
+    const rate = (run: { readonly stats: FlowStats }) => run.stats.checkouts / run.stats.durationSeconds
+    const median = medianOf(runs, rate)
+    record({ ...flowRow(target, median.stats, sampler.peak()[0] ?? 0, median.cpu), rounds: runs.map(rate) })
   }
   recordPeaks(target, proc)
 }
@@ -253,9 +187,16 @@ const pairedRuns = async (catalogFile: string) => {
       await warmUp(floor, floorLoad)
       for (const connections of levels) {
         for (let round = 1; round <= pairRounds; round++) {
-          const runOurs = () => measure("postgres", ours, scenario, oursLoad, connections)
+          const runOurs = () => measure("postgres", ours, scenario, oursLoad, connections, 1)
           const runFloor = () =>
-            measure("floor", floor, scenario === "get_session" ? "floor_read" : "floor_write", floorLoad, connections)
+            measure(
+              "floor",
+              floor,
+              scenario === "get_session" ? "floor_read" : "floor_write",
+              floorLoad,
+              connections,
+              1
+            )
           const [o, f] = round % 2 === 1
             ? await runFloor().then(async (f) => [await runOurs(), f] as const)
             : await runOurs().then(async (o) => [o, await runFloor()] as const)
@@ -295,6 +236,25 @@ const pairedRuns = async (catalogFile: string) => {
 // ---------------------------------------------------------------------------------------------
 // Bench
 
+/** Pins PostgreSQL beside the load generator (given back at the end) and says where everything runs. */
+const placement = (pgUp: boolean) => {
+  const generator = hasWrk ? "wrk" : "autocannon in a child process (install wrk for a lighter load generator)"
+  if (!pin) {
+    notes.push(`Not pinned (--no-pin, or no taskset or one core): servers, ${generator}, PostgreSQL share every core.`)
+  } else {
+    const postgres = pgUp ? pinPostgres() : { moved: 0, restore: () => {} }
+    onCleanup(postgres.restore)
+    notes.push(
+      `Pinned: the server under test on core ${SERVER_CORES} alone; the load generator (${generator}), the bench and ` +
+        (postgres.moved > 0
+          ? `PostgreSQL (${postgres.moved} processes moved, given back at the end)`
+          : "the database") +
+        ` on cores ${LOAD_CORES}.`
+    )
+  }
+  log(notes[notes.length - 1]!)
+}
+
 const bench = async () => {
   const catalogFile = benchCatalogFile()
   const wanted = new Set(args.targets.split(",").map((t) => t.trim()))
@@ -310,6 +270,7 @@ const bench = async () => {
     await admin.close()
   }
   log(`Bench: ${perRunSeconds} s per run, concurrency ${levels.join(", ")}; work dir ${workDir}`)
+  placement(pgUp)
 
   if (wanted.has("bare")) {
     log("\n[bare] Node http, fixed JSON body")
@@ -366,6 +327,8 @@ const bench = async () => {
   if (wanted.has("embedded")) {
     log("\n[embedded] our server on PGlite (DATA_DIR in a temp dir)")
     const proc = await startOurs("embedded", catalogFile, {})
+    // Its database process runs where PostgreSQL runs for the other targets, off the server's core.
+    if (pin) { for (const child of childrenOf(proc.pid)) movePid(child, LOAD_CORES) }
     await benchOurs("embedded", proc)
     await stop(proc)
   }

@@ -9,7 +9,8 @@
  * the servers and the floor; default 10), --pairs <n> (rounds of paired runs; default 3, 0: none), --log-level <level> (server LOG_LEVEL;
  * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
  * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
- * directory with the server logs).
+ * directory with the server logs), --rounds <n> (runs of each measurement, reported as the median
+ * and its spread; default 3), --no-pin (do not pin processes to cores, `affinity.ts`).
  * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
@@ -17,6 +18,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
+import { pinning, SERVER_CORES } from "./affinity.ts"
 import { type FlowStats, percentile } from "./flow.ts"
 import {
   buildFloor,
@@ -45,7 +47,9 @@ export const { values: args } = parseArgs({
     profile: { type: "boolean", default: false },
     out: { type: "string", default: join(PROJECT_ROOT, "bench", "results") },
     "no-write": { type: "boolean", default: false },
-    keep: { type: "boolean", default: false }
+    keep: { type: "boolean", default: false },
+    rounds: { type: "string", default: "3" },
+    "no-pin": { type: "boolean", default: false }
   }
 })
 
@@ -62,6 +66,9 @@ export const perRunSeconds = Number(args.duration ?? "5")
 export const scenarios = new Set(args.scenarios.split(",").map((s) => s.trim()))
 export const levels = args.connections.split(",").map((c) => Number(c.trim())).filter((c) => c > 0)
 export const pairRounds = Number(args.pairs)
+export const measureRounds = Math.max(1, Number(args.rounds))
+/** Servers on core 0, everything else on the other cores (`affinity.ts`). */
+export const pin = pinning(!args["no-pin"])
 
 // ---------------------------------------------------------------------------------------------
 // Targets
@@ -90,9 +97,10 @@ export const start = async (
   name: string,
   nodeArgs: ReadonlyArray<string>,
   env: Record<string, string>,
-  port: number
+  port: number,
+  pinned = pin
 ) => {
-  const proc = spawnNode(name, nodeArgs, env, port, logPath(workDir, name))
+  const proc = spawnNode(name, nodeArgs, env, port, logPath(workDir, name), pinned ? SERVER_CORES : undefined)
   running.add(proc)
   await waitHealthy(proc)
   return proc
@@ -108,7 +116,9 @@ export const startOurs = async (
   name: string,
   catalogFile: string,
   env: Record<string, string>,
-  profileDir?: string
+  profileDir?: string,
+  /** On the server's core alone (when pinning); several workers need every core. */
+  pinned = pin
 ) => {
   buildServer()
   const port = await freePort()
@@ -118,7 +128,13 @@ export const startOurs = async (
     ...(profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
     ...serverNodeArgs()
   ]
-  return start(name, nodeArgs, serverEnv(catalogFile, { PORT: String(port), DATA_DIR: dataDir, ...env }), port)
+  return start(
+    name,
+    nodeArgs,
+    serverEnv(catalogFile, { PORT: String(port), DATA_DIR: dataDir, ...env }),
+    port,
+    pinned
+  )
 }
 
 /** The stack floor (`scripts/bench-floor.ts`, compiled) on the database at `url`, with our server's Node flags. */
@@ -149,6 +165,8 @@ export interface Row {
   readonly requests: number
   readonly errors: number
   readonly peakRssMb: number
+  /** The rate of each round (requests/s, or checkouts/s for the flow); the row is the median round. */
+  readonly rounds?: ReadonlyArray<number>
   readonly checkoutsPerSecond?: number
   readonly checkoutP50?: number
   readonly checkoutP99?: number
@@ -177,14 +195,24 @@ export const pairs: Record<"get_session" | "create_session", Array<Pair>> = { ge
 export const cpuText = (cpu: CpuUse) =>
   [cpu.server, cpu.postgres, cpu.bench, cpu.other].map((c) => c.toFixed(2)).join("/")
 
+/** ` (min–max of n)` of a row measured in rounds. */
+export const spreadText = (row: Row) =>
+  row.rounds === undefined || row.rounds.length < 2
+    ? ""
+    : ` (${Math.min(...row.rounds).toFixed(0)}–${Math.max(...row.rounds).toFixed(0)} of ${row.rounds.length})`
+
 export const record = (row: Row) => {
   rows.push(row)
   const flow = row.checkoutsPerSecond !== undefined
-    ? `  checkouts/s ${row.checkoutsPerSecond.toFixed(1).padStart(7)} (p99 ${row.checkoutP99?.toFixed(0)} ms)`
+    ? `  checkouts/s ${row.checkoutsPerSecond.toFixed(1).padStart(7)}${spreadText(row)} (checkout p99 ${
+      row.checkoutP99?.toFixed(0)
+    } ms)`
     : ""
   log(
     `  ${row.target.padEnd(9)} ${row.scenario.padEnd(15)} c=${String(row.connections).padStart(3)}  ` +
-      `${row.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${row.p50.toFixed(1).padStart(6)} ms  ` +
+      `${row.requestsPerSecond.toFixed(0).padStart(6)} req/s${
+        row.checkoutsPerSecond === undefined ? spreadText(row) : ""
+      }  p50 ${row.p50.toFixed(1).padStart(6)} ms  ` +
       `p99 ${row.p99.toFixed(1).padStart(6)} ms  errors ${row.errors}  rss ${row.peakRssMb.toFixed(0)} MB  ` +
       `cpu ${cpuText(row.cpu)}${flow}`
   )
@@ -212,8 +240,14 @@ export const flowRow = (target: string, stats: FlowStats, peakRss: number, cpu: 
 // ---------------------------------------------------------------------------------------------
 // Running
 
+const cleanups: Array<() => void> = []
+
+/** Something to undo when the run ends, however it ends (PostgreSQL's cores). */
+export const onCleanup = (undo: () => void) => void cleanups.push(undo)
+
 const cleanup = async () => {
   await Promise.all([...running].map((p) => p.stop().catch(() => undefined)))
+  for (const undo of cleanups.splice(0)) undo()
   rmSync(workDir, { recursive: true, force: true })
 }
 
@@ -230,6 +264,8 @@ export const runMain = (main: () => Promise<void>) => {
     .finally(() => {
       const keep = args.profile || args.keep
       if (keep) log(`(server logs${args.profile ? " and the profile" : ""} kept in ${workDir})`)
-      return keep ? Promise.all([...running].map((p) => p.stop())) : cleanup()
+      if (!keep) return cleanup()
+      for (const undo of cleanups.splice(0)) undo()
+      return Promise.all([...running].map((p) => p.stop()))
     })
 }

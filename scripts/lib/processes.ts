@@ -83,10 +83,15 @@ export const spawnNode = (
   args: ReadonlyArray<string>,
   env: Record<string, string>,
   port: number,
-  logFile: string
+  logFile: string,
+  /** `taskset -c` cores to run on (anywhere when absent). */
+  cpus?: string
 ): NodeProcess => {
   const fd = openSync(logFile, "a")
-  const child = spawn(process.execPath, args, {
+  const [command, commandArgs] = cpus === undefined
+    ? [process.execPath, args]
+    : ["taskset", ["-c", cpus, process.execPath, ...args]]
+  const child = spawn(command, commandArgs, {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
     stdio: ["ignore", fd, fd]
@@ -212,6 +217,13 @@ const ticksOf = (pid: number | "self"): number => {
   }
 }
 
+/** CPU ticks of this process and of its children that have exited (the load generators it ran). */
+const selfAndChildrenTicks = (): number => {
+  const stat = readFileSync("/proc/self/stat", "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
+}
+
 const postgresTicks = (): number => {
   let sum = 0
   for (const entry of readdirSync("/proc")) {
@@ -238,7 +250,7 @@ export interface CpuUse {
   readonly machine: number
   readonly server: number
   readonly postgres: number
-  /** This process (the load generator). */
+  /** The load generator: this process and the generators it ran (wrk, autocannon, the flow's agents). */
   readonly bench: number
   /** Everything else on the machine (other users' work): noise in the figures. */
   readonly other: number
@@ -268,7 +280,7 @@ export const cpuMeter = (serverPids: ReadonlyArray<number>, databasePids: Readon
   const databaseTicks = () =>
     databasePids.length > 0 ? databasePids.reduce((s, pid) => s + ticksOf(pid), 0) : postgresTicks()
   const p0 = databaseTicks()
-  const b0 = ticksOf("self")
+  const b0 = selfAndChildrenTicks()
   return {
     stop: (): CpuUse => {
       const seconds = Math.max(0.001, (Date.now() - started) / 1000)
@@ -277,7 +289,7 @@ export const cpuMeter = (serverPids: ReadonlyArray<number>, databasePids: Readon
       const server = cores(serverPids.reduce((s, pid) => s + ticksOf(pid), 0) - s0)
       // Backends that exit during the run take their ticks with them: never below 0.
       const postgres = Math.max(0, cores(databaseTicks() - p0))
-      const bench = cores(ticksOf("self") - b0)
+      const bench = cores(selfAndChildrenTicks() - b0)
       return { machine, server, postgres, bench, other: Math.max(0, machine - server - postgres - bench) }
     }
   }

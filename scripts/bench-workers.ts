@@ -1,0 +1,79 @@
+/**
+ * One server process against two (`WORKERS=2`) on the same machine, by the full flow
+ * (`npm run bench:workers`; options as the bench's: --duration, --connections (agents), --rounds).
+ *
+ * Both run on PostgreSQL, each on a fresh database, at the same time; at each number of agents
+ * the two are measured back to back, in alternating order, `--rounds` times, and the table gives
+ * the median checkouts/s of each with its spread and the median of the per-round ratios. Nothing
+ * is pinned: two workers need every core, and the agents and PostgreSQL share them, as they would
+ * on a host running the service and its database.
+ */
+import {
+  ADMIN_URL,
+  API_KEY,
+  args,
+  benchCatalogFile,
+  levels,
+  log,
+  perRunSeconds,
+  runMain,
+  startOurs,
+  stop
+} from "./lib/bench-setup.ts"
+import { runFlowProcess } from "./lib/load.ts"
+import { createDatabase, postgresReachable } from "./lib/processes.ts"
+
+const rounds = Math.max(1, Number(args.rounds))
+
+const median = (values: ReadonlyArray<number>) =>
+  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
+
+const main = async () => {
+  if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
+  const catalogFile = benchCatalogFile()
+  const one = await createDatabase(ADMIN_URL, "bench_workers_1")
+  const two = await createDatabase(ADMIN_URL, "bench_workers_2")
+  try {
+    const servers = {
+      1: await startOurs("workers-1", catalogFile, { DATABASE_URL: one.url, WORKERS: "1" }, undefined, false),
+      2: await startOurs("workers-2", catalogFile, { DATABASE_URL: two.url, WORKERS: "2" }, undefined, false)
+    }
+    const flow = (workers: 1 | 2, agents: number, seconds: number) =>
+      runFlowProcess(
+        { baseUrls: [servers[workers].baseUrl], apiKey: API_KEY, agents, durationMillis: seconds * 1000 },
+        false
+      ).then((stats) => ({ rate: stats.checkouts / stats.durationSeconds, errors: stats.errors, stats }))
+    await flow(1, 16, 5)
+    await flow(2, 16, 5)
+    log(`\n1 vs 2 workers, full flow, ${perRunSeconds} s per run, ${rounds} rounds, alternating order (checkouts/s)`)
+    log("| agents | 1 worker | 2 workers | 2 / 1 |")
+    log("|---:|---:|---:|---:|")
+    for (const agents of levels) {
+      const results: Array<{ one: number; two: number }> = []
+      for (let round = 1; round <= rounds; round++) {
+        const order = round % 2 === 1 ? ([1, 2] as const) : ([2, 1] as const)
+        const measured: Record<number, number> = {}
+        for (const workers of order) {
+          const run = await flow(workers, agents, perRunSeconds)
+          if (run.errors > 0) log(`  ! ${workers} worker(s), ${agents} agents: ${run.errors} errors`)
+          measured[workers] = run.rate
+        }
+        results.push({ one: measured[1]!, two: measured[2]! })
+      }
+      const spread = (values: ReadonlyArray<number>) =>
+        `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`
+      log(
+        `| ${agents} | ${spread(results.map((r) => r.one))} | ${spread(results.map((r) => r.two))} | ${
+          (median(results.map((r) => r.two / r.one)) * 100).toFixed(0)
+        } % |`
+      )
+    }
+    await stop(servers[1])
+    await stop(servers[2])
+  } finally {
+    await one.drop()
+    await two.drop()
+  }
+}
+
+await runMain(main)
