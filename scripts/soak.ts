@@ -47,8 +47,9 @@ const soak = async () => {
       WEBHOOK_SECRET: "whsec_bench_" + randomBytes(8).toString("hex")
     }
     log(`Soak: ${seconds} s, ${agents} agents, two server processes on database ${db.name}`)
-    const a = await startOurs("soak-a", catalogFile, shared)
-    const b = await startOurs("soak-b", catalogFile, shared)
+    // Two servers share the machine with the agents and PostgreSQL: nothing is pinned.
+    const a = await startOurs("soak-a", catalogFile, shared, undefined, false)
+    const b = await startOurs("soak-b", catalogFile, shared, undefined, false)
     const sampler = sampleRss([a.pid, b.pid], 1000)
     const meter = cpuMeter([a.pid, b.pid])
     const stats = await runFlow({
