@@ -11,7 +11,7 @@
  * Env: LOG_LEVEL (default Info, like the server; the access log goes to /dev/null here).
  */
 import { HttpApp } from "@effect/platform"
-import { Either, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
+import { Config, Effect, Either, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { HttpAppService } from "../src/app/http-app.ts"
 import { Catalog, DEMO_CATALOG_FILE, parseCatalog } from "../src/catalog/catalog-service.ts"
@@ -23,7 +23,8 @@ const API_VERSION = "2025-09-29"
 const scenarios = process.argv[2] !== undefined ? [process.argv[2]] : ["get", "create", "update", "flow"]
 const iterations = Number(process.argv[3] ?? "3000")
 
-const level = LogLevel.fromLiteral((process.env["LOG_LEVEL"] ?? "Info") as LogLevel.Literal)
+// Read as the server reads it (any case, `Warn` included).
+const level = Effect.runSync(Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)))
 const quietLogger = Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, () => undefined))
 
 /** The demo catalog with a stock no run exhausts. */
