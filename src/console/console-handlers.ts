@@ -20,7 +20,7 @@ import { ConsoleAccess, type FormFields } from "./console-access-middleware.ts"
 import { ConsoleApi } from "./console-api.ts"
 import { CONSOLE_PATH, cookieOptions, SESSION_COOKIE, SIGN_IN_COOKIE, SIGN_IN_TTL_SECONDS } from "./console-cookies.ts"
 import { type Frame, type Notice, pagesFor } from "./console-layout.ts"
-import { makeOrderHandlers, queryParam } from "./console-order-handlers.ts"
+import { makeOrderHandlers, queryParam, unstorableId } from "./console-order-handlers.ts"
 import { forgedForm, pageResponse, redirect, unavailablePage, unreadableForm } from "./console-page-handlers.ts"
 import {
   renderDeliveries,
@@ -182,7 +182,9 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
         posted(["checkout", "webhook_sender"], (session) =>
           Effect.gen(function*() {
             const now = yield* Clock.currentTimeMillis
-            const redriven = yield* orderStore.redrive(path.event_id, now)
+            const redriven = unstorableId(path.event_id)
+              ? Option.none()
+              : yield* orderStore.redrive(path.event_id, now)
             return Option.isSome(redriven)
               ? redirect(`${CONSOLE_PATH}/deliveries?done=redrive`)
               : pageResponse(
@@ -209,7 +211,7 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
       )
       .handleRaw("receivedOrder", ({ path }) =>
         signedIn(["webhook_receiver"], (session) =>
-          Effect.map(received.listEvents(path.order_id), (events) =>
+          Effect.map(unstorableId(path.order_id) ? Effect.succeed([]) : received.listEvents(path.order_id), (events) =>
             pageResponse(
               frameOf(session, `Received events of ${path.order_id}`),
               renderReceivedEvents(events)

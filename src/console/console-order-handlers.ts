@@ -29,6 +29,9 @@ export const queryParam = (request: HttpServerRequest.HttpServerRequest, name: s
   return value === undefined || value.length === 0 ? undefined : value
 }
 
+/** An id no store can hold (a NUL, an unpaired surrogate): no such record, without asking the store. */
+export const unstorableId = (id: string): boolean => unstorableTextPath(id) !== undefined
+
 /** What each action did, shown on the order's page after it (never text from the request). */
 const DONE: Readonly<Record<string, string>> = {
   confirm: "Order confirmed.",
@@ -99,7 +102,7 @@ export const makeOrderHandlers = (frameOf: FrameOf) =>
         const given = queryParam(request, "status")
         const status = ORDER_STATUSES.find((name) => name === given)
         const search = queryParam(request, "q")?.slice(0, 128)
-        const found = yield* store.listOrders({
+        const found = search !== undefined && unstorableId(search) ? [] : yield* store.listOrders({
           ...(status !== undefined ? { status } : {}),
           ...(search !== undefined ? { search } : {}),
           limit: 100
@@ -113,7 +116,7 @@ export const makeOrderHandlers = (frameOf: FrameOf) =>
     /** The order's page, with `notice`, answered with `status`. */
     const detail = (session: ConsoleSession, id: string, notice?: Notice, status = 200) =>
       Effect.gen(function*() {
-        const stored = yield* store.getOrder(id)
+        const stored = unstorableId(id) ? Option.none() : yield* store.getOrder(id)
         if (Option.isNone(stored)) return notFoundPage(frameOf(session, "Order not found"), `No order ${id}.`)
         const { createdAt, order } = stored.value
         const events = yield* store.listEvents({ orderId: order.id, limit: 100 })
@@ -145,6 +148,7 @@ export const makeOrderHandlers = (frameOf: FrameOf) =>
       action: string,
       fields: FormFields
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, StorageError> => {
+      if (unstorableId(id)) return detail(session, id)
       const done = Effect.succeed(redirect(`${orderPath(id)}?done=${action}`))
       if (action === "new-buyer-link") {
         return orders.replaceBuyerLink(id).pipe(

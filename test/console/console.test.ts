@@ -4,12 +4,15 @@
  * every refusal — no session, no or a wrong CSRF token, another site's form, a changed order.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, TestClock } from "effect"
+import { Effect, Layer, Option, TestClock } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
+import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import type { Role } from "../../src/platform/config.ts"
+import { SqlReceivedEventsStore } from "../../src/webhooks/sql-received-events-store.ts"
 import { hiddenField, makeConsoleClient, signedInConsole } from "../support/console-client.ts"
 import { get, post, request, testApp } from "../support/http.ts"
+import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 import { paidOrder } from "../support/three-d-secure.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>, roles?: ReadonlyArray<Role>) =>
@@ -246,6 +249,27 @@ describe("orders in the console", () => {
       const [latest] = yield* Effect.flatMap(OrderStore, (store) => store.listEvents({ orderId: order.id, limit: 1 }))
       expect(latest!.payload.data.permalink_url).toBe(fresh)
     })))
+})
+
+describe("ids no store can hold", () => {
+  it.effect("are no record on a SQL store (404, an empty list), never a storage failure", () => {
+    const database = hasPostgres ? postgresDatabase() : embeddedDatabase()
+    return Effect.provide(
+      Effect.gen(function*() {
+        const client = yield* signedInConsole()
+        expect((yield* client.get("/console/orders/%00")).status).toBe(404)
+        expect((yield* client.get("/console/orders/%00")).text).toContain("Order not found")
+        expect((yield* client.post("/console/orders/%00/confirm", { seen: "x" })).status).toBe(404)
+        expect((yield* client.get("/console/orders?q=%00")).text).toContain("No orders match.")
+        expect((yield* client.get("/console/received/%00")).text).toContain("No events for this order.")
+        expect((yield* client.post("/console/deliveries/%00/redrive", {})).status).toBe(409)
+      }),
+      testApp({
+        orderStore: Layer.provide(SqlOrderStore, database),
+        receivedEventsStore: Layer.provide(SqlReceivedEventsStore, database)
+      })
+    )
+  }, { timeout: 60_000 })
 })
 
 describe("forms the console refuses", () => {
