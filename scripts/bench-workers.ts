@@ -8,6 +8,7 @@
  * is pinned: two workers need every core, and the agents and PostgreSQL share them, as they would
  * on a host running the service and its database.
  */
+import { medianOf } from "./lib/bench-measure.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -25,8 +26,7 @@ import { createDatabase, postgresReachable } from "./lib/processes.ts"
 
 const rounds = Math.max(1, Number(args.rounds))
 
-const median = (values: ReadonlyArray<number>) =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
+const median = (values: ReadonlyArray<number>) => medianOf(values, (value) => value)
 
 const main = async () => {
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)

@@ -207,22 +207,20 @@ export const createDatabase = async (adminUrl: string, prefix: string) => {
 
 export const logPath = (dir: string, name: string) => join(dir, `${name}.log`)
 
-const ticksOf = (pid: number | "self"): number => {
+/** utime + stime of a process (fields 14 and 15), with cutime + cstime (16, 17: its reaped children) when asked. */
+const ticksOf = (pid: number | "self", withReapedChildren = false): number => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return Number(fields[11]) + Number(fields[12]) // utime + stime (fields 14 and 15)
+    const own = Number(fields[11]) + Number(fields[12])
+    return withReapedChildren ? own + Number(fields[13]) + Number(fields[14]) : own
   } catch {
     return 0
   }
 }
 
 /** CPU ticks of this process and of its children that have exited (the load generators it ran). */
-const selfAndChildrenTicks = (): number => {
-  const stat = readFileSync("/proc/self/stat", "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
-}
+const selfAndChildrenTicks = (): number => ticksOf("self", true)
 
 const postgresTicks = (): number => {
   let sum = 0

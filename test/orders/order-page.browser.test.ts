@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Catalog } from "../../src/catalog/catalog-service.ts"
 import { hasChromium, launchBrowser, screenshotPath, serveApp } from "../support/browser.ts"
-import { demoCatalogFile, snapshotOf } from "../support/fixtures.ts"
+import { demoCatalogTitling } from "../support/fixtures.ts"
 import { post, testApp, type TestAppOptions } from "../support/http.ts"
 import { paidOrder } from "../support/three-d-secure.ts"
 
@@ -40,13 +40,7 @@ describe.skipIf(!hasChromium)("the buyer's order page in Chromium", () => {
     })))
 
   it.live("a product named <img src=x onerror=alert(1)> shows as text and runs nothing", () => {
-    const file = demoCatalogFile()
-    const catalog = snapshotOf({
-      ...file,
-      products: file.products.map((product) =>
-        product.id === "tshirt-classic" ? { ...product, title: "<img src=x onerror=alert(1)>" } : product
-      )
-    })
+    const catalog = demoCatalogTitling("tshirt-classic", "<img src=x onerror=alert(1)>")
     return run(
       Effect.gen(function*() {
         const base = yield* serveApp

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Catalog } from "../../src/catalog/catalog-service.ts"
 import { ALL_ROLES } from "../../src/platform/config.ts"
-import { demoCatalogFile, snapshotOf } from "../support/fixtures.ts"
+import { demoCatalogTitling } from "../support/fixtures.ts"
 import { get, post, request, testApp, type TestAppOptions } from "../support/http.ts"
 import { paidOrder, PLAIN_CARD } from "../support/three-d-secure.ts"
 
@@ -95,13 +95,7 @@ describe("the buyer's order page", () => {
     })))
 
   it.effect("catalog and merchant values are escaped: a product named <img src=x onerror=alert(1)> is text", () => {
-    const file = demoCatalogFile()
-    const catalog = snapshotOf({
-      ...file,
-      products: file.products.map((product) =>
-        product.id === "tshirt-classic" ? { ...product, title: "<img src=x onerror=alert(1)>" } : product
-      )
-    })
+    const catalog = demoCatalogTitling("tshirt-classic", "<img src=x onerror=alert(1)>")
     return run(
       Effect.gen(function*() {
         const order = yield* paidOrder()

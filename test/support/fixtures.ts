@@ -18,6 +18,15 @@ export const snapshotOf = (file: CatalogFile): CatalogSnapshot =>
 
 export const demoCatalog: CatalogSnapshot = snapshotOf(demoCatalogFile())
 
+/** The demo catalog with one product's title replaced (markup, for the escaping tests). */
+export const demoCatalogTitling = (productId: string, title: string): CatalogSnapshot => {
+  const file = demoCatalogFile()
+  return snapshotOf({
+    ...file,
+    products: file.products.map((product) => product.id === productId ? { ...product, title } : product)
+  })
+}
+
 /** Friday 2026-01-30, noon UTC. */
 export const NOW = Date.parse("2026-01-30T12:00:00.000Z")
 export const TTL_SECONDS = 3600
