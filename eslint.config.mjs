@@ -61,5 +61,16 @@ export default defineConfig(
     rules: {
       "no-console": "error"
     }
+  },
+  {
+    // Node loads every module a package's index re-exports: @effect/platform's would bring in the
+    // Scalar and Swagger UI bundles (≈ 20 MB of heap in a server that never serves them), so the
+    // service imports its modules one by one (`import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"`).
+    files: ["src/**/*.ts"],
+    rules: {
+      "@effect/no-import-from-barrel-package": ["error", {
+        packageNames: ["@effect/platform", "@effect/platform-node"]
+      }]
+    }
   }
 )

@@ -2,7 +2,7 @@
  * Entry point: reads the configuration, opens the database, serves HTTP until SIGINT/SIGTERM
  * (then stops accepting, lets in-flight requests finish and closes the database).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ConfigError, Effect, Layer, Logger } from "effect"
 import { ServerLive } from "./app/server.ts"
 import { isWorkerProcess, superviseWorkers } from "./app/worker-processes.ts"

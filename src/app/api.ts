@@ -4,7 +4,10 @@
  * serves; `apiFor(version)` is the same API as one ACP version sees it on the wire, from which that
  * version's OpenAPI document is generated (`openapi-documents.ts`).
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
 import { AcsGroup, DelegateAuthenticationGroup } from "../authentication/authentication-api.ts"
 import { CheckoutGroup, checkoutGroupFor } from "../checkout/checkout-api.ts"

@@ -3,7 +3,11 @@
  * (`openapi-documents.ts`), and the request middleware. `main.ts` serves it on a port; tests call it
  * directly with a request, on the test's own Clock.
  */
-import { HttpApiBuilder, type HttpApp, HttpRouter, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Layer } from "effect"
 import { AcsHandlers } from "../authentication/acs-handlers.ts"
 import {

@@ -3,9 +3,12 @@
  * `/openapi/<version>.json` (`apiFor(version)`: what a request of that version sends and gets),
  * `/openapi.json` the newest accepted one, and Swagger UI at `/docs` with a selector of them. A
  * version that is not accepted (`API_VERSIONS`) has no document: its path is not found.
- * Everything is generated once, at start.
+ * The documents are generated once, at start; the page on its first request, because Swagger UI's
+ * bundle is megabytes of text a server that nobody asks for its docs should not hold.
  */
-import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect } from "effect"
 import { AppConfig } from "../platform/config.ts"
 import type { ExtraRoute } from "../platform/http/route-table.ts"
@@ -30,13 +33,15 @@ export const DocumentationRoutesLive = HttpApiBuilder.Router.use((router) =>
       yield* router.get(openApiPath(version), Effect.succeed(document))
       if (version === versions[0]) yield* router.get("/openapi.json", Effect.succeed(document))
     }
-    const page = HttpServerResponse.html(
-      docsPage(
-        "Agentic Checkout Service Documentation",
-        // Relative to `/docs`, so the page keeps working behind a path prefix.
-        versions.map((version) => ({ name: `ACP ${version}`, url: openApiPath(version).slice(1) }))
+    const page = yield* Effect.cached(Effect.sync(() =>
+      HttpServerResponse.html(
+        docsPage(
+          "Agentic Checkout Service Documentation",
+          // Relative to `/docs`, so the page keeps working behind a path prefix.
+          versions.map((version) => ({ name: `ACP ${version}`, url: openApiPath(version).slice(1) }))
+        )
       )
-    )
-    yield* router.get("/docs", Effect.succeed(page))
+    ))
+    yield* router.get("/docs", page)
   })
 )

@@ -2,8 +2,14 @@
  * The service assembled from its layers: configuration, database, storage, catalog, payment,
  * the HTTP application, and background work. `main.ts` runs it; tests build parts of it.
  */
-import { Etag, FileSystem, HttpMiddleware, HttpPlatform, HttpServer, Path } from "@effect/platform"
-import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Etag from "@effect/platform/Etag"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpPlatform from "@effect/platform/HttpPlatform"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Path from "@effect/platform/Path"
 import { Context, Data, Effect, Layer, Option, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type Server as HttpNodeServer } from "node:http"

@@ -2,7 +2,8 @@
  * Health (`/healthz`: the process answers), readiness (`/readyz`: storage answers too) and the
  * public discovery document `/.well-known/acp.json` (`discovery.ts`).
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import { CheckoutStore } from "../checkout/checkout-store.ts"

@@ -7,7 +7,8 @@
  * work without JavaScript; every value in them is escaped; a Content-Security-Policy allows no
  * script at all.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Schema } from "effect"
 import { escapeHtml, isHttpUrl } from "../shared/html.ts"
 import { AcsApi } from "./authentication-api.ts"

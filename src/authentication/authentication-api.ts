@@ -12,7 +12,11 @@
  * body under a used key is 409 `idempotency_conflict`, a twin in flight 409 `duplicate_request`.
  * Only 2026-04-17 defines the API: another accepted version is 400 `unsupported_api_version`.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { NotFoundWire, wire } from "../platform/http/errors.ts"
 import { featureApi } from "../platform/http/feature-api.ts"

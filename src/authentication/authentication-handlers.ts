@@ -4,7 +4,9 @@
  * `invalid_card` at its JSONPath, in this API's error object), then the service. The answer of a
  * POST is committed with its effect (`answeredWith`). Also the group's middlewares.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { luhnValid } from "../delegate/card-number.ts"

@@ -5,7 +5,9 @@
  * bodies through the codec the request's `API-Version` picks (`wire/checkout-codecs.ts`), the same
  * schemas, so what a version's document says is what the server does.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { ApiHeaders } from "../platform/http/api-headers.ts"
 import {

@@ -10,7 +10,9 @@
  * per response. The schemas still document the responses (one OpenAPI document per version), and
  * the HTTP tests check every session response against its version's schema strictly.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, ParseResult } from "effect"
 import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { BadRequest, TooManyRequests } from "../platform/http/errors.ts"

@@ -4,7 +4,7 @@
  * a live session; signing out removes it. A form is accepted only with the session's CSRF token
  * and when the browser says it was sent from this origin (`Sec-Fetch-Site`, where sent).
  */
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig } from "../platform/config.ts"

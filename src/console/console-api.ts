@@ -5,7 +5,10 @@
  * an HTML page, so the handlers read requests themselves; the routes are left out of the OpenAPI
  * documents, which describe the API.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { featureApi } from "../platform/http/feature-api.ts"
 import { CONSOLE_PATH } from "./console-cookies.ts"

@@ -4,7 +4,9 @@
  * A page without a live session redirects to sign-in; a form is acted on only with the session's
  * CSRF token (`ConsoleAccess.readForm`); storage failures answer a 503 page.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import { SessionStatus } from "../checkout/checkout-schemas.ts"

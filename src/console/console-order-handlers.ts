@@ -3,7 +3,8 @@
  * same `OrderService` as the API, only on the order as the page showed it (`orderTag`); each
  * answers a redirect to the order's page with what was done, or that page with why not.
  */
-import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option, Schema } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import { CheckoutStore } from "../checkout/checkout-store.ts"

@@ -2,7 +2,7 @@
  * How every console handler answers: HTML pages with the console's security headers, redirects
  * after a form (so a reload never posts again), and the pages of refusals and failures.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { withPageHeaders } from "../platform/http/page-headers.ts"
 import { html } from "../shared/html.ts"
 import { CONSOLE_PATH } from "./console-cookies.ts"

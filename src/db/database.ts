@@ -13,18 +13,16 @@
  * A database that cannot be reached or migrated fails the layer with `DatabaseError`, whose
  * message says which database (URL without password) and why, in one line.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Cause, Config, type ConfigError, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import {
   EmbeddedStartError,
   lockDataDir,
-  PGLITE_START_PARAMS,
+  PGLITE_SETTINGS,
   prepareDataDir,
   startEmbeddedDatabaseProcess
 } from "./embedded-database.ts"
@@ -142,9 +140,11 @@ const inProcessEmbeddedDatabase = (dataDir: string | undefined, loadDataDir: Blo
     const loadFrom = yield* prepareDataDir(dataDir, loadDataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => {
+        // Loaded here only: a server on PostgreSQL or on the database process never needs PGlite.
+        try: async () => {
+          const { PGlite } = await import("@electric-sql/pglite")
           const options = {
-            startParams: [...PGLITE_START_PARAMS],
+            startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
             ...(loadFrom !== undefined ? { loadDataDir: loadFrom } : {})
           }
           return dataDir === undefined ? PGlite.create(options) : PGlite.create(dataDir, options)
@@ -156,6 +156,7 @@ const inProcessEmbeddedDatabase = (dataDir: string | undefined, loadDataDir: Blo
     const server = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
+          const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket")
           const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
           await server.start()
           return server

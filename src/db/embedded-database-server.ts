@@ -59,7 +59,7 @@ let stop: () => void = () => process.exit(0)
 
 const serve = async (args: Extract<EmbeddedServerArguments, { mode: "serve" }>) => {
   const options = {
-    startParams: [...args.startParams],
+    startParams: [...PGlite.defaultStartParams, ...args.startParams],
     ...(args.loadDataDirFile !== undefined
       ? { loadDataDir: new Blob([readFileSync(args.loadDataDirFile)], { type: "application/x-gzip" }) }
       : {})

@@ -15,7 +15,6 @@
  *   closes PGlite cleanly; after `STOP_TIMEOUT` it is killed. When the server itself dies without
  *   stopping it, the process notices its IPC channel closing and stops by itself.
  */
-import { PGlite } from "@electric-sql/pglite"
 import { Data, Duration, Effect, Option, Ref, Schedule, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -43,11 +42,22 @@ export class EmbeddedStartError extends Data.TaggedError("EmbeddedStartError")<{
 }> {}
 
 /**
- * PGlite's start parameters: its defaults with 16 MB of shared buffers instead of 128 MB. The
- * buffers become resident as they are touched and stay so; the embedded store's working set is
- * small and the OS page cache holds the data files anyway (`docs/performance.md` has the figures).
+ * PostgreSQL settings on top of PGlite's default start parameters (the database process adds
+ * these to them, so the server never loads PGlite itself): 16 MB of shared buffers instead of
+ * 128 MB. The buffers become resident as they are touched and stay so; the embedded store's working
+ * set is small and the OS page cache holds the data files anyway (`docs/performance.md`).
  */
-export const PGLITE_START_PARAMS: ReadonlyArray<string> = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
+export const PGLITE_SETTINGS: ReadonlyArray<string> = ["-c", "shared_buffers=8MB"]
+
+/**
+ * How the database process's Node runs, for memory (`docs/performance.md`, "The embedded
+ * store's memory"): PostgreSQL compiled to WebAssembly is a large module, and V8's optimizing
+ * tier compiles its hot functions on background threads whose allocator arenas keep ≈ 100 MB
+ * after the work. The baseline compiler alone (`--liftoff-only`) holds about half the memory for a
+ * small cost in speed; one allocator arena and a small young generation take what is left of it.
+ */
+const DATABASE_PROCESS_FLAGS: ReadonlyArray<string> = ["--liftoff-only", "--max-semi-space-size=1"]
+const DATABASE_PROCESS_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" }
 
 /** How long the database process may take to close PGlite when asked to stop, before it is killed. */
 export const STOP_TIMEOUT = Duration.seconds(15)
@@ -68,7 +78,7 @@ const serverCommand = (args: EmbeddedServerArguments): { readonly file: string; 
   const tsx = () => pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
   return {
     file: process.execPath,
-    argv: [...(source ? ["--import", tsx()] : []), script, JSON.stringify(args)]
+    argv: [...DATABASE_PROCESS_FLAGS, ...(source ? ["--import", tsx()] : []), script, JSON.stringify(args)]
   }
 }
 
@@ -95,7 +105,10 @@ const run = (args: EmbeddedServerArguments): Effect.Effect<Started, EmbeddedStar
     const what = args.mode === "initialize" ? "the initialization of the data directory" : "the database process"
     let child: ChildProcess
     try {
-      child = spawn(file, argv, { stdio: ["ignore", "ignore", "pipe", "ipc"] })
+      child = spawn(file, argv, {
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        env: { ...process.env, ...DATABASE_PROCESS_ENV }
+      })
     } catch (cause) {
       resume(Effect.fail(new EmbeddedStartError({ message: `cannot start ${what}`, cause })))
       return
@@ -315,11 +328,11 @@ export interface EmbeddedDatabaseProcess {
 export const startEmbeddedDatabaseProcess = (options: {
   readonly dataDir?: string | undefined
   readonly loadDataDir?: Blob | undefined
-  /** PostgreSQL's start parameters; default `PGLITE_START_PARAMS`. */
+  /** PostgreSQL settings added to PGlite's defaults; default `PGLITE_SETTINGS`. */
   readonly startParams?: ReadonlyArray<string>
 }): Effect.Effect<EmbeddedDatabaseProcess, EmbeddedStartError, Scope.Scope> =>
   Effect.gen(function*() {
-    const { dataDir, startParams = PGLITE_START_PARAMS } = options
+    const { dataDir, startParams = PGLITE_SETTINGS } = options
     const loadDataDir = yield* prepareDataDir(dataDir, options.loadDataDir)
 
     const serve = (port: number, loadDataDirFile?: string) =>

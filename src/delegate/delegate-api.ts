@@ -10,14 +10,12 @@
  * idempotent with the rules of the request's version, and answer in the delegate error object
  * (`ErrorFamily`, `VersionedIdempotency`).
  */
-import {
-  HttpApiEndpoint,
-  HttpApiGroup,
-  HttpApiMiddleware,
-  HttpApiSchema,
-  HttpApiSecurity,
-  OpenApi
-} from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { delegateIdempotencyError } from "../idempotency/idempotency-errors.ts"
 import { IDEMPOTENCY_RULES, type IdempotencyFailure } from "../idempotency/idempotency-rules.ts"

@@ -5,7 +5,9 @@
  * error of `delegate-api.ts` in that version's error object; no message carries request values.
  * Also the middlewares of the group: role, and authentication and signature answered per version.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Either, Layer, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"

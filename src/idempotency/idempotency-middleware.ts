@@ -42,7 +42,10 @@
  * A claimed request is not interrupted when its client goes away: it runs to the end so that its
  * result is stored for the retry.
  */
-import { type HttpApi, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Clock, type Context, Duration, Effect, Exit, Option, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import { deriveVaultKeys } from "../delegate/vault-crypto.ts"

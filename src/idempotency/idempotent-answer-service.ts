@@ -20,7 +20,7 @@
  * Without a claim (no Idempotency-Key, or a route the middleware does not cover) nothing here
  * costs more than reading a FiberRef, and a write that is atomic alone runs without a transaction.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, FiberRef, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
 import type { StoredResponse } from "./idempotency-store.ts"

@@ -3,7 +3,10 @@
  * `permalink_url`. No API key: the token is the capability. HTML, or the same as JSON when the
  * request asks for `application/json`; an unknown token is a 404 page.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { featureApi } from "../platform/http/feature-api.ts"
 import { ORDER_STATUS_PATH } from "./order-permalink.ts"

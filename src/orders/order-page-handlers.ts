@@ -3,7 +3,9 @@
  * answers the buyer's page, or its JSON. The response may not be cached, framed, indexed or leak
  * its URL as a referrer: the URL is the capability.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import { withPageHeaders } from "../platform/http/page-headers.ts"

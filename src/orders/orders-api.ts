@@ -6,7 +6,9 @@
  *
  * The agent platform's receiver of these events is `src/webhooks/`.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { ApiHeaders, Limit } from "../platform/http/api-headers.ts"
 import { ConflictWire, NotFoundWire, UnprocessableWire } from "../platform/http/errors.ts"

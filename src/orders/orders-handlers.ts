@@ -2,7 +2,8 @@
  * Handlers of the merchant's order routes and of the order-event delivery routes (see
  * `orders-api.ts`). A route whose role is switched off answers exactly like an unknown route.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { answeredWith, commitWithAnswer, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"

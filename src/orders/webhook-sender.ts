@@ -21,7 +21,8 @@
  *   when the lease ends (at-least-once: the receiver deduplicates by Request-Id).
  * Time is the Effect Clock and the jitter the Effect Random, so tests drive both.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"

@@ -4,7 +4,7 @@
  * default does nothing. Tests provide a layer of their own (`test/support/faults.ts`), and the
  * multi-process tests a server entry that kills its process there.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Context, Effect } from "effect"
 
 export interface FaultInjectionShape {

@@ -5,7 +5,9 @@
  *   key to): redeliveries are recognized by their Request-Id or body instead;
  * - `receivedOrders`: the receiver's read API (bearer + API-Version; role `webhook_receiver`).
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { ApiHeaders, Limit } from "../platform/http/api-headers.ts"
 import { NotFoundWire, PayloadTooLargeWire, TooManyRequestsWire, UnauthorizedWire } from "../platform/http/errors.ts"

@@ -19,7 +19,7 @@
  * no id. The body is kept as received, in its version's format; unknown types and statuses are
  * kept as sent.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../platform/config.ts"

@@ -3,7 +3,7 @@
  * in the Effect error channel. On the wire they are the error object of the interface document,
  * `{type, code, message, param?}` (no `_tag`): see `wire` below.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import { JsonPath, optional } from "../../shared/schema-helpers.ts"
 

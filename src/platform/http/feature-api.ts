@@ -4,7 +4,8 @@
  * `src/app/api.ts` assembles the groups into the one `Api` the server serves. A handler layer is
  * keyed by (API id, group name), so the two meet without a feature importing the assembled API.
  */
-import { HttpApi, type HttpApiGroup } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { BadRequestWire, InternalErrorWire, PayloadTooLargeWire, ServiceUnavailableWire } from "./errors.ts"
 
 export const API_ID = "agentic-checkout"

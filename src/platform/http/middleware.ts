@@ -8,16 +8,14 @@
  * - a valid `Idempotency-Key` of the request is echoed (`./idempotency-key.ts`);
  * - `Content-Language: en`.
  */
-import {
-  type HttpApi,
-  HttpApiBuilder,
-  HttpApiError,
-  type HttpApiGroup,
-  type HttpApp,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect } from "effect"
 import { toJsonPath } from "../../shared/schema-helpers.ts"
 import { randomId } from "../ids.ts"

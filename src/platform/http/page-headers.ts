@@ -3,7 +3,7 @@
  * the page's Content-Security-Policy, never cached or indexed, no referrer sent on (their URLs may
  * be capabilities), and no content sniffing.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 
 export const withPageHeaders = (contentSecurityPolicy: string) => (response: HttpServerResponse.HttpServerResponse) =>
   response.pipe(

@@ -8,7 +8,10 @@
  * decode with the payload schema their endpoint declares (`declaredPayload`), so the declaration
  * is the schema that runs, not only documentation.
  */
-import { type HttpApiEndpoint, type HttpApiGroup, type HttpServerError, HttpServerRequest } from "@effect/platform"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option, type ParseResult, Schema } from "effect"
 import { jsonDepthProblem, TOO_DEEP_MESSAGE } from "../../shared/json-depth.ts"
 import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"

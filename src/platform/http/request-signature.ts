@@ -11,7 +11,8 @@
  * read (too large, broken stream) is left for the handler to report (413/400): the handler fails
  * on the same cached read before doing anything.
  */
-import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
 import { verifyRequestSignature } from "../../shared/request-signing.ts"
 import { AppConfig, type AppConfigShape } from "../config.ts"

@@ -6,7 +6,8 @@
  * - 409 `idempotency_in_flight`: a request with the same key is still running; requests here take
  *   milliseconds, so retry soon.
  */
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import type { ErrorFamilyName } from "./route-declarations.ts"
 

@@ -1,5 +1,6 @@
 /** Checks a handler runs first: whether its role is switched on, and how a storage failure answers. */
-import { HttpServerError, HttpServerRequest } from "@effect/platform"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
 import { AppConfig, type Role } from "../config.ts"

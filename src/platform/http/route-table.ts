@@ -8,7 +8,8 @@
  * case-sensitive); a `:param` segment matches any non-empty segment. Static segments win over
  * parameters, as in the router.
  */
-import { HttpApi, type HttpApiMiddleware } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import { Context, Option } from "effect"
 
 export interface Route {

@@ -3,7 +3,9 @@
  * bearer authentication (constant-time comparison against every configured key) and the
  * API-Version check. Auth runs first: an unauthenticated caller learns nothing else.
  */
-import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { ApiVersionName } from "../../shared/api-versions.ts"
