@@ -132,25 +132,39 @@ const benchOurs = async (target: string, proc: NodeProcess) => {
   const ids = await preCreateSessions(proc)
   if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", getSessionLoad(ids))
   if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", createSessionLoad)
-  if (!scenarios.has("flow")) return void recordPeaks(target, proc)
-  await runFlowProcess({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents: 16, durationMillis: 5_000 }, pin)
+  if (scenarios.has("flow")) await flowScenario(target, proc, "full_flow")
+  if (scenarios.has("flow-2026-04-17")) await flowScenario(target, proc, "full_flow_2026_04_17", "2026-04-17")
+  recordPeaks(target, proc)
+}
+
+/** The full flow at each concurrency, `--rounds` times after a warm-up, in the agents' `apiVersion`. */
+const flowScenario = async (
+  target: string,
+  proc: NodeProcess,
+  scenario: "full_flow" | "full_flow_2026_04_17",
+  apiVersion?: string
+) => {
+  const flow = (agents: number, durationMillis: number) =>
+    runFlowProcess({
+      baseUrls: [proc.baseUrl],
+      apiKey: API_KEY,
+      agents,
+      durationMillis,
+      ...(apiVersion !== undefined ? { apiVersion } : {})
+    }, pin)
+  await flow(16, 5_000)
   for (const agents of levels) {
     const sampler = sampleRss([proc.pid], 200)
     const runs: Array<{ readonly stats: FlowStats; readonly cpu: CpuUse }> = []
     for (let round = 0; round < measureRounds; round++) {
       const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
-      const stats = await runFlowProcess(
-        { baseUrls: [proc.baseUrl], apiKey: API_KEY, agents, durationMillis: perRunSeconds * 1000 },
-        pin
-      )
-      runs.push({ stats, cpu: meter.stop() })
+      runs.push({ stats: await flow(agents, perRunSeconds * 1000), cpu: meter.stop() })
     }
     sampler.stop()
     const rate = (run: { readonly stats: FlowStats }) => run.stats.checkouts / run.stats.durationSeconds
     const median = medianOf(runs, rate)
-    record({ ...flowRow(target, median.stats, sampler.peak()[0] ?? 0, median.cpu), rounds: runs.map(rate) })
+    record({ ...flowRow(target, median.stats, sampler.peak()[0] ?? 0, median.cpu, scenario), rounds: runs.map(rate) })
   }
-  recordPeaks(target, proc)
 }
 
 /** The peak RSS of our server and, for the embedded store, of its database process. */

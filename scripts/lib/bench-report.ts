@@ -23,6 +23,8 @@ import {
 } from "./bench-setup.ts"
 import { PROJECT_ROOT } from "./processes.ts"
 
+const isFlow = (row: Row) => row.scenario === "full_flow" || row.scenario === "full_flow_2026_04_17"
+
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
@@ -194,11 +196,11 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
     const ours = r.target === "postgres" || r.target === "embedded"
     lines.push(
       `| ${r.target} | ${r.scenario} | ${r.connections} | ${r.requestsPerSecond.toFixed(0)}${
-        r.scenario === "full_flow" ? "" : spreadText(r)
+        isFlow(r) ? "" : spreadText(r)
       } | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${r.peakRssMb.toFixed(0)} | ${
         r.checkoutsPerSecond?.toFixed(1) ?? ""
-      }${r.scenario === "full_flow" ? spreadText(r) : ""} | ${r.checkoutP99?.toFixed(0) ?? ""} | ${
-        ours && bare && r.scenario !== "full_flow" ? pct(r.requestsPerSecond / bare.requestsPerSecond) : ""
+      }${isFlow(r) ? spreadText(r) : ""} | ${r.checkoutP99?.toFixed(0) ?? ""} | ${
+        ours && bare && !isFlow(r) ? pct(r.requestsPerSecond / bare.requestsPerSecond) : ""
       } | ${ours && floor ? pct(r.requestsPerSecond / floor.requestsPerSecond) : ""} | ${cpuText(r.cpu)} |`
     )
   }

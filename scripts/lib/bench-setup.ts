@@ -4,8 +4,9 @@
  * the run's clean-up.
  *
  * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
- * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios get,create,flow (of our
- * server; the floor runs its read with get and its write with create), --pool <n> (DATABASE_POOL_SIZE of
+ * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios get,create,flow,flow-2026-04-17 (of our
+ * server; the floor runs its read with get and its write with create; flow-2026-04-17 is the flow in
+ * that version's format with an Idempotency-Key on every POST), --pool <n> (DATABASE_POOL_SIZE of
  * the servers and the floor; default 10), --pairs <n> (rounds of paired runs; default 3, 0: none), --log-level <level> (server LOG_LEVEL;
  * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
  * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
@@ -157,7 +158,14 @@ require("node:http").createServer((req, res) => {
 
 export interface Row {
   readonly target: string
-  readonly scenario: "bare" | "floor_read" | "floor_write" | "get_session" | "create_session" | "full_flow"
+  readonly scenario:
+    | "bare"
+    | "floor_read"
+    | "floor_write"
+    | "get_session"
+    | "create_session"
+    | "full_flow"
+    | "full_flow_2026_04_17"
   readonly connections: number
   readonly requestsPerSecond: number
   readonly p50: number
@@ -219,9 +227,15 @@ export const record = (row: Row) => {
   for (const sample of row.errorSamples ?? []) log(`      ! ${sample}`)
 }
 
-export const flowRow = (target: string, stats: FlowStats, peakRss: number, cpu: CpuUse): Row => ({
+export const flowRow = (
+  target: string,
+  stats: FlowStats,
+  peakRss: number,
+  cpu: CpuUse,
+  scenario: "full_flow" | "full_flow_2026_04_17" = "full_flow"
+): Row => ({
   target,
-  scenario: "full_flow",
+  scenario,
   connections: stats.agents,
   requestsPerSecond: stats.requests / stats.durationSeconds,
   p50: percentile(stats.latencies, 50),

@@ -2,8 +2,13 @@
  * The full checkout flow as a load: N concurrent agent loops, each repeating create (one or two
  * random products of the catalog, buyer, address) → update (select a fulfillment option) →
  * tokenize the card → complete, with fetch, for a fixed time. Requests go round-robin over `baseUrls` (several processes on one database).
+ * In the interface document's format (2025-09-29, no Idempotency-Key, as agents of that version
+ * send), or in another version's (`apiVersion`; from 2026-04-17 on every POST carries a fresh
+ * Idempotency-Key, which that version requires).
  */
-import { address, API_VERSION, buyer, paymentBody, tokenizeBody, totalOf } from "./acp-client.ts"
+import { randomUUID } from "node:crypto"
+import { API_VERSION, tokenizeBody } from "./acp-client.ts"
+import { dialectOf } from "./agent-dialects.ts"
 
 export interface FlowStats {
   readonly agents: number
@@ -47,10 +52,15 @@ export const runFlow = async (options: {
   readonly apiKey: string
   readonly agents: number
   readonly durationMillis: number
+  /** The agents' API version; default 2025-09-29. */
+  readonly apiVersion?: string
 }): Promise<FlowStats> => {
-  const headers = {
+  const apiVersion = options.apiVersion ?? API_VERSION
+  const dialect = dialectOf(apiVersion)
+  const keyed = apiVersion >= "2026-04-17"
+  const fixedHeaders = {
     authorization: `Bearer ${options.apiKey}`,
-    "api-version": API_VERSION,
+    "api-version": apiVersion,
     "content-type": "application/json"
   }
   const latencies: Array<number> = []
@@ -67,6 +77,7 @@ export const runFlow = async (options: {
   const request = async (path: string, body: string, expected: number) => {
     const base = options.baseUrls[next++ % options.baseUrls.length]!
     const started = performance.now()
+    const headers = keyed ? { ...fixedHeaders, "idempotency-key": randomUUID() } : fixedHeaders
     const response = await fetch(base + path, { method: "POST", headers, body })
     const text = await response.text()
     latencies.push(performance.now() - started)
@@ -85,22 +96,24 @@ export const runFlow = async (options: {
     while (Date.now() < deadline) {
       const started = performance.now()
       try {
-        const createBody = JSON.stringify({ items: randomItems(), buyer, fulfillment_address: address })
-        const session = await request("/checkout_sessions", createBody, 201)
+        const createBody = JSON.stringify(dialect.createBody(randomItems()))
+        const session = dialect.view(await request("/checkout_sessions", createBody, 201))
         // The agent picks the last offered option (express when shipping, else the digital one).
-        const options = session.fulfillment_options as ReadonlyArray<{ id: string }>
-        const selectBody = JSON.stringify({ fulfillment_option_id: options[options.length - 1]?.id })
-        const ready = await request(`/checkout_sessions/${session.id}`, selectBody, 200)
+        const selectBody = JSON.stringify(dialect.selectOptionBody(session, session.options.at(-1)?.id ?? ""))
+        const ready = dialect.view(await request(`/checkout_sessions/${session.id}`, selectBody, 200))
         if (ready.status !== "ready_for_payment") throw new UnexpectedStatus(`update: session is ${ready.status}`)
+        const total = ready.totals.find((t) => t.type === "total")?.amount ?? 0
         const token = await request(
           "/agentic_commerce/delegate_payment",
-          JSON.stringify(tokenizeBody(session.id, totalOf(ready), "scripts/bench.ts")),
+          JSON.stringify(tokenizeBody(session.id, total, "scripts/bench.ts")),
           201
         )
-        const completed = await request(
-          `/checkout_sessions/${session.id}/complete`,
-          JSON.stringify(paymentBody(token.id)),
-          200
+        const completed = dialect.view(
+          await request(
+            `/checkout_sessions/${session.id}/complete`,
+            JSON.stringify(dialect.completeBody(token.id)),
+            200
+          )
         )
         if (completed.status !== "completed" || completed.order?.id === undefined) {
           throw new UnexpectedStatus(`complete: session is ${completed.status}`)
