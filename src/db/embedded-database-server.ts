@@ -32,6 +32,7 @@ export type EmbeddedServerArguments =
     readonly dataDir?: string
     readonly loadDataDirFile?: string
     readonly port: number
+    /** PostgreSQL settings added to PGlite's default start parameters. */
     readonly startParams: ReadonlyArray<string>
   }
 

@@ -43,7 +43,7 @@ export class EmbeddedStartError extends Data.TaggedError("EmbeddedStartError")<{
 
 /**
  * PostgreSQL settings on top of PGlite's default start parameters (the database process adds
- * these to them, so the server never loads PGlite itself): 16 MB of shared buffers instead of
+ * these to them, so the server never loads PGlite itself): 8 MB of shared buffers instead of
  * 128 MB. The buffers become resident as they are touched and stay so; the embedded store's working
  * set is small and the OS page cache holds the data files anyway (`docs/performance.md`).
  */

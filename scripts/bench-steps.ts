@@ -1,0 +1,140 @@
+/**
+ * CPU of our server per step of a checkout, on PostgreSQL: where a checkout's server time goes,
+ * which the full flow's rate alone does not say. The server runs as the bench runs it (`npm start`'s
+ * flags, pinned to core 0 when pinning); agents in this process send each step for 2,000 sessions
+ * at the first `--connections` concurrency (default 1: one request at a time) — all creates, then all GETs, updates,
+ * tokenizations and completions — and the server's CPU time (from `/proc`) is divided by the
+ * requests of the step. Completing also sends an order event to the server's own receiver; what
+ * that delivery costs after the last completion is printed on its own line.
+ *
+ * Usage: `npm run bench:steps [-- --scenarios flow-2026-04-17] [--connections 16] [--profile]`: the
+ * 2025-09-29 format without Idempotency-Key (default), or the 2026-04-17 format with a fresh key on
+ * every POST; `--profile` runs the server under `--cpu-prof` and prints where its time went.
+ * Env: BENCH_DATABASE_URL (as the bench).
+ */
+import { randomUUID } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { tokenizeBody } from "./lib/acp-client.ts"
+import { pinPostgres } from "./lib/affinity.ts"
+import { dialectOf, type SessionView } from "./lib/agent-dialects.ts"
+import {
+  ADMIN_URL,
+  API_KEY,
+  args,
+  benchCatalogFile,
+  levels,
+  log,
+  onCleanup,
+  pin,
+  runMain,
+  startOurs,
+  stop,
+  workDir
+} from "./lib/bench-setup.ts"
+import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
+import { createDatabase, type NodeProcess, sleep } from "./lib/processes.ts"
+
+const SESSIONS = 2_000
+const apiVersion = args.scenarios.includes("flow-2026-04-17") ? "2026-04-17" : "2025-09-29"
+const keyed = apiVersion >= "2026-04-17"
+const dialect = dialectOf(apiVersion)
+const concurrency = levels[0] ?? 1
+
+/** CPU ticks (1/100 s) the process has used. */
+const ticksOf = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return Number(fields[11]) + Number(fields[12])
+}
+
+runMain(async () => {
+  const database = await createDatabase(ADMIN_URL, "bench_steps")
+  if (pin) onCleanup(pinPostgres().restore)
+  const profileDir = args.profile ? join(workDir, "profile") : undefined
+  try {
+    await measure(await startOurs("steps", benchCatalogFile(), { DATABASE_URL: database.url }, profileDir))
+    const file = profileDir === undefined ? undefined : readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
+    if (file !== undefined) {
+      log(`\nCPU profile of the server (every step): ${join(profileDir!, file)}`)
+      log(summarizeCpuProfile(JSON.parse(readFileSync(join(profileDir!, file), "utf8")), 40))
+    }
+  } finally {
+    await database.drop()
+  }
+})
+
+const measure = async (server: NodeProcess) => {
+  const headers = (): Record<string, string> => ({
+    authorization: `Bearer ${API_KEY}`,
+    "api-version": apiVersion,
+    "content-type": "application/json",
+    ...(keyed ? { "idempotency-key": randomUUID() } : {})
+  })
+  const call = async (method: string, path: string, expected: number, body?: unknown) => {
+    const response = await fetch(server.baseUrl + path, {
+      method,
+      headers: headers(),
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+    })
+    const text = await response.text()
+    if (response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`)
+    return JSON.parse(text)
+  }
+
+  /** Runs `request` for each input at the concurrency; prints the server's CPU per request. */
+  const step = async <A, B>(name: string, inputs: ReadonlyArray<A>, request: (input: A) => Promise<B>) => {
+    const results: Array<B> = new Array(inputs.length)
+    const before = ticksOf(server.pid)
+    const started = performance.now()
+    let next = 0
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < inputs.length) {
+        const i = next++
+        results[i] = await request(inputs[i]!)
+      }
+    }))
+    const seconds = (performance.now() - started) / 1000
+    const cpuMs = (ticksOf(server.pid) - before) * 10
+    if (name !== "") {
+      log(
+        `${name.padEnd(22)} ${(cpuMs / inputs.length).toFixed(2).padStart(6)} ms CPU per request  ` +
+          `${(inputs.length / seconds).toFixed(0).padStart(5)} req/s`
+      )
+    }
+    return results
+  }
+
+  const items = [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }]
+  const create = () => call("POST", "/checkout_sessions", 201, dialect.createBody(items)).then(dialect.view)
+  log(`Server CPU per step, ${apiVersion}${keyed ? " with Idempotency-Key" : ""}, ${concurrency} at once`)
+  await step("", Array.from({ length: 500 }), create) // warm-up
+  const sessions = await step("create", Array.from({ length: SESSIONS }), create)
+  await step("get", sessions, (s: SessionView) => call("GET", `/checkout_sessions/${s.id}`, 200))
+  const ready = await step(
+    "update (select option)",
+    sessions,
+    (s: SessionView) =>
+      call("POST", `/checkout_sessions/${s.id}`, 200, dialect.selectOptionBody(s, s.options.at(-1)?.id ?? "")).then(
+        dialect.view
+      )
+  )
+  const total = (s: SessionView) => s.totals.find((t) => t.type === "total")?.amount ?? 0
+  const tokens = await step(
+    "delegate (tokenize)",
+    ready,
+    (s: SessionView) =>
+      call("POST", "/agentic_commerce/delegate_payment", 201, tokenizeBody(s.id, total(s), "scripts/bench-steps.ts"))
+  )
+  const paid = ready.map((session, i) => ({ session, token: tokens[i].id as string }))
+  await step(
+    "complete",
+    paid,
+    ({ session, token }) => call("POST", `/checkout_sessions/${session.id}/complete`, 200, dialect.completeBody(token))
+  )
+  const before = ticksOf(server.pid)
+  await sleep(4_000)
+  const deliveries = (ticksOf(server.pid) - before) * 10 / SESSIONS
+  log(`${"deliveries after it".padEnd(22)} ${deliveries.toFixed(2).padStart(6)} ms CPU per checkout (in the 4 s after)`)
+  await stop(server)
+}
