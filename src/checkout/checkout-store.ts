@@ -19,7 +19,7 @@
  */
 import { Context, Effect, type Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
-import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
+import { type AnswerToStore, commitWithAnswer, writeWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import type { OrderChange } from "../orders/order-store.ts"
 import type { SessionStatus } from "./checkout-schemas.ts"
 import type { Reservations, Session, Transition } from "./session-model.ts"
@@ -199,9 +199,15 @@ export interface CheckoutStoreService {
   /**
    * Create: the new session with its reservations (counting until its `expires_at`), if each is at
    * most what is available to it at `now` (`reservationsFit` of `inventory.ts`), stock rows locked;
-   * false, and nothing written, otherwise. One atomic step (needs no surrounding transaction).
+   * false, and nothing written, otherwise. One atomic step (needs no surrounding transaction). With
+   * `answer`, the request's idempotent answer is stored in that same step when the session is
+   * written; a lost claim fails the step (`claimLost`) and nothing is written.
    */
-  readonly createSessionReservingStock: (transition: Transition, now: number) => Effect.Effect<boolean, StorageError>
+  readonly createSessionReservingStock: (
+    transition: Transition,
+    now: number,
+    answer?: AnswerToStore
+  ) => Effect.Effect<boolean, StorageError>
   /**
    * An update that keeps the items: the session, and its reservations' expiry moved to the
    * session's `expires_at` (quantities, and so the stock, unchanged), if the stored session is
@@ -262,16 +268,27 @@ export const writeOptimistically = <S, D, ES, ED, RS, RD>(
     readonly lockedSnapshot: Effect.Effect<S, ES, RS>
     readonly decide: (snapshot: S) => Effect.Effect<D, ED, RD>
     readonly write: (decision: D, snapshot: S) => Effect.Effect<boolean, StorageError>
+    /**
+     * `write` that also stores the request's answer in its step (`writeWithAnswer`): the
+     * optimistic write then needs no transaction on a keyed request either.
+     */
+    readonly writeAnswering?: (decision: D, snapshot: S, answer: AnswerToStore | undefined) => Effect.Effect<
+      boolean,
+      StorageError
+    >
     readonly outcome: (decision: D) => Either.Either<unknown, unknown>
   }
 ): Effect.Effect<D, ES | ED | StorageError, RS | RD> => {
+  const { writeAnswering } = step
   const writeDecided = (snapshot: S) => (decision: D) =>
-    commitWithAnswer(
-      transaction,
-      step.write(decision, snapshot),
-      (written) => (written ? Option.some(step.outcome(decision)) : Option.none()),
-      true
-    ).pipe(Effect.map((written) => (written ? Option.some(decision) : Option.none())))
+    (writeAnswering !== undefined
+      ? writeWithAnswer((answer) => writeAnswering(decision, snapshot, answer), step.outcome(decision))
+      : commitWithAnswer(
+        transaction,
+        step.write(decision, snapshot),
+        (written) => (written ? Option.some(step.outcome(decision)) : Option.none()),
+        true
+      )).pipe(Effect.map((written) => (written ? Option.some(decision) : Option.none())))
   const underLocks = commitWithAnswer(
     transaction,
     Effect.flatMap(

@@ -56,6 +56,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
         decide: (available) =>
           reduce(undefined, SessionCommand.Create({ id, request }), ctx.reducerContext(now, available, redemptions)),
         write: (transition) => store.createSessionReservingStock(transition, now),
+        writeAnswering: (transition, _, answer) => store.createSessionReservingStock(transition, now, answer),
         outcome: (transition) => Either.right(transition.session)
       })
       return created.session

@@ -14,11 +14,14 @@
  * savepoints (a failing inner call rolls back only its own writes), and every statement run inside
  * uses the transaction's connection.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import { IDEMPOTENCY_CLAIM_LOST } from "../db/functions/idempotency-store-answer.ts"
 import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
+import { fromSqlError } from "../db/storage-error.ts"
+import { type AnswerToStore, claimLost } from "../idempotency/idempotent-answer-service.ts"
 import { encodeOrderChange } from "../orders/order-store.ts"
 import { CheckoutStore, type CheckoutStoreService, type SessionForPayment } from "./checkout-store.ts"
 import type { Session } from "./session-model.ts"
@@ -29,6 +32,10 @@ import { attemptFromRow, type AttemptRow, makeSqlPaymentAttemptStore } from "./s
 import { run, sessionFromRow, sessionJson } from "./sql-session-row.ts"
 import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
 
+/** The statement failed because the request's idempotency claim was lost (`idempotency_store_answer`). */
+const isClaimLost = (error: SqlError.SqlError): boolean =>
+  (error.cause as { readonly code?: unknown } | undefined)?.code === IDEMPOTENCY_CLAIM_LOST
+
 export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const transaction: CheckoutStoreService["transaction"] = sqlTransaction(sql)
@@ -36,17 +43,35 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   const inventory = makeSqlInventoryStore(sql, transaction)
 
   // One statement: `checkout_create_session` locks the stock rows of the reservations and inserts
-  // the session with them if each fits (the one rule decided in SQL, see `inventory.ts`).
-  const createSessionReservingStock: CheckoutStoreService["createSessionReservingStock"] = (transition, now) => {
+  // the session with them if each fits (the one rule decided in SQL, see `inventory.ts`); with an
+  // answer, `idempotency_store_answer` stores it when the session was inserted, in the same
+  // statement (a lost claim raises, and the statement writes nothing).
+  const createSessionReservingStock: CheckoutStoreService["createSessionReservingStock"] = (
+    transition,
+    now,
+    answer
+  ) => {
     const { session } = transition
     const { products, quantities } = reservationArrays(transition.reservations)
-    return run(sql<{ inserted: boolean }>`
-      SELECT checkout_create_session(
+    const create = sql`checkout_create_session(
         ${session.id}, ${session.status}, ${sessionJson(session)}::jsonb, ${session.expires_at}::timestamptz,
         ${session.created_at}::timestamptz, ${session.updated_at}::timestamptz,
         ${products}::text[], ${quantities}::int[], ${iso(holdsUntil(session))}::timestamptz, ${iso(now)}::timestamptz
-      ) AS inserted`).pipe(Effect.map((rows) => rows[0]?.inserted === true))
+      )`
+    const statement = answer === undefined
+      ? sql<{ inserted: boolean }>`SELECT ${create} AS inserted`
+      : sql<{ inserted: boolean }>`SELECT CASE WHEN ${create} THEN ${storeAnswer(answer)} ELSE false END AS inserted`
+    return Effect.mapError(statement, (error) => isClaimLost(error) ? claimLost : fromSqlError(error)).pipe(
+      Effect.map((rows) => rows[0]?.inserted === true)
+    )
   }
+
+  const storeAnswer = ({ expiresAt, response, target }: AnswerToStore) =>
+    sql`idempotency_store_answer(
+      ${target.scope.keyId}, ${target.scope.method}, ${target.scope.path}, ${target.scope.key}, ${target.claimId},
+      ${response.status}, ${JSON.stringify(response.headers)}::jsonb, ${Buffer.from(response.body)},
+      ${iso(expiresAt)}::timestamptz
+    )`
 
   // One statement: the reservation rows' expiry follows the session's (quantities, and so the
   // stock counters, unchanged), only if the session row is still at `version`.

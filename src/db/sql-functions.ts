@@ -24,6 +24,7 @@ import { checkoutLockSessionForPayment } from "./functions/checkout-lock-session
 import { checkoutLockStock } from "./functions/checkout-lock-stock.ts"
 import { checkoutRemoveReservations } from "./functions/checkout-remove-reservations.ts"
 import { checkoutSetReservations } from "./functions/checkout-set-reservations.ts"
+import { idempotencyStoreAnswer } from "./functions/idempotency-store-answer.ts"
 import { orderSaveWithEvent } from "./functions/order-save-with-event.ts"
 import { rateLimitTake } from "./functions/rate-limit-take.ts"
 import type { SqlFunction } from "./functions/sql-function.ts"
@@ -39,7 +40,8 @@ export const sqlFunctions: ReadonlyArray<SqlFunction> = [
   checkoutLockSessionForPayment,
   orderSaveWithEvent,
   checkoutCompletePaid,
-  rateLimitTake
+  rateLimitTake,
+  idempotencyStoreAnswer
 ]
 
 /** The SHA-256 of a definition's text, as recorded. */

@@ -236,11 +236,13 @@ const runClaimed = <E, R>(app: HttpApp.Default<E, R>, run: ClaimedRun) => {
       Effect.logWarning("idempotency key release failed", error.reason)
     )
   )
-  const claim = new ClaimedRequest((response) =>
-    Effect.flatMap(
-      Clock.currentTimeMillis,
-      (now) => store.complete(scope, claimId, response, now + timing.ttlMillis)
-    )
+  const claim = new ClaimedRequest(
+    (response) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => store.complete(scope, claimId, response, now + timing.ttlMillis)
+      ),
+    { scope, claimId, ttlMillis: timing.ttlMillis }
   )
   const settle = (response: HttpServerResponse.HttpServerResponse) =>
     Effect.gen(function*() {

@@ -21,9 +21,9 @@
  * costs more than reading a FiberRef, and a write that is atomic alone runs without a transaction.
  */
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Either, FiberRef, Option } from "effect"
+import { Clock, Effect, Either, FiberRef, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
-import type { StoredResponse } from "./idempotency-store.ts"
+import type { IdempotencyScope, StoredResponse } from "./idempotency-store.ts"
 
 /** How a route answers what its use case decides. */
 export interface RouteAnswer<A, E = unknown> {
@@ -38,6 +38,27 @@ export interface CommittedAnswer {
   readonly response: HttpServerResponse.HttpServerResponse
 }
 
+/** The claim an answer belongs to: its key's scope, the claim's id, how long an answer is kept. */
+export interface AnswerTarget {
+  readonly scope: IdempotencyScope
+  readonly claimId: string
+  readonly ttlMillis: number
+}
+
+/**
+ * An answer for a store to write in the same atomic step as the write it answers
+ * (`writeWithAnswer`): in the write's own statement (`target`, `response`, `expiresAt`, as
+ * `IdempotencyStore.complete` stores them), or by running `complete` inside that step. Either way
+ * the step fails with `claimLost`, and writes nothing, when the claim is no longer the request's.
+ */
+export interface AnswerToStore {
+  readonly target: AnswerTarget
+  readonly response: StoredResponse
+  readonly expiresAt: number
+  /** Stores the answer on the claim; false if the claim is lost. */
+  readonly complete: Effect.Effect<boolean, StorageError>
+}
+
 /** The claim of the request being run, set by the idempotency middleware for the route's run. */
 export class ClaimedRequest {
   /** Set by the route's handler (`answeredWith`). */
@@ -46,7 +67,8 @@ export class ClaimedRequest {
   committed: CommittedAnswer | undefined = undefined
   constructor(
     /** Stores `response` as the claim's result, in the transaction it runs in; false if the claim is lost. */
-    readonly complete: (response: StoredResponse) => Effect.Effect<boolean, StorageError>
+    readonly complete: (response: StoredResponse) => Effect.Effect<boolean, StorageError>,
+    readonly target: AnswerTarget
   ) {}
 }
 
@@ -100,7 +122,7 @@ export const answeredWith =
     })
 
 /** The claim was taken over (its lease ran out) before the answer was stored: the effect is rolled back. */
-const claimLost = new StorageError({
+export const claimLost = new StorageError({
   reason: "unavailable",
   cause: new Error("the idempotency claim was taken over before the answer was stored")
 })
@@ -139,4 +161,35 @@ export const commitWithAnswer = <A, E, R>(
     return Effect.tap(transaction(Effect.tap(write, storeAnswer)), () => {
       if (answered !== undefined) claim.committed = answered
     })
+  })
+
+/**
+ * `commitWithAnswer` for a final write that is one atomic store step able to store the answer in
+ * that step (`write(answer)`): the answer to `outcome` (the write's outcome when it writes) is
+ * rendered before the write and handed to it, so a keyed write costs no transaction and no
+ * statement more than an unkeyed one. `write` answers whether it wrote; the answer counts as
+ * committed only then. Without a claim, or an answer that cannot be stored, `write(undefined)`.
+ */
+export const writeWithAnswer = (
+  write: (answer: AnswerToStore | undefined) => Effect.Effect<boolean, StorageError>,
+  outcome: Either.Either<unknown, unknown>
+): Effect.Effect<boolean, StorageError> =>
+  Effect.flatMap(FiberRef.get(CurrentClaim), (claim) => {
+    const answer = claim?.answer
+    if (claim === undefined || answer === undefined) return write(undefined)
+    const response = Either.isRight(outcome) ? answer.success(outcome.right) : answer.failure?.(outcome.left)
+    const stored = response === undefined ? undefined : toStoredResponse(response)
+    if (response === undefined || stored === undefined) return write(undefined)
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.tap(
+        write({
+          target: claim.target,
+          response: stored,
+          expiresAt: now + claim.target.ttlMillis,
+          complete: claim.complete(stored)
+        }),
+        (written) => {
+          if (written) claim.committed = { stored, response }
+        }
+      ))
   })

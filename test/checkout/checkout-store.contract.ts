@@ -8,6 +8,8 @@ import { randomUUID } from "node:crypto"
 import { CheckoutStore, type PaidCompletion, type PaymentAttempt } from "../../src/checkout/checkout-store.ts"
 import { ACTIVE_STATUSES, type Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
+import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
+import { type AnswerToStore, claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
 import { makeOrderEvent } from "../../src/orders/order-event.ts"
 import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
@@ -137,7 +139,7 @@ export interface ContractOptions {
 
 export const checkoutStoreContract = <E>(
   name: string,
-  storeLayer: Layer.Layer<CheckoutStore | OrderStore, E>,
+  storeLayer: Layer.Layer<CheckoutStore | OrderStore | IdempotencyStore, E>,
   options: ContractOptions
 ) =>
   layer(storeLayer, { timeout: options.timeout ?? 60_000, excludeTestServices: true })(name, (it) => {
@@ -367,6 +369,62 @@ export const checkoutStoreContract = <E>(
           store.createSessionReservingStock({ session: fits.session, reservations: new Map([[p2, 0]]) }, now)
         )
         expect(duplicate).toBeInstanceOf(StorageError)
+      }))
+
+    it.effect("createSessionReservingStock with an answer: both in one step; a lost claim or a refusal stores neither", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const keys = yield* IdempotencyStore
+        const p1 = uid("prod_a")
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        yield* store.inventory.seedStock([{ id: p1, stock: 5 }])
+        const sessionOf = (quantity: number) => ({
+          session: makeSession(uid("cs"), { expires_at: iso(now + 3_600_000) }),
+          reservations: new Map([[p1, quantity]])
+        })
+        const scope = { keyId: uid("key"), method: "POST", path: "/checkout_sessions", key: uid("idem") }
+        const claimed = yield* keys.claim(scope, {
+          fingerprint: "f",
+          claimId: "claim_a",
+          now,
+          leaseUntil: now + 30_000,
+          expiresAt: now + 60_000
+        })
+        expect(claimed._tag).toBe("Claimed")
+        const response = {
+          status: 201,
+          headers: { "content-type": "application/json" },
+          body: new TextEncoder().encode(`{"id":"cs"}`)
+        }
+        const expiresAt = now + 86_400_000
+        const answerOf = (claimId: string): AnswerToStore => ({
+          target: { scope, claimId, ttlMillis: 86_400_000 },
+          response,
+          expiresAt,
+          complete: keys.complete(scope, claimId, response, expiresAt)
+        })
+
+        // The claim is another request's now: the step fails and writes nothing.
+        const lost = sessionOf(2)
+        expect(yield* Effect.flip(store.createSessionReservingStock(lost, now, answerOf("claim_b")))).toBe(claimLost)
+        expect(yield* store.sessions.get(lost.session.id)).toEqual(Option.none())
+        expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 5, reserved: 0 }])
+        // Refused (does not fit): nothing written, the answer not stored.
+        expect(yield* store.createSessionReservingStock(sessionOf(6), now, answerOf("claim_a"))).toBe(false)
+        expect(Option.map(yield* keys.find(scope, now), (record) => record.state)).toEqual(Option.some("in_flight"))
+        // Written: the session, its reservation and the answer.
+        const written = sessionOf(2)
+        expect(yield* store.createSessionReservingStock(written, now, answerOf("claim_a"))).toBe(true)
+        expect(yield* store.sessions.get(written.session.id)).toEqual(Option.some(written.session))
+        expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 5, reserved: 2 }])
+        expect(yield* keys.find(scope, now)).toEqual(Option.some({
+          scope,
+          fingerprint: "f",
+          createdAt: now,
+          expiresAt,
+          state: "completed",
+          response
+        }))
       }))
 
     it.effect("updateSessionKeepingItems: at the version read, the session and its reservations' expiry; else nothing", () =>

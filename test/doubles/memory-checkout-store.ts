@@ -22,6 +22,7 @@ import { availableTo, heldByOthers, type HeldUnits, reservationsFit } from "../.
 import type { Session } from "../../src/checkout/session-model.ts"
 import { toCheckoutSession } from "../../src/checkout/session-model.ts"
 import { holdsUntil } from "../../src/checkout/session-view.ts"
+import { claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
 import { MemoryDatabase, type MemoryTable, storageFailure } from "./memory-database.ts"
 import { saveOrderWithEvent } from "./memory-order-store.ts"
 
@@ -219,11 +220,17 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
     inventory,
     paymentAttempts: { update: (attempt) => writeAttempt(attempt, "update") },
     coupons,
-    createSessionReservingStock: ({ reservations: wanted, session }, now) =>
+    createSessionReservingStock: ({ reservations: wanted, session }, now, answer) =>
       db.atomic(() => {
         if (!reservationsFit(wanted, available(wanted.keys(), now, session.id))) return Effect.succeed(false)
         return sessions.insert(session).pipe(
           Effect.zipRight(Effect.sync(() => setReservations(session.id, wanted, holdsUntil(session)))),
+          // The answer in the same atomic step: a lost claim undoes the insert.
+          Effect.zipRight(
+            answer === undefined
+              ? Effect.void
+              : Effect.flatMap(answer.complete, (kept) => kept ? Effect.void : Effect.fail(claimLost))
+          ),
           Effect.as(true)
         )
       }),

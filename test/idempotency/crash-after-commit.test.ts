@@ -142,19 +142,20 @@ const crashSuite = (kind: StoreUnderTest) => {
       const failNext = { armed: false }
       return run(() =>
         Effect.gen(function*() {
-          const body = { items: [{ id: "print-limited", quantity: 2 }], buyer, fulfillment_address: address }
+          const id = yield* readySession([{ id: "print-limited", quantity: 1 }])
+          const body = { items: [{ id: "print-limited", quantity: 3 }] }
           const headers = { "idempotency-key": idempotencyKey() }
           failNext.armed = true
-          const failed = yield* post("/checkout_sessions", body, { headers })
+          const failed = yield* post(`/checkout_sessions/${id}`, body, { headers })
           expect(failed.status).toBe(500)
           expect(failNext.armed).toBe(false)
-          expect(yield* kind.rowCount("checkout_sessions")).toBe(0)
-          expect(yield* stockOf("print-limited")).toEqual({ onHand: 3, reserved: 0 })
-          // Nothing was kept for the key: the retry runs, and its session exists.
-          const retried = yield* post("/checkout_sessions", body, { headers })
-          expect([retried.status, isReplay(retried)]).toEqual([201, false])
-          expect((yield* get(`/checkout_sessions/${retried.body.id}`)).status).toBe(200)
-          expect(yield* kind.rowCount("checkout_sessions")).toBe(1)
+          expect((yield* get(`/checkout_sessions/${id}`)).body.line_items[0].item.quantity).toBe(1)
+          expect(yield* stockOf("print-limited")).toEqual({ onHand: 3, reserved: 1 })
+          // Nothing was kept for the key: the retry runs, and its update stays.
+          const retried = yield* post(`/checkout_sessions/${id}`, body, { headers })
+          expect([retried.status, isReplay(retried)]).toEqual([200, false])
+          expect((yield* get(`/checkout_sessions/${id}`)).body.line_items[0].item.quantity).toBe(3)
+          expect(yield* stockOf("print-limited")).toEqual({ onHand: 3, reserved: 3 })
         }), failNext)
     })
 

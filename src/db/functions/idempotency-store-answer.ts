@@ -1,0 +1,37 @@
+/**
+ * Stores a request's answer on its idempotency claim (as `IdempotencyStore.complete` does) inside
+ * the statement of the write it answers: `SELECT CASE WHEN <write> THEN idempotency_store_answer(…)
+ * ELSE false END` commits the write and its answer together in one round trip. A claim that is no
+ * longer this request's (its lease ran out and another request took the key over) raises
+ * `IDEMPOTENCY_CLAIM_LOST`, which rolls the whole statement back, the write included.
+ */
+import type { SqlFunction } from "./sql-function.ts"
+
+/** The SQLSTATE raised when the claim was lost. */
+export const IDEMPOTENCY_CLAIM_LOST = "IK001"
+
+export const idempotencyStoreAnswer: SqlFunction = {
+  name: "idempotency_store_answer",
+  version: 1,
+  definition: `
+  CREATE OR REPLACE FUNCTION idempotency_store_answer(
+    p_key_id text, p_method text, p_path text, p_key text, p_claim_id text,
+    p_status integer, p_headers jsonb, p_body bytea, p_expires_at timestamptz
+  ) RETURNS boolean
+  LANGUAGE plpgsql
+  SET plan_cache_mode = force_generic_plan
+  AS $fn$
+  BEGIN
+    UPDATE idempotency_keys
+    SET state = 'completed', status = p_status, headers = p_headers, body = p_body,
+        expires_at = p_expires_at, lease_until = NULL
+    WHERE key_id = p_key_id AND method = p_method AND path = p_path AND idempotency_key = p_key
+      AND claim_id = p_claim_id AND state = 'in_flight';
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'the idempotency claim was taken over before the answer was stored'
+        USING ERRCODE = '${IDEMPOTENCY_CLAIM_LOST}';
+    END IF;
+    RETURN true;
+  END
+  $fn$`
+}
