@@ -213,7 +213,11 @@ export interface CheckoutStoreService {
    * session's `expires_at` (quantities, and so the stock, unchanged), if the stored session is
    * still at `version`; false, and nothing written, otherwise. One atomic step.
    */
-  readonly updateSessionKeepingItems: (session: Session, version: number) => Effect.Effect<boolean, StorageError>
+  readonly updateSessionKeepingItems: (
+    session: Session,
+    version: number,
+    answer?: AnswerToStore
+  ) => Effect.Effect<boolean, StorageError>
   /**
    * Any other change of an existing session, its lock held: the session, and its reservations as
    * `transition` says (replaced, counting until the session's `expires_at`; released when none).

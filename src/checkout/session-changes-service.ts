@@ -116,6 +116,8 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
           lockedSnapshot: found(id, store.sessions.lock(id)),
           decide: ({ session }) => decideUpdate(session, request, now),
           write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version),
+          writeAnswering: (transition, { version }, answer) =>
+            store.updateSessionKeepingItems(transition.session, version, answer),
           outcome: (transition) => Either.right(transition.session)
         })
         return updated.session

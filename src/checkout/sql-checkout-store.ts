@@ -20,7 +20,7 @@ import { IDEMPOTENCY_CLAIM_LOST } from "../db/functions/idempotency-store-answer
 import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
-import { fromSqlError } from "../db/storage-error.ts"
+import { fromSqlError, type StorageError } from "../db/storage-error.ts"
 import { type AnswerToStore, claimLost } from "../idempotency/idempotent-answer-service.ts"
 import { encodeOrderChange } from "../orders/order-store.ts"
 import { CheckoutStore, type CheckoutStoreService, type SessionForPayment } from "./checkout-store.ts"
@@ -35,6 +35,10 @@ import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-s
 /** The statement failed because the request's idempotency claim was lost (`idempotency_store_answer`). */
 const isClaimLost = (error: SqlError.SqlError): boolean =>
   (error.cause as { readonly code?: unknown } | undefined)?.code === IDEMPOTENCY_CLAIM_LOST
+
+/** `run` for a statement that may store an idempotent answer: a lost claim is `claimLost`. */
+const runAnswering = <A>(statement: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
+  Effect.mapError(statement, (error) => isClaimLost(error) ? claimLost : fromSqlError(error))
 
 export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -61,9 +65,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     const statement = answer === undefined
       ? sql<{ inserted: boolean }>`SELECT ${create} AS inserted`
       : sql<{ inserted: boolean }>`SELECT CASE WHEN ${create} THEN ${storeAnswer(answer)} ELSE false END AS inserted`
-    return Effect.mapError(statement, (error) => isClaimLost(error) ? claimLost : fromSqlError(error)).pipe(
-      Effect.map((rows) => rows[0]?.inserted === true)
-    )
+    return runAnswering(statement).pipe(Effect.map((rows) => rows[0]?.inserted === true))
   }
 
   const storeAnswer = ({ expiresAt, response, target }: AnswerToStore) =>
@@ -74,18 +76,25 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     )`
 
   // One statement: the reservation rows' expiry follows the session's (quantities, and so the
-  // stock counters, unchanged), only if the session row is still at `version`.
-  const updateSessionKeepingItems: CheckoutStoreService["updateSessionKeepingItems"] = (session, version) =>
-    run(sql<{ id: string }>`
-      WITH updated AS (
+  // stock counters, unchanged), only if the session row is still at `version`; with an answer,
+  // stored for the updated row in the same statement (a lost claim raises and rolls all back).
+  const updateSessionKeepingItems: CheckoutStoreService["updateSessionKeepingItems"] = (session, version, answer) => {
+    const update = sql`
+      updated AS (
         UPDATE checkout_sessions SET ${sessionAssignments(sql, session)}
         WHERE id = ${session.id} AND version = ${version}
         RETURNING id
       ), moved AS (
         UPDATE reservations SET expires_at = ${iso(holdsUntil(session))}::timestamptz
         WHERE session_id = (SELECT id FROM updated) AND expires_at <> ${iso(holdsUntil(session))}::timestamptz
-      )
-      SELECT id FROM updated`).pipe(Effect.map((rows) => rows.length === 1))
+      )`
+    const statement = answer === undefined
+      ? sql<{ id: string }>`WITH ${update} SELECT id FROM updated`
+      : sql<{ id: string }>`
+        WITH ${update}, answered AS MATERIALIZED (SELECT ${storeAnswer(answer)} AS stored FROM updated)
+        SELECT id FROM updated CROSS JOIN answered`
+    return runAnswering(statement).pipe(Effect.map((rows) => rows.length === 1))
+  }
 
   const updateSessionAndReservations: CheckoutStoreService["updateSessionAndReservations"] = (
     { reservations, session }

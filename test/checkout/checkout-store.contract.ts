@@ -137,6 +137,38 @@ export interface ContractOptions {
   readonly timeout?: number
 }
 
+/**
+ * A key claimed (as `claim_a`) at `now`, the answer a write stores on a claim (`answerOf`: its own,
+ * or one it lost), and the record once that answer is stored.
+ */
+const claimedKey = (now: number) =>
+  Effect.gen(function*() {
+    const keys = yield* IdempotencyStore
+    const scope = { keyId: uid("key"), method: "POST", path: "/checkout_sessions", key: uid("idem") }
+    const claimed = yield* keys.claim(scope, {
+      fingerprint: "f",
+      claimId: "claim_a",
+      now,
+      leaseUntil: now + 30_000,
+      expiresAt: now + 60_000
+    })
+    expect(claimed._tag).toBe("Claimed")
+    const response = {
+      status: 201,
+      headers: { "content-type": "application/json" },
+      body: new TextEncoder().encode(`{"id":"cs"}`)
+    }
+    const expiresAt = now + 86_400_000
+    const answerOf = (claimId: string): AnswerToStore => ({
+      target: { scope, claimId, ttlMillis: 86_400_000 },
+      response,
+      expiresAt,
+      complete: keys.complete(scope, claimId, response, expiresAt)
+    })
+    const completed = { scope, fingerprint: "f", createdAt: now, expiresAt, state: "completed" as const, response }
+    return { scope, answerOf, completed }
+  })
+
 export const checkoutStoreContract = <E>(
   name: string,
   storeLayer: Layer.Layer<CheckoutStore | OrderStore | IdempotencyStore, E>,
@@ -382,27 +414,7 @@ export const checkoutStoreContract = <E>(
           session: makeSession(uid("cs"), { expires_at: iso(now + 3_600_000) }),
           reservations: new Map([[p1, quantity]])
         })
-        const scope = { keyId: uid("key"), method: "POST", path: "/checkout_sessions", key: uid("idem") }
-        const claimed = yield* keys.claim(scope, {
-          fingerprint: "f",
-          claimId: "claim_a",
-          now,
-          leaseUntil: now + 30_000,
-          expiresAt: now + 60_000
-        })
-        expect(claimed._tag).toBe("Claimed")
-        const response = {
-          status: 201,
-          headers: { "content-type": "application/json" },
-          body: new TextEncoder().encode(`{"id":"cs"}`)
-        }
-        const expiresAt = now + 86_400_000
-        const answerOf = (claimId: string): AnswerToStore => ({
-          target: { scope, claimId, ttlMillis: 86_400_000 },
-          response,
-          expiresAt,
-          complete: keys.complete(scope, claimId, response, expiresAt)
-        })
+        const { answerOf, completed, scope } = yield* claimedKey(now)
 
         // The claim is another request's now: the step fails and writes nothing.
         const lost = sessionOf(2)
@@ -417,14 +429,26 @@ export const checkoutStoreContract = <E>(
         expect(yield* store.createSessionReservingStock(written, now, answerOf("claim_a"))).toBe(true)
         expect(yield* store.sessions.get(written.session.id)).toEqual(Option.some(written.session))
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 5, reserved: 2 }])
-        expect(yield* keys.find(scope, now)).toEqual(Option.some({
-          scope,
-          fingerprint: "f",
-          createdAt: now,
-          expiresAt,
-          state: "completed",
-          response
-        }))
+        expect(yield* keys.find(scope, now)).toEqual(Option.some(completed))
+      }))
+
+    it.effect("updateSessionKeepingItems with an answer: both in one step; a lost claim or a stale version stores neither", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const keys = yield* IdempotencyStore
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        const session = makeSession(uid("cs"))
+        yield* store.sessions.insert(session)
+        const { answerOf, completed, scope } = yield* claimedKey(now)
+        const changed = { ...session, updated_at: "2026-01-30T12:01:00.000Z" }
+
+        expect(yield* Effect.flip(store.updateSessionKeepingItems(changed, 1, answerOf("claim_b")))).toBe(claimLost)
+        expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session, version: 1 }))
+        expect(yield* store.updateSessionKeepingItems(changed, 2, answerOf("claim_a"))).toBe(false)
+        expect(Option.map(yield* keys.find(scope, now), (record) => record.state)).toEqual(Option.some("in_flight"))
+        expect(yield* store.updateSessionKeepingItems(changed, 1, answerOf("claim_a"))).toBe(true)
+        expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session: changed, version: 2 }))
+        expect(yield* keys.find(scope, now)).toEqual(Option.some(completed))
       }))
 
     it.effect("updateSessionKeepingItems: at the version read, the session and its reservations' expiry; else nothing", () =>

@@ -22,7 +22,7 @@ import { availableTo, heldByOthers, type HeldUnits, reservationsFit } from "../.
 import type { Session } from "../../src/checkout/session-model.ts"
 import { toCheckoutSession } from "../../src/checkout/session-model.ts"
 import { holdsUntil } from "../../src/checkout/session-view.ts"
-import { claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
+import { type AnswerToStore, claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
 import { MemoryDatabase, type MemoryTable, storageFailure } from "./memory-database.ts"
 import { saveOrderWithEvent } from "./memory-order-store.ts"
 
@@ -48,6 +48,12 @@ const seedRows = <A>(
 }
 
 const isCount = (n: number) => Number.isInteger(n) && n >= 0
+
+/** An idempotent answer stored inside a store's atomic step: a lost claim fails it, undoing the step. */
+const storeAnswer = (answer: AnswerToStore | undefined) =>
+  answer === undefined
+    ? Effect.void
+    : Effect.flatMap(answer.complete, (kept) => kept ? Effect.void : Effect.fail(claimLost))
 
 export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = Effect.map(MemoryDatabase, (db) => {
   /** Session id → the session and its version (1 when inserted, +1 on every write). */
@@ -225,24 +231,19 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
         if (!reservationsFit(wanted, available(wanted.keys(), now, session.id))) return Effect.succeed(false)
         return sessions.insert(session).pipe(
           Effect.zipRight(Effect.sync(() => setReservations(session.id, wanted, holdsUntil(session)))),
-          // The answer in the same atomic step: a lost claim undoes the insert.
-          Effect.zipRight(
-            answer === undefined
-              ? Effect.void
-              : Effect.flatMap(answer.complete, (kept) => kept ? Effect.void : Effect.fail(claimLost))
-          ),
+          Effect.zipRight(storeAnswer(answer)),
           Effect.as(true)
         )
       }),
-    updateSessionKeepingItems: (session, version) =>
-      db.sync(() => {
-        if (sessionRows.get(session.id)?.version !== version) return false
+    updateSessionKeepingItems: (session, version, answer) =>
+      db.atomic(() => {
+        if (sessionRows.get(session.id)?.version !== version) return Effect.succeed(false)
         putSession(session)
         const rows = reservations.get(session.id)
         if (rows !== undefined) {
           setReservations(session.id, new Map([...rows].map(([id, row]) => [id, row.quantity])), holdsUntil(session))
         }
-        return true
+        return Effect.as(storeAnswer(answer), true)
       }),
     updateSessionAndReservations: ({ reservations: wanted, session }) =>
       Effect.zipRight(
