@@ -33,20 +33,13 @@ import {
   workDir
 } from "./lib/bench-setup.ts"
 import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
-import { createDatabase, type NodeProcess, sleep } from "./lib/processes.ts"
+import { createDatabase, type NodeProcess, sleep, ticksOf } from "./lib/processes.ts"
 
 const SESSIONS = 2_000
 const apiVersion = args.scenarios.includes("flow-2026-04-17") ? "2026-04-17" : "2025-09-29"
 const keyed = apiVersion >= "2026-04-17"
 const dialect = dialectOf(apiVersion)
 const concurrency = levels[0] ?? 1
-
-/** CPU ticks (1/100 s) the process has used. */
-const ticksOf = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return Number(fields[11]) + Number(fields[12])
-}
 
 runMain(async () => {
   const database = await createDatabase(ADMIN_URL, "bench_steps")

@@ -208,7 +208,7 @@ export const createDatabase = async (adminUrl: string, prefix: string) => {
 export const logPath = (dir: string, name: string) => join(dir, `${name}.log`)
 
 /** utime + stime of a process (fields 14 and 15), with cutime + cstime (16, 17: its reaped children) when asked. */
-const ticksOf = (pid: number | "self", withReapedChildren = false): number => {
+export const ticksOf = (pid: number | "self", withReapedChildren = false): number => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
