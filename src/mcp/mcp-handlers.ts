@@ -15,9 +15,6 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, Runtime, Schema } from "effect"
 import { internalError } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
@@ -136,8 +133,29 @@ const TOOLS = CHECKOUT_TOOLS.map((tool) => ({
   inputSchema: inputSchemaOf(tool) as { type: "object"; [key: string]: unknown }
 }))
 
+/**
+ * The MCP SDK, loaded on the first MCP request: it and the schema library it brings are about
+ * 20 MB of memory that a server nobody calls over MCP need not hold.
+ */
+const loadSdk = async () => {
+  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/index.js"),
+      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      import("@modelcontextprotocol/sdk/types.js")
+    ])
+  return { Server, WebStandardStreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema }
+}
+
+type Sdk = Awaited<ReturnType<typeof loadSdk>>
+
 /** An MCP server for one HTTP request, whose tool calls run on `runtime`. */
-const mcpServer = (dispatch: Dispatch, runtime: Runtime.Runtime<never>, authorization: string | undefined) => {
+const mcpServer = (
+  { CallToolRequestSchema, ListToolsRequestSchema, Server }: Sdk,
+  dispatch: Dispatch,
+  runtime: Runtime.Runtime<never>,
+  authorization: string | undefined
+) => {
   const server = new Server({ name: "agentic-checkout", version: "1.0.0" }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -165,6 +183,7 @@ const mcpServer = (dispatch: Dispatch, runtime: Runtime.Runtime<never>, authoriz
 /** The `/mcp` route: 401 before any MCP message without a valid key, else the SDK's answer. */
 export const makeMcpEndpoint = Effect.gen(function*() {
   const checkBearer = yield* makeBearerCheck(() => unauthorized())
+  const sdk = yield* Effect.cached(Effect.promise(loadSdk))
   return (dispatch: Dispatch) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -181,8 +200,9 @@ export const makeMcpEndpoint = Effect.gen(function*() {
         body: new TextDecoder().decode(body)
       })
       const runtime = yield* Effect.runtime<never>()
-      const server = mcpServer(dispatch, runtime, request.headers["authorization"])
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+      const loaded = yield* sdk
+      const server = mcpServer(loaded, dispatch, runtime, request.headers["authorization"])
+      const transport = new loaded.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
       const answer = yield* Effect.tryPromise({
         try: async () => {
           await server.connect(transport)
