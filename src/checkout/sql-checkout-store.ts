@@ -16,7 +16,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { IDEMPOTENCY_CLAIM_LOST } from "../db/functions/idempotency-store-answer.ts"
+import { isClaimLost, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
 import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
@@ -31,10 +31,6 @@ import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.
 import { attemptFromRow, type AttemptRow, makeSqlPaymentAttemptStore } from "./sql-payment-attempt-store.ts"
 import { run, sessionFromRow, sessionJson } from "./sql-session-row.ts"
 import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
-
-/** The statement failed because the request's idempotency claim was lost (`idempotency_store_answer`). */
-const isClaimLost = (error: SqlError.SqlError): boolean =>
-  (error.cause as { readonly code?: unknown } | undefined)?.code === IDEMPOTENCY_CLAIM_LOST
 
 /** `run` for a statement that may store an idempotent answer: a lost claim is `claimLost`. */
 const runAnswering = <A>(statement: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
@@ -68,12 +64,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     return runAnswering(statement).pipe(Effect.map((rows) => rows[0]?.inserted === true))
   }
 
-  const storeAnswer = ({ expiresAt, response, target }: AnswerToStore) =>
-    sql`idempotency_store_answer(
-      ${target.scope.keyId}, ${target.scope.method}, ${target.scope.path}, ${target.scope.key}, ${target.claimId},
-      ${response.status}, ${JSON.stringify(response.headers)}::jsonb, ${Buffer.from(response.body)},
-      ${iso(expiresAt)}::timestamptz
-    )`
+  const storeAnswer = (answer: AnswerToStore) => storeAnswerCall(sql, answer)
 
   // One statement: the reservation rows' expiry follows the session's (quantities, and so the
   // stock counters, unchanged), only if the session row is still at `version`; with an answer,

@@ -14,6 +14,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import { isClaimLost, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
 import { iso, jsonValue, millis } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
 import { fromSqlError } from "../db/storage-error.ts"
@@ -133,14 +134,14 @@ export const make: Effect.Effect<IdempotencyStoreService, never, SqlClient.SqlCl
         AND idempotency_key = ${scope.key} AND claim_id = ${claimId} AND state = 'in_flight'
       RETURNING claim_id`).pipe(Effect.map((rows) => rows.length === 1))
 
+  // The statement the stores that write an answer with their own statement call too
+  // (`idempotency_store_answer`); here a lost claim is an answer of false.
   const complete: IdempotencyStoreService["complete"] = (scope, claimId, response, expiresAt) =>
-    run(sql<{ claim_id: string }>`
-      UPDATE idempotency_keys
-      SET state = 'completed', status = ${response.status}, headers = ${JSON.stringify(response.headers)}::jsonb,
-          body = ${Buffer.from(response.body)}, expires_at = ${iso(expiresAt)}::timestamptz, lease_until = NULL
-      WHERE key_id = ${scope.keyId} AND method = ${scope.method} AND path = ${scope.path}
-        AND idempotency_key = ${scope.key} AND claim_id = ${claimId} AND state = 'in_flight'
-      RETURNING claim_id`).pipe(Effect.map((rows) => rows.length === 1))
+    sql`SELECT ${storeAnswerCall(sql, { target: { scope, claimId }, response, expiresAt })}`.pipe(
+      Effect.as(true),
+      Effect.catchIf(isClaimLost, () => Effect.succeed(false)),
+      run
+    )
 
   const release: IdempotencyStoreService["release"] = (scope, claimId) =>
     run(sql<{ claim_id: string }>`

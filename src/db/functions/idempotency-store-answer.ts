@@ -5,10 +5,38 @@
  * longer this request's (its lease ran out and another request took the key over) raises
  * `IDEMPOTENCY_CLAIM_LOST`, which rolls the whole statement back, the write included.
  */
+import type { SqlClient, SqlError } from "@effect/sql"
+import { iso } from "../sql-values.ts"
 import type { SqlFunction } from "./sql-function.ts"
 
 /** The SQLSTATE raised when the claim was lost. */
 export const IDEMPOTENCY_CLAIM_LOST = "IK001"
+
+/** The statement failed because the claim was lost. */
+export const isClaimLost = (error: SqlError.SqlError): boolean =>
+  (error.cause as { readonly code?: unknown } | undefined)?.code === IDEMPOTENCY_CLAIM_LOST
+
+/** The function's call, as a fragment of a statement. */
+export const storeAnswerCall = (
+  sql: SqlClient.SqlClient,
+  { expiresAt, response, target: { claimId, scope } }: {
+    readonly target: {
+      readonly scope: { readonly keyId: string; readonly method: string; readonly path: string; readonly key: string }
+      readonly claimId: string
+    }
+    readonly response: {
+      readonly status: number
+      readonly headers: Readonly<Record<string, string>>
+      readonly body: Uint8Array
+    }
+    readonly expiresAt: number
+  }
+) =>
+  sql`idempotency_store_answer(
+    ${scope.keyId}, ${scope.method}, ${scope.path}, ${scope.key}, ${claimId},
+    ${response.status}, ${JSON.stringify(response.headers)}::jsonb, ${Buffer.from(response.body)},
+    ${iso(expiresAt)}::timestamptz
+  )`
 
 export const idempotencyStoreAnswer: SqlFunction = {
   name: "idempotency_store_answer",
