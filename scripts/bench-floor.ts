@@ -3,7 +3,7 @@
  * @effect/platform, @effect/platform-node, @effect/sql-pg) can do per request against the same
  * PostgreSQL, so the service can be measured against what the stack itself costs.
  *
- * - `GET /read/:id` reads one row by primary key (a jsonb document of about a session's size)
+ * - `GET /read/:id` reads one row by primary key (a jsonb document of a session's size and shape)
  *   and returns it;
  * - `POST /write/:id` (body `{quantity}`) runs one transaction: `SELECT … FOR UPDATE` the row,
  *   `UPDATE` it, `INSERT` an event row.
@@ -35,47 +35,111 @@ class FloorGroup extends HttpApiGroup.make("floor")
 
 class FloorApi extends HttpApi.make("floor").add(FloorGroup) {}
 
-/** A document of roughly the size and shape of a checkout session. */
-const sampleDocument = (id: number) => ({
-  id: `doc_${id}`,
-  status: "ready_for_payment",
-  currency: "usd",
-  line_items: Array.from({ length: 2 }, (_, i) => ({
-    id: `li_${id}_${i}`,
-    item: { id: `product-${i}`, quantity: 1 + i },
-    base_amount: 2500,
-    discount: 0,
-    subtotal: 2500,
-    tax: 222,
-    total: 2722
-  })),
-  fulfillment_address: {
-    name: "Ada Lovelace",
-    line_one: "1 Main Street",
-    city: "New York",
-    state: "NY",
-    country: "US",
-    postal_code: "10001"
-  },
-  fulfillment_options: ["standard", "express"].map((o) => ({
-    type: "shipping",
-    id: o,
-    title: o,
-    subtotal: 500,
-    tax: 44,
-    total: 544
-  })),
-  totals: ["items_base_amount", "subtotal", "fulfillment", "tax", "total"].map((type) => ({
-    type,
-    display_text: type,
-    amount: 5000
-  })),
-  messages: [],
-  links: [{ type: "terms_of_use", url: "https://example.com/terms" }, {
-    type: "privacy_policy",
-    url: "https://example.com/privacy"
-  }]
-})
+/**
+ * A document of the size and shape of the session the bench reads (≈ 3 KB: two line items, two
+ * fulfillment options, totals, links, the payment capabilities, buyer and address), so that the
+ * floor's read moves as many bytes through PostgreSQL, the driver and the socket as our GET does
+ * (the bench's paired runs print both sizes and note it when they differ by more than 10 %).
+ */
+const sampleDocument = (id: number) => {
+  const at = (days: number) => new Date(Date.UTC(2026, 10, 25 + days, 12)).toISOString()
+  const spec = "https://acp.dev/handlers/dev.proto.tokenized.card/2026-01-30"
+  return {
+    id: `doc_${String(id).padStart(22, "0")}`,
+    status: "ready_for_payment",
+    currency: "usd",
+    line_items: [["tshirt-classic", 1, 2500, 222], ["mug-ceramic", 2, 2800, 249]].map((
+      [item, quantity, base, tax]
+    ) => ({
+      id: `li_${String(id).padStart(12, "0")}${String(item).length}${"0".repeat(11)}`,
+      item: { id: item, quantity },
+      base_amount: base,
+      discount: 0,
+      subtotal: base,
+      tax,
+      total: Number(base) + Number(tax)
+    })),
+    fulfillment_options: [["standard", "Standard shipping", "USPS", 4, 500, 44], [
+      "express",
+      "Express shipping",
+      "UPS",
+      1,
+      1500,
+      133
+    ]].map(([option, title, carrier, days, subtotal, tax]) => ({
+      type: "shipping",
+      id: option,
+      title,
+      subtitle: `${days}-${Number(days) + 1} business days`,
+      carrier,
+      earliest_delivery_time: at(Number(days)),
+      latest_delivery_time: at(Number(days) + 2),
+      subtotal,
+      tax,
+      total: Number(subtotal) + Number(tax)
+    })),
+    totals: [["items_base_amount", "Items", 5300], ["subtotal", "Subtotal", 5300], ["fulfillment", "Shipping", 500], [
+      "tax",
+      "Tax",
+      515
+    ], ["total", "Total", 6315]].map(([type, display_text, amount]) => ({ type, display_text, amount })),
+    messages: [],
+    links: [{ type: "terms_of_use", url: "https://merchant.example/legal/terms" }, {
+      type: "privacy_policy",
+      url: "https://merchant.example/legal/privacy"
+    }],
+    capabilities: {
+      payment: {
+        handlers: [{
+          id: "card_tokenized",
+          name: "dev.proto.tokenized.card",
+          version: "2026-01-30",
+          spec,
+          requires_delegate_payment: true,
+          requires_pci_compliance: false,
+          psp: "acp_vault",
+          config_schema: `${spec}/config.schema.json`,
+          instrument_schemas: [`${spec}/instrument.schema.json`],
+          config: {
+            accepted_brands: ["visa", "mastercard", "amex", "discover"],
+            accepted_funding_types: ["credit", "debit"],
+            supports_3ds: true,
+            environment: "test"
+          }
+        }]
+      },
+      interventions: {
+        supported: ["3ds", "address_verification"],
+        required: [],
+        enforcement: "conditional",
+        display_context: "native",
+        redirect_context: "none",
+        max_redirects: 1,
+        max_interaction_depth: 2
+      },
+      extensions: [{
+        name: "dev.proto.discount",
+        extends: ["$.CheckoutSessionCreateRequest.discounts", "$.CheckoutSessionUpdateRequest.discounts"],
+        schema: "https://acp.dev/extensions/dev.proto.discount/2026-01-30/schema.json",
+        spec: "https://acp.dev/extensions/dev.proto.discount/2026-01-30"
+      }]
+    },
+    created_at: at(0),
+    updated_at: at(0),
+    expires_at: at(1),
+    discounts: { codes: [], applied: [], rejected: [] },
+    buyer: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" },
+    fulfillment_address: {
+      name: "Ada Lovelace",
+      line_one: "1 Main Street",
+      city: "New York",
+      state: "NY",
+      country: "US",
+      postal_code: "10001"
+    },
+    fulfillment_option_id: "standard"
+  }
+}
 
 const setup = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -184,6 +184,21 @@ const recordPeaks = (target: string, proc: NodeProcess) => {
  * from one round to the next (floor first, then ours first), and the targets take the median
  * ratio of the `--pairs` rounds.
  */
+/**
+ * The floor's read stands for our GET only if it moves a document of the same size: prints both
+ * and notes a difference of more than 10 % in the results.
+ */
+const compareDocumentSizes = async (ours: NodeProcess, floor: NodeProcess, sessionId: string) => {
+  const size = async (url: string, headers: Record<string, string>) =>
+    Buffer.byteLength(await (await fetch(url, { headers })).text())
+  const session = await size(`${ours.baseUrl}/checkout_sessions/${sessionId}`, authHeaders)
+  const document = await size(`${floor.baseUrl}/read/0`, {})
+  log(`  a GET session answers ${session} bytes, the floor's read ${document} bytes`)
+  if (Math.abs(document - session) > session / 10) {
+    notes.push(`the floor's read answers ${document} bytes, a GET session ${session}: the read is not comparable`)
+  }
+}
+
 const pairedRuns = async (catalogFile: string) => {
   log(`\n[pairs] our server and the floor back to back, ${pairRounds} rounds, alternating order`)
   const floorDb = await createDatabase(ADMIN_URL, "bench_floor_pairs")
@@ -192,6 +207,7 @@ const pairedRuns = async (catalogFile: string) => {
     const floor = await startFloor("floor-pairs", floorDb.url)
     const ours = await startOurs("postgres-pairs", catalogFile, { DATABASE_URL: oursDb.url })
     const ids = await preCreateSessions(ours)
+    await compareDocumentSizes(ours, floor, ids[0]!)
     const kinds = [
       ...(scenarios.has("get") ? [["get_session", getSessionLoad(ids), floorReadLoad] as const] : []),
       ...(scenarios.has("create") ? [["create_session", createSessionLoad, floorWriteLoad] as const] : [])
@@ -250,6 +266,14 @@ const pairedRuns = async (catalogFile: string) => {
 // ---------------------------------------------------------------------------------------------
 // Bench
 
+/** Where the profiled server's time went (with `--profile`), from the profile it left in `dir`. */
+const printProfile = (server: string, dir: string | undefined) => {
+  const file = dir === undefined ? undefined : readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
+  if (file === undefined) return
+  log(`\nCPU profile of ${server}: ${join(dir!, file)}`)
+  log(summarizeCpuProfile(JSON.parse(readFileSync(join(dir!, file), "utf8")), 30))
+}
+
 /** Pins PostgreSQL beside the load generator (given back at the end) and says where everything runs. */
 const placement = (pgUp: boolean) => {
   const generator = hasWrk ? "wrk" : "autocannon in a child process (install wrk for a lighter load generator)"
@@ -300,12 +324,14 @@ const bench = async () => {
   if (pgUp && wanted.has("floor")) {
     log("\n[floor] HttpApi + @effect/sql-pg on PostgreSQL")
     const db = await createDatabase(ADMIN_URL, "bench_floor")
+    const profileDir = args.profile ? join(workDir, "floor-profile") : undefined
     try {
-      const proc = await startFloor("floor", db.url)
+      const proc = await startFloor("floor", db.url, profileDir)
       await cannonScenario("floor", proc, "floor_read", floorReadLoad)
       await cannonScenario("floor", proc, "floor_write", floorWriteLoad)
       peaks["floor"] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
       await stop(proc)
+      printProfile("the floor", profileDir)
     } finally {
       await db.drop()
     }
@@ -319,13 +345,7 @@ const bench = async () => {
       const proc = await startOurs("postgres", catalogFile, { DATABASE_URL: db.url }, profileDir)
       await benchOurs("postgres", proc)
       await stop(proc)
-      if (profileDir !== undefined) {
-        const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
-        if (file !== undefined) {
-          log(`\nCPU profile of the PostgreSQL server: ${join(profileDir, file)}`)
-          log(summarizeCpuProfile(JSON.parse(readFileSync(join(profileDir, file), "utf8")), 30))
-        }
-      }
+      printProfile("the PostgreSQL server", profileDir)
     } finally {
       await db.drop()
     }

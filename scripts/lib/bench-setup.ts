@@ -139,9 +139,13 @@ export const startOurs = async (
 }
 
 /** The stack floor (`scripts/bench-floor.ts`, compiled) on the database at `url`, with our server's Node flags. */
-export const startFloor = async (name: string, url: string) => {
+export const startFloor = async (name: string, url: string, profileDir?: string) => {
   const port = await freePort()
-  const floorArgs = [...serverNodeArgs().slice(0, -1), buildFloor()]
+  const floorArgs = [
+    ...(profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+    ...serverNodeArgs().slice(0, -1),
+    buildFloor()
+  ]
   return start(name, floorArgs, { PORT: String(port), DATABASE_URL: url, DATABASE_POOL_SIZE: args.pool }, port)
 }
 

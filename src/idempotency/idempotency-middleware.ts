@@ -305,10 +305,8 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
       renewEveryMillis: options.renewEveryMillis ?? Math.max(1, Math.floor(leaseMillis / 3))
     }
 
-    return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+    const post = <E, R>(request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default<E, R>) =>
       Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        if (request.method !== "POST") return yield* app
         const path = canonicalPath(request.url.split("?")[0]!)
         const route = routeOf(path)
         if (route === undefined) return yield* app
@@ -371,6 +369,13 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
           faults
         })
       })
+
+    // Every request passes through here: those that are not POSTs go on without a generator.
+    return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+      Effect.flatMap(
+        HttpServerRequest.HttpServerRequest,
+        (request) => request.method !== "POST" ? app : post(request, app)
+      )
   })
 
 /** Storage failure while claiming: 503 (Retry-After added outside) when unreachable, else 500. */

@@ -16,7 +16,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Effect } from "effect"
+import { Cause, Effect, FiberRef, HashMap } from "effect"
 import { toJsonPath } from "../../shared/schema-helpers.ts"
 import { randomId } from "../ids.ts"
 import { type ApiError, BadRequest, errorBody, internalError, MethodNotAllowed, NotFound, statusOf } from "./errors.ts"
@@ -51,18 +51,24 @@ const isRouteNotFound = (u: unknown): boolean => HttpServerError.isServerError(u
 /**
  * The outermost middleware: request id, access log, 404/405 (from the routes of `api` and the
  * `extraRoutes` served beside them, such as the documentation), 500.
+ *
+ * The request id is set as a log annotation for the rest of the fiber the request runs in, not in
+ * a scope that restores the previous annotations afterwards (`Effect.annotateLogs`, a FiberRef
+ * scope of about twenty runtime steps on every request): every request runs in a fiber of its own
+ * (the HTTP server forks one per request, an MCP tool call runs its REST request on a new one),
+ * so nothing runs after it in that fiber. A plain pipeline, not a generator, for the same reason.
  */
 export const requestMiddleware =
   (api: HttpApi.HttpApi.Any, extraRoutes: ReadonlyArray<ExtraRoute> = []) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
     const routes = makeRouteTable(api, extraRoutes)
-    return Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const given = request.headers["request-id"]
       const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
       const started = Date.now()
       // One log annotation for the request's whole run, the access log line included.
-      const response = yield* app.pipe(
+      return FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("request_id", requestId as unknown)).pipe(
+        Effect.zipRight(app),
         Effect.catchAllCause((cause) => {
           const failure = Cause.squash(cause)
           if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, request.url))
@@ -79,13 +85,13 @@ export const requestMiddleware =
         Effect.tap((response) =>
           Effect.logInfo(`${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
         ),
-        Effect.annotateLogs("request_id", requestId)
-      )
-      return response.pipe(
-        HttpServerResponse.setHeader("request-id", requestId),
-        HttpServerResponse.setHeader("content-language", "en"),
-        withRetryAfterOn503,
-        withIdempotencyKeyEcho(request.headers["idempotency-key"])
+        Effect.map((response) =>
+          withIdempotencyKeyEcho(request.headers["idempotency-key"])(
+            withRetryAfterOn503(
+              HttpServerResponse.setHeaders(response, { "request-id": requestId, "content-language": "en" })
+            )
+          )
+        )
       )
     })
   }
