@@ -92,7 +92,7 @@ export class AuthnRoleEnabled extends HttpApiMiddleware.Tag<AuthnRoleEnabled>()(
   failure: NotFoundWire
 }) {}
 
-/** Bearer authentication answered in this API's error object (then `Authorization` provides the client). */
+/** Bearer authentication answered in this API's error object (then `Authorization` checks the same resolution). */
 export class AuthnBearer extends HttpApiMiddleware.Tag<AuthnBearer>()("acp/AuthnBearer", {
   failure: AuthnUnauthorizedWire
 }) {}

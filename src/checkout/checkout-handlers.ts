@@ -130,7 +130,7 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
     const limitDiscountCodes = <E, R>(
       codes: ReadonlyArray<string> | undefined,
       change: Effect.Effect<Session, E, R>
-    ): Effect.Effect<Session, E | TooManyRequests, R | CurrentClient> =>
+    ): Effect.Effect<Session, E | TooManyRequests, R | HttpServerRequest.HttpServerRequest> =>
       codes === undefined || codes.length === 0 ? change : Effect.gen(function*() {
         const key = `discount_codes:${(yield* CurrentClient).keyId}`
         yield* limiter.peek(key, discountCodeBucket).pipe(

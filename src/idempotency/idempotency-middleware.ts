@@ -66,8 +66,8 @@ import {
 import { annotation, declares, makeRouteTable, type Route } from "../platform/http/route-table.ts"
 import {
   ApiVersion,
+  authenticate,
   Authorization,
-  bearerTokenOf,
   makeApiKeyResolver,
   makeApiVersionCheck
 } from "../platform/http/security.ts"
@@ -310,7 +310,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
         const path = canonicalPath(request.url.split("?")[0]!)
         const route = routeOf(path)
         if (route === undefined) return yield* app
-        const keyId = resolveKeyId(bearerTokenOf(request.headers["authorization"]))
+        const keyId = authenticate(resolveKeyId, request)?.keyId
         // Unauthenticated: not ours to answer (401 from the route) and never stored.
         if (keyId === undefined) return yield* app
         const apiVersion = request.headers["api-version"]

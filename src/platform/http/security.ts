@@ -6,18 +6,60 @@
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import * as crypto from "node:crypto"
 import type { ApiVersionName } from "../../shared/api-versions.ts"
 import { AppConfig, type AppConfigShape } from "../config.ts"
 import { BadRequest, BadRequestWire, Unauthorized, UnauthorizedWire } from "./errors.ts"
 
 /** Who is calling: a stable, non-secret id of the API key used (scope of idempotency and rate limits). */
-export class CurrentClient extends Context.Tag("acp/CurrentClient")<CurrentClient, { readonly keyId: string }>() {}
+export interface Client {
+  readonly keyId: string
+}
+
+/**
+ * The client of each request that a bearer check let through, by request. Every check of a
+ * request (`Authorization`, the bearer checks of groups with their own error objects, the
+ * idempotency middleware) resolves the token once and later ones read it here: the key's
+ * SHA-256 and its constant-time comparisons are paid once per request.
+ */
+const authenticated = new WeakMap<HttpServerRequest.HttpServerRequest, Client>()
+
+/**
+ * The client of `request` by its bearer token (undefined when it matches no configured key),
+ * resolved once per request with `resolve` (every resolver of a process is built from the same
+ * configured keys).
+ */
+export const authenticate = (
+  resolve: (token: string) => string | undefined,
+  request: HttpServerRequest.HttpServerRequest
+): Client | undefined => {
+  const known = authenticated.get(request)
+  if (known !== undefined) return known
+  const keyId = resolve(bearerTokenOf(request.headers["authorization"]))
+  if (keyId === undefined) return undefined
+  const client = { keyId }
+  authenticated.set(request, client)
+  return client
+}
+
+/**
+ * The caller of the current request, on routes behind `Authorization`. Read from the check's
+ * result rather than provided by the middleware: providing a service per request costs a FiberRef
+ * scope on every authenticated request. On a route without `Authorization` it is a defect.
+ */
+export const CurrentClient: Effect.Effect<Client, never, HttpServerRequest.HttpServerRequest> = Effect.flatMap(
+  HttpServerRequest.HttpServerRequest,
+  (request) => {
+    const client = authenticated.get(request)
+    return client === undefined
+      ? Effect.dieMessage("CurrentClient read on a route without Authorization")
+      : Effect.succeed(client)
+  }
+)
 
 export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("acp/Authorization", {
   failure: UnauthorizedWire,
-  provides: CurrentClient,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
@@ -88,21 +130,25 @@ export const makeBearerCheck = <E>(
   Effect.map(AppConfig, (config) => {
     const resolve = makeApiKeyResolver(config.apiKeys)
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      resolve(bearerTokenOf(request.headers["authorization"])) !== undefined
+      authenticate(resolve, request) !== undefined
         ? Effect.void
         : Effect.fail(refusal(request, config)))
   })
 
+/**
+ * The bearer check: the token `HttpApiSecurity.bearer` decodes is the one `bearerTokenOf` reads
+ * from the same header, resolved once per request (`authenticate`).
+ */
 export const AuthorizationLive = Layer.effect(
   Authorization,
   Effect.map(AppConfig, (config) => {
     const resolve = makeApiKeyResolver(config.apiKeys)
     return Authorization.of({
-      bearer: (token) =>
-        Effect.suspend(() => {
-          const match = resolve(Redacted.value(token))
-          return match === undefined ? Effect.fail(unauthorized()) : Effect.succeed({ keyId: match })
-        })
+      bearer: () =>
+        Effect.flatMap(
+          HttpServerRequest.HttpServerRequest,
+          (request) => authenticate(resolve, request) === undefined ? Effect.fail(unauthorized()) : Effect.void
+        )
     })
   })
 )
