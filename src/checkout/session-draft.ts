@@ -3,9 +3,9 @@
  * everything derived from it: line ids, the items' checks, prices, options, totals, readiness.
  */
 import { Either } from "effect"
-import { createHash } from "node:crypto"
 import type { CatalogSnapshot, Product } from "../catalog/catalog.ts"
 import { multiplyAmount } from "../shared/money.ts"
+import { sha256 } from "../shared/sha256.ts"
 import type {
   Address,
   Buyer,
@@ -33,7 +33,7 @@ import { interventionMessages, readinessMessages } from "./session-readiness.ts"
 
 /** `li_` + 24 hex chars of sha256(session id, product id, n-th occurrence of that product). */
 export const lineItemId = (sessionId: string, productId: string, occurrence: number): string =>
-  "li_" + createHash("sha256").update(`${sessionId}\0${productId}\0${occurrence}`).digest("hex").slice(0, 24)
+  "li_" + sha256(`${sessionId}\0${productId}\0${occurrence}`).toString("hex", 0, 12)
 
 const lineItemIds = (sessionId: string, items: ReadonlyArray<Item>): ReadonlyArray<string> => {
   const seen = new Map<string, number>()

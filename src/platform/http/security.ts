@@ -7,8 +7,9 @@ import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Layer, Redacted } from "effect"
-import * as crypto from "node:crypto"
+import { timingSafeEqual } from "node:crypto"
 import type { ApiVersionName } from "../../shared/api-versions.ts"
+import { sha256 } from "../../shared/sha256.ts"
 import { AppConfig, type AppConfigShape } from "../config.ts"
 import { BadRequest, BadRequestWire, Unauthorized, UnauthorizedWire } from "./errors.ts"
 
@@ -75,15 +76,6 @@ export class ApiVersion extends HttpApiMiddleware.Tag<ApiVersion>()("acp/ApiVers
 export const RequestedApiVersion: Effect.Effect<ApiVersionName, never, HttpServerRequest.HttpServerRequest> = Effect
   .map(HttpServerRequest.HttpServerRequest, (request) => request.headers["api-version"] as ApiVersionName)
 
-/**
- * SHA-256 of a string. Every authenticated request hashes its bearer token: the one-shot
- * `crypto.hash` (Node 20.12 and later) costs about half of a `Hash` object's create, update
- * and digest.
- */
-const digest: (value: string) => Buffer = typeof crypto.hash === "function"
-  ? (value) => crypto.hash("sha256", value, "buffer")
-  : (value) => crypto.createHash("sha256").update(value, "utf8").digest()
-
 export const unauthorized = () =>
   new Unauthorized({
     type: "invalid_request",
@@ -92,7 +84,7 @@ export const unauthorized = () =>
   })
 
 /** The stable, non-secret id of an API key (the `CurrentClient.keyId` of requests made with it). */
-export const apiKeyId = (key: string): string => `key_${digest(key).subarray(0, 6).toString("hex")}`
+export const apiKeyId = (key: string): string => `key_${sha256(key).subarray(0, 6).toString("hex")}`
 
 /**
  * The bearer token of an `Authorization` header value, read exactly as the `HttpApiSecurity.bearer`
@@ -107,13 +99,13 @@ export const bearerTokenOf = (authorization: string | undefined): string =>
  * caller before the route runs (idempotency), so both always agree on who is calling.
  */
 export const makeApiKeyResolver = (apiKeys: ReadonlyArray<Redacted.Redacted<string>>) => {
-  const keys = apiKeys.map((key) => ({ hash: digest(Redacted.value(key)), keyId: apiKeyId(Redacted.value(key)) }))
+  const keys = apiKeys.map((key) => ({ hash: sha256(Redacted.value(key)), keyId: apiKeyId(Redacted.value(key)) }))
   return (token: string): string | undefined => {
-    const presented = digest(token)
+    const presented = sha256(token)
     // Compare against every key, without an early exit, so timing says nothing about which matched.
     let match: string | undefined
     for (const key of keys) {
-      if (crypto.timingSafeEqual(presented, key.hash) && match === undefined) match = key.keyId
+      if (timingSafeEqual(presented, key.hash) && match === undefined) match = key.keyId
     }
     return token.length === 0 ? undefined : match
   }
