@@ -92,7 +92,7 @@ export class AuthnRoleEnabled extends HttpApiMiddleware.Tag<AuthnRoleEnabled>()(
   failure: NotFoundWire
 }) {}
 
-/** Bearer authentication answered in this API's error object (then `Authorization` checks the same resolution). */
+/** Bearer authentication answered in this API's error object (`Authorization` then reads the same result). */
 export class AuthnBearer extends HttpApiMiddleware.Tag<AuthnBearer>()("acp/AuthnBearer", {
   failure: AuthnUnauthorizedWire
 }) {}

@@ -214,9 +214,9 @@ export class DelegateRoleEnabled extends HttpApiMiddleware.Tag<DelegateRoleEnabl
 
 /**
  * Bearer authentication answered in the delegate error object of the request's version. It runs
- * just before `Authorization`, with the same check (`makeApiKeyResolver`): a request it lets
- * through, `Authorization` lets through too (the token is resolved once per request). `Authorization` alone
- * would answer in the common error object, whose code is outside the official versions' enums.
+ * just before `Authorization`, with the same check (`authenticate`, once per request): a request
+ * it lets through, `Authorization` lets through too. `Authorization` alone would answer in the
+ * common error object, whose code is outside the official versions' enums.
  */
 export class DelegateAuthentication
   extends HttpApiMiddleware.Tag<DelegateAuthentication>()("acp/DelegateAuthentication", {
