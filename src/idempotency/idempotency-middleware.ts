@@ -54,7 +54,8 @@ import { FaultInjection, type FaultInjectionShape } from "../platform/fault-inje
 import { internalError, serviceUnavailable } from "../platform/http/errors.ts"
 import { isValidIdempotencyKey } from "../platform/http/idempotency-key.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
-import { isJsonContentType, MAX_BODY_BYTES } from "../platform/http/request-body.ts"
+import { MAX_BODY_BYTES, requestBodyText } from "../platform/http/request-body-bytes.ts"
+import { isJsonContentType } from "../platform/http/request-body.ts"
 import { makeRequestSignatureCheck, RequestSignature } from "../platform/http/request-signature.ts"
 import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, withRetryAfter } from "../platform/http/retry-after.ts"
 import {
@@ -330,10 +331,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
         if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) return yield* app
         // The same cached read the handler makes (same size limit); if it fails, the handler
         // answers (413/400) and nothing is claimed.
-        const body = yield* request.text.pipe(
-          HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-          Effect.option
-        )
+        const body = yield* Effect.option(requestBodyText)
         if (Option.isNone(body)) return yield* app
         // Likewise an unsigned or stale request where signatures are required (the route: 401).
         const now = yield* Clock.currentTimeMillis

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Runtime, TestClock } from "effect"
 import fc from "fast-check"
-import { MAX_BODY_BYTES } from "../../src/platform/http/request-body.ts"
+import { MAX_BODY_BYTES } from "../../src/platform/http/request-body-bytes.ts"
 import { signPayload } from "../../src/shared/hmac-signature.ts"
 import { MAX_JSON_DEPTH } from "../../src/shared/json-depth.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"

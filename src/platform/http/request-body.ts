@@ -10,15 +10,13 @@
  */
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option, type ParseResult, Schema } from "effect"
 import { jsonDepthProblem, TOO_DEEP_MESSAGE } from "../../shared/json-depth.ts"
 import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storable-text.ts"
 import { BadRequest, PayloadTooLarge } from "./errors.ts"
-
-export const MAX_BODY_BYTES = 1024 * 1024
+import { type BodyReadFailure, MAX_BODY_BYTES, requestBodyBytes, requestBodyText } from "./request-body-bytes.ts"
 
 const tooLarge = () =>
   new PayloadTooLarge({
@@ -36,50 +34,43 @@ export const isJsonContentType = (value: string | undefined) => {
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
 }
 
+/** A body that could not be read: 413 when too large, else 400. */
+const bodyReadError = (failure: BodyReadFailure) =>
+  failure === "too_large" ? tooLarge() : invalidJson("The request body could not be read.")
+
 /**
- * The body read by `read` (the request's cached text or bytes), at most `MAX_BODY_BYTES`: a larger
- * declared or actual body is 413, an unreadable one 400.
+ * `read` (the request's body, read once: `request-body-bytes.ts`), at most `MAX_BODY_BYTES`: a
+ * larger declared or actual body is 413, an unreadable one 400.
  */
 const readBounded = <A>(
-  read: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, HttpServerError.RequestError>,
-  byteLength: (body: A) => number
+  read: Effect.Effect<A, BodyReadFailure, HttpServerRequest.HttpServerRequest>
 ): Effect.Effect<A, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const declared = Number(request.headers["content-length"] ?? "0")
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return yield* tooLarge()
-    const body = yield* read(request).pipe(
-      HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-      Effect.mapError((error) =>
-        error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
-          ? tooLarge()
-          : invalidJson("The request body could not be read.")
-      )
-    )
-    if (byteLength(body) > MAX_BODY_BYTES) return yield* tooLarge()
-    return body
+    return Number.isFinite(declared) && declared > MAX_BODY_BYTES
+      ? Effect.fail(tooLarge())
+      : Effect.mapError(read, bodyReadError)
   })
 
 /** The exact request bytes, size-checked, whatever the content type (a signed body is verified as sent). */
 export const readRawBody: Effect.Effect<Uint8Array, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
-  Effect.map(
-    readBounded((request) => request.arrayBuffer, (buffer) => buffer.byteLength),
-    (buffer) => new Uint8Array(buffer)
-  )
+  readBounded(requestBodyBytes)
 
 /** The raw body text, enforcing content type and size. */
 export const readJsonText: Effect.Effect<string, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (!isJsonContentType(request.headers["content-type"])) {
-      return yield* new BadRequest({
-        type: "invalid_request",
-        code: "invalid_content_type",
-        message: "Requests with a body must have Content-Type: application/json."
-      })
-    }
-    return yield* readBounded((r) => r.text, (text) => Buffer.byteLength(text, "utf8"))
-  })
+  Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request) =>
+      isJsonContentType(request.headers["content-type"])
+        ? readBounded(requestBodyText)
+        : Effect.fail(
+          new BadRequest({
+            type: "invalid_request",
+            code: "invalid_content_type",
+            message: "Requests with a body must have Content-Type: application/json."
+          })
+        )
+  )
 
 /** 400 `invalid_json` at the first value of `json` nested deeper than `MAX_JSON_DEPTH`. */
 const tooDeepError = (json: unknown): BadRequest | undefined => {

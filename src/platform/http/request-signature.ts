@@ -6,10 +6,10 @@
  * `{type: "invalid_request", code: "invalid_signature"}`. When unset, both headers are accepted
  * and ignored (the body is not even read here).
  *
- * The raw body is read through `request.text`, which the platform caches per request, so the
- * handler reads the same text again afterwards (with the same 1 MiB limit). A body that cannot be
- * read (too large, broken stream) is left for the handler to report (413/400): the handler fails
- * on the same cached read before doing anything.
+ * The raw body is read once per request (`request-body-bytes.ts`), so the handler gets the same
+ * text afterwards (with the same 1 MiB limit). A body that cannot be read (too large, broken
+ * stream) is left for the handler to report (413/400): the handler fails on the same read before
+ * doing anything.
  */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -17,7 +17,7 @@ import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
 import { verifyRequestSignature } from "../../shared/request-signing.ts"
 import { AppConfig, type AppConfigShape } from "../config.ts"
 import { Unauthorized, UnauthorizedWire } from "./errors.ts"
-import { MAX_BODY_BYTES } from "./request-body.ts"
+import { requestBodyText } from "./request-body-bytes.ts"
 
 /** Accepted distance between the `Timestamp` header and the Clock, in seconds. */
 export const REQUEST_SIGNATURE_TOLERANCE_SECONDS = 300
@@ -77,10 +77,7 @@ export const makeRequestSignatureProblem = (secrets: AppConfigShape["requestSign
   const check = makeRequestSignatureCheck(secrets)
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const body = yield* request.text.pipe(
-      HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-      Effect.option
-    )
+    const body = yield* Effect.option(requestBodyText)
     if (Option.isNone(body)) return undefined
     return check(request.headers, body.value, yield* Clock.currentTimeMillis)
   })
