@@ -29,7 +29,7 @@ import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { CheckoutApi } from "./checkout-api.ts"
 import { mapCheckoutErrors, toApiError } from "./checkout-error-handlers.ts"
 import { CheckoutService, type CompleteError } from "./checkout-service.ts"
-import type { Session } from "./session-model.ts"
+import { checkoutSessionJson, type Session } from "./session-model.ts"
 import type { CheckoutCodec, RequestCodec } from "./wire/checkout-codec.ts"
 import { checkoutCodecs } from "./wire/checkout-codecs.ts"
 
@@ -80,9 +80,22 @@ const decodeCancelBody = (codec: CheckoutCodec) =>
 
 const json = (body: unknown, status: 200 | 201 = 200) => HttpServerResponse.unsafeJson(body, { status })
 
-/** The answer of a route that writes a session: the session in the request's version. */
+/**
+ * A session's wire form already serialized: by the store (`CheckoutService.getJson`, GET answers
+ * the versions whose session response it is with it, without parsing it) or once for the store
+ * and the answer (`checkoutSessionJson`).
+ */
+const sessionJsonResponse = (text: string, status: 200 | 201 = 200) =>
+  HttpServerResponse.text(text, { status, contentType: "application/json" })
+
+/**
+ * The answer of a route that writes a session: the session in the request's version; where that is
+ * the wire form, its text rendered once (`checkoutSessionJson`: the stored row shares it).
+ */
 const sessionAnswer = (codec: CheckoutCodec, status: 200 | 201): RouteAnswer<Session> => ({
-  success: (session) => json(codec.session.encode(session), status)
+  success: codec.sessionIsStoredProjection
+    ? (session) => sessionJsonResponse(checkoutSessionJson(session), status)
+    : (session) => json(codec.session.encode(session), status)
 })
 
 /**
@@ -99,13 +112,6 @@ const completedAnswer = (codec: CheckoutCodec): RouteAnswer<Session, CompleteErr
     ),
   failure: (error) => errorResponse(toApiError(error, codec))
 })
-
-/**
- * A session's stored projection already serialized (`CheckoutService.getJson`): GET answers the
- * versions whose session response it is with the text the store produced, without parsing it.
- */
-const sessionJsonResponse = (text: string) =>
-  HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
 
 // ---------------------------------------------------------------------------------------------
 // Handlers

@@ -293,24 +293,29 @@ export const writeOptimistically = <S, D, ES, ED, RS, RD>(
         (written) => (written ? Option.some(step.outcome(decision)) : Option.none()),
         true
       )).pipe(Effect.map((written) => (written ? Option.some(decision) : Option.none())))
-  const underLocks = commitWithAnswer(
-    transaction,
-    Effect.flatMap(
-      step.lockedSnapshot,
-      (snapshot) =>
-        Effect.flatMap(
-          step.decide(snapshot),
-          (decision) =>
-            Effect.flatMap(step.write(decision, snapshot), (written) =>
-              written ? Effect.succeed(decision) : Effect.fail(
-                new StorageError({ reason: "failure", cause: new Error("a conditional write refused under its locks") })
-              ))
-        )
-    ),
-    (decision) => Option.some(step.outcome(decision))
-  )
+  // Built only when the optimistic write did not hold (most writes do).
+  const underLocks = () =>
+    commitWithAnswer(
+      transaction,
+      Effect.flatMap(
+        step.lockedSnapshot,
+        (snapshot) =>
+          Effect.flatMap(
+            step.decide(snapshot),
+            (decision) =>
+              Effect.flatMap(step.write(decision, snapshot), (written) =>
+                written ? Effect.succeed(decision) : Effect.fail(
+                  new StorageError({
+                    reason: "failure",
+                    cause: new Error("a conditional write refused under its locks")
+                  })
+                ))
+          )
+      ),
+      (decision) => Option.some(step.outcome(decision))
+    )
   return Effect.flatMap(
     Effect.flatMap(step.snapshot, (snapshot) => Effect.flatMap(step.decide(snapshot), writeDecided(snapshot))),
-    (written) => (Option.isSome(written) ? Effect.succeed(written.value) : underLocks)
+    (written) => (Option.isSome(written) ? Effect.succeed(written.value) : underLocks())
   )
 }

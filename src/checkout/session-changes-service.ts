@@ -52,7 +52,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       const redemptions = yield* ctx.couponUsage(request.discounts?.codes ?? [], now, id, false)
       const created = yield* writeOptimistically(store.transaction, {
         snapshot: Effect.succeed<ReadonlyMap<string, number> | "unchecked">("unchecked"),
-        lockedSnapshot: store.inventory.lockStock(uniqueProductIds(request.items), now, id),
+        lockedSnapshot: Effect.suspend(() => store.inventory.lockStock(uniqueProductIds(request.items), now, id)),
         decide: (available) =>
           reduce(undefined, SessionCommand.Create({ id, request }), ctx.reducerContext(now, available, redemptions)),
         write: (transition) => store.createSessionReservingStock(transition, now),

@@ -64,6 +64,22 @@ export const toCheckoutSession = (session: Session): CheckoutSession => {
   return encoded
 }
 
+const renderedWireForms = new WeakMap<Session, string>()
+
+/**
+ * `toCheckoutSession` as JSON text, rendered once per session object: a session that is both
+ * stored (`sessionJson` of the SQL stores) and answered in a version whose response is the wire
+ * form is serialized once. Sessions are immutable values, so the text stays true.
+ */
+export const checkoutSessionJson = (session: Session): string => {
+  let text = renderedWireForms.get(session)
+  if (text === undefined) {
+    text = JSON.stringify(toCheckoutSession(session))
+    renderedWireForms.set(session, text)
+  }
+  return text
+}
+
 /** The wire form of a completed session: the session and its order. */
 export const toCheckoutSessionWithOrder = (
   session: Session & { readonly order: OrderSummary }

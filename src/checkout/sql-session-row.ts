@@ -9,7 +9,7 @@ import { jsonValue } from "../db/sql-values.ts"
 import { fromSqlError, StorageError } from "../db/storage-error.ts"
 import { SessionStatus } from "./checkout-schemas.ts"
 import type { SessionJson } from "./checkout-store.ts"
-import type { Session } from "./session-model.ts"
+import { checkoutSessionJson, INTERNAL_SESSION_FIELDS, type Session } from "./session-model.ts"
 
 const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
 
@@ -31,10 +31,18 @@ const isStoredSession = (value: unknown): value is Session =>
   typeof (value as { readonly id?: unknown }).id === "string" &&
   SESSION_STATUSES.has((value as { readonly status?: unknown }).status)
 
-/** The stored JSON is the session as typed: the schema has no transformations (checked here). */
+/**
+ * The stored JSON is the session as typed: the schema has no transformations (checked here). It is
+ * the wire form's text (`checkoutSessionJson`, which the response may share) with the internal
+ * fields added: the wire form always has an `id`, so it is a non-empty object.
+ */
 export const sessionJson = (session: Session): string => {
   const encoded: typeof Session.Encoded = session
-  return JSON.stringify(encoded)
+  const internal: Partial<Record<(typeof INTERNAL_SESSION_FIELDS)[number], unknown>> = {}
+  for (const field of INTERNAL_SESSION_FIELDS) internal[field] = encoded[field]
+  const internalJson = JSON.stringify(internal)
+  const wire = checkoutSessionJson(session)
+  return internalJson === "{}" ? wire : `${wire.slice(0, -1)},${internalJson.slice(1)}`
 }
 
 /** The session of a row's `data`, or none without a row. */

@@ -1,0 +1,29 @@
+/**
+ * The stored JSON of a session (`sessionJson`) is its wire form's text (`checkoutSessionJson`,
+ * which the answers share) with the internal fields spliced in: for any session it is the same
+ * JSON value as the session serialized whole, and the wire text is the wire form's.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Arbitrary, FastCheck as fc } from "effect"
+import { checkoutSessionJson, Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
+import { sessionJson } from "../../src/checkout/sql-session-row.ts"
+
+const sessions = Arbitrary.make(Session)
+
+describe("a session's stored JSON", () => {
+  it("is the session serialized whole, and its wire text the wire form's", () => {
+    fc.assert(
+      fc.property(sessions, (session) => {
+        expect(JSON.parse(sessionJson(session))).toEqual(JSON.parse(JSON.stringify(session)))
+        expect(JSON.parse(checkoutSessionJson(session))).toEqual(JSON.parse(JSON.stringify(toCheckoutSession(session))))
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("is rendered once per session value: the wire text is the same string for the store and the answer", () => {
+    const session = fc.sample(sessions, { numRuns: 1, seed: 7 })[0]!
+    expect(checkoutSessionJson(session)).toBe(checkoutSessionJson(session))
+    expect(sessionJson(session).startsWith(checkoutSessionJson(session).slice(0, -1))).toBe(true)
+  })
+})
