@@ -17,12 +17,7 @@ import { Effect, Either, ParseResult } from "effect"
 import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { BadRequest, TooManyRequests } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
-import {
-  badRequestFromParseError,
-  parseJson,
-  readJsonText,
-  unstorableTextError
-} from "../platform/http/request-body.ts"
+import { badRequestFromParseError, readJson, unstorableTextError } from "../platform/http/request-body.ts"
 import { setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient, RequestedApiVersion } from "../platform/http/security.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
@@ -45,27 +40,19 @@ const requestCodec = Effect.map(RequestedApiVersion, (version) => checkoutCodecs
  * merchant cannot honour.
  */
 const decodeBody = <Input>(codec: RequestCodec<Input>) =>
-  readJsonText.pipe(
-    Effect.flatMap(parseJson),
-    Effect.flatMap((json) => {
-      const unstorable = unstorableTextError(json)
-      if (unstorable !== undefined) return Effect.fail(unstorable)
-      return Either.match(codec.decode(json), {
-        onLeft: (problem) =>
-          Effect.fail(
-            ParseResult.isParseError(problem)
-              ? badRequestFromParseError(problem)
-              : new BadRequest({
-                type: "invalid_request",
-                code: problem.code,
-                message: problem.message,
-                param: problem.param
-              })
-          ),
-        onRight: Effect.succeed
-      })
-    })
-  )
+  Effect.flatMap(readJson, (json): Either.Either<Input, BadRequest> => {
+    const unstorable = unstorableTextError(json)
+    if (unstorable !== undefined) return Either.left(unstorable)
+    return Either.mapLeft(codec.decode(json), (problem) =>
+      ParseResult.isParseError(problem)
+        ? badRequestFromParseError(problem)
+        : new BadRequest({
+          type: "invalid_request",
+          code: problem.code,
+          message: problem.message,
+          param: problem.param
+        }))
+  })
 
 /** The cancel body of a version that defines one (it is optional); none is read otherwise. */
 const decodeCancelBody = (codec: CheckoutCodec) =>
@@ -160,13 +147,12 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
         return session
       })
     return handlers
+      // Pipelines rather than generators on the write routes too: fewer runtime steps per request.
       .handleRaw("create", () =>
-        Effect.gen(function*() {
-          const codec = yield* requestCodec
-          const input = yield* decodeBody(codec.create)
-          return yield* limitDiscountCodes(input.discounts?.codes, mapCheckoutErrors(checkout.create(input), codec))
-            .pipe(answeredWith(sessionAnswer(codec, 201)))
-        }))
+        Effect.flatMap(requestCodec, (codec) =>
+          Effect.flatMap(decodeBody(codec.create), (input) =>
+            limitDiscountCodes(input.discounts?.codes, mapCheckoutErrors(checkout.create(input), codec))
+              .pipe(answeredWith(sessionAnswer(codec, 201))))))
       // The hottest route: a plain pipeline (a generator costs measurably more per request here).
       .handle("get", ({ path }) =>
         Effect.flatMap(requestCodec, (codec) =>
@@ -174,26 +160,23 @@ export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (h
             ? Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id), codec), sessionJsonResponse)
             : Effect.map(
               mapCheckoutErrors(checkout.get(path.checkout_session_id), codec),
-              (session) => json(codec.session.encode(session))
+              (session) =>
+                json(codec.session.encode(session))
             )))
       .handleRaw("update", ({ path }) =>
-        Effect.gen(function*() {
-          const codec = yield* requestCodec
-          const input = yield* decodeBody(codec.update)
-          return yield* limitDiscountCodes(
-            input.discounts?.codes,
-            mapCheckoutErrors(checkout.update(path.checkout_session_id, input), codec)
-          ).pipe(answeredWith(sessionAnswer(codec, 200)))
-        }))
+        Effect.flatMap(requestCodec, (codec) =>
+          Effect.flatMap(decodeBody(codec.update), (input) =>
+            limitDiscountCodes(
+              input.discounts?.codes,
+              mapCheckoutErrors(checkout.update(path.checkout_session_id, input), codec)
+            ).pipe(answeredWith(sessionAnswer(codec, 200))))))
       .handleRaw("complete", ({ path }) =>
-        Effect.gen(function*() {
-          const codec = yield* requestCodec
-          const input = yield* decodeBody(codec.complete)
-          return yield* mapCheckoutErrors(
-            checkout.complete(path.checkout_session_id, input).pipe(answeredWith(completedAnswer(codec))),
-            codec
-          )
-        }))
+        Effect.flatMap(requestCodec, (codec) =>
+          Effect.flatMap(decodeBody(codec.complete), (input) =>
+            mapCheckoutErrors(
+              checkout.complete(path.checkout_session_id, input).pipe(answeredWith(completedAnswer(codec))),
+              codec
+            ))))
       .handleRaw("cancel", ({ path }) =>
         Effect.gen(function*() {
           const codec = yield* requestCodec

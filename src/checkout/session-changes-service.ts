@@ -46,21 +46,31 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
    * is the one the reducer gives.
    */
   const create = (request: CreateSessionInput): Effect.Effect<Session, ReducerError | StorageError> =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const id = yield* ids.make("cs_")
-      const redemptions = yield* ctx.couponUsage(request.discounts?.codes ?? [], now, id, false)
-      const created = yield* writeOptimistically(store.transaction, {
-        snapshot: Effect.succeed<ReadonlyMap<string, number> | "unchecked">("unchecked"),
-        lockedSnapshot: Effect.suspend(() => store.inventory.lockStock(uniqueProductIds(request.items), now, id)),
-        decide: (available) =>
-          reduce(undefined, SessionCommand.Create({ id, request }), ctx.reducerContext(now, available, redemptions)),
-        write: (transition) => store.createSessionReservingStock(transition, now),
-        writeAnswering: (transition, _, answer) => store.createSessionReservingStock(transition, now, answer),
-        outcome: (transition) => Either.right(transition.session)
-      })
-      return created.session
-    })
+    Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) =>
+        Effect.flatMap(ids.make("cs_"), (id) =>
+          Effect.flatMap(ctx.couponUsage(request.discounts?.codes ?? [], now, id, false), (redemptions) =>
+            Effect.map(
+              writeOptimistically(store.transaction, {
+                snapshot: Effect.succeed<ReadonlyMap<string, number> | "unchecked">("unchecked"),
+                lockedSnapshot: Effect.suspend(() =>
+                  store.inventory.lockStock(uniqueProductIds(request.items), now, id)
+                ),
+                decide: (available) =>
+                  reduce(
+                    undefined,
+                    SessionCommand.Create({ id, request }),
+                    ctx.reducerContext(now, available, redemptions)
+                  ),
+                write: (transition) =>
+                  store.createSessionReservingStock(transition, now),
+                writeAnswering: (transition, _, answer) => store.createSessionReservingStock(transition, now, answer),
+                outcome: (transition) => Either.right(transition.session)
+              }),
+              (created) => created.session
+            )))
+    )
 
   const get = (id: string): Effect.Effect<Session, SessionNotFound | StorageError> =>
     Effect.gen(function*() {

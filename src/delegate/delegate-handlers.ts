@@ -14,7 +14,7 @@ import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer
 import { AppConfig } from "../platform/config.ts"
 import type { BadRequest, PayloadTooLarge } from "../platform/http/errors.ts"
 import { NotFound } from "../platform/http/errors.ts"
-import { parseJson, readJsonText } from "../platform/http/request-body.ts"
+import { readJson } from "../platform/http/request-body.ts"
 import { makeRequestSignatureProblem } from "../platform/http/request-signature.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient, makeBearerCheck, RequestedApiVersion, unauthorized } from "../platform/http/security.ts"
@@ -109,7 +109,7 @@ export const DelegateHandlers = HttpApiBuilder.group(DelegateApi, "delegate", (h
               )
             ))
         )
-        const json = yield* Effect.flatMap(readJsonText, parseJson).pipe(
+        const json = yield* readJson.pipe(
           Effect.mapError((error) => fromBodyError(version, error))
         )
         const now = yield* Clock.currentTimeMillis

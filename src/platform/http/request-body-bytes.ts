@@ -93,18 +93,21 @@ const readPlatform = (request: HttpServerRequest.HttpServerRequest): BodyRead =>
     )
   )
 
-/** The current request's body bytes, at most `MAX_BODY_BYTES`, read once per request. */
-export const requestBodyBytes: Effect.Effect<Uint8Array, BodyReadFailure, HttpServerRequest.HttpServerRequest> = Effect
-  .flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const source = request.source as object
-    let read = reads.get(source)
-    if (read === undefined) {
-      read = source instanceof IncomingMessage ? readIncoming(source) : readPlatform(request)
-      reads.set(source, read)
-    }
-    return read
-  })
+/** `request`'s body bytes, at most `MAX_BODY_BYTES`, read once per request. */
+export const requestBody = (request: HttpServerRequest.HttpServerRequest): BodyRead => {
+  const source = request.source as object
+  let read = reads.get(source)
+  if (read === undefined) {
+    read = source instanceof IncomingMessage ? readIncoming(source) : readPlatform(request)
+    reads.set(source, read)
+  }
+  return read
+}
 
-/** The body as UTF-8 text (malformed sequences replaced, as the platform's `request.text` does). */
+/** Body bytes as UTF-8 text (malformed sequences replaced, as the platform's `request.text` does). */
+export const bodyText = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
+
+/** The current request's body as text (`requestBody`, `bodyText`). */
 export const requestBodyText: Effect.Effect<string, BodyReadFailure, HttpServerRequest.HttpServerRequest> = Effect
-  .map(requestBodyBytes, (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"))
+  .flatMap(HttpServerRequest.HttpServerRequest, (request) => Effect.map(requestBody(request), bodyText))

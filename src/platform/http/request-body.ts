@@ -11,12 +11,12 @@
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect, Option, type ParseResult, Schema } from "effect"
+import { Effect, Either, Option, type ParseResult, Schema } from "effect"
 import { jsonDepthProblem, TOO_DEEP_MESSAGE } from "../../shared/json-depth.ts"
 import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storable-text.ts"
 import { BadRequest, PayloadTooLarge } from "./errors.ts"
-import { type BodyReadFailure, MAX_BODY_BYTES, requestBodyBytes, requestBodyText } from "./request-body-bytes.ts"
+import { type BodyReadFailure, bodyText, MAX_BODY_BYTES, requestBody } from "./request-body-bytes.ts"
 
 const tooLarge = () =>
   new PayloadTooLarge({
@@ -38,39 +38,44 @@ export const isJsonContentType = (value: string | undefined) => {
 const bodyReadError = (failure: BodyReadFailure) =>
   failure === "too_large" ? tooLarge() : invalidJson("The request body could not be read.")
 
-/**
- * `read` (the request's body, read once: `request-body-bytes.ts`), at most `MAX_BODY_BYTES`: a
- * larger declared or actual body is 413, an unreadable one 400.
- */
-const readBounded = <A>(
-  read: Effect.Effect<A, BodyReadFailure, HttpServerRequest.HttpServerRequest>
-): Effect.Effect<A, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const declared = Number(request.headers["content-length"] ?? "0")
-    return Number.isFinite(declared) && declared > MAX_BODY_BYTES
-      ? Effect.fail(tooLarge())
-      : Effect.mapError(read, bodyReadError)
-  })
+/** A declared body over `MAX_BODY_BYTES` is refused before anything is read (413). */
+const declaresTooMuch = (request: HttpServerRequest.HttpServerRequest) => {
+  const declared = Number(request.headers["content-length"] ?? "0")
+  return Number.isFinite(declared) && declared > MAX_BODY_BYTES
+}
 
 /** The exact request bytes, size-checked, whatever the content type (a signed body is verified as sent). */
 export const readRawBody: Effect.Effect<Uint8Array, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
-  readBounded(requestBodyBytes)
-
-/** The raw body text, enforcing content type and size. */
-export const readJsonText: Effect.Effect<string, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
   Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
     (request) =>
-      isJsonContentType(request.headers["content-type"])
-        ? readBounded(requestBodyText)
-        : Effect.fail(
-          new BadRequest({
-            type: "invalid_request",
-            code: "invalid_content_type",
-            message: "Requests with a body must have Content-Type: application/json."
-          })
-        )
+      declaresTooMuch(request) ? Effect.fail(tooLarge()) : Effect.mapError(requestBody(request), bodyReadError)
   )
+
+const invalidContentType = () =>
+  new BadRequest({
+    type: "invalid_request",
+    code: "invalid_content_type",
+    message: "Requests with a body must have Content-Type: application/json."
+  })
+
+/** The body of a JSON request, read and then handed to `use` as text (content type and size enforced). */
+const readJsonBody = <A>(use: (text: string) => Effect.Effect<A, BadRequest>) =>
+  Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request): Effect.Effect<A, BadRequest | PayloadTooLarge> => {
+      if (!isJsonContentType(request.headers["content-type"])) return Effect.fail(invalidContentType())
+      if (declaresTooMuch(request)) return Effect.fail(tooLarge())
+      return Effect.matchEffect(requestBody(request), {
+        onFailure: (failure) => Effect.fail(bodyReadError(failure)),
+        onSuccess: (bytes) => use(bodyText(bytes))
+      })
+    }
+  )
+
+/** The raw body text, enforcing content type and size. */
+export const readJsonText: Effect.Effect<string, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
+  readJsonBody(Effect.succeed)
 
 /** 400 `invalid_json` at the first value of `json` nested deeper than `MAX_JSON_DEPTH`. */
 const tooDeepError = (json: unknown): BadRequest | undefined => {
@@ -85,19 +90,21 @@ const tooDeepError = (json: unknown): BadRequest | undefined => {
  * (`param` the first too-deep value) are 400 invalid_json. Whatever reads the value afterwards may
  * walk it recursively.
  */
-export const parseJson = (text: string): Effect.Effect<unknown, BadRequest> => {
-  if (text.trim() === "") return Effect.fail(invalidJson("The request body is empty; send a JSON object."))
-  return Effect.flatMap(
-    Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: () => invalidJson("The request body is not valid JSON.")
-    }),
-    (json) => {
-      const tooDeep = tooDeepError(json)
-      return tooDeep === undefined ? Effect.succeed(json) : Effect.fail(tooDeep)
-    }
-  )
+export const parseJson = (text: string): Either.Either<unknown, BadRequest> => {
+  if (text.trim() === "") return Either.left(invalidJson("The request body is empty; send a JSON object."))
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return Either.left(invalidJson("The request body is not valid JSON."))
+  }
+  const tooDeep = tooDeepError(json)
+  return tooDeep === undefined ? Either.right(json) : Either.left(tooDeep)
 }
+
+/** The JSON body, read (`readJsonText`) and parsed (`parseJson`). */
+export const readJson: Effect.Effect<unknown, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
+  readJsonBody(parseJson)
 
 /** The first decode problem as a 400 error. */
 export const badRequestFromParseError = (error: ParseResult.ParseError): BadRequest => {
@@ -128,7 +135,7 @@ export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>) => {
 /** Reads, parses and decodes the request body with `schema`. */
 export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = decodeJson(schema)
-  return readJsonText.pipe(Effect.flatMap(parseJson), Effect.flatMap(decode))
+  return Effect.flatMap(readJson, decode)
 }
 
 /** The payload type of endpoint `Name` of `Group`. */
