@@ -1,17 +1,24 @@
 /**
  * Effect runtime steps per request: how many instructions the fibers of a request evaluate, on
- * our server (GET session, create session) or on the stack floor (`scripts/bench-floor.ts`, its
- * read), each on a fresh PostgreSQL database. The steps are counted, not timed, so the figure
- * repeats exactly whatever else the machine does: a hot-path change shows as fewer steps, where
- * the request rates of the bench would drown it in noise. What each step is, is printed too.
+ * our server (GET session, create session, complete) or on the stack floor
+ * (`scripts/bench-floor.ts`, its read), each on a fresh PostgreSQL database. The steps are
+ * counted, not timed, so the figure repeats exactly whatever else the machine does: a hot-path
+ * change shows as fewer steps, where the request rates of the bench would drown it in noise.
+ * What each step is, is printed too.
  *
- * Usage: `npm run bench:runtime-steps [-- --scenarios get,create,floor]` (the default: all three;
- * 200 requests each after 300 of warm-up, 4 at a time; the 30 most frequent kinds of step).
- * Env: BENCH_DATABASE_URL (as the bench).
+ * `complete` pays sessions made ready beforehand (create, select an option, tokenize) and counts
+ * the delivery of each completion's order event to the server's own receiver too (sender and
+ * receiver); `STEPS_ROLES=checkout,delegate,webhook_receiver` (the server's `ROLES`) leaves the
+ * sender out.
+ *
+ * Usage: `npm run bench:runtime-steps [-- --scenarios get,create,floor,complete]` (the default:
+ * get, create, floor; 200 requests each after 300 of warm-up, 4 at a time; the 30 most frequent
+ * kinds of step).
+ * Env: BENCH_DATABASE_URL (as the bench), STEPS_ROLES.
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { address, buyer } from "./lib/acp-client.ts"
+import { address, buyer, paymentBody, tokenizeBody } from "./lib/acp-client.ts"
 import { ADMIN_URL, API_KEY, benchCatalogFile, runMain, scenarios, start, stop, workDir } from "./lib/bench-setup.ts"
 import { FLOW_ITEMS } from "./lib/flow.ts"
 import { createDatabase, freePort, PROJECT_ROOT, sleep } from "./lib/processes.ts"
@@ -19,7 +26,7 @@ import { createDatabase, freePort, PROJECT_ROOT, sleep } from "./lib/processes.t
 const REQUESTS = 200
 const TOP = 30
 const chosen = process.argv.some((arg) => arg.startsWith("--scenarios"))
-  ? ["get", "create", "floor"].filter((name) => scenarios.has(name))
+  ? ["get", "create", "floor", "complete"].filter((name) => scenarios.has(name))
   : ["get", "create", "floor"]
 const headers = { authorization: `Bearer ${API_KEY}`, "api-version": "2025-09-29", "content-type": "application/json" }
 const createBody = JSON.stringify({ items: FLOW_ITEMS, buyer, fulfillment_address: address })
@@ -38,11 +45,14 @@ const countSteps = async (scenario: string) => {
         HOST: "127.0.0.1",
         PORT: String(port),
         API_KEYS: API_KEY,
+        DELEGATE_RATE_LIMIT_PER_MINUTE: "100000000",
+        WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE: "100000000",
         CATALOG_FILE: benchCatalogFile(),
         DATABASE_URL: database.url,
         DATA_DIR: workDir,
         STEPS_ENTRY: new URL(entry, new URL("./lib/", import.meta.url)).href,
-        STEPS_OUT: out
+        STEPS_OUT: out,
+        ...(process.env["STEPS_ROLES"] !== undefined ? { ROLES: process.env["STEPS_ROLES"] } : {})
       },
       port,
       false
@@ -51,6 +61,37 @@ const countSteps = async (scenario: string) => {
       ? ((await (await fetch(`${server.baseUrl}/checkout_sessions`, { method: "POST", headers, body: createBody }))
         .json()) as { id: string })
       : undefined
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) =>
+        r.json() as Promise<any>
+      )
+    /** A session ready for payment and a token for its total (the flow's steps before complete). */
+    const readyToPay = async () => {
+      const session = await post("/checkout_sessions", JSON.parse(createBody))
+      const option = session.fulfillment_options.at(-1).id
+      const ready = await post(`/checkout_sessions/${session.id}`, { fulfillment_option_id: option })
+      const total = ready.totals.find((t: { type: string }) => t.type === "total").amount
+      const token = await post("/agentic_commerce/delegate_payment", tokenizeBody(session.id, total, "runtime-steps"))
+      if (token.id === undefined) throw new Error(`tokenize: ${JSON.stringify(token).slice(0, 300)}`)
+      return { id: session.id as string, token: token.id as string }
+    }
+    const complete = async ({ id, token }: { id: string; token: string }) => {
+      const completed = await post(`/checkout_sessions/${id}/complete`, paymentBody(token))
+      if (completed.status !== "completed") throw new Error(`complete: ${JSON.stringify(completed).slice(0, 300)}`)
+    }
+    if (scenario === "complete") {
+      for (let i = 0; i < 100; i++) await complete(await readyToPay())
+      const prepared: Array<{ id: string; token: string }> = []
+      for (let i = 0; i < REQUESTS; i++) prepared.push(await readyToPay())
+      await sleep(1500)
+      process.kill(server.pid, "SIGUSR1")
+      await sleep(200)
+      await Promise.all(Array.from({ length: 4 }, async (_, lane) => {
+        for (let i = lane; i < REQUESTS; i += 4) await complete(prepared[i]!)
+      }))
+      // The order events the completions sent, delivered to the server's own receiver, count too.
+      await sleep(2000)
+    }
     const one = () =>
       (scenario === "floor"
         ? fetch(`${server.baseUrl}/read/1`)
@@ -59,12 +100,14 @@ const countSteps = async (scenario: string) => {
         : fetch(`${server.baseUrl}/checkout_sessions`, { method: "POST", headers, body: createBody })).then((r) =>
           r.text()
         )
-    for (let i = 0; i < 300; i++) await one()
-    process.kill(server.pid, "SIGUSR1")
-    await sleep(200)
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      for (let i = 0; i < REQUESTS / 4; i++) await one()
-    }))
+    if (scenario !== "complete") {
+      for (let i = 0; i < 300; i++) await one()
+      process.kill(server.pid, "SIGUSR1")
+      await sleep(200)
+      await Promise.all(Array.from({ length: 4 }, async () => {
+        for (let i = 0; i < REQUESTS / 4; i++) await one()
+      }))
+    }
     await sleep(200)
     process.kill(server.pid, "SIGUSR2")
     await sleep(500)
