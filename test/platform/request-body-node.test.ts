@@ -164,6 +164,17 @@ describe("request bodies on the Node server", () => {
       expect(refused.body.code).toBe("invalid_signature")
     }))
 
+  it.scopedLive("an empty body and a malformed one are answered 400 invalid_json", () =>
+    Effect.gen(function*() {
+      const port = yield* serve()
+      const empty = yield* send(port, "/checkout_sessions", [], { headers: { "content-length": "0" } })
+      expect(empty.status).toBe(400)
+      expect(empty.body.code).toBe("invalid_json")
+      const malformed = yield* send(port, "/checkout_sessions", ["{\"items\":", "[}"], { pauseMillis: 20 })
+      expect(malformed.status).toBe(400)
+      expect(malformed.body.code).toBe("invalid_json")
+    }))
+
   it.scopedLive("a chunked body over the limit is answered 413 and the server keeps serving", () =>
     Effect.gen(function*() {
       const port = yield* serve()
