@@ -19,7 +19,7 @@
  * 3. a request the route refuses for its headers (API-Version where the group declares `ApiVersion`;
  *    the request signature where it declares `RequestSignature`) is passed to the route unclaimed:
  *    never answered from the store, never kept; the checks are the ones those middlewares run;
- * 4. the body is read (the same cached read the handler makes later) and fingerprinted
+ * 4. the body is read (the same read the handler gets later) and fingerprinted
  *    (`requestFingerprint`: HMAC-SHA256 under a key derived from VAULT_KEY, over canonical JSON,
  *    or over the bytes when not JSON; on a versioned route, together with the API-Version);
  * 5. the key is claimed atomically in `IdempotencyStore`, scoped to (API key id, method, path
@@ -329,8 +329,8 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
 
         const declaredLength = Number(request.headers["content-length"] ?? "0")
         if (Number.isFinite(declaredLength) && declaredLength > MAX_BODY_BYTES) return yield* app
-        // The same cached read the handler makes (same size limit); if it fails, the handler
-        // answers (413/400) and nothing is claimed.
+        // The same read the handler gets (`request-body-bytes.ts`, same size limit); if it fails,
+        // the handler answers (413/400) and nothing is claimed.
         const body = yield* Effect.option(requestBodyText)
         if (Option.isNone(body)) return yield* app
         // Likewise an unsigned or stale request where signatures are required (the route: 401).

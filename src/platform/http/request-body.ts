@@ -59,24 +59,6 @@ const invalidContentType = () =>
     message: "Requests with a body must have Content-Type: application/json."
   })
 
-/** The body of a JSON request, read and then handed to `use` as text (content type and size enforced). */
-const readJsonBody = <A>(use: (text: string) => Effect.Effect<A, BadRequest>) =>
-  Effect.flatMap(
-    HttpServerRequest.HttpServerRequest,
-    (request): Effect.Effect<A, BadRequest | PayloadTooLarge> => {
-      if (!isJsonContentType(request.headers["content-type"])) return Effect.fail(invalidContentType())
-      if (declaresTooMuch(request)) return Effect.fail(tooLarge())
-      return Effect.matchEffect(requestBody(request), {
-        onFailure: (failure) => Effect.fail(bodyReadError(failure)),
-        onSuccess: (bytes) => use(bodyText(bytes))
-      })
-    }
-  )
-
-/** The raw body text, enforcing content type and size. */
-export const readJsonText: Effect.Effect<string, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
-  readJsonBody(Effect.succeed)
-
 /** 400 `invalid_json` at the first value of `json` nested deeper than `MAX_JSON_DEPTH`. */
 const tooDeepError = (json: unknown): BadRequest | undefined => {
   const param = jsonDepthProblem(json)
@@ -102,9 +84,22 @@ export const parseJson = (text: string): Either.Either<unknown, BadRequest> => {
   return tooDeep === undefined ? Either.right(json) : Either.left(tooDeep)
 }
 
-/** The JSON body, read (`readJsonText`) and parsed (`parseJson`). */
+/**
+ * The JSON body: content type and size enforced, read (`request-body-bytes.ts`) and parsed
+ * (`parseJson`) in one step once it has arrived.
+ */
 export const readJson: Effect.Effect<unknown, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
-  readJsonBody(parseJson)
+  Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request): Effect.Effect<unknown, BadRequest | PayloadTooLarge> => {
+      if (!isJsonContentType(request.headers["content-type"])) return Effect.fail(invalidContentType())
+      if (declaresTooMuch(request)) return Effect.fail(tooLarge())
+      return Effect.matchEffect(requestBody(request), {
+        onFailure: (failure) => Effect.fail(bodyReadError(failure)),
+        onSuccess: (bytes) => parseJson(bodyText(bytes))
+      })
+    }
+  )
 
 /** The first decode problem as a 400 error. */
 export const badRequestFromParseError = (error: ParseResult.ParseError): BadRequest => {
