@@ -18,8 +18,19 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { address, buyer, paymentBody, tokenizeBody } from "./lib/acp-client.ts"
-import { ADMIN_URL, API_KEY, benchCatalogFile, runMain, scenarios, start, stop, workDir } from "./lib/bench-setup.ts"
+import { address, buyer, tokenizeBody } from "./lib/acp-client.ts"
+import { dialectOf } from "./lib/agent-dialects.ts"
+import {
+  ADMIN_URL,
+  API_KEY,
+  benchCatalogFile,
+  runMain,
+  scenarios,
+  serverEnv,
+  start,
+  stop,
+  workDir
+} from "./lib/bench-setup.ts"
 import { FLOW_ITEMS } from "./lib/flow.ts"
 import { createDatabase, freePort, PROJECT_ROOT, sleep } from "./lib/processes.ts"
 
@@ -29,7 +40,8 @@ const chosen = process.argv.some((arg) => arg.startsWith("--scenarios"))
   ? ["get", "create", "floor", "complete"].filter((name) => scenarios.has(name))
   : ["get", "create", "floor"]
 const headers = { authorization: `Bearer ${API_KEY}`, "api-version": "2025-09-29", "content-type": "application/json" }
-const createBody = JSON.stringify({ items: FLOW_ITEMS, buyer, fulfillment_address: address })
+const createBody = { items: FLOW_ITEMS, buyer, fulfillment_address: address }
+const dialect = dialectOf("2025-09-29")
 
 const countSteps = async (scenario: string) => {
   const database = await createDatabase(ADMIN_URL, "bench_steps")
@@ -42,71 +54,71 @@ const countSteps = async (scenario: string) => {
       ["--import", "tsx", join(PROJECT_ROOT, "scripts/lib/runtime-step-counter.ts")],
       {
         PATH: process.env["PATH"] ?? "",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        API_KEYS: API_KEY,
-        DELEGATE_RATE_LIMIT_PER_MINUTE: "100000000",
-        WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE: "100000000",
-        CATALOG_FILE: benchCatalogFile(),
-        DATABASE_URL: database.url,
-        DATA_DIR: workDir,
-        STEPS_ENTRY: new URL(entry, new URL("./lib/", import.meta.url)).href,
-        STEPS_OUT: out,
-        ...(process.env["STEPS_ROLES"] !== undefined ? { ROLES: process.env["STEPS_ROLES"] } : {})
+        ...serverEnv(benchCatalogFile(), {
+          PORT: String(port),
+          DATABASE_URL: database.url,
+          DATA_DIR: workDir,
+          STEPS_ENTRY: new URL(entry, new URL("./lib/", import.meta.url)).href,
+          STEPS_OUT: out,
+          ...(process.env["STEPS_ROLES"] !== undefined ? { ROLES: process.env["STEPS_ROLES"] } : {})
+        })
       },
       port,
       false
     )
-    const created = scenario === "get"
-      ? ((await (await fetch(`${server.baseUrl}/checkout_sessions`, { method: "POST", headers, body: createBody }))
-        .json()) as { id: string })
-      : undefined
     const post = (path: string, body: unknown) =>
       fetch(`${server.baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) =>
         r.json() as Promise<any>
       )
     /** A session ready for payment and a token for its total (the flow's steps before complete). */
     const readyToPay = async () => {
-      const session = await post("/checkout_sessions", JSON.parse(createBody))
-      const option = session.fulfillment_options.at(-1).id
-      const ready = await post(`/checkout_sessions/${session.id}`, { fulfillment_option_id: option })
-      const total = ready.totals.find((t: { type: string }) => t.type === "total").amount
+      const session = dialect.view(await post("/checkout_sessions", createBody))
+      const ready = dialect.view(
+        await post(
+          `/checkout_sessions/${session.id}`,
+          dialect.selectOptionBody(session, session.options.at(-1)?.id ?? "")
+        )
+      )
+      const total = ready.totals.find((t) => t.type === "total")?.amount ?? 0
       const token = await post("/agentic_commerce/delegate_payment", tokenizeBody(session.id, total, "runtime-steps"))
       if (token.id === undefined) throw new Error(`tokenize: ${JSON.stringify(token).slice(0, 300)}`)
-      return { id: session.id as string, token: token.id as string }
+      return { id: session.id, token: token.id as string }
     }
     const complete = async ({ id, token }: { id: string; token: string }) => {
-      const completed = await post(`/checkout_sessions/${id}/complete`, paymentBody(token))
+      const completed = await post(`/checkout_sessions/${id}/complete`, dialect.completeBody(token))
       if (completed.status !== "completed") throw new Error(`complete: ${JSON.stringify(completed).slice(0, 300)}`)
     }
-    if (scenario === "complete") {
-      for (let i = 0; i < 100; i++) await complete(await readyToPay())
-      const prepared: Array<{ id: string; token: string }> = []
-      for (let i = 0; i < REQUESTS; i++) prepared.push(await readyToPay())
-      await sleep(1500)
+
+    /** Warms up, then counts `REQUESTS` requests made by `one`, 4 at a time. */
+    const count = async (warmUp: () => Promise<unknown>, one: (i: number) => Promise<unknown>) => {
+      await warmUp()
       process.kill(server.pid, "SIGUSR1")
       await sleep(200)
       await Promise.all(Array.from({ length: 4 }, async (_, lane) => {
-        for (let i = lane; i < REQUESTS; i += 4) await complete(prepared[i]!)
+        for (let i = lane; i < REQUESTS; i += 4) await one(i)
       }))
+    }
+    if (scenario === "complete") {
+      const prepared: Array<{ id: string; token: string }> = []
+      await count(async () => {
+        for (let i = 0; i < 100; i++) await complete(await readyToPay())
+        for (let i = 0; i < REQUESTS; i++) prepared.push(await readyToPay())
+        await sleep(1500)
+      }, (i) => complete(prepared[i]!))
       // The order events the completions sent, delivered to the server's own receiver, count too.
       await sleep(2000)
-    }
-    const one = () =>
-      (scenario === "floor"
-        ? fetch(`${server.baseUrl}/read/1`)
-        : scenario === "get"
-        ? fetch(`${server.baseUrl}/checkout_sessions/${created!.id}`, { headers })
-        : fetch(`${server.baseUrl}/checkout_sessions`, { method: "POST", headers, body: createBody })).then((r) =>
-          r.text()
-        )
-    if (scenario !== "complete") {
-      for (let i = 0; i < 300; i++) await one()
-      process.kill(server.pid, "SIGUSR1")
-      await sleep(200)
-      await Promise.all(Array.from({ length: 4 }, async () => {
-        for (let i = 0; i < REQUESTS / 4; i++) await one()
-      }))
+    } else {
+      const created = scenario === "get" ? dialect.view(await post("/checkout_sessions", createBody)) : undefined
+      const one = () =>
+        (scenario === "floor"
+          ? fetch(`${server.baseUrl}/read/1`)
+          : scenario === "get"
+          ? fetch(`${server.baseUrl}/checkout_sessions/${created!.id}`, { headers })
+          : fetch(`${server.baseUrl}/checkout_sessions`, { method: "POST", headers, body: JSON.stringify(createBody) }))
+          .then((r) => r.text())
+      await count(async () => {
+        for (let i = 0; i < 300; i++) await one()
+      }, one)
     }
     await sleep(200)
     process.kill(server.pid, "SIGUSR2")

@@ -83,7 +83,8 @@ export const benchCatalogFile = () => {
   return file
 }
 
-const serverEnv = (catalogFile: string, extra: Record<string, string>): Record<string, string> => ({
+/** The environment every server the benches start gets (raised rate limits, the bench's pool). */
+export const serverEnv = (catalogFile: string, extra: Record<string, string>): Record<string, string> => ({
   HOST: "127.0.0.1",
   API_KEYS: API_KEY,
   CATALOG_FILE: catalogFile,
