@@ -5,7 +5,9 @@
  *
  * 1. `beginPayment`, one transaction under the session's lock: check the session can be paid,
  *    record the payment attempt (or take over the pending one a crashed or concurrent request
- *    left), let the provider hold the credential, hold the applied coupons;
+ *    left), let the provider hold the credential, hold the applied coupons. The usual payment (a
+ *    new attempt, no coupon, no authentication result) is first tried without the lock
+ *    (`beginUnlocked`): three statements instead of a transaction of five;
  * 2. the charge, outside any transaction, keyed by the attempt's idempotency key;
  * 3. `completePaid` on success: written optimistically, on the session as step 1 wrote it (one
  *    store step), else under the lock; `recordDecline` on a decline, under the lock.
@@ -27,6 +29,7 @@ import { PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
 import { chooseAttempt, paymentMessage, resolveCredential } from "./checkout-payment-service.ts"
 import type { OrderSummary } from "./checkout-schemas.ts"
 import { type PaymentAttempt, type SessionForPayment, writeOptimistically } from "./checkout-store.ts"
+import { relevantCoupons } from "./discounts.ts"
 import { isPayingOutcome, notAuthenticatedReason } from "./session-authentication.ts"
 import {
   type CompleteSessionInput,
@@ -60,6 +63,32 @@ type Begun =
   | { readonly _tag: "AuthenticationRequired"; readonly session: Session }
 
 type BeginFailure = DiscountUnavailable | PaymentDeclined | PaymentRejected
+
+type Charging = Extract<Begun, { readonly _tag: "Charge" }>
+
+/** What completing applies to the session before paying, whatever the payment's outcome. */
+const prepareCompletion = (request: CompleteSessionInput) =>
+  SessionCommand.PrepareCompletion({
+    buyer: request.buyer,
+    details: request.details,
+    fulfillment_address: request.fulfillment_address,
+    canAuthenticate: request.canAuthenticate,
+    authenticating: request.authentication_result !== undefined
+  })
+
+/** The provider's request for `attempt`: every retry of the attempt sends the same key. */
+const chargeRequest = (
+  attempt: PaymentAttempt,
+  credential: PaymentCredential,
+  authentication: CompleteSessionInput["authentication_result"]
+): ChargeRequest => ({
+  sessionId: attempt.sessionId,
+  amount: attempt.amount,
+  currency: attempt.currency,
+  credential,
+  idempotencyKey: attempt.idempotencyKey,
+  authentication
+})
 
 /**
  * Whether the agent can answer `authentication_required`: its version has the flow, and the
@@ -100,13 +129,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         const result = request.authentication_result
         const preparing = reduce(
           session,
-          SessionCommand.PrepareCompletion({
-            buyer: request.buyer,
-            details: request.details,
-            fulfillment_address: request.fulfillment_address,
-            canAuthenticate: request.canAuthenticate,
-            authenticating: result !== undefined
-          }),
+          prepareCompletion(request),
           ctx.reducerContext(started, new Map(), redemptions)
         )
         if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
@@ -137,14 +160,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
           )
         }
         const { attempt, isNew } = yield* chooseAttempt(latestAttempt, paying, credential, started)
-        const charge: ChargeRequest = {
-          sessionId: id,
-          amount: attempt.amount,
-          currency: attempt.currency,
-          credential,
-          idempotencyKey: attempt.idempotencyKey,
-          authentication: result
-        }
+        const charge = chargeRequest(attempt, credential, result)
         const authorized = yield* Effect.either(payments.authorize(charge))
         if (Either.isLeft(authorized)) {
           const failure = authorized.left
@@ -179,6 +195,39 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
           ? Option.some(Either.right(begun.right.session))
           : Option.none()
     )
+
+  /**
+   * Step 1 without the lock, for the usual payment: no coupon involved, no authentication result
+   * presented, no attempt pending. Decided on the session as read; the provider holds the
+   * credential (a statement of its own); the attempt is written with the session only if the
+   * session is still at the version read. Anything else, including a refusal, or a session
+   * changed meanwhile, is none: step 1 then runs under the lock (`beginPayment`), which decides
+   * and answers it, finding the credential held by this session if this step held it. A
+   * credential held so can pay only this session (the vault holds a token only for the session
+   * its allowance names), so leaving it held when the locked step refuses takes nothing from
+   * anyone, and nothing here needs undoing if the process dies.
+   */
+  const beginUnlocked = (id: string, request: CompleteSessionInput, credential: PaymentCredential, started: number) =>
+    Effect.gen(function*() {
+      const none = Option.none<Charging>()
+      if (request.authentication_result !== undefined) return none
+      const read = yield* store.readSessionForPayment(id)
+      if (Option.isNone(read)) return none
+      const { couponHolds, latestAttempt, session, version } = read.value
+      const coupons = relevantCoupons(ctx.catalog.coupons, session.discounts?.codes ?? [])
+      if (couponHolds.length > 0 || coupons.length > 0) return none
+      const preparing = reduce(session, prepareCompletion(request), ctx.reducerContext(started, new Map(), new Map()))
+      if (Either.isLeft(preparing)) return none
+      const paying = preparing.right.session
+      const chosen = chooseAttempt(latestAttempt, paying, credential, started)
+      if (Either.isLeft(chosen) || !chosen.right.isNew) return none
+      const { attempt } = chosen.right
+      const charge = chargeRequest(attempt, credential, undefined)
+      const authorized = yield* Effect.either(payments.authorize(charge))
+      if (Either.isLeft(authorized)) return authorized.left._tag === "StorageError" ? yield* authorized.left : none
+      const written = yield* store.startPaymentAttemptAt(paying, attempt, version)
+      return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
+    })
 
   /** The order summary of a session being completed: a new id, and its buyer's capability URL. */
   const newOrder = (sessionId: string) =>
@@ -290,7 +339,11 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const complete = (id: string, request: CompleteSessionInput): Effect.Effect<Session, CompleteError> =>
     Effect.gen(function*() {
       const credential = yield* resolveCredential(request.payment_data, ctx.catalog)
-      const begun = yield* beginPayment(id, request, credential, yield* Clock.currentTimeMillis)
+      const started = yield* Clock.currentTimeMillis
+      const unlocked = yield* beginUnlocked(id, request, credential, started)
+      const begun = Option.isSome(unlocked)
+        ? Either.right<Begun>(unlocked.value)
+        : yield* beginPayment(id, request, credential, started)
       if (Either.isLeft(begun)) return yield* begun.left
       const paid = begun.right
       if (paid._tag === "AuthenticationRequired") return paid.session

@@ -240,10 +240,24 @@ export interface CheckoutStoreService {
    */
   readonly lockSessionForPayment: (id: string) => Effect.Effect<Option.Option<SessionForPayment>, StorageError>
   /**
+   * Completing, step 1 without the lock: what `lockSessionForPayment` answers, read without
+   * locking, for a decision that `startPaymentAttemptAt` then writes only if it still holds.
+   */
+  readonly readSessionForPayment: (id: string) => Effect.Effect<Option.Option<SessionForPayment>, StorageError>
+  /**
    * Completing, step 1: the session and its new attempt, in one step (a duplicate (session,
    * sequence) fails, an absent session fails, and nothing is written). Answers the session's version.
    */
   readonly startPaymentAttempt: (session: Session, attempt: PaymentAttempt) => Effect.Effect<number, StorageError>
+  /**
+   * `startPaymentAttempt` if the stored session is still at `version`: answers its new version;
+   * none, and nothing written, when it is not (or is absent). One atomic step.
+   */
+  readonly startPaymentAttemptAt: (
+    session: Session,
+    attempt: PaymentAttempt,
+    version: number
+  ) => Effect.Effect<Option.Option<number>, StorageError>
   /**
    * Completing, step 3 after a successful charge, if the stored session is still at
    * `completion.version` and its attempt `attemptSequence` still pending: marks the attempt

@@ -23,7 +23,12 @@ import { iso, jsonValue } from "../db/sql-values.ts"
 import { fromSqlError, type StorageError } from "../db/storage-error.ts"
 import { type AnswerToStore, claimLost } from "../idempotency/idempotent-answer-service.ts"
 import { encodeOrderChange } from "../orders/order-store.ts"
-import { CheckoutStore, type CheckoutStoreService, type SessionForPayment } from "./checkout-store.ts"
+import {
+  CheckoutStore,
+  type CheckoutStoreService,
+  type PaymentAttempt,
+  type SessionForPayment
+} from "./checkout-store.ts"
 import type { Session } from "./session-model.ts"
 import { holdsUntil } from "./session-view.ts"
 import { makeSqlCouponStore } from "./sql-coupon-store.ts"
@@ -123,7 +128,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
         return ids
       })
 
-  const lockSessionForPayment = (id: string) =>
+  const sessionForPayment = (id: string, lock: boolean) =>
     run(
       sql<
         {
@@ -133,7 +138,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
           out_coupon_holds: ReadonlyArray<string> | null
         }
       >`
-      SELECT out_data, out_version, out_attempt, out_coupon_holds FROM checkout_lock_session_for_payment(${id})`
+      SELECT out_data, out_version, out_attempt, out_coupon_holds FROM checkout_session_for_payment(${id}, ${lock})`
     ).pipe(
       Effect.flatMap((rows) => {
         const row = rows[0]
@@ -153,22 +158,31 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       })
     )
 
-  // One statement, all or nothing: the attempt is inserted only if the session exists, the session
-  // written only if the attempt was (a duplicate attempt fails the statement).
-  const startPaymentAttempt: CheckoutStoreService["startPaymentAttempt"] = (session: Session, attempt) =>
+  // One statement, all or nothing: the session is written (at `version` when given), then the
+  // attempt inserted for the written row only (a duplicate attempt fails the statement).
+  const writeSessionWithAttempt = (session: Session, attempt: PaymentAttempt, version: number | undefined) =>
     run(sql<{ version: number | string }>`
-      WITH attempt AS (
+      WITH updated AS (
+        UPDATE checkout_sessions SET ${sessionAssignments(sql, session)}
+        WHERE id = ${session.id} AND ${version === undefined ? sql`TRUE` : sql`version = ${version}`}
+        RETURNING version
+      ), attempt AS (
         INSERT INTO payment_attempts (session_id, sequence, idempotency_key, amount, currency, credential_ref,
                                       state, charge_id, created_at, updated_at)
         SELECT ${attempt.sessionId}, ${attempt.sequence}, ${attempt.idempotencyKey}, ${attempt.amount},
                ${attempt.currency}, ${attempt.credentialRef}, ${attempt.state}, ${attempt.chargeId ?? null},
                ${iso(attempt.createdAt)}::timestamptz, ${iso(attempt.updatedAt)}::timestamptz
-        WHERE EXISTS (SELECT 1 FROM checkout_sessions WHERE id = ${session.id})
-        RETURNING sequence
+        FROM updated
       )
-      UPDATE checkout_sessions SET ${sessionAssignments(sql, session)}
-      WHERE id = ${session.id} AND EXISTS (SELECT 1 FROM attempt)
-      RETURNING version`).pipe(Effect.flatMap(updatedVersion(session)))
+      SELECT version FROM updated`)
+
+  const startPaymentAttempt: CheckoutStoreService["startPaymentAttempt"] = (session, attempt) =>
+    writeSessionWithAttempt(session, attempt, undefined).pipe(Effect.flatMap(updatedVersion(session)))
+
+  const startPaymentAttemptAt: CheckoutStoreService["startPaymentAttemptAt"] = (session, attempt, version) =>
+    writeSessionWithAttempt(session, attempt, version).pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => Number(row.version)))
+    )
 
   // One statement: `checkout_complete_paid`.
   const completePaidCheckout: CheckoutStoreService["completePaidCheckout"] = (completion) => {
@@ -194,8 +208,10 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     updateSessionKeepingItems,
     updateSessionAndReservations,
     lockExpiredSessions,
-    lockSessionForPayment,
+    lockSessionForPayment: (id) => sessionForPayment(id, true),
+    readSessionForPayment: (id) => sessionForPayment(id, false),
     startPaymentAttempt,
+    startPaymentAttemptAt,
     completePaidCheckout
   })
 })

@@ -23,6 +23,7 @@ import { checkoutCreateSession } from "./functions/checkout-create-session.ts"
 import { checkoutLockSessionForPayment } from "./functions/checkout-lock-session-for-payment.ts"
 import { checkoutLockStock } from "./functions/checkout-lock-stock.ts"
 import { checkoutRemoveReservations } from "./functions/checkout-remove-reservations.ts"
+import { checkoutSessionForPayment } from "./functions/checkout-session-for-payment.ts"
 import { checkoutSetReservations } from "./functions/checkout-set-reservations.ts"
 import { idempotencyStoreAnswer } from "./functions/idempotency-store-answer.ts"
 import { orderSaveWithEvent } from "./functions/order-save-with-event.ts"
@@ -37,6 +38,7 @@ export const sqlFunctions: ReadonlyArray<SqlFunction> = [
   checkoutSetReservations,
   checkoutRemoveReservations,
   checkoutCreateSession,
+  checkoutSessionForPayment,
   checkoutLockSessionForPayment,
   orderSaveWithEvent,
   checkoutCompletePaid,

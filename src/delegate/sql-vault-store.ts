@@ -7,7 +7,7 @@
  *   transaction it becomes a savepoint of the same database transaction, and vice versa.
  * - `lockToken` is `SELECT … FOR UPDATE`: a second transaction on the same token waits until the
  *   first commits, then reads the committed row.
- * - `markTokenUsed` is `UPDATE … WHERE state = 'active' RETURNING id`: under concurrency the
+ * - `markTokenUsed` is `UPDATE … WHERE state = 'active' … RETURNING`: under concurrency the
  *   second update waits for the first one's row lock, re-checks the condition and changes nothing.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
@@ -130,7 +130,7 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
     run(sql<TokenRow>`
       UPDATE vault_tokens
       SET state = 'used', used_at = ${iso(at)}::timestamptz, used_by_session = ${sessionId}
-      WHERE id = ${id} AND state = 'active'
+      WHERE id = ${id} AND state = 'active' AND checkout_session_id = ${sessionId}
       RETURNING ${tokenColumns}`).pipe(Effect.flatMap(firstRecord))
 
   const releaseToken = (id: string, sessionId: string) =>

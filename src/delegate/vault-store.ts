@@ -83,9 +83,11 @@ export interface VaultStoreService {
   /** Reads and locks a token for the rest of the transaction (`SELECT … FOR UPDATE`). */
   readonly lockToken: (id: string) => Effect.Effect<Option.Option<VaultTokenRecord>, StorageError>
   /**
-   * Consumes an active token: `active` → `used`, recording when and by which session. The record
-   * as now stored when this call consumed it; None when the token is unknown or already used
-   * (nothing changes).
+   * Consumes an active token issued for `sessionId` (its allowance names that session): `active`
+   * → `used`, recording when and by which session. The record as now stored when this call
+   * consumed it; None when the token is unknown, already used or issued for another session
+   * (nothing changes): no session can hold another's token, even for an instant outside a
+   * transaction.
    */
   readonly markTokenUsed: (
     id: string,

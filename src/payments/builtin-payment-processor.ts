@@ -15,6 +15,11 @@
  *   (`issuer-authentication-check.ts`), and the charge records its ECI and transaction id.
  * - Every charge is stored under its idempotency key before it is answered; the same key returns
  *   the stored outcome, so a retried attempt never charges twice.
+ * - The charge of a request this processor authorized (the same request value, so the same
+ *   payment attempt of the same complete request, in this process) takes the card's outcome
+ *   `authorize` read from the vault: the token is read and its card opened once per payment, not
+ *   twice. Any other charge (a retry after a crash authorizes again; a payment with an
+ *   authentication result opens no card in `authorize`) reads the token itself.
  */
 import { Clock, Effect, Either, Layer, Option } from "effect"
 import { viewAt } from "../authentication/authentication-session.ts"
@@ -83,6 +88,8 @@ export const BuiltInPaymentProcessor = Layer.effect(
     const config = yield* AppConfig
     const ids = yield* Ids
     const authentications = yield* AuthenticationStore
+    /** The outcome of the card of each request `authorize` opened it for (see the module comment). */
+    const authorizedOutcomes = new WeakMap<ChargeRequest, ChargeOutcome>()
 
     const rejected = (request: ChargeRequest, message: string) =>
       new PaymentRejected({ message, param: credentialParam(request.credential) })
@@ -191,7 +198,10 @@ export const BuiltInPaymentProcessor = Layer.effect(
             Effect.tapError((error) => Effect.logError("vault token cannot be opened", error.tokenId, error.reason)),
             Effect.mapError(() => rejected(request, "The payment token cannot be used."))
           )
-          if (!needsAuthentication(card.number)) return
+          if (!needsAuthentication(card.number)) {
+            authorizedOutcomes.set(request, TEST_CARD_OUTCOMES[card.number] ?? "approved")
+            return
+          }
           const directoryServer = directoryServerOf(record.brand)
           if (directoryServer === undefined) {
             return yield* rejected(
@@ -213,6 +223,8 @@ export const BuiltInPaymentProcessor = Layer.effect(
 
     const decide = (request: ChargeRequest) =>
       Effect.gen(function*() {
+        const authorized = authorizedOutcomes.get(request)
+        if (authorized !== undefined) return authorized
         const token = request.credential.token
         if (!isVaultToken(token)) return TEST_TOKENS[token] ?? "card_declined"
         const record = yield* tokens.getToken(token)

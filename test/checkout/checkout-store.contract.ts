@@ -756,6 +756,55 @@ export const checkoutStoreContract = <E>(
         expect(yield* latestAttemptOf(orphan.sessionId)).toEqual(Option.none())
       }))
 
+    it.effect("readSessionForPayment answers what lockSessionForPayment does, without a transaction", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const session = makeSession(uid("cs"))
+        yield* store.sessions.insert(session)
+        expect(yield* store.readSessionForPayment(uid("cs_missing"))).toEqual(Option.none())
+        expect(yield* store.readSessionForPayment(session.id)).toEqual(
+          Option.some({ session, version: 1, latestAttempt: Option.none(), couponHolds: [] })
+        )
+        const attempt = attemptOf(session.id, 1)
+        const version = yield* store.startPaymentAttempt(session, attempt)
+        const [coupon] = [uid("coupon")]
+        yield* store.coupons.seed([{ id: coupon!, timesRedeemed: 0 }])
+        yield* store.coupons.hold(session.id, [coupon!], Date.parse(FAR_FUTURE))
+        const read = yield* store.readSessionForPayment(session.id)
+        expect(read).toEqual(
+          Option.some({ session, version, latestAttempt: Option.some(attempt), couponHolds: [coupon] })
+        )
+        expect(read).toEqual(yield* store.transaction(store.lockSessionForPayment(session.id)))
+      }))
+
+    it.effect("startPaymentAttemptAt writes the session and the attempt at the version read, else nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const session = makeSession(uid("cs"))
+        yield* store.sessions.insert(session)
+        const paying = { ...session, updated_at: "2026-01-01T00:01:00.000Z" }
+        const attempt = attemptOf(session.id, 1)
+        // Read at version 1, written since: nothing is written, neither the session nor the attempt.
+        const moved = yield* store.sessions.update({ ...session, status: "ready_for_payment" })
+        expect(yield* store.startPaymentAttemptAt(paying, attempt, 1)).toEqual(Option.none())
+        const unchanged = Option.getOrThrow(yield* store.sessions.getVersioned(session.id))
+        expect(unchanged).toEqual({ session: { ...session, status: "ready_for_payment" }, version: moved })
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.none())
+        // At the version it is at: both, and the new version.
+        const written = Option.getOrThrow(yield* store.startPaymentAttemptAt(paying, attempt, moved))
+        expect(yield* store.sessions.getVersioned(session.id)).toEqual(
+          Option.some({ session: paying, version: written })
+        )
+        expect(written).toBeGreaterThan(moved)
+        expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attempt))
+        // A duplicate attempt fails and writes nothing; an absent session is none.
+        const again = { ...paying, status: "canceled" as const }
+        expect(yield* Effect.flip(store.startPaymentAttemptAt(again, attempt, written))).toBeInstanceOf(StorageError)
+        expect(yield* store.sessions.get(session.id)).toEqual(Option.some(paying))
+        const orphan = attemptOf(uid("cs_missing"), 1)
+        expect(yield* store.startPaymentAttemptAt(makeSession(orphan.sessionId), orphan, 1)).toEqual(Option.none())
+      }))
+
     it.effect("completePaidCheckout: everything in one step at the version paid, nothing otherwise", () =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
@@ -1006,6 +1055,26 @@ export const checkoutStoreContract = <E>(
           yield* Fiber.join(first)
           yield* Fiber.join(second)
           expect(events).toEqual(["released", "first commits", "second reads 2"])
+        }))
+
+      it.effect("readSessionForPayment does not wait for a lock: it reads what is committed", () =>
+        Effect.gen(function*() {
+          const store = yield* CheckoutStore
+          const session = makeSession(uid("cs"))
+          yield* store.sessions.insert(session)
+          const locked = yield* Effect.makeLatch(false)
+          const release = yield* Effect.makeLatch(false)
+          const holder = yield* Effect.fork(store.transaction(Effect.gen(function*() {
+            yield* store.lockSessionForPayment(session.id)
+            yield* store.startPaymentAttempt(session, attemptOf(session.id, 1))
+            yield* locked.open
+            yield* release.await
+          })))
+          yield* locked.await
+          const read = yield* store.readSessionForPayment(session.id)
+          yield* release.open
+          yield* Fiber.join(holder)
+          expect(read).toEqual(Option.some({ session, version: 1, latestAttempt: Option.none(), couponHolds: [] }))
         }))
     }
 

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { CheckoutStore, type CheckoutStoreService, type PaidCompletion } from "../../src/checkout/checkout-store.ts"
+import type { Session } from "../../src/checkout/session-model.ts"
 import { type StorageError } from "../../src/db/storage-error.ts"
 import { VaultStore } from "../../src/delegate/vault-store.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
@@ -126,6 +127,35 @@ const sessionWrittenFirst = (onWrite: () => void): AroundCompleting => (store, c
     Effect.zipRight(complete)
   )
 
+/** What the first unlocked write of a payment attempt runs before it, as a concurrent request would. */
+type BeforeStartingAttempt = (store: CheckoutStoreService, session: Session) => Effect.Effect<void, StorageError>
+
+/**
+ * The checkout store, except that the first `startPaymentAttemptAt` (step 1 without the lock)
+ * runs `before` first, and `written` hears what each one answered.
+ */
+const withBeforeStartingAttempt = (
+  base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>,
+  before: BeforeStartingAttempt,
+  written: (version: Option.Option<number>) => void
+) =>
+  Layer.effect(
+    CheckoutStore,
+    Effect.map(CheckoutStore, (store) => {
+      let first = true
+      return CheckoutStore.of({
+        ...store,
+        startPaymentAttemptAt: (session, attempt, version) =>
+          Effect.suspend(() => {
+            const step = store.startPaymentAttemptAt(session, attempt, version).pipe(Effect.tap(written))
+            if (!first) return step
+            first = false
+            return Effect.zipRight(before(store, session), step)
+          })
+      })
+    })
+  ).pipe(Layer.provide(base))
+
 /** The vault store, except that no token can be read any more once `gone()` (purged, or its key retired). */
 const forgettingTokens = (base: Layer.Layer<VaultStore, unknown, MemoryDatabase>, gone: () => boolean) =>
   Layer.effect(
@@ -139,17 +169,25 @@ const forgettingTokens = (base: Layer.Layer<VaultStore, unknown, MemoryDatabase>
 const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
   /**
    * Runs `effect` against a fresh application over fresh stores of this kind; `crash`: the first
-   * completing step dies before it stores anything; `tokensGoneAfterCrash`: then no vault token can
-   * be read any more; `aroundCompleting`: what each one-step completion runs instead.
+   * completing step dies before it stores anything; `tokensGoneAfterCrash`: then `getToken` finds
+   * no vault token any more (the charge's own read); `aroundCompleting`: what each one-step completion runs instead.
    */
   const run = <A, E>(
     effect: Effect.Effect<A, E, any>,
-    options: { crash?: boolean; tokensGoneAfterCrash?: boolean; aroundCompleting?: AroundCompleting } = {}
+    options: {
+      crash?: boolean
+      tokensGoneAfterCrash?: boolean
+      aroundCompleting?: AroundCompleting
+      beforeStartingAttempt?: readonly [BeforeStartingAttempt, (version: Option.Option<number>) => void]
+    } = {}
   ) =>
     Effect.flatMap(storeUnderTest.freshStores, (stores) => {
       let crashed = false
       const base = stores.store ?? MemoryCheckoutStore
-      const store = options.aroundCompleting ? withAroundCompleting(base, options.aroundCompleting) : base
+      const around = options.aroundCompleting ? withAroundCompleting(base, options.aroundCompleting) : base
+      const store = options.beforeStartingAttempt
+        ? withBeforeStartingAttempt(around, ...options.beforeStartingAttempt)
+        : around
       const vaultStore = stores.vaultStore ?? MemoryVaultStore
       return Effect.provide(
         effect,
@@ -336,6 +374,60 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
         { crash: true }
       ))
 
+    it.effect("a session written between step 1's read and its write: decided again under the lock, paid once", () => {
+      const answers: Array<Option.Option<number>> = []
+      return run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          const completed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(answers).toEqual([Option.none()]) // the unlocked write found the session moved
+          expect(completed.status).toBe(200)
+          expect(completed.body.status).toBe("completed")
+          expect(yield* approvedCharges).toHaveLength(1)
+          const store = yield* CheckoutStore
+          const attempt = Option.getOrThrow(yield* store.readSessionForPayment(session.id)).latestAttempt
+          expect(Option.map(attempt, (a) => [a.sequence, a.state])).toEqual(Option.some([1, "succeeded"]))
+          const vault = yield* VaultStore
+          expect(Option.map(yield* vault.getToken(token), (t) => [t.state, t.usedBySession])).toEqual(
+            Option.some(["used", session.id])
+          )
+        }),
+        {
+          beforeStartingAttempt: [
+            (store, session) => Effect.asVoid(store.sessions.update({ ...session, status: "ready_for_payment" })),
+            (answer) => void answers.push(answer)
+          ]
+        }
+      )
+    })
+
+    it.effect("a session canceled between step 1's read and its write is not charged", () => {
+      const answers: Array<Option.Option<number>> = []
+      return run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          const refused = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(answers).toEqual([Option.none()])
+          expect(refused.status).toBe(409)
+          expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("canceled")
+          expect(yield* approvedCharges).toHaveLength(0)
+          const store = yield* CheckoutStore
+          expect(Option.getOrThrow(yield* store.readSessionForPayment(session.id)).latestAttempt).toEqual(Option.none())
+          // The same answer as a complete of the canceled session.
+          const again = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect([again.status, again.body.code]).toEqual([refused.status, refused.body.code])
+        }),
+        {
+          beforeStartingAttempt: [
+            (store, session) => Effect.asVoid(store.sessions.update({ ...session, status: "canceled" })),
+            (answer) => void answers.push(answer)
+          ]
+        }
+      )
+    })
+
     it.effect("a session written between the charge and the completion is completed under its lock, once", () => {
       let writes = 0
       return run(
@@ -387,7 +479,7 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
       )
     })
 
-    it.effect("a retry after the crash is answered by the first charge even when the token can no longer be read", () =>
+    it.effect("a retry after the crash is answered by the first charge; a charge never reads its token again", () =>
       run(
         Effect.gen(function*() {
           const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
@@ -400,12 +492,13 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           expect(retried.body.status).toBe("completed")
           expect(yield* approvedCharges).toHaveLength(1) // the same charge, not a decline of a paid session
 
-          // Without an earlier charge, an unreadable token is a refusal, as before.
+          // The charge decides by the card its authorization opened, in the same request: it does
+          // not read the token a second time.
           const other = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
           const otherToken = yield* tokenize(other.id)
-          const refused = yield* post(`/checkout_sessions/${other.id}/complete`, handlerPayment(otherToken))
-          expect(refused.status).toBe(422)
-          expect(yield* approvedCharges).toHaveLength(1)
+          const paid = yield* post(`/checkout_sessions/${other.id}/complete`, handlerPayment(otherToken))
+          expect(paid.status).toBe(200)
+          expect(yield* approvedCharges).toHaveLength(2)
         }),
         { crash: true, tokensGoneAfterCrash: true }
       ))

@@ -35,9 +35,13 @@ const pinned: Record<string, { readonly version: number; readonly hash: string }
     hash: "c4e006ac4f8b1fdd1eabb4968400970ae6826a297db291b2bce756bc82492d9a"
   },
   checkout_create_session: { version: 4, hash: "4b24e9c0d57442f5e203d9f0b9c3c2a2bfcae71808ddd0536dffd22bf6146cf5" },
+  checkout_session_for_payment: {
+    version: 1,
+    hash: "7664ad72c0d9a7ec9d61dcf74e518ed96510d629e320a31a4b2b9d15f400dd57"
+  },
   checkout_lock_session_for_payment: {
-    version: 3,
-    hash: "f26fb8c25836cebcc508158e8c55305b0dd59968274d1d4169c2a02f9b478dd9"
+    version: 4,
+    hash: "38f39ec1319df073df397ec83f9b40f97d1a3383a7bf32b14f84c4bef5b3399e"
   },
   order_save_with_event: { version: 2, hash: "81d81d3a92c7be452315ff1235217b2530d8e242d057f634551b1a5be5dd5a95" },
   checkout_complete_paid: { version: 2, hash: "93387a0e0cbafbd3301dbb13c9de5d1e39e5ac3c7998c8672aad6033f879474e" },

@@ -116,21 +116,24 @@ export const vaultStoreContract = <R>(
         expect(Option.getOrThrow(yield* store.getToken(record.id)).brand).toBe("visa")
       }))
 
-    it.effect("markTokenUsed consumes an active token once and answers it as stored", () =>
+    it.effect("markTokenUsed consumes an active token once, only for its session, and answers it as stored", () =>
       Effect.gen(function*() {
         const store = yield* VaultStore
         const record = makeRecord(uid("vt_"))
         yield* store.insertToken(record)
         const at = Date.parse("2026-01-30T12:30:00.789Z")
-        const used = { ...record, state: "used" as const, usedAt: at, usedBySession: "cs_first" }
-        expect(yield* store.markTokenUsed(record.id, "cs_first", at)).toEqual(Option.some(used))
-        expect(yield* store.markTokenUsed(record.id, "cs_second", at + 1)).toEqual(Option.none())
-        expect(yield* store.markTokenUsed(uid("vt_"), "cs_first", at)).toEqual(Option.none())
+        // Another session cannot take it, not even while it is active.
+        expect(yield* store.markTokenUsed(record.id, "cs_other", at)).toEqual(Option.none())
+        expect(Option.getOrThrow(yield* store.getToken(record.id)).state).toBe("active")
+        const used = { ...record, state: "used" as const, usedAt: at, usedBySession: "cs_contract" }
+        expect(yield* store.markTokenUsed(record.id, "cs_contract", at)).toEqual(Option.some(used))
+        expect(yield* store.markTokenUsed(record.id, "cs_contract", at + 1)).toEqual(Option.none())
+        expect(yield* store.markTokenUsed(uid("vt_"), "cs_contract", at)).toEqual(Option.none())
         expect(yield* store.getToken(record.id)).toEqual(Option.some(used))
         // Given back, it can be consumed again.
-        expect(yield* store.releaseToken(record.id, "cs_first")).toBe(true)
-        expect(Option.map(yield* store.markTokenUsed(record.id, "cs_second", at + 2), (r) => r.usedBySession))
-          .toEqual(Option.some("cs_second"))
+        expect(yield* store.releaseToken(record.id, "cs_contract")).toBe(true)
+        expect(Option.map(yield* store.markTokenUsed(record.id, "cs_contract", at + 2), (r) => r.usedAt))
+          .toEqual(Option.some(at + 2))
       }))
 
     it.effect("lockToken then markTokenUsed inside one transaction", () =>
@@ -141,7 +144,7 @@ export const vaultStoreContract = <R>(
         const result = yield* store.transaction(Effect.gen(function*() {
           const locked = Option.getOrThrow(yield* store.lockToken(record.id))
           expect(locked.state).toBe("active")
-          return yield* store.markTokenUsed(record.id, "cs_1", 1_000)
+          return yield* store.markTokenUsed(record.id, "cs_contract", 1_000)
         }))
         expect(Option.isSome(result)).toBe(true)
         expect(Option.getOrThrow(yield* store.getToken(record.id)).state).toBe("used")
@@ -156,7 +159,7 @@ export const vaultStoreContract = <R>(
         const insertedThenRolledBack = makeRecord(uid("vt_"))
         const exit = yield* Effect.exit(store.transaction(Effect.gen(function*() {
           yield* store.insertToken(insertedThenRolledBack)
-          expect(Option.isSome(yield* store.markTokenUsed(consumed.id, "cs_1", 5))).toBe(true)
+          expect(Option.isSome(yield* store.markTokenUsed(consumed.id, "cs_contract", 5))).toBe(true)
           return yield* Effect.fail("boom" as const)
         })))
         expect(exit).toEqual(Exit.fail("boom"))
@@ -166,7 +169,7 @@ export const vaultStoreContract = <R>(
         yield* store.transaction(Effect.gen(function*() {
           yield* store.insertToken(kept)
           const inner = yield* Effect.exit(store.transaction(
-            Effect.zipRight(store.markTokenUsed(consumed.id, "cs_2", 6), Effect.fail("inner" as const))
+            Effect.zipRight(store.markTokenUsed(consumed.id, "cs_contract", 6), Effect.fail("inner" as const))
           ))
           expect(Exit.isFailure(inner)).toBe(true)
         }))
@@ -181,13 +184,13 @@ export const vaultStoreContract = <R>(
         yield* store.insertToken(record)
         const results = yield* Effect.forEach(
           Array.from({ length: 12 }, (_, i) => i),
-          (i) => store.markTokenUsed(record.id, `cs_${i}`, 1_000 + i),
+          (i) => store.markTokenUsed(record.id, "cs_contract", 1_000 + i),
           { concurrency: "unbounded" }
         )
         expect(results.filter(Option.isSome)).toHaveLength(1)
         const winner = results.findIndex(Option.isSome)
-        expect(Option.getOrThrow(results[winner]!).usedBySession).toBe(`cs_${winner}`)
-        expect(Option.getOrThrow(yield* store.getToken(record.id)).usedBySession).toBe(`cs_${winner}`)
+        expect(Option.getOrThrow(results[winner]!).usedAt).toBe(1_000 + winner)
+        expect(Option.getOrThrow(yield* store.getToken(record.id)).usedAt).toBe(1_000 + winner)
       }))
 
     it.effect("concurrent lock-check-consume transactions: exactly one consumes", () =>
@@ -199,7 +202,7 @@ export const vaultStoreContract = <R>(
           store.transaction(Effect.gen(function*() {
             const locked = yield* store.lockToken(record.id)
             if (Option.isNone(locked) || locked.value.state !== "active") return "seen_used" as const
-            return Option.isSome(yield* store.markTokenUsed(record.id, `cs_${i}`, 2_000))
+            return Option.isSome(yield* store.markTokenUsed(record.id, "cs_contract", 2_000 + i))
               ? "consumed" as const
               : "lost" as const
           }))
@@ -220,7 +223,7 @@ export const vaultStoreContract = <R>(
             yield* store.lockToken(record.id)
             order.push("first locked")
             yield* Effect.sleep("300 millis")
-            const won = Option.isSome(yield* store.markTokenUsed(record.id, "cs_first", 3_000))
+            const won = Option.isSome(yield* store.markTokenUsed(record.id, "cs_contract", 3_000))
             order.push("first done")
             return won
           })))

@@ -74,6 +74,13 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
   })
   const versioned = (id: string) => Option.map(Option.fromNullable(sessionRows.get(id)), copyOf)
 
+  const sessionForPayment = (id: string) =>
+    Option.map(versioned(id), (row): SessionForPayment => ({
+      ...row,
+      latestAttempt: Option.map(Option.fromNullable(attempts.get(id)?.at(-1)), (attempt) => ({ ...attempt })),
+      couponHolds: [...(couponHolds.get(id)?.keys() ?? [])].sort()
+    }))
+
   /** Stores a copy of `session`, its version moved on; answers the version. */
   const putSession = (session: Session) => {
     const version = (sessionRows.get(session.id)?.version ?? 0) + 1
@@ -259,19 +266,19 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
           .slice(0, Math.max(0, Math.floor(limit)))
           .map((session) => session.id)
       ),
-    lockSessionForPayment: (id) =>
-      db.sync(() =>
-        Option.map(versioned(id), (row): SessionForPayment => ({
-          ...row,
-          latestAttempt: Option.map(Option.fromNullable(attempts.get(id)?.at(-1)), (attempt) => ({ ...attempt })),
-          couponHolds: [...(couponHolds.get(id)?.keys() ?? [])].sort()
-        }))
-      ),
+    lockSessionForPayment: (id) => db.sync(() => sessionForPayment(id)),
+    readSessionForPayment: (id) => db.sync(() => sessionForPayment(id)),
     startPaymentAttempt: (session, attempt) =>
       db.atomic(() =>
         sessionRows.has(session.id)
           ? Effect.zipRight(writeAttempt(attempt, "insert"), sessions.update(session))
           : Effect.fail(storageFailure(`startPaymentAttempt: no session ${session.id}`))
+      ),
+    startPaymentAttemptAt: (session, attempt, version) =>
+      db.atomic(() =>
+        sessionRows.get(session.id)?.version === version
+          ? Effect.map(Effect.zipRight(writeAttempt(attempt, "insert"), sessions.update(session)), Option.some)
+          : Effect.succeed(Option.none())
       ),
     completePaidCheckout: (completion) =>
       db.atomic(() => {

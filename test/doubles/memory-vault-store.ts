@@ -25,7 +25,9 @@ export const make: Effect.Effect<VaultStoreService, never, MemoryDatabase> = Eff
   const markTokenUsed = (id: string, sessionId: string, at: number) =>
     db.sync(() => {
       const current = tokens.get(id)
-      if (current === undefined || current.state !== "active") return Option.none<VaultTokenRecord>()
+      if (
+        current === undefined || current.state !== "active" || current.allowance.checkout_session_id !== sessionId
+      ) return Option.none<VaultTokenRecord>()
       const used: VaultTokenRecord = { ...current, state: "used", usedAt: at, usedBySession: sessionId }
       tokens.set(id, used)
       return Option.some(structuredClone(used))

@@ -1,35 +1,16 @@
 /**
- * `CheckoutStore.lockSessionForPayment` in one round trip: locks the session row (its data and
- * version), then reads its latest payment attempt and its coupon holds in statements of their
- * own, so they see what a transaction it waited for committed (in one plain statement they would
- * be read on the snapshot taken before the wait). No row when the session is absent.
+ * The locking read of `checkout_session_for_payment` under the name the previous release calls:
+ * its processes keep completing checkouts while a deployment replaces them. This release calls
+ * `checkout_session_for_payment` itself.
  */
 import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutLockSessionForPayment: SqlFunction = {
   name: "checkout_lock_session_for_payment",
-  version: 3,
+  version: 4,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_lock_session_for_payment(p_session text)
   RETURNS TABLE (out_data jsonb, out_version bigint, out_attempt jsonb, out_coupon_holds text[])
-  LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
-  BEGIN
-    SELECT s.data, s.version INTO out_data, out_version FROM checkout_sessions s WHERE s.id = p_session FOR UPDATE;
-    IF NOT FOUND THEN
-      RETURN;
-    END IF;
-    SELECT jsonb_build_object(
-             'session_id', a.session_id, 'sequence', a.sequence, 'idempotency_key', a.idempotency_key,
-             'amount', a.amount, 'currency', a.currency, 'credential_ref', a.credential_ref, 'state', a.state,
-             'charge_id', a.charge_id,
-             'created_ms', (extract(epoch FROM a.created_at) * 1000)::float8,
-             'updated_ms', (extract(epoch FROM a.updated_at) * 1000)::float8)
-    INTO out_attempt
-    FROM payment_attempts a WHERE a.session_id = p_session
-    ORDER BY a.sequence DESC LIMIT 1;
-    out_coupon_holds := ARRAY(SELECT h.coupon_id FROM coupon_holds h WHERE h.session_id = p_session ORDER BY h.coupon_id);
-    RETURN NEXT;
-  END
-  $fn$
+  LANGUAGE sql AS $fn$ SELECT * FROM checkout_session_for_payment(p_session, true) $fn$
 `
 }
