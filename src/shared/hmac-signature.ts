@@ -42,26 +42,27 @@ export interface ParsedSignatureHeader {
  * is not decimal seconds, no `v1`, a `v1` that is not 64 hex digits.
  */
 export const parseSignatureHeader = (header: string): Either.Either<ParsedSignatureHeader, SignatureFailure> => {
-  const malformed = Either.left(new SignatureFailure({ reason: "malformed" }))
-  if (header.length > 4096) return malformed
+  // Built only when needed: an error captures a stack trace, and most headers are well formed.
+  const malformed = () => Either.left(new SignatureFailure({ reason: "malformed" }))
+  if (header.length > 4096) return malformed()
   let timestamp: number | undefined
   const signatures: Array<string> = []
   for (const rawPart of header.split(",")) {
     const part = rawPart.trim()
     if (part === "") continue
     const eq = part.indexOf("=")
-    if (eq <= 0) return malformed
+    if (eq <= 0) return malformed()
     const key = part.slice(0, eq).trim()
     const value = part.slice(eq + 1).trim()
     if (key === "t") {
-      if (timestamp !== undefined || !/^\d{1,15}$/.test(value)) return malformed
+      if (timestamp !== undefined || !/^\d{1,15}$/.test(value)) return malformed()
       timestamp = Number(value)
     } else if (key === "v1") {
-      if (!/^[0-9a-fA-F]{64}$/.test(value)) return malformed
+      if (!/^[0-9a-fA-F]{64}$/.test(value)) return malformed()
       signatures.push(value.toLowerCase())
     }
   }
-  if (timestamp === undefined || signatures.length === 0) return malformed
+  if (timestamp === undefined || signatures.length === 0) return malformed()
   return Either.right({ timestamp, signatures })
 }
 
