@@ -50,7 +50,8 @@ export const { values: args } = parseArgs({
     "no-write": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
     rounds: { type: "string", default: "3" },
-    "no-pin": { type: "boolean", default: false }
+    "no-pin": { type: "boolean", default: false },
+    against: { type: "string" }
   }
 })
 

@@ -1,0 +1,128 @@
+/**
+ * Our server against an earlier build of itself, by the full flow, in the same run: how much a
+ * change moved the flow, measured with one method, on one machine, minutes apart at most
+ * (`npm run bench:against -- --against <git ref>`; options as the bench's: --duration,
+ * --connections (agents), --rounds, --no-pin).
+ *
+ * The earlier commit is checked out in a worktree of this repository (under the bench's work
+ * directory, removed at the end) and compiled as `npm run build` compiles ours, with this
+ * checkout's packages; both servers run with `npm start`'s Node flags on PostgreSQL, each on a
+ * fresh database, the server under test alone on core 0 and the agents (this checkout's flow)
+ * and PostgreSQL on the others. At each number of agents the two are measured back to back, in
+ * alternating order, `--rounds` times; the table gives each one's median checkouts/s with its
+ * spread, the median of the per-round ratios, and the median request p99.
+ */
+import { execFileSync } from "node:child_process"
+import { symlinkSync } from "node:fs"
+import { join } from "node:path"
+import { pinPostgres } from "./lib/affinity.ts"
+import { medianOf } from "./lib/bench-measure.ts"
+import {
+  ADMIN_URL,
+  API_KEY,
+  args,
+  benchCatalogFile,
+  levels,
+  log,
+  onCleanup,
+  perRunSeconds,
+  pin,
+  runMain,
+  serverEnv,
+  start,
+  startOurs,
+  stop,
+  workDir
+} from "./lib/bench-setup.ts"
+import { percentile } from "./lib/flow.ts"
+import { runFlowProcess } from "./lib/load.ts"
+import { createDatabase, freePort, postgresReachable, PROJECT_ROOT, serverNodeArgs } from "./lib/processes.ts"
+
+const rounds = Math.max(1, Number(args.rounds))
+const median = (values: ReadonlyArray<number>) => medianOf(values, (value) => value)
+
+/** The commit `ref` compiled in a worktree: the path of its `dist/main.js`. */
+const buildEarlier = (ref: string): string => {
+  const tree = join(workDir, "earlier")
+  const git = (...gitArgs: Array<string>) =>
+    execFileSync("git", gitArgs, { cwd: PROJECT_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim()
+  const commit = git("rev-parse", "--verify", `${ref}^{commit}`)
+  git("worktree", "add", "--detach", tree, commit)
+  onCleanup(() => void git("worktree", "remove", "--force", tree))
+  symlinkSync(join(PROJECT_ROOT, "node_modules"), join(tree, "node_modules"))
+  execFileSync(process.execPath, [join(PROJECT_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+    cwd: tree,
+    stdio: "inherit"
+  })
+  log(`earlier build: ${ref} (${commit.slice(0, 10)})`)
+  return join(tree, "dist", "main.js")
+}
+
+const main = async () => {
+  if (args.against === undefined) throw new Error("--against <git ref> names the earlier build")
+  if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
+  const earlierMain = buildEarlier(args.against)
+  if (pin) onCleanup(pinPostgres().restore)
+  const catalogFile = benchCatalogFile()
+  const oursDb = await createDatabase(ADMIN_URL, "bench_against_ours")
+  const earlierDb = await createDatabase(ADMIN_URL, "bench_against_earlier")
+  try {
+    const port = await freePort()
+    const servers = {
+      ours: await startOurs("ours", catalogFile, { DATABASE_URL: oursDb.url }),
+      earlier: await start(
+        "earlier",
+        [...serverNodeArgs().slice(0, -1), earlierMain],
+        serverEnv(catalogFile, {
+          PORT: String(port),
+          DATA_DIR: join(workDir, "earlier-data"),
+          DATABASE_URL: earlierDb.url
+        }),
+        port
+      )
+    }
+    type Which = keyof typeof servers
+    const flow = (which: Which, agents: number, seconds: number) =>
+      runFlowProcess(
+        { baseUrls: [servers[which].baseUrl], apiKey: API_KEY, agents, durationMillis: seconds * 1000 },
+        pin
+      ).then((stats) => ({
+        rate: stats.checkouts / stats.durationSeconds,
+        p99: percentile(stats.latencies, 99),
+        errors: stats.errors
+      }))
+    for (const which of ["ours", "earlier"] as const) await flow(which, 16, 5)
+    log(`\nours against ${args.against}, full flow, ${perRunSeconds} s per run, ${rounds} rounds, alternating order`)
+    log("| agents | ours (checkouts/s) | earlier | ours / earlier | request p99 ours / earlier |")
+    log("|---:|---:|---:|---:|---:|")
+    for (const agents of levels) {
+      const results: Array<Record<Which, { rate: number; p99: number }>> = []
+      for (let round = 1; round <= rounds; round++) {
+        const order: ReadonlyArray<Which> = round % 2 === 1 ? ["earlier", "ours"] : ["ours", "earlier"]
+        const measured: Partial<Record<Which, { rate: number; p99: number }>> = {}
+        for (const which of order) {
+          const run = await flow(which, agents, perRunSeconds)
+          if (run.errors > 0) log(`  ! ${which}, ${agents} agents: ${run.errors} errors`)
+          measured[which] = run
+        }
+        results.push(measured as Record<Which, { rate: number; p99: number }>)
+      }
+      const spread = (values: ReadonlyArray<number>) =>
+        `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`
+      log(
+        `| ${agents} | ${spread(results.map((r) => r.ours.rate))} | ${spread(results.map((r) => r.earlier.rate))} | ${
+          (median(results.map((r) => r.ours.rate / r.earlier.rate)) * 100).toFixed(0)
+        } % | ${median(results.map((r) => r.ours.p99)).toFixed(0)} / ${
+          median(results.map((r) => r.earlier.p99)).toFixed(0)
+        } ms |`
+      )
+    }
+    await stop(servers.ours)
+    await stop(servers.earlier)
+  } finally {
+    await oursDb.drop()
+    await earlierDb.drop()
+  }
+}
+
+await runMain(main)
