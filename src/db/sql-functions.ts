@@ -27,7 +27,7 @@ import { checkoutSessionForPayment } from "./functions/checkout-session-for-paym
 import { checkoutSetReservations } from "./functions/checkout-set-reservations.ts"
 import { idempotencyStoreAnswer } from "./functions/idempotency-store-answer.ts"
 import { orderSaveWithEvent } from "./functions/order-save-with-event.ts"
-import { rateLimitTake } from "./functions/rate-limit-take.ts"
+import { rateLimitTake, rateLimitTakeUpTo } from "./functions/rate-limit-take.ts"
 import type { SqlFunction } from "./functions/sql-function.ts"
 
 export type { SqlFunction }
@@ -42,6 +42,7 @@ export const sqlFunctions: ReadonlyArray<SqlFunction> = [
   checkoutLockSessionForPayment,
   orderSaveWithEvent,
   checkoutCompletePaid,
+  rateLimitTakeUpTo,
   rateLimitTake,
   idempotencyStoreAnswer
 ]

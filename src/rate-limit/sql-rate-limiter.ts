@@ -1,11 +1,19 @@
 /**
  * `RateLimiter` over PostgreSQL (table `rate_limit_buckets`, migration 0012): the token bucket of
  * `token-bucket.ts`, one row per key, shared by every process on the database (CONTRACT §1: a
- * budget "per API key" is one budget however many processes serve it). One statement per check:
- * `rate_limit_take` (`src/db/functions/rate-limit-take.ts`) creates, locks, refills and takes in
- * the database, with the capacity and rate the bucket rule derives from the options
- * (`bucketCapacity`, `refillPerMs`); whether that was allowed, and the Retry-After, are decided
- * here from the tokens it saw (`availability`).
+ * budget "per API key" is one budget however many processes serve it). One statement per check
+ * that asks the database: `rate_limit_take_up_to` (`src/db/functions/rate-limit-take.ts`)
+ * creates, locks, refills and takes in the database, with the capacity and rate the bucket rule
+ * derives from the options (`bucketCapacity`, `refillPerMs`); whether that was allowed, and the
+ * Retry-After, are decided here from the tokens it saw (`availability`).
+ *
+ * Leases: a bucket of at least `LEASE_PER_CAPACITY` × 2 tokens gives a process up to one token in
+ * `LEASE_PER_CAPACITY` of its capacity at once (at most `MAX_LEASE`), as `takeUpTo` takes them;
+ * the process spends the ones past the first on the key's next requests without a statement,
+ * for at most `LEASE_MS`, and drops what is left then. Every request let through took a token
+ * from the shared bucket, so the budget is never exceeded, however many processes share it; a
+ * process can hold back at most that share of the burst, for at most that long. Small budgets
+ * (the discount-code guard, the defaults of a few per second) get no lease: exact, as before.
  *
  * Time is the process's `Clock`, passed as a parameter, as everywhere in the stores. When the
  * database cannot answer, the request is let through (logged): a rate limit protects, it does not
@@ -18,37 +26,98 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
 import { forkBatchSweep, sweepInBatches } from "../platform/batch-sweep.ts"
 import { RateLimited, RateLimiter } from "./rate-limiter-service.ts"
-import { availability, bucketCapacity, type BucketOptions, refillPerMs } from "./token-bucket.ts"
+import {
+  type Availability,
+  availability,
+  bucketCapacity,
+  type BucketOptions,
+  refillPerMs,
+  takeUpTo
+} from "./token-bucket.ts"
 
 export const RATE_LIMIT_SWEEP_BATCH = 500
+/** A lease is at most one token in this many of the bucket's capacity. */
+export const LEASE_PER_CAPACITY = 50
+/** The most tokens one lease takes. */
+export const MAX_LEASE = 16
+/** How long a process may spend a lease's tokens. */
+export const LEASE_MS = 1_000
+/** Keys with a lease kept; past this, expired leases are dropped. */
+const MAX_LEASED_KEYS = 1_000
+
+/** How many tokens one statement takes for a bucket with these options (1: no lease). */
+export const leaseSize = (options: BucketOptions): number =>
+  Math.max(1, Math.min(MAX_LEASE, Math.floor(bucketCapacity(options) / LEASE_PER_CAPACITY)))
+
+interface Lease {
+  tokens: number
+  readonly until: number
+}
 
 export const makeSqlRateLimiter = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const leases = new Map<string, Lease>()
 
-  /** Tokens the bucket of `key` holds now (taking one when `takeToken` and there is one). */
-  const tokensOf = (key: string, options: BucketOptions, takeToken: boolean, now: number) =>
+  /**
+   * Tokens the bucket of `key` holds now, before taking up to `count` (0: only looks), at `now`;
+   * one statement. Exposed for the test that holds it to `takeUpTo`.
+   */
+  const tokensOf = (key: string, options: BucketOptions, count: number, now: number) =>
     Effect.map(
       sql<{ readonly tokens: number | string }>`
-        SELECT rate_limit_take(${key}, ${bucketCapacity(options)}, ${
+        SELECT rate_limit_take_up_to(${key}, ${bucketCapacity(options)}, ${
         refillPerMs(options)
-      }, ${now}, ${takeToken}) AS tokens`,
+      }, ${now}, ${count}) AS tokens`,
       (rows) => Number(rows[0]!.tokens)
     )
 
+  /** A token of this process's lease on `key` at `now`, if it holds one (then spent when `spend`). */
+  const fromLease = (key: string, now: number, spend: boolean): boolean => {
+    const lease = leases.get(key)
+    if (lease === undefined) return false
+    if (lease.until <= now || lease.tokens < 1) {
+      leases.delete(key)
+      return false
+    }
+    if (spend) lease.tokens -= 1
+    return true
+  }
+
+  /** Keeps the tokens taken past the one spent now, for `LEASE_MS`. */
+  const keepLease = (key: string, extra: number, now: number) => {
+    if (extra <= 0) return
+    if (leases.size >= MAX_LEASED_KEYS) {
+      for (const [k, lease] of leases) if (lease.until <= now || lease.tokens < 1) leases.delete(k)
+      if (leases.size >= MAX_LEASED_KEYS) return
+    }
+    const held = leases.get(key)
+    const kept = held !== undefined && held.until > now ? held.tokens : 0
+    leases.set(key, { tokens: kept + extra, until: now + LEASE_MS })
+  }
+
   const check = (key: string, options: BucketOptions, takeToken: boolean) =>
-    Clock.currentTimeMillis.pipe(
-      Effect.flatMap((now) => tokensOf(key, options, takeToken, now)),
-      Effect.map((tokens) => availability(tokens, options)),
-      Effect.catchAll((error) =>
-        Effect.as(Effect.logWarning("rate limit unavailable: request let through", error.message), {
-          allowed: true,
-          retryAfterSeconds: 0
-        })
-      ),
-      Effect.flatMap((result) =>
-        result.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: result.retryAfterSeconds }))
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (fromLease(key, now, takeToken)) return Effect.void
+      const count = takeToken ? leaseSize(options) : 0
+      return tokensOf(key, options, count, now).pipe(
+        Effect.map((tokens): Availability => {
+          if (count === 0) return availability(tokens, options)
+          // What the statement took, by the bucket's own rule (the bucket as it saw it, at `now`).
+          const took = takeUpTo({ tokens, updatedAt: now }, options, now, count)
+          if (took.allowed) keepLease(key, took.taken - 1, now)
+          return took
+        }),
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning("rate limit unavailable: request let through", error.message), {
+            allowed: true,
+            retryAfterSeconds: 0
+          })
+        ),
+        Effect.flatMap((result) =>
+          result.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: result.retryAfterSeconds }))
+        )
       )
-    )
+    })
 
   const deleteFullBuckets = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
@@ -69,7 +138,7 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
       Effect.orElseSucceed(() => 0)
     )
   })
-  return { limiter, sweepOnce, deleteFullBuckets }
+  return { limiter, sweepOnce, deleteFullBuckets, tokensOf }
 })
 
 /** The shared limiter, with its sweep of full buckets every minute. Needs a migrated database. */

@@ -4,9 +4,10 @@
  * and ask these functions what to answer.
  *
  * The SQL limiter cannot ask in the middle of its one statement, so the database function
- * `rate_limit_take` performs the same arithmetic on the same parameters (`bucketCapacity`,
- * `refillPerMs`): refill as `tokens + elapsed ms × per ms`, capped at the capacity; take one
- * token when `tokens + EPSILON ≥ 1`; a denied take writes nothing. With the same operations in
+ * `rate_limit_take_up_to` performs the same arithmetic on the same parameters (`bucketCapacity`,
+ * `refillPerMs`): refill as `tokens + elapsed ms × per ms`, capped at the capacity; when
+ * `tokens + EPSILON ≥ 1`, take `min(count, floor(tokens + EPSILON))` tokens; a denied take
+ * writes nothing. With the same operations in
  * the same order, both give the same doubles, and a property test runs them side by side on
  * random sequences (test/rate-limit/rate-limit-take.test.ts).
  */
@@ -73,14 +74,37 @@ export const availability = (tokens: number, options: BucketOptions): Availabili
 export const peek = (state: TokenBucket | undefined, options: BucketOptions, now: number): Availability =>
   availability(refill(state, options, now).tokens, options)
 
-/** Takes one token if there is one. An absent bucket is a full one. */
-export const take = (state: TokenBucket | undefined, options: BucketOptions, now: number): TakeResult => {
+/** What a take of several tokens answers: as `take`, with how many it took. */
+export interface TakeUpToResult extends TakeResult {
+  /** 0 when denied; else between 1 and the count asked. */
+  readonly taken: number
+}
+
+/**
+ * Takes up to `count` (at least 1) whole tokens, as many as there are, if there is one. An
+ * absent bucket is a full one. With a count of 1 this is `take`.
+ */
+export const takeUpTo = (
+  state: TokenBucket | undefined,
+  options: BucketOptions,
+  now: number,
+  count: number
+): TakeUpToResult => {
   const current = refill(state, options, now)
   const { allowed, retryAfterSeconds } = availability(current.tokens, options)
-  return allowed
-    ? { allowed, retryAfterSeconds, state: { tokens: Math.max(0, current.tokens - 1), updatedAt: current.updatedAt } }
-    : { allowed, retryAfterSeconds, state: state ?? current }
+  if (!allowed) return { allowed, retryAfterSeconds, taken: 0, state: state ?? current }
+  const taken = Math.min(count, Math.floor(current.tokens + EPSILON))
+  return {
+    allowed,
+    retryAfterSeconds,
+    taken,
+    state: { tokens: Math.max(0, current.tokens - taken), updatedAt: current.updatedAt }
+  }
 }
+
+/** Takes one token if there is one. An absent bucket is a full one. */
+export const take = (state: TokenBucket | undefined, options: BucketOptions, now: number): TakeResult =>
+  takeUpTo(state, options, now, 1)
 
 /** Whether the bucket would be full at `now` (then it can be forgotten without changing anything). */
 export const isFull = (state: TokenBucket, options: BucketOptions, now: number): boolean =>

@@ -45,7 +45,11 @@ const pinned: Record<string, { readonly version: number; readonly hash: string }
   },
   order_save_with_event: { version: 2, hash: "81d81d3a92c7be452315ff1235217b2530d8e242d057f634551b1a5be5dd5a95" },
   checkout_complete_paid: { version: 2, hash: "93387a0e0cbafbd3301dbb13c9de5d1e39e5ac3c7998c8672aad6033f879474e" },
-  rate_limit_take: { version: 1, hash: "b2ff4673f2d2cab4ba19d4008ecc5eb5b4233d4f0f525ab2bebd648ed9bec502" },
+  rate_limit_take_up_to: {
+    version: 1,
+    hash: "76c1e86bea470d1227fdb9c6addae381e1fafe5d9d72b56cc8ed019947d65675"
+  },
+  rate_limit_take: { version: 2, hash: "ead4790d2f1607232122316ba32770e0d460282ab8b2b8390e578e7a8208c4d3" },
   idempotency_store_answer: { version: 1, hash: "dc40e077347bded6e8f40f5b949b3bc7c7e9bd38cb97191b25a7857ad5c2b781" }
 }
 

@@ -1,10 +1,12 @@
 /**
- * The database function `rate_limit_take` and the token bucket of `src/rate-limit/token-bucket.ts`
- * are the same rule written twice (the SQL limiter must refill and take in one statement). This
- * runs both on the same random sequences of (time, take or peek, capacity, rate) and requires the
- * same answers, bit for bit: allowed or not, Retry-After, and the tokens and time the bucket keeps.
- * It goes through `SqlRateLimiter` (the parameters it derives, the statement, the answer it
- * decides), on embedded PGlite and, when `TEST_DATABASE_URL` is set, on PostgreSQL.
+ * The database function `rate_limit_take_up_to` and the token bucket of
+ * `src/rate-limit/token-bucket.ts` are the same rule written twice (the SQL limiter must refill and
+ * take in one statement). This runs both on the same random sequences of (time, take one, take
+ * several, or peek, capacity, rate) and requires the same answers, bit for bit: allowed or not,
+ * Retry-After, how many were taken, and the tokens and time the bucket keeps. It goes through
+ * `SqlRateLimiter` (the parameters it derives, the statement, the answer it decides: `consume` and
+ * `peek` for buckets too small for a lease, `tokensOf` for takes of several tokens, as a lease
+ * takes them), on embedded PGlite and, when `TEST_DATABASE_URL` is set, on PostgreSQL.
  *
  * It also checks what the sweep relies on: at the `full_at` the function stores, the bucket rule
  * says the bucket is full (deleting the row then changes nothing).
@@ -22,8 +24,11 @@ import {
   isFull,
   peek,
   take,
+  takeUpTo,
   type TokenBucket
 } from "../../src/rate-limit/token-bucket.ts"
+
+type TokensOf = Effect.Effect.Success<typeof makeSqlRateLimiter>["tokensOf"]
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 
 /** Never swept: what the function stores as `full_at` when the rate is not positive. */
@@ -46,7 +51,9 @@ const bucketOptions: fc.Arbitrary<BucketOptions> = fc.record({ capacity, refillP
 interface Step {
   /** Milliseconds since the previous step; negative when the clock goes backwards. */
   readonly elapsedMs: number
-  readonly op: "consume" | "peek"
+  readonly op: "consume" | "peek" | "take_several"
+  /** How many a `take_several` asks for. */
+  readonly count: number
   /** Index into the sequence's options: the same key may be checked with other options. */
   readonly optionsIndex: number
 }
@@ -57,7 +64,8 @@ const step: fc.Arbitrary<Step> = fc.record({
     { weight: 2, arbitrary: fc.integer({ min: 0, max: 120_000 }) },
     { weight: 1, arbitrary: fc.integer({ min: -5_000, max: 0 }) }
   ),
-  op: fc.constantFrom("consume", "consume", "consume", "peek"),
+  op: fc.constantFrom("consume", "consume", "consume", "peek", "take_several"),
+  count: fc.integer({ min: 2, max: 20 }),
   optionsIndex: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(1) })
 })
 
@@ -80,7 +88,10 @@ const answerOf = (effect: Effect.Effect<void, { readonly retryAfterSeconds: numb
       : { allowed: false, retryAfterSeconds: result.left.retryAfterSeconds })
 
 /** One sequence on one fresh key: the SQL limiter and the bucket rule side by side. */
-const runSequence = (limiter: RateLimiterService, input: Sequence) =>
+const runSequence = (
+  { limiter, tokensOf }: { readonly limiter: RateLimiterService; readonly tokensOf: TokensOf },
+  input: Sequence
+) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const key = `property:${randomUUID()}`
@@ -93,13 +104,24 @@ const runSequence = (limiter: RateLimiterService, input: Sequence) =>
     /** The options of the last write: `full_at` was computed with them. */
     let writtenWith: BucketOptions | undefined
     let now = input.start
-    for (const [index, { elapsedMs, op, optionsIndex }] of input.steps.entries()) {
+    for (const [index, { count, elapsedMs, op, optionsIndex }] of input.steps.entries()) {
       now = Math.max(0, now + elapsedMs)
       const options = input.options[optionsIndex]!
       yield* TestClock.setTime(now)
-      const context = { index, op, now, options, model }
+      const context = { index, op, count, now, options, model }
 
-      if (op === "peek") {
+      if (op === "take_several") {
+        const expected = takeUpTo(model, options, now, count)
+        const tokens = yield* Effect.orDie(tokensOf(key, options, count, now))
+        const { allowed, retryAfterSeconds, taken } = takeUpTo({ tokens, updatedAt: now }, options, now, count)
+        expect({ allowed, retryAfterSeconds, taken }, JSON.stringify(context)).toEqual({
+          allowed: expected.allowed,
+          retryAfterSeconds: expected.retryAfterSeconds,
+          taken: expected.taken
+        })
+        model = expected.state
+        if (allowed) writtenWith = options
+      } else if (op === "peek") {
         expect(yield* answerOf(limiter.peek(key, options)), JSON.stringify(context)).toEqual(peek(model, options, now))
       } else {
         const expected = take(model, options, now)
@@ -127,9 +149,9 @@ const runSequence = (limiter: RateLimiterService, input: Sequence) =>
 
 const agreementContract = (name: string, database: Layer.Layer<SqlClient.SqlClient, unknown>) =>
   layer(Layer.orDie(database), { timeout: 60_000 })(name, (it) => {
-    it.effect("rate_limit_take answers as the token bucket, bit for bit", () =>
+    it.effect("rate_limit_take_up_to answers as the token bucket, bit for bit", () =>
       Effect.gen(function*() {
-        const { limiter } = yield* makeSqlRateLimiter
+        const limiter = yield* makeSqlRateLimiter
         const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
         yield* Effect.promise(() =>
           fc.assert(
@@ -140,7 +162,7 @@ const agreementContract = (name: string, database: Layer.Layer<SqlClient.SqlClie
       }), 120_000)
   })
 
-agreementContract("rate_limit_take on embedded PGlite", embeddedDatabase())
+agreementContract("rate_limit_take_up_to on embedded PGlite", embeddedDatabase())
 describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
-  agreementContract("rate_limit_take on PostgreSQL", postgresDatabase())
+  agreementContract("rate_limit_take_up_to on PostgreSQL", postgresDatabase())
 })

@@ -8,7 +8,13 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { RateLimited, RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
-import { makeSqlRateLimiter, SqlRateLimiter } from "../../src/rate-limit/sql-rate-limiter.ts"
+import {
+  LEASE_MS,
+  leaseSize,
+  makeSqlRateLimiter,
+  MAX_LEASE,
+  SqlRateLimiter
+} from "../../src/rate-limit/sql-rate-limiter.ts"
 import type { BucketOptions } from "../../src/rate-limit/token-bucket.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
@@ -86,6 +92,64 @@ const sharedBudgetContract = (name: string, database: Layer.Layer<SqlClient.SqlC
           yield* allowed(second.consume(k, three))
         ]
         expect(results).toEqual([true, true, true, false])
+      }))
+
+    it.effect("a large bucket is leased: one statement takes a share, spent here without asking", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const first = (yield* makeSqlRateLimiter).limiter
+        const second = (yield* makeSqlRateLimiter).limiter
+        const k = key("leased")
+        const large = { capacity: 1_000, refillPerSecond: 0 }
+        expect(leaseSize(large)).toBe(MAX_LEASE)
+        const stored = Effect.map(
+          sql<{ tokens: number }>`SELECT tokens FROM rate_limit_buckets WHERE bucket_key = ${k}`,
+          (rows) => rows[0]?.tokens
+        )
+        yield* first.consume(k, large)
+        expect(yield* stored).toBe(1_000 - MAX_LEASE)
+        for (let i = 1; i < MAX_LEASE; i++) yield* first.consume(k, large)
+        expect(yield* stored).toBe(1_000 - MAX_LEASE) // the lease, spent without a statement
+        yield* first.consume(k, large)
+        yield* second.consume(k, large)
+        expect(yield* stored).toBe(1_000 - 3 * MAX_LEASE)
+        // What is left of a lease after LEASE_MS is dropped: the next request asks again.
+        yield* TestClock.adjust(LEASE_MS)
+        yield* first.consume(k, large)
+        expect(yield* stored).toBe(1_000 - 4 * MAX_LEASE)
+        // A small budget is never leased: exact.
+        expect(leaseSize({ capacity: 99, refillPerSecond: 1 })).toBe(1)
+      }))
+
+    it.effect("a process of the previous release (rate_limit_take) spends the same budget", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { limiter } = yield* makeSqlRateLimiter
+        const k = key("previous_release")
+        const previous = (take: boolean) =>
+          Effect.map(
+            sql<{ tokens: number }>`SELECT rate_limit_take(${k}, 3, 0, 0, ${take}) AS tokens`,
+            (rows) => rows[0]!.tokens
+          )
+        expect(yield* previous(true)).toBe(3)
+        yield* limiter.consume(k, { capacity: 3, refillPerSecond: 0 })
+        expect(yield* previous(false)).toBe(1)
+        expect(yield* previous(true)).toBe(1)
+        expect(yield* allowed(limiter.consume(k, { capacity: 3, refillPerSecond: 0 }))).toBe(false)
+      }))
+
+    it.effect("with leases, processes together never get more than the budget", () =>
+      Effect.gen(function*() {
+        const limiters = [(yield* makeSqlRateLimiter).limiter, (yield* makeSqlRateLimiter).limiter]
+        const k = key("leased_budget")
+        const budget = { capacity: 250, refillPerSecond: 0 }
+        expect(leaseSize(budget)).toBe(5)
+        const results = yield* Effect.all(
+          Array.from({ length: 400 }, (_, i) => allowed(limiters[i % 2]!.consume(k, budget))),
+          { concurrency: 8 }
+        )
+        expect(results.filter(Boolean)).toHaveLength(250)
+        expect(yield* allowed(limiters[0]!.peek(k, budget))).toBe(false)
       }))
 
     it.effect("the sweep deletes buckets that have refilled completely, and only those", () =>

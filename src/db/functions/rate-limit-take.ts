@@ -1,23 +1,28 @@
 /**
  * The token bucket of `src/rate-limit/token-bucket.ts` in one statement (the multi-process budget
- * is shared through the database, and a check is one round trip): creates the row if absent (a
- * concurrent creator waits on it), locks it, refills it to `p_now` and, when `p_take` and a token
- * is there, takes it; a denied take writes nothing. Returns the tokens before taking, from which
- * the caller decides and computes Retry-After. The capacity and the rate are the caller's
- * (`bucketCapacity`, `refillPerMs`); the arithmetic is the bucket's, operation for operation, so
- * that both give the same doubles (test/rate-limit/rate-limit-take.test.ts runs them side by side).
+ * is shared through the database, and a check is one round trip): `rate_limit_take_up_to`
+ * creates the row if absent (a concurrent creator waits on it), locks it, refills it to `p_now`
+ * and, when `p_count` is positive and a token is there, takes up to `p_count` whole tokens (as
+ * `takeUpTo`); a count of 0 only looks, and a denied take writes nothing. Returns the tokens
+ * before taking, from which the caller decides, counts what it took and computes Retry-After.
+ * The capacity and the rate are the caller's (`bucketCapacity`, `refillPerMs`); the arithmetic is
+ * the bucket's, operation for operation, so that both give the same doubles
+ * (test/rate-limit/rate-limit-take.test.ts runs them side by side).
  *
  * `full_at` is when the bucket is full again; the sweep deletes rows past it. A bucket that needs
  * longer than `4e18` ms (a rate near zero, or none) is never full: `full_at` is the largest bigint.
+ *
+ * `rate_limit_take` (one token, or a look) is the same function under the signature the previous
+ * release calls: its processes keep the shared budget while a deployment replaces them.
  */
 import type { SqlFunction } from "./sql-function.ts"
 
-export const rateLimitTake: SqlFunction = {
-  name: "rate_limit_take",
+export const rateLimitTakeUpTo: SqlFunction = {
+  name: "rate_limit_take_up_to",
   version: 1,
   definition: `
-  CREATE OR REPLACE FUNCTION rate_limit_take(
-    p_key text, p_capacity double precision, p_per_ms double precision, p_now bigint, p_take boolean
+  CREATE OR REPLACE FUNCTION rate_limit_take_up_to(
+    p_key text, p_capacity double precision, p_per_ms double precision, p_now bigint, p_count integer
   ) RETURNS double precision
   LANGUAGE plpgsql AS $fn$
   DECLARE
@@ -26,7 +31,7 @@ export const rateLimitTake: SqlFunction = {
     v_left double precision;
     v_full_at bigint := 9223372036854775807;
   BEGIN
-    IF p_take THEN
+    IF p_count > 0 THEN
       -- Create it if absent (a concurrent creator waits here), so there is a row to lock.
       INSERT INTO rate_limit_buckets (bucket_key, tokens, updated_at, full_at)
       VALUES (p_key, p_capacity, p_now, p_now)
@@ -45,8 +50,8 @@ export const rateLimitTake: SqlFunction = {
     v_tokens := LEAST(p_capacity, v_tokens + GREATEST(0, p_now - v_updated) * p_per_ms);
     v_updated := GREATEST(p_now, v_updated);
     -- 1e-9: the bucket's EPSILON.
-    IF p_take AND v_tokens + 1e-9 >= 1 THEN
-      v_left := GREATEST(0, v_tokens - 1);
+    IF p_count > 0 AND v_tokens + 1e-9 >= 1 THEN
+      v_left := GREATEST(0, v_tokens - LEAST(p_count, floor(v_tokens + 1e-9)));
       -- Written so that neither the division nor the cast can leave the range of their types.
       IF p_per_ms > (p_capacity - v_left) / 4e18 THEN
         v_full_at := v_updated + ceil((p_capacity - v_left) / p_per_ms)::bigint;
@@ -58,6 +63,19 @@ export const rateLimitTake: SqlFunction = {
     END IF;
     RETURN v_tokens;
   END
+  $fn$
+`
+}
+
+export const rateLimitTake: SqlFunction = {
+  name: "rate_limit_take",
+  version: 2,
+  definition: `
+  CREATE OR REPLACE FUNCTION rate_limit_take(
+    p_key text, p_capacity double precision, p_per_ms double precision, p_now bigint, p_take boolean
+  ) RETURNS double precision
+  LANGUAGE sql AS $fn$
+    SELECT rate_limit_take_up_to(p_key, p_capacity, p_per_ms, p_now, CASE WHEN p_take THEN 1 ELSE 0 END)
   $fn$
 `
 }
