@@ -4,8 +4,11 @@
  * flags, pinned to core 0 when pinning); agents in this process send each step for 2,000 sessions
  * at the first `--connections` concurrency (default 1: one request at a time) — all creates, then all GETs, updates,
  * tokenizations and completions — and the server's CPU time (from `/proc`) is divided by the
- * requests of the step. Completing also sends an order event to the server's own receiver; what
- * that delivery costs after the last completion is printed on its own line.
+ * requests of the step. The server runs without the order-event sender (`ROLES`), so completing
+ * only queues each order's event; then a second server on the same database, with only the
+ * sender and the receiver (`ROLES=webhook_sender,webhook_receiver`, the events posted to itself),
+ * delivers them all, and its CPU per event is the last line: both ends of a delivery, which the
+ * full flow's server pays too.
  *
  * Usage: `npm run bench:steps [-- --scenarios flow-2026-04-17] [--connections 16] [--profile]`: the
  * 2025-09-29 format without Idempotency-Key (default), or the 2026-04-17 format with a fresh key on
@@ -33,9 +36,10 @@ import {
   workDir
 } from "./lib/bench-setup.ts"
 import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
-import { createDatabase, type NodeProcess, sleep, ticksOf } from "./lib/processes.ts"
+import { createDatabase, type NodeProcess, sleep, sqlClient, ticksOf } from "./lib/processes.ts"
 
 const SESSIONS = 2_000
+const STEP_ROLES = "checkout,delegate,webhook_receiver"
 const apiVersion = args.scenarios.includes("flow-2026-04-17") ? "2026-04-17" : "2025-09-29"
 const keyed = apiVersion >= "2026-04-17"
 const dialect = dialectOf(apiVersion)
@@ -46,7 +50,10 @@ runMain(async () => {
   if (pin) onCleanup(pinPostgres().restore)
   const profileDir = args.profile ? join(workDir, "profile") : undefined
   try {
-    await measure(await startOurs("steps", benchCatalogFile(), { DATABASE_URL: database.url }, profileDir))
+    await measure(
+      await startOurs("steps", benchCatalogFile(), { DATABASE_URL: database.url, ROLES: STEP_ROLES }, profileDir)
+    )
+    await measureDelivery(database.url)
     const file = profileDir === undefined ? undefined : readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
     if (file !== undefined) {
       log(`\nCPU profile of the server (every step): ${join(profileDir!, file)}`)
@@ -125,9 +132,32 @@ const measure = async (server: NodeProcess) => {
     paid,
     ({ session, token }) => call("POST", `/checkout_sessions/${session.id}/complete`, 200, dialect.completeBody(token))
   )
-  const before = ticksOf(server.pid)
-  await sleep(4_000)
-  const deliveries = (ticksOf(server.pid) - before) * 10 / SESSIONS
-  log(`${"deliveries after it".padEnd(22)} ${deliveries.toFixed(2).padStart(6)} ms CPU per checkout (in the 4 s after)`)
   await stop(server)
+}
+
+/** Both ends of the delivery of every queued order event, by a server that only delivers. */
+const measureDelivery = async (databaseUrl: string) => {
+  const database = sqlClient(databaseUrl)
+  try {
+    const pending = () =>
+      database.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_outbox WHERE state = 'pending'").then((
+        rows
+      ) => rows[0]!.n)
+    const events = await pending()
+    const sender = await startOurs("deliver", benchCatalogFile(), {
+      DATABASE_URL: databaseUrl,
+      ROLES: "webhook_sender,webhook_receiver"
+    })
+    const before = ticksOf(sender.pid)
+    while (await pending() > 0) await sleep(100)
+    const cpuMs = (ticksOf(sender.pid) - before) * 10
+    log(
+      `${"deliver (both ends)".padEnd(22)} ${
+        (cpuMs / events).toFixed(2).padStart(6)
+      } ms CPU per event (${events} events)`
+    )
+    await stop(sender)
+  } finally {
+    await database.close()
+  }
 }
