@@ -156,6 +156,18 @@ const withBeforeStartingAttempt = (
     })
   ).pipe(Layer.provide(base))
 
+/**
+ * The session written in `status` (by a concurrent request) between step 1's unlocked read and its
+ * write; `answers` collects what the unlocked writes answered.
+ */
+const writtenBeforeTheAttempt = (
+  status: Session["status"],
+  answers: Array<Option.Option<number>>
+): readonly [BeforeStartingAttempt, (version: Option.Option<number>) => void] => [
+  (store, session) => Effect.asVoid(store.sessions.update({ ...session, status })),
+  (answer) => void answers.push(answer)
+]
+
 /** The vault store, except that no token can be read any more once `gone()` (purged, or its key retired). */
 const forgettingTokens = (base: Layer.Layer<VaultStore, unknown, MemoryDatabase>, gone: () => boolean) =>
   Layer.effect(
@@ -393,12 +405,7 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
             Option.some(["used", session.id])
           )
         }),
-        {
-          beforeStartingAttempt: [
-            (store, session) => Effect.asVoid(store.sessions.update({ ...session, status: "ready_for_payment" })),
-            (answer) => void answers.push(answer)
-          ]
-        }
+        { beforeStartingAttempt: writtenBeforeTheAttempt("ready_for_payment", answers) }
       )
     })
 
@@ -419,12 +426,7 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           const again = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
           expect([again.status, again.body.code]).toEqual([refused.status, refused.body.code])
         }),
-        {
-          beforeStartingAttempt: [
-            (store, session) => Effect.asVoid(store.sessions.update({ ...session, status: "canceled" })),
-            (answer) => void answers.push(answer)
-          ]
-        }
+        { beforeStartingAttempt: writtenBeforeTheAttempt("canceled", answers) }
       )
     })
 
