@@ -10,7 +10,8 @@
  * Leases: a bucket of at least `LEASE_PER_CAPACITY` × 2 tokens gives a process up to one token in
  * `LEASE_PER_CAPACITY` of its capacity at once (at most `MAX_LEASE`), as `takeUpTo` takes them;
  * the process spends the ones past the first on the key's next requests without a statement,
- * for at most `LEASE_MS`, and drops what is left then. Every request let through took a token
+ * for at most `LEASE_MS`, and drops what is left then; one lease per key is taken at a time
+ * (requests missing it meanwhile take one token each). Every request let through took a token
  * from the shared bucket, so the budget is never exceeded, however many processes share it; a
  * process can hold back at most that share of the burst, for at most that long. Small budgets
  * (the discount-code guard, the defaults of a few per second) get no lease: exact, as before.
@@ -83,23 +84,28 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
     return true
   }
 
-  /** Keeps the tokens taken past the one spent now, for `LEASE_MS`. */
+  /** Keeps the tokens taken past the one spent now, for `LEASE_MS` (the key had none left). */
   const keepLease = (key: string, extra: number, now: number) => {
     if (extra <= 0) return
     if (leases.size >= MAX_LEASED_KEYS) {
       for (const [k, lease] of leases) if (lease.until <= now || lease.tokens < 1) leases.delete(k)
       if (leases.size >= MAX_LEASED_KEYS) return
     }
-    const held = leases.get(key)
-    const kept = held !== undefined && held.until > now ? held.tokens : 0
-    leases.set(key, { tokens: kept + extra, until: now + LEASE_MS })
+    leases.set(key, { tokens: extra, until: now + LEASE_MS })
   }
+
+  /** Keys whose lease is being taken: a concurrent miss takes one token, not a second lease. */
+  const leasing = new Set<string>()
 
   const check = (key: string, options: BucketOptions, takeToken: boolean) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (fromLease(key, now, takeToken)) return Effect.void
-      const count = takeToken ? leaseSize(options) : 0
+      const size = takeToken ? leaseSize(options) : 0
+      // One lease per key at a time: at most `size - 1` tokens held back per key and process.
+      const count = size > 1 && leasing.has(key) ? 1 : size
+      if (count > 1) leasing.add(key)
       return tokensOf(key, options, count, now).pipe(
+        Effect.ensuring(Effect.sync(() => count > 1 && leasing.delete(key))),
         Effect.map((tokens): Availability => {
           if (count === 0) return availability(tokens, options)
           // What the statement took, by the bucket's own rule (the bucket as it saw it, at `now`).

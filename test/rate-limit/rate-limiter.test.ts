@@ -138,6 +138,24 @@ const sharedBudgetContract = (name: string, database: Layer.Layer<SqlClient.SqlC
         expect(yield* allowed(limiter.consume(k, { capacity: 3, refillPerSecond: 0 }))).toBe(false)
       }))
 
+    it.effect("concurrent misses take one lease between them: the others take one token each", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { limiter } = yield* makeSqlRateLimiter
+        const k = key("lease_once")
+        const large = { capacity: 1_000, refillPerSecond: 0 }
+        const stored = Effect.map(
+          sql<{ tokens: number }>`SELECT tokens FROM rate_limit_buckets WHERE bucket_key = ${k}`,
+          (rows) => rows[0]?.tokens
+        )
+        yield* Effect.all(Array.from({ length: 8 }, () => limiter.consume(k, large)), { concurrency: "unbounded" })
+        expect(yield* stored).toBe(1_000 - MAX_LEASE - 7)
+        for (let i = 1; i < MAX_LEASE; i++) yield* limiter.consume(k, large)
+        expect(yield* stored).toBe(1_000 - MAX_LEASE - 7)
+        yield* limiter.consume(k, large)
+        expect(yield* stored).toBe(1_000 - 2 * MAX_LEASE - 7)
+      }))
+
     it.effect("with leases, processes together never get more than the budget", () =>
       Effect.gen(function*() {
         const limiters = [(yield* makeSqlRateLimiter).limiter, (yield* makeSqlRateLimiter).limiter]
