@@ -16,7 +16,7 @@ import { execFileSync } from "node:child_process"
 import { symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { pinPostgres } from "./lib/affinity.ts"
-import { medianOf } from "./lib/bench-measure.ts"
+import { median, medianWithRange } from "./lib/bench-measure.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -24,6 +24,7 @@ import {
   benchCatalogFile,
   levels,
   log,
+  measureRounds,
   onCleanup,
   perRunSeconds,
   pin,
@@ -37,9 +38,6 @@ import {
 import { percentile } from "./lib/flow.ts"
 import { runFlowProcess } from "./lib/load.ts"
 import { createDatabase, freePort, postgresReachable, PROJECT_ROOT, serverNodeArgs } from "./lib/processes.ts"
-
-const rounds = Math.max(1, Number(args.rounds))
-const median = (values: ReadonlyArray<number>) => medianOf(values, (value) => value)
 
 /** The commit `ref` compiled in a worktree: the path of its `dist/main.js`. */
 const buildEarlier = (ref: string): string => {
@@ -92,12 +90,14 @@ const main = async () => {
         errors: stats.errors
       }))
     for (const which of ["ours", "earlier"] as const) await flow(which, 16, 5)
-    log(`\nours against ${args.against}, full flow, ${perRunSeconds} s per run, ${rounds} rounds, alternating order`)
+    log(
+      `\nours against ${args.against}, full flow, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order`
+    )
     log("| agents | ours (checkouts/s) | earlier | ours / earlier | request p99 ours / earlier |")
     log("|---:|---:|---:|---:|---:|")
     for (const agents of levels) {
       const results: Array<Record<Which, { rate: number; p99: number }>> = []
-      for (let round = 1; round <= rounds; round++) {
+      for (let round = 1; round <= measureRounds; round++) {
         const order: ReadonlyArray<Which> = round % 2 === 1 ? ["earlier", "ours"] : ["ours", "earlier"]
         const measured: Partial<Record<Which, { rate: number; p99: number }>> = {}
         for (const which of order) {
@@ -107,14 +107,12 @@ const main = async () => {
         }
         results.push(measured as Record<Which, { rate: number; p99: number }>)
       }
-      const spread = (values: ReadonlyArray<number>) =>
-        `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`
       log(
-        `| ${agents} | ${spread(results.map((r) => r.ours.rate))} | ${spread(results.map((r) => r.earlier.rate))} | ${
-          (median(results.map((r) => r.ours.rate / r.earlier.rate)) * 100).toFixed(0)
-        } % | ${median(results.map((r) => r.ours.p99)).toFixed(0)} / ${
-          median(results.map((r) => r.earlier.p99)).toFixed(0)
-        } ms |`
+        `| ${agents} | ${medianWithRange(results.map((r) => r.ours.rate))} | ${
+          medianWithRange(results.map((r) => r.earlier.rate))
+        } | ${(median(results.map((r) => r.ours.rate / r.earlier.rate)) * 100).toFixed(0)} % | ${
+          median(results.map((r) => r.ours.p99)).toFixed(0)
+        } / ${median(results.map((r) => r.earlier.p99)).toFixed(0)} ms |`
       )
     }
     await stop(servers.ours)

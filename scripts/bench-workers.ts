@@ -8,14 +8,14 @@
  * is pinned: two workers need every core, and the agents and PostgreSQL share them, as they would
  * on a host running the service and its database.
  */
-import { medianOf } from "./lib/bench-measure.ts"
+import { median, medianWithRange } from "./lib/bench-measure.ts"
 import {
   ADMIN_URL,
   API_KEY,
-  args,
   benchCatalogFile,
   levels,
   log,
+  measureRounds,
   perRunSeconds,
   runMain,
   startOurs,
@@ -23,10 +23,6 @@ import {
 } from "./lib/bench-setup.ts"
 import { runFlowProcess } from "./lib/load.ts"
 import { createDatabase, postgresReachable } from "./lib/processes.ts"
-
-const rounds = Math.max(1, Number(args.rounds))
-
-const median = (values: ReadonlyArray<number>) => medianOf(values, (value) => value)
 
 const main = async () => {
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
@@ -45,12 +41,14 @@ const main = async () => {
       ).then((stats) => ({ rate: stats.checkouts / stats.durationSeconds, errors: stats.errors, stats }))
     await flow(1, 16, 5)
     await flow(2, 16, 5)
-    log(`\n1 vs 2 workers, full flow, ${perRunSeconds} s per run, ${rounds} rounds, alternating order (checkouts/s)`)
+    log(
+      `\n1 vs 2 workers, full flow, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order (checkouts/s)`
+    )
     log("| agents | 1 worker | 2 workers | 2 / 1 |")
     log("|---:|---:|---:|---:|")
     for (const agents of levels) {
       const results: Array<{ one: number; two: number }> = []
-      for (let round = 1; round <= rounds; round++) {
+      for (let round = 1; round <= measureRounds; round++) {
         const order = round % 2 === 1 ? ([1, 2] as const) : ([2, 1] as const)
         const measured: Record<number, number> = {}
         for (const workers of order) {
@@ -60,12 +58,10 @@ const main = async () => {
         }
         results.push({ one: measured[1]!, two: measured[2]! })
       }
-      const spread = (values: ReadonlyArray<number>) =>
-        `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`
       log(
-        `| ${agents} | ${spread(results.map((r) => r.one))} | ${spread(results.map((r) => r.two))} | ${
-          (median(results.map((r) => r.two / r.one)) * 100).toFixed(0)
-        } % |`
+        `| ${agents} | ${medianWithRange(results.map((r) => r.one))} | ${
+          medianWithRange(results.map((r) => r.two))
+        } | ${(median(results.map((r) => r.two / r.one)) * 100).toFixed(0)} % |`
       )
     }
     await stop(servers[1])

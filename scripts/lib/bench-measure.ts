@@ -52,6 +52,13 @@ export const measure = async (
 export const medianOf = <A>(items: ReadonlyArray<A>, key: (item: A) => number): A =>
   [...items].sort((a, b) => key(a) - key(b))[Math.floor((items.length - 1) / 2)]!
 
+/** The median of numbers (the lower middle one of an even count). */
+export const median = (values: ReadonlyArray<number>): number => medianOf(values, (value) => value)
+
+/** `median (min–max)` of figures, one decimal. */
+export const medianWithRange = (values: ReadonlyArray<number>): string =>
+  `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`
+
 /** Five seconds at the connections to be measured: connections open, JIT warm, pool full. */
 export const warmUp = (proc: NodeProcess, options: CannonOptions, connections = 16) =>
   runLoad({ ...options, url: proc.baseUrl + options.path, connections, seconds: 5 }, pin, workDir)
