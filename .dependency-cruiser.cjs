@@ -10,8 +10,8 @@ const inFeature = (fileName, capture = false) =>
   `^src/${NOT_FEATURE}${capture ? "([^/]+)" : "[^/]+"}/.*(?<=/)${fileName}$`
 
 // A file's role in a feature comes from its name; a name that fits both (sql-order-store.ts) is an adapter.
-const ADAPTER_NAME = "(?:[^/]+-(?:api|handlers|middleware)|sql-[^/]+)\\.ts"
-const SERVICE_NAME = "(?!sql-)(?:[^/]+-(?:service|store|provider|processor|sender)|vault|vault-crypto)\\.ts"
+const ADAPTER_NAME = "(?:[^/]+-(?:api|handlers|middleware)|(?:sql|node)-[^/]+)\\.ts"
+const SERVICE_NAME = "(?!(?:sql|node)-)(?:[^/]+-(?:service|store|provider|processor|sender|transport)|vault|vault-crypto)\\.ts"
 const DOMAIN_NAME = `(?!${ADAPTER_NAME}$)(?!${SERVICE_NAME}$)[^/]+\\.ts`
 
 const SERVICE = inFeature(SERVICE_NAME)
@@ -74,7 +74,7 @@ module.exports = {
     },
     {
       name: "services-import-no-adapters-http-or-app",
-      comment: "Services and ports (*-service, *-store, *-provider, *-processor, *-sender, vault, vault-crypto) "
+      comment: "Services and ports (*-service, *-store, *-provider, *-processor, *-sender, *-transport, vault, vault-crypto) "
         + "import domain, services/ports of any feature, src/platform except src/platform/http, src/db, src/shared.",
       severity: "error",
       from: { path: SERVICE },
@@ -82,7 +82,7 @@ module.exports = {
     },
     {
       name: "adapters-import-no-other-features-adapters-or-app",
-      comment: "Adapters (*-api, *-handlers, *-middleware, sql-*) import anything in their own feature, "
+      comment: "Adapters (*-api, *-handlers, *-middleware, sql-*, node-*) import anything in their own feature, "
         + "other features' domain and services/ports (never their adapters), src/platform, src/db, src/shared.",
       severity: "error",
       from: { path: inFeature(ADAPTER_NAME, true) },

@@ -53,16 +53,21 @@ runMain(async () => {
     await measure(
       await startOurs("steps", benchCatalogFile(), { DATABASE_URL: database.url, ROLES: STEP_ROLES }, profileDir)
     )
-    await measureDelivery(database.url)
-    const file = profileDir === undefined ? undefined : readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
-    if (file !== undefined) {
-      log(`\nCPU profile of the server (every step): ${join(profileDir!, file)}`)
-      log(summarizeCpuProfile(JSON.parse(readFileSync(join(profileDir!, file), "utf8")), 40))
-    }
+    const deliveryProfileDir = profileDir === undefined ? undefined : join(workDir, "profile-delivery")
+    await measureDelivery(database.url, deliveryProfileDir)
+    printProfile("the server (every step but delivery)", profileDir)
+    printProfile("the delivering server (both ends)", deliveryProfileDir)
   } finally {
     await database.drop()
   }
 })
+
+const printProfile = (what: string, dir: string | undefined) => {
+  const file = dir === undefined ? undefined : readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
+  if (file === undefined) return
+  log(`\nCPU profile of ${what}: ${join(dir!, file)}`)
+  log(summarizeCpuProfile(JSON.parse(readFileSync(join(dir!, file), "utf8")), 40))
+}
 
 const measure = async (server: NodeProcess) => {
   const headers = (): Record<string, string> => ({
@@ -136,7 +141,7 @@ const measure = async (server: NodeProcess) => {
 }
 
 /** Both ends of the delivery of every queued order event, by a server that only delivers. */
-const measureDelivery = async (databaseUrl: string) => {
+const measureDelivery = async (databaseUrl: string, profileDir: string | undefined) => {
   const database = sqlClient(databaseUrl)
   try {
     const pending = () =>
@@ -147,7 +152,7 @@ const measureDelivery = async (databaseUrl: string) => {
     const sender = await startOurs("deliver", benchCatalogFile(), {
       DATABASE_URL: databaseUrl,
       ROLES: "webhook_sender,webhook_receiver"
-    })
+    }, profileDir)
     const before = ticksOf(sender.pid)
     while (await pending() > 0) await sleep(100)
     const cpuMs = (ticksOf(sender.pid) - before) * 10

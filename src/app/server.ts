@@ -2,7 +2,6 @@
  * The service assembled from its layers: configuration, database, storage, catalog, payment,
  * the HTTP application, and background work. `main.ts` runs it; tests build parts of it.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Etag from "@effect/platform/Etag"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -35,6 +34,7 @@ import { forkBatchSweep } from "../platform/batch-sweep.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
 import { SqlRateLimiter } from "../rate-limit/sql-rate-limiter.ts"
+import { NodeWebhookTransport } from "../webhooks/node-webhook-transport.ts"
 import { SqlReceivedEventsStore } from "../webhooks/sql-received-events-store.ts"
 import { HttpAppLive, HttpAppService } from "./http-app.ts"
 
@@ -84,22 +84,12 @@ export const ApplicationServices = HttpAppLive.pipe(
 )
 
 /**
- * Connections to the webhook receiver are kept open between deliveries (a connection per event
- * costs both ends a TCP handshake and teardown). An idle one is closed after 4 s, before the 5 s
- * after which Node servers, ours included, close it themselves: reusing a connection the receiver
- * is closing fails the delivery, which is then retried.
- */
-export const WebhookHttpClient = NodeHttpClient.layerWithoutAgent.pipe(
-  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, timeout: 4_000 }))
-)
-
-/**
  * The order-event sender (role `webhook_sender`): a background fiber delivering the outbox to
  * WEBHOOK_URL over Node's HTTP client (safe with several processes). Needs `OrderStore`, `AppConfig`.
  */
 export const WebhookSenderWorkerLive = webhookSenderWorker().pipe(
   Layer.provide(WebhookSenderLive),
-  Layer.provide(WebhookHttpClient)
+  Layer.provide(NodeWebhookTransport)
 )
 
 /** The built-in test processor (`docs/payments.md`, "Test cards"); needs `ChargeStore`, `VaultStore`, `AppConfig`. */

@@ -21,13 +21,12 @@
  *   when the lease ends (at-least-once: the receiver deduplicates by Request-Id).
  * Time is the Effect Clock and the jitter the Effect Random, so tests drive both.
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { signPayload } from "../shared/hmac-signature.ts"
 import { type DeliveryResponse, isPastHorizon, retryDecision } from "../webhooks/delivery-retry.ts"
+import { WebhookTransport } from "../webhooks/webhook-transport.ts"
 import { ORDER_EVENT_WIRES } from "./order-event-wire/order-event-wire.ts"
 import { type FinishedAttempt, OrderStore, type OutboxEvent } from "./order-store.ts"
 
@@ -65,21 +64,11 @@ export interface WebhookSenderShape {
 
 export class WebhookSender extends Context.Tag("acp/WebhookSender")<WebhookSender, WebhookSenderShape>() {}
 
-const errorText = (error: unknown): string => {
-  if (typeof error === "object" && error !== null) {
-    const e = error as { _tag?: unknown; reason?: unknown; message?: unknown }
-    const parts = [e._tag, e.reason].filter((p): p is string => typeof p === "string")
-    if (parts.length > 0) return parts.join(": ").slice(0, 200)
-    if (typeof e.message === "string") return e.message.slice(0, 200)
-  }
-  return String(error).slice(0, 200)
-}
-
 export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
   Effect.gen(function*() {
     const store = yield* OrderStore
     const config = yield* AppConfig
-    const client = yield* HttpClient.HttpClient
+    const transport = yield* WebhookTransport
     const url = webhookTargetUrl(config)
     const version = config.webhookApiVersion
     const eventBody = ORDER_EVENT_WIRES[version].body
@@ -88,35 +77,23 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
     const batchSize = Math.max(1, options.batchSize ?? 16)
     const horizonMs = config.webhookRetryHorizonSeconds * 1000
 
-    /** One POST: the response status and Retry-After, or a network problem (incl. timeout). */
+    /** One POST: the response status and Retry-After, or a network problem (incl. no answer in time). */
     const post = (event: OutboxEvent) =>
-      Effect.gen(function*() {
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const body = eventBody(event.payload)
-        const now = yield* Clock.currentTimeMillis
-        const request = HttpClientRequest.post(url).pipe(
-          HttpClientRequest.setHeaders({
-            "merchant-signature": signPayload(Redacted.value(config.webhookSecret), Math.floor(now / 1000), body),
-            "request-id": event.id,
-            "api-version": version
-          }),
-          HttpClientRequest.bodyText(body, "application/json")
-        )
-        return yield* client.execute(request).pipe(
-          Effect.flatMap((response) =>
-            // Read (and discard) the body so the connection is released.
-            Effect.as(Effect.ignore(response.text), {
-              status: response.status,
-              retryAfter: response.headers["retry-after"] as string | undefined,
-              error: null as string | null
-            })
-          ),
-          Effect.timeoutFail({
-            duration: timeout,
-            onTimeout: () => ({ _tag: "Timeout", reason: `no answer within ${Duration.format(timeout)}` })
-          }),
-          Effect.catchAll((error) =>
-            Effect.succeed({ status: null as number | null, retryAfter: undefined, error: errorText(error) })
-          )
+        const headers = {
+          "content-type": "application/json",
+          "merchant-signature": signPayload(Redacted.value(config.webhookSecret), Math.floor(now / 1000), body),
+          "request-id": event.id,
+          "api-version": version
+        }
+        return transport.post({ url, headers, body }, timeout).pipe(
+          Effect.map(({ retryAfter, status }) => ({
+            status: status as number | null,
+            retryAfter,
+            error: null as string | null
+          })),
+          Effect.catchAll((error) => Effect.succeed({ status: null, retryAfter: undefined, error: error.reason }))
         )
       })
 
@@ -178,11 +155,11 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
     return WebhookSender.of({ deliverDue })
   })
 
-/** The sender; needs `OrderStore`, `AppConfig` and an `HttpClient`. */
+/** The sender; needs `OrderStore`, `AppConfig` and a `WebhookTransport`. */
 export const webhookSenderLayer = (options: WebhookSenderOptions = {}): Layer.Layer<
   WebhookSender,
   never,
-  OrderStore | AppConfig | HttpClient.HttpClient
+  OrderStore | AppConfig | WebhookTransport
 > => Layer.effect(WebhookSender, makeWebhookSender(options))
 
 export const WebhookSenderLive = webhookSenderLayer()

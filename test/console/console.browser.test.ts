@@ -4,14 +4,14 @@
  * show it; another site's form is refused; a buyer named like markup renders as text. Screenshots
  * are kept in test-results/screenshots/.
  */
-import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeWebhookSender } from "../../src/orders/webhook-sender.ts"
+import { WebhookTransport } from "../../src/webhooks/webhook-transport.ts"
 import { hasChromium, launchBrowser, screenshotPath, serveApp, serveStaticPage } from "../support/browser.ts"
 import { API_KEY, get, testApp } from "../support/http.ts"
 import { paidOrder } from "../support/three-d-secure.ts"
-import { scriptedClient } from "../support/webhooks.ts"
+import { scriptedTransport } from "../support/webhooks.ts"
 
 // Plain HTTP, as the test server is: the console's cookies are then not `Secure`.
 const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
@@ -60,8 +60,8 @@ describe.skipIf(!hasChromium)("the merchant console in Chromium", () => {
       expect((yield* get(`/orders/${order.id}`)).body.status).toBe("shipped")
 
       // The sender delivers the order's events, one after the other, to this process's receiver.
-      const { client } = yield* scriptedClient([], "loopback")
-      const sender = yield* makeWebhookSender().pipe(Effect.provideService(HttpClient.HttpClient, client))
+      const { transport } = yield* scriptedTransport([], "loopback")
+      const sender = yield* makeWebhookSender().pipe(Effect.provideService(WebhookTransport, transport))
       for (let round = 0; round < 3; round++) {
         expect((yield* sender.deliverDue).map((report) => report.outcome)).toEqual(["delivered"])
       }

@@ -3,7 +3,6 @@
  * PostgreSQL (only with `TEST_DATABASE_URL`), plus two senders sharing one PostgreSQL database,
  * and the SQL rows holding only a checkout summary (which only SQL has).
  */
-import { HttpClient, HttpClientResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
@@ -13,6 +12,7 @@ import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import { makeWebhookSender } from "../../src/orders/webhook-sender.ts"
 import { AppConfig, testConfig } from "../../src/platform/config.ts"
 import { SqlReceivedEventsStore } from "../../src/webhooks/sql-received-events-store.ts"
+import { WebhookTransport } from "../../src/webhooks/webhook-transport.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
@@ -85,17 +85,20 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
           }))
         }
         const received = yield* Ref.make<ReadonlyArray<{ requestId: string; body: string }>>([])
-        const endpoint = HttpClient.make((request) =>
-          Effect.gen(function*() {
-            yield* Effect.sleep("2 millis") // overlap the two workers
-            const body = request.body._tag === "Uint8Array" ? Buffer.from(request.body.body).toString("utf8") : ""
-            yield* Ref.update(received, (list) => [...list, { requestId: request.headers["request-id"]!, body }])
-            return HttpClientResponse.fromWeb(request, new Response("{}", { status: 200 }))
-          })
-        )
+        const endpoint = WebhookTransport.of({
+          post: (request) =>
+            Effect.gen(function*() {
+              yield* Effect.sleep("2 millis") // overlap the two workers
+              yield* Ref.update(
+                received,
+                (list) => [...list, { requestId: request.headers["request-id"]!, body: request.body }]
+              )
+              return { status: 200, retryAfter: undefined }
+            })
+        })
         const senders = yield* Effect.all(
           [makeWebhookSender({ batchSize: 4 }), makeWebhookSender({ batchSize: 4 })]
-        ).pipe(Effect.provideService(HttpClient.HttpClient, endpoint))
+        ).pipe(Effect.provideService(WebhookTransport, endpoint))
         const drain = (sender: (typeof senders)[number]) =>
           Effect.gen(function*() {
             for (let idle = 0; idle < 5;) {

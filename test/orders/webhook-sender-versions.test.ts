@@ -3,7 +3,6 @@
  * (checked strictly against that version's event schema) and the round trip through this
  * process's own receiver. What the receiver accepts and refuses: `test/webhooks/webhook-receiver-versions.test.ts`.
  */
-import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Schema, TestClock } from "effect"
 import { ORDER_EVENT_WIRES } from "../../src/orders/order-event-wire/order-event-wire.ts"
@@ -11,11 +10,12 @@ import type { Order } from "../../src/orders/order-schemas.ts"
 import { makeWebhookSender } from "../../src/orders/webhook-sender.ts"
 import type { AppConfigShape } from "../../src/platform/config.ts"
 import { API_VERSION_NAMES, type ApiVersionName } from "../../src/shared/api-versions.ts"
+import { WebhookTransport } from "../../src/webhooks/webhook-transport.ts"
 import { get, post, testApp } from "../support/http.ts"
 import {
   type Answer,
   createOrder,
-  scriptedClient,
+  scriptedTransport,
   type SentRequest,
   UnusedPaymentProvider
 } from "../support/webhooks.ts"
@@ -41,8 +41,8 @@ const ship = { carrier: "UPS", tracking_number: "1Z999", tracking_url: "https://
  */
 const lifecycle = (answer: Answer) =>
   Effect.gen(function*() {
-    const { client, sent } = yield* scriptedClient([], answer)
-    const sender = yield* makeWebhookSender().pipe(Effect.provideService(HttpClient.HttpClient, client))
+    const { sent, transport } = yield* scriptedTransport([], answer)
+    const sender = yield* makeWebhookSender().pipe(Effect.provideService(WebhookTransport, transport))
     const deliver = Effect.map(sender.deliverDue, (reports) => {
       expect(reports.map((r) => r.outcome)).toEqual(["delivered"])
     })

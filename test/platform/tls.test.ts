@@ -5,8 +5,6 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { get as httpsGet } from "node:https"
 import { join } from "node:path"
 import { connect as tlsConnect, type TLSSocket } from "node:tls"
@@ -14,42 +12,7 @@ import { HttpServerLive, TlsConfigError } from "../../src/app/server.ts"
 import { testApp } from "../support/http.ts"
 import { freePort } from "../support/server-process.ts"
 import { tempDirectory } from "../support/test-database.ts"
-
-const hasOpenssl = (() => {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-})()
-
-/** A self-signed P-256 certificate for localhost, valid one day. */
-const selfSignedCertificate = Effect.gen(function*() {
-  const dir = yield* tempDirectory("acp-tls-")
-  const certFile = join(dir, "cert.pem")
-  const keyFile = join(dir, "key.pem")
-  execFileSync("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=DNS:localhost,IP:127.0.0.1",
-    "-days",
-    "1",
-    "-keyout",
-    keyFile,
-    "-out",
-    certFile
-  ], { stdio: "ignore" })
-  return { certFile, keyFile, cert: readFileSync(certFile) }
-})
+import { hasOpenssl, selfSignedCertificate } from "../support/tls-certificate.ts"
 
 const serveTls = (tls: { certFile: string; keyFile: string }, port: number) =>
   Layer.build(

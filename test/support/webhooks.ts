@@ -1,15 +1,15 @@
 /**
  * Helpers for order and order-event tests: orders made through the real checkout (a session
  * created over HTTP, then its order and `order_create` event written as the completion writes them), and
- * fake HTTP clients for the sender — scripted answers, or the in-process application itself (the
+ * fake transports for the sender — scripted answers, or the in-process application itself (the
  * sender posting to this process's own receiver).
  */
-import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Clock, Effect, Layer, Ref, Schema } from "effect"
 import { Session } from "../../src/checkout/session-model.ts"
 import { OrderEvents } from "../../src/orders/order-service.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { PaymentProvider } from "../../src/payments/payment-provider.ts"
+import { WebhookTransport, WebhookTransportError } from "../../src/webhooks/webhook-transport.ts"
 import { appHandler, createReadySession } from "./http.ts"
 
 /** A payment provider that is never called (these tests do not complete checkouts over HTTP). */
@@ -53,45 +53,31 @@ export type Answer =
   | "network_error"
   | "loopback"
 
-const bodyText = (body: unknown): string => {
-  const b = body as { _tag?: string; body?: unknown }
-  if (b._tag === "Uint8Array" && b.body instanceof Uint8Array) return Buffer.from(b.body).toString("utf8")
-  return ""
-}
-
 /**
- * A fake `HttpClient` recording every request. Answers come from `script` in order; once it is
- * used up, `fallback` (default 200). `"loopback"` hands the request to the in-process app.
+ * A fake `WebhookTransport` recording every request. Answers come from `script` in order; once it
+ * is used up, `fallback` (default 200). `"loopback"` hands the request to the in-process app.
  */
-export const scriptedClient = (script: ReadonlyArray<Answer>, fallback: Answer = { status: 200 }) =>
+export const scriptedTransport = (script: ReadonlyArray<Answer>, fallback: Answer = { status: 200 }) =>
   Effect.gen(function*() {
     const sent = yield* Ref.make<ReadonlyArray<SentRequest>>([])
     const remaining = yield* Ref.make<ReadonlyArray<Answer>>(script)
     const handler = yield* appHandler
-    const client = HttpClient.make((request, url) =>
-      Effect.gen(function*() {
-        const at = yield* Clock.currentTimeMillis
-        const body = bodyText(request.body)
-        yield* Ref.update(sent, (list) => [...list, { url: url.toString(), headers: { ...request.headers }, body, at }])
-        const answer = yield* Ref.modify(remaining, (list) => [list[0] ?? fallback, list.slice(1)] as const)
-        if (answer === "network_error") {
-          return yield* new HttpClientError.RequestError({
-            request,
-            reason: "Transport",
-            description: "connection refused"
-          })
-        }
-        if (answer === "loopback") {
-          const response = yield* Effect.promise(() =>
-            handler(new Request(url.toString(), { method: request.method, headers: request.headers, body }))
-          )
-          return HttpClientResponse.fromWeb(request, response)
-        }
-        return HttpClientResponse.fromWeb(
-          request,
-          new Response(answer.status === 204 ? null : "{}", { status: answer.status, headers: answer.headers ?? {} })
-        )
-      })
-    )
-    return { client, sent: Ref.get(sent) }
+    const transport = WebhookTransport.of({
+      post: ({ body, headers, url }) =>
+        Effect.gen(function*() {
+          const at = yield* Clock.currentTimeMillis
+          yield* Ref.update(sent, (list) => [...list, { url, headers: { ...headers }, body, at }])
+          const answer = yield* Ref.modify(remaining, (list) => [list[0] ?? fallback, list.slice(1)] as const)
+          if (answer === "network_error") {
+            return yield* new WebhookTransportError({ reason: "ECONNREFUSED" })
+          }
+          if (answer === "loopback") {
+            const response = yield* Effect.promise(() => handler(new Request(url, { method: "POST", headers, body })))
+            yield* Effect.promise(() => response.text())
+            return { status: response.status, retryAfter: response.headers.get("retry-after") ?? undefined }
+          }
+          return { status: answer.status, retryAfter: answer.headers?.["retry-after"] }
+        })
+    })
+    return { transport, sent: Ref.get(sent) }
   })
