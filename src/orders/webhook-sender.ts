@@ -21,7 +21,7 @@
  *   when the lease ends (at-least-once: the receiver deduplicates by Request-Id).
  * Time is the Effect Clock and the jitter the Effect Random, so tests drive both.
  */
-import { Clock, Context, Duration, Effect, Layer, Random, Redacted, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Random, Redacted, Schedule } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { signPayload } from "../shared/hmac-signature.ts"
@@ -60,6 +60,8 @@ export interface DeliveryReport {
 export interface WebhookSenderShape {
   /** One round: claims due events and delivers them; reports what happened to each. */
   readonly deliverDue: Effect.Effect<ReadonlyArray<DeliveryReport>, StorageError>
+  /** The most events a round claims. */
+  readonly batchSize: number
 }
 
 export class WebhookSender extends Context.Tag("acp/WebhookSender")<WebhookSender, WebhookSenderShape>() {}
@@ -152,7 +154,7 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
       return attempts.map((a) => a.report)
     })
 
-    return WebhookSender.of({ deliverDue })
+    return WebhookSender.of({ deliverDue, batchSize })
   })
 
 /** The sender; needs `OrderStore`, `AppConfig` and a `WebhookTransport`. */
@@ -165,19 +167,35 @@ export const webhookSenderLayer = (options: WebhookSenderOptions = {}): Layer.La
 export const WebhookSenderLive = webhookSenderLayer()
 
 /**
- * The background worker (role `webhook_sender`): a round every `interval` (default 1 s), and at
- * once another after a round that found events. Failures and defects of a round are logged and
- * the loop goes on.
+ * The background worker (role `webhook_sender`): `lanes` loops (default 4), each claiming its own
+ * events (as separate processes do), a round every `interval` (default 1 s) when idle.
+ * - The first lane goes again at once after a round that found events: events are delivered
+ *   as soon as a round has room for them, and a quiet server's rounds take what came meanwhile.
+ * - The other lanes go again at once only after a full round (a backlog): a round lasts as long
+ *   as its slowest POST, so one lane alone falls behind a busy server's completions; with them up
+ *   to `lanes` × the batch size deliveries are in flight, and a lane waiting on a slow receiver
+ *   holds up no other. Without a backlog they poll once an interval, spread evenly over it.
+ * Failures and defects of a round are logged and the lane goes on.
  */
-export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second") =>
+export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second", lanes = 4) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const config = yield* AppConfig
     if (!config.roles.has("webhook_sender")) return
     const sender = yield* WebhookSender
     yield* Effect.logInfo(`order events are sent to ${webhookTargetUrl(config)} in ACP ${config.webhookApiVersion}`)
-    const round: Effect.Effect<void> = sender.deliverDue.pipe(
-      Effect.flatMap((reports) => (reports.length > 0 ? round : Effect.void)),
-      Effect.catchAllCause((cause) => Effect.logWarning("order event delivery round failed", cause))
-    )
-    yield* round.pipe(Effect.repeat(Schedule.spaced(interval)), Effect.forkScoped)
+    const lane = (busyAfter: number): Effect.Effect<void> => {
+      const round: Effect.Effect<void> = sender.deliverDue.pipe(
+        Effect.flatMap((reports) => (reports.length >= busyAfter ? round : Effect.void)),
+        Effect.catchAllCause((cause) => Effect.logWarning("order event delivery round failed", cause))
+      )
+      return round
+    }
+    const count = Math.max(1, Math.floor(lanes))
+    const spacing = Duration.divide(interval, count).pipe(Option.getOrElse(() => Duration.zero))
+    for (let index = 0; index < count; index++) {
+      yield* Effect.sleep(Duration.times(spacing, index)).pipe(
+        Effect.zipRight(lane(index === 0 ? 1 : sender.batchSize).pipe(Effect.repeat(Schedule.spaced(interval)))),
+        Effect.forkScoped
+      )
+    }
   }))

@@ -249,14 +249,14 @@ describe("webhook sender: ordering", () => {
 })
 
 describe("webhook sender worker (the background loop of role webhook_sender)", () => {
-  type Step = number | "fail" | "die"
+  type Step = number | "fail" | "die" | "slow"
 
   /**
    * The worker over a sender whose rounds follow `script` (a number: that many reports; "fail": a
    * storage error; "die": a defect; then empty rounds). Records the TestClock time of every round
    * and the messages logged.
    */
-  const startWorker = (script: Array<Step>, config: Partial<AppConfigShape> = {}) =>
+  const startWorker = (script: Array<Step>, config: Partial<AppConfigShape> = {}, lanes = 1) =>
     Effect.gen(function*() {
       const rounds: Array<number> = []
       const logged: Array<string> = []
@@ -266,12 +266,14 @@ describe("webhook sender worker (the background loop of role webhook_sender)", (
         const step = script.shift() ?? 0
         if (step === "fail") return yield* Effect.fail(new StorageError({ reason: "unavailable", cause: "down" }))
         if (step === "die") return yield* Effect.die(new Error("bug in a round"))
+        if (step === "slow") yield* Effect.sleep("10 seconds") // a receiver slow to answer
+        if (step === "slow") return [report]
         return Array.from({ length: step }, () => report)
       })
       const logger = Logger.make(({ message }) => void logged.push(String(message)))
       yield* Layer.build(
-        webhookSenderWorker("1 second").pipe(
-          Layer.provide(Layer.succeed(WebhookSender, WebhookSender.of({ deliverDue }))),
+        webhookSenderWorker("1 second", lanes).pipe(
+          Layer.provide(Layer.succeed(WebhookSender, WebhookSender.of({ deliverDue, batchSize: 2 }))),
           Layer.provide(Layer.succeed(AppConfig, testConfig(config))),
           Layer.provide(Logger.replace(Logger.defaultLogger, logger))
         )
@@ -292,6 +294,24 @@ describe("webhook sender worker (the background loop of role webhook_sender)", (
       yield* TestClock.adjust("3 seconds")
       expect(rounds).toEqual([0, 1000, 2000, 2000, 2000, 3000, 4000, 5000])
       expect(logged.filter((m) => m === "order event delivery round failed")).toHaveLength(2)
+    }))
+
+  it.scoped("lanes: idle rounds spread over the interval; a lane held up by a slow round holds up no other", () =>
+    Effect.gen(function*() {
+      const { rounds } = yield* startWorker(["slow", 1, 2, 2, 1], {}, 2)
+      expect(rounds).toEqual([0])
+      yield* TestClock.adjust("500 millis")
+      // The second lane's round found less than a batch: it waits an interval. Then two full
+      // rounds: it goes again at once, until a round finds less than a batch.
+      expect(rounds).toEqual([0, 500])
+      yield* TestClock.adjust("1 second")
+      expect(rounds).toEqual([0, 500, 1500, 1500, 1500])
+      // The first lane waits on its slow round; the second goes on every interval.
+      yield* TestClock.adjust("1 second")
+      expect(rounds).toEqual([0, 500, 1500, 1500, 1500, 2500])
+      // The slow round (begun at 0) found an event: its lane goes again at once when it ends.
+      yield* TestClock.adjust("8 seconds")
+      expect(rounds.filter((at) => at >= 9_000)).toEqual([9_500, 10_000, 10_500])
     }))
 
   it.scoped("a process without the webhook_sender role runs no rounds", () =>
