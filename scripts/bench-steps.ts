@@ -12,7 +12,7 @@
  *
  * Usage: `npm run bench:steps [-- --scenarios flow-2026-04-17] [--connections 16] [--profile]`: the
  * 2025-09-29 format without Idempotency-Key (default), or the 2026-04-17 format with a fresh key on
- * every POST; `--profile` runs the server under `--cpu-prof` and prints where its time went.
+ * every POST; `--profile` runs both servers under `--cpu-prof` and prints where their time went.
  * Env: BENCH_DATABASE_URL (as the bench).
  */
 import { randomUUID } from "node:crypto"

@@ -11,7 +11,7 @@
  * `LEASE_PER_CAPACITY` of its capacity at once (at most `MAX_LEASE`), as `takeUpTo` takes them;
  * the process spends the ones past the first on the key's next requests without a statement,
  * for at most `LEASE_MS`, and drops what is left then; one lease per key is taken at a time
- * (requests missing it meanwhile take one token each). Every request let through took a token
+ * (requests missing it meanwhile wait for it, see `leasing`). Every request let through took a token
  * from the shared bucket, so the budget is never exceeded, however many processes share it; a
  * process can hold back at most that share of the burst, for at most that long. Small budgets
  * (the discount-code guard, the defaults of a few per second) get no lease: exact, as before.
@@ -24,7 +24,7 @@
  * every minute (`FOR UPDATE SKIP LOCKED`, safe with several processes).
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Deferred, Effect, Exit, FiberId, Layer } from "effect"
 import { forkBatchSweep, sweepInBatches } from "../platform/batch-sweep.ts"
 import { RateLimited, RateLimiter } from "./rate-limiter-service.ts"
 import {
@@ -49,6 +49,12 @@ const MAX_LEASED_KEYS = 1_000
 /** How many tokens one statement takes for a bucket with these options (1: no lease). */
 export const leaseSize = (options: BucketOptions): number =>
   Math.max(1, Math.min(MAX_LEASE, Math.floor(bucketCapacity(options) / LEASE_PER_CAPACITY)))
+
+interface Answer extends Availability {
+  readonly unanswered: boolean
+}
+
+const AGAIN: Answer = { allowed: true, retryAfterSeconds: 0, unanswered: false }
 
 interface Lease {
   tokens: number
@@ -94,34 +100,60 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
     leases.set(key, { tokens: extra, until: now + LEASE_MS })
   }
 
-  /** Keys whose lease is being taken: a concurrent miss takes one token, not a second lease. */
-  const leasing = new Set<string>()
+  /**
+   * What the statement for `count` tokens of `key` at `now` allowed; `unanswered` when the
+   * database could not say (the request is let through).
+   */
+  const ask = (key: string, options: BucketOptions, count: number, now: number) =>
+    tokensOf(key, options, count, now).pipe(
+      Effect.map((tokens): Answer => {
+        if (count === 0) return { ...availability(tokens, options), unanswered: false }
+        // What the statement took, by the bucket's own rule (the bucket as it saw it, at `now`).
+        const took = takeUpTo({ tokens, updatedAt: now }, options, now, count)
+        if (took.allowed) keepLease(key, took.taken - 1, now)
+        return { allowed: took.allowed, retryAfterSeconds: took.retryAfterSeconds, unanswered: false }
+      }),
+      Effect.catchAll((error) =>
+        Effect.as(Effect.logWarning("rate limit unavailable: request let through", error.message), {
+          allowed: true,
+          retryAfterSeconds: 0,
+          unanswered: true
+        })
+      )
+    )
 
-  const check = (key: string, options: BucketOptions, takeToken: boolean) =>
+  const decide = (answer: Answer): Effect.Effect<void, RateLimited> =>
+    answer.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: answer.retryAfterSeconds }))
+
+  /**
+   * Leases being taken, by key: one statement per key and process at a time. A request missing
+   * the lease meanwhile waits for that statement, then: refused as it was (the bucket had no
+   * token for it then), let through as it was when the database could not answer, else a token
+   * of the lease, or the next lease (taken or waited for) when this one is spent.
+   */
+  const leasing = new Map<string, Deferred.Deferred<Answer>>()
+
+  const check = (key: string, options: BucketOptions, takeToken: boolean): Effect.Effect<void, RateLimited> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (fromLease(key, now, takeToken)) return Effect.void
       const size = takeToken ? leaseSize(options) : 0
-      // One lease per key at a time: at most `size - 1` tokens held back per key and process.
-      const count = size > 1 && leasing.has(key) ? 1 : size
-      if (count > 1) leasing.add(key)
-      return tokensOf(key, options, count, now).pipe(
-        Effect.ensuring(Effect.sync(() => count > 1 && leasing.delete(key))),
-        Effect.map((tokens): Availability => {
-          if (count === 0) return availability(tokens, options)
-          // What the statement took, by the bucket's own rule (the bucket as it saw it, at `now`).
-          const took = takeUpTo({ tokens, updatedAt: now }, options, now, count)
-          if (took.allowed) keepLease(key, took.taken - 1, now)
-          return took
-        }),
-        Effect.catchAll((error) =>
-          Effect.as(Effect.logWarning("rate limit unavailable: request let through", error.message), {
-            allowed: true,
-            retryAfterSeconds: 0
-          })
-        ),
-        Effect.flatMap((result) =>
-          result.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: result.retryAfterSeconds }))
+      if (size <= 1) return Effect.flatMap(ask(key, options, size, now), decide)
+      const taking = leasing.get(key)
+      if (taking !== undefined) {
+        return Effect.flatMap(
+          Deferred.await(taking),
+          (answer) => (answer.allowed && !answer.unanswered ? check(key, options, takeToken) : decide(answer))
         )
+      }
+      const done = Deferred.unsafeMake<Answer>(FiberId.none)
+      leasing.set(key, done)
+      return ask(key, options, size, now).pipe(
+        Effect.onExit((exit) => {
+          leasing.delete(key)
+          // A leaser interrupted before its answer: the others look again.
+          return Deferred.succeed(done, Exit.isSuccess(exit) ? exit.value : AGAIN)
+        }),
+        Effect.flatMap(decide)
       )
     })
 

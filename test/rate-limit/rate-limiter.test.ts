@@ -138,7 +138,7 @@ const sharedBudgetContract = (name: string, database: Layer.Layer<SqlClient.SqlC
         expect(yield* allowed(limiter.consume(k, { capacity: 3, refillPerSecond: 0 }))).toBe(false)
       }))
 
-    it.effect("concurrent misses take one lease between them: the others take one token each", () =>
+    it.effect("concurrent misses wait for the one lease being taken: one statement per lease", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const { limiter } = yield* makeSqlRateLimiter
@@ -148,12 +148,30 @@ const sharedBudgetContract = (name: string, database: Layer.Layer<SqlClient.SqlC
           sql<{ tokens: number }>`SELECT tokens FROM rate_limit_buckets WHERE bucket_key = ${k}`,
           (rows) => rows[0]?.tokens
         )
-        yield* Effect.all(Array.from({ length: 8 }, () => limiter.consume(k, large)), { concurrency: "unbounded" })
-        expect(yield* stored).toBe(1_000 - MAX_LEASE - 7)
-        for (let i = 1; i < MAX_LEASE; i++) yield* limiter.consume(k, large)
-        expect(yield* stored).toBe(1_000 - MAX_LEASE - 7)
-        yield* limiter.consume(k, large)
-        expect(yield* stored).toBe(1_000 - 2 * MAX_LEASE - 7)
+        const together = (n: number) =>
+          Effect.all(Array.from({ length: n }, () => allowed(limiter.consume(k, large))), { concurrency: "unbounded" })
+        expect(yield* together(8)).toEqual(Array(8).fill(true))
+        expect(yield* stored).toBe(1_000 - MAX_LEASE)
+        for (let i = 8; i < MAX_LEASE; i++) yield* limiter.consume(k, large)
+        expect(yield* stored).toBe(1_000 - MAX_LEASE) // the rest of that lease, without a statement
+        // More at once than a lease holds: those it leaves out take the next lease between them.
+        expect(yield* together(2 * MAX_LEASE + 3)).toEqual(Array(2 * MAX_LEASE + 3).fill(true))
+        expect(yield* stored).toBe(1_000 - 4 * MAX_LEASE)
+      }))
+
+    it.effect("requests waiting for a lease the bucket refuses are refused with it", () =>
+      Effect.gen(function*() {
+        const { limiter } = yield* makeSqlRateLimiter
+        const k = key("lease_refused")
+        const budget = { capacity: 100, refillPerSecond: 0 }
+        expect(leaseSize(budget)).toBe(2)
+        const results = yield* Effect.all(
+          Array.from({ length: 150 }, () => allowed(limiter.consume(k, budget))),
+          { concurrency: "unbounded" }
+        )
+        expect(results.filter(Boolean)).toHaveLength(100)
+        const refused = yield* Effect.flip(limiter.consume(k, budget))
+        expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1)
       }))
 
     it.effect("with leases, processes together never get more than the budget", () =>
