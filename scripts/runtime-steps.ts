@@ -11,11 +11,15 @@
  * receiver); `STEPS_ROLES=checkout,delegate,webhook_receiver` (the server's `ROLES`) leaves the
  * sender out.
  *
- * Usage: `npm run bench:runtime-steps [-- --scenarios get,create,floor,complete]` (the default:
+ * `create-keyed` is create with a fresh `Idempotency-Key` on each request (the idempotency
+ * middleware's claim and stored answer included).
+ *
+ * Usage: `npm run bench:runtime-steps [-- --scenarios get,create,create-keyed,floor,complete]` (the default:
  * get, create, floor; 200 requests each after 300 of warm-up, 4 at a time; the 30 most frequent
  * kinds of step).
  * Env: BENCH_DATABASE_URL (as the bench), STEPS_ROLES.
  */
+import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { address, buyer, tokenizeBody } from "./lib/acp-client.ts"
@@ -37,7 +41,7 @@ import { createDatabase, freePort, PROJECT_ROOT, sleep } from "./lib/processes.t
 const REQUESTS = 200
 const TOP = 30
 const chosen = process.argv.some((arg) => arg.startsWith("--scenarios"))
-  ? ["get", "create", "floor", "complete"].filter((name) => scenarios.has(name))
+  ? ["get", "create", "create-keyed", "floor", "complete"].filter((name) => scenarios.has(name))
   : ["get", "create", "floor"]
 const headers = { authorization: `Bearer ${API_KEY}`, "api-version": "2025-09-29", "content-type": "application/json" }
 const createBody = { items: FLOW_ITEMS, buyer, fulfillment_address: address }
@@ -114,7 +118,11 @@ const countSteps = async (scenario: string) => {
           ? fetch(`${server.baseUrl}/read/1`)
           : scenario === "get"
           ? fetch(`${server.baseUrl}/checkout_sessions/${created!.id}`, { headers })
-          : fetch(`${server.baseUrl}/checkout_sessions`, { method: "POST", headers, body: JSON.stringify(createBody) }))
+          : fetch(`${server.baseUrl}/checkout_sessions`, {
+            method: "POST",
+            headers: scenario === "create-keyed" ? { ...headers, "idempotency-key": randomUUID() } : headers,
+            body: JSON.stringify(createBody)
+          }))
           .then((r) => r.text())
       await count(async () => {
         for (let i = 0; i < 300; i++) await one()

@@ -103,7 +103,7 @@ const httpAppWithMiddleware = Effect.gen(function*() {
   return whole
 })
 
-export const HttpAppLive = Layer.effect(HttpAppService, httpAppWithMiddleware).pipe(
+export const HttpAppLive = Layer.scoped(HttpAppService, httpAppWithMiddleware).pipe(
   Layer.provide(RoutesLive),
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
 )

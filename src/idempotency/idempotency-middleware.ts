@@ -46,7 +46,7 @@ import type * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Clock, type Context, Duration, Effect, Exit, Option, Redacted, Schedule } from "effect"
+import { Cause, Clock, type Context, Effect, Exit, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { deriveVaultKeys } from "../delegate/vault-crypto.ts"
 import { AppConfig } from "../platform/config.ts"
@@ -73,6 +73,7 @@ import {
   makeApiVersionCheck
 } from "../platform/http/security.ts"
 import type { ApiVersionName } from "../shared/api-versions.ts"
+import { type ClaimRenewal, startClaimRenewal } from "./claim-renewal-service.ts"
 import { type IdempotencyErrorFlavour, idempotencyErrorsOf } from "./idempotency-errors.ts"
 import { FIXED_RULES_VERSION, IDEMPOTENCY_RULES, type IdempotencyFailure } from "./idempotency-rules.ts"
 import {
@@ -207,7 +208,9 @@ interface ClaimedRun {
   readonly store: IdempotencyStoreService
   readonly scope: IdempotencyScope
   readonly claimId: string
-  readonly timing: { readonly ttlMillis: number; readonly leaseMillis: number; readonly renewEveryMillis: number }
+  readonly timing: { readonly ttlMillis: number }
+  /** Keeps the claim's lease alive while the route runs. */
+  readonly renewal: ClaimRenewal
   /**
    * Whether the request said its body is JSON. A 400 to a request that did not is not kept: it is
    * most likely the route refusing the content type, which the client fixes in a header.
@@ -223,14 +226,6 @@ interface ClaimedRun {
  */
 const runClaimed = <E, R>(app: HttpApp.Default<E, R>, run: ClaimedRun) => {
   const { claimId, scope, store, timing } = run
-  const renewLease = Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    yield* store.renewLease(scope, claimId, now + timing.leaseMillis)
-  }).pipe(
-    Effect.catchAll((error) => Effect.logWarning("idempotency lease renewal failed", error.reason)),
-    Effect.repeat(Schedule.spaced(Duration.millis(timing.renewEveryMillis))),
-    Effect.delay(Duration.millis(timing.renewEveryMillis))
-  )
   const release = store.release(scope, claimId).pipe(
     Effect.catchAll((error) =>
       // The claim then stays in flight until its lease runs out; a retry gets 409 in_flight until then.
@@ -262,21 +257,22 @@ const runClaimed = <E, R>(app: HttpApp.Default<E, R>, run: ClaimedRun) => {
       if (!kept) yield* Effect.logWarning("idempotency claim lost before its result was stored")
       return response
     })
-  return Effect.scoped(Effect.gen(function*() {
-    // Explicitly interruptible: a fork inherits the parent's interruptibility, and the server may
-    // run requests in an uninterruptible region; closing the scope must stop the renewals.
-    yield* Effect.forkScoped(Effect.interruptible(renewLease))
-    // Uninterruptible: once claimed, run to the end and settle the key, even if the client left.
-    const exit = yield* Effect.exit(Effect.uninterruptible(Effect.locally(app, CurrentClaim, claim)))
-    if (Exit.isFailure(exit)) {
-      // A failure of the app (unknown route, defect) becomes 404/405/500 outside. An answer
-      // committed with the effect stays (release only frees a claim still in flight).
-      yield* release
-      return yield* Effect.failCause(exit.cause as Cause.Cause<E>)
-    }
-    yield* Effect.flatMap(HttpServerRequest.HttpServerRequest, run.faults.afterRoute)
-    return yield* settle(exit.value)
-  }))
+  return run.renewal.whileRunning(
+    scope,
+    claimId,
+    Effect.gen(function*() {
+      // Uninterruptible: once claimed, run to the end and settle the key, even if the client left.
+      const exit = yield* Effect.exit(Effect.uninterruptible(Effect.locally(app, CurrentClaim, claim)))
+      if (Exit.isFailure(exit)) {
+        // A failure of the app (unknown route, defect) becomes 404/405/500 outside. An answer
+        // committed with the effect stays (release only frees a claim still in flight).
+        yield* release
+        return yield* Effect.failCause(exit.cause as Cause.Cause<E>)
+      }
+      yield* Effect.flatMap(HttpServerRequest.HttpServerRequest, run.faults.afterRoute)
+      return yield* settle(exit.value)
+    })
+  )
 }
 
 /**
@@ -305,6 +301,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
       // Renewed every third of the lease: two renewals may fail before the lease runs out.
       renewEveryMillis: options.renewEveryMillis ?? Math.max(1, Math.floor(leaseMillis / 3))
     }
+    const renewal = yield* startClaimRenewal(store, timing)
 
     const post = <E, R>(request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default<E, R>) =>
       Effect.gen(function*() {
@@ -363,6 +360,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
           scope,
           claimId,
           timing,
+          renewal,
           jsonContentType: isJsonContentType(request.headers["content-type"]),
           faults
         })
