@@ -3,20 +3,17 @@
  * gets it wherever its routes live, one without does not, `ErrorFamily` picks the error object,
  * and the header checks are the middlewares the group declares.
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApp, HttpServer } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema } from "effect"
-import { idempotentRoutes, makeIdempotencyMiddleware } from "../../src/idempotency/idempotency-middleware.ts"
-import { AppConfig, testConfig } from "../../src/platform/config.ts"
+import { idempotentRoutes } from "../../src/idempotency/idempotency-middleware.ts"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
-import { requestMiddleware } from "../../src/platform/http/middleware.ts"
 import { RequestSignature, RequestSignatureLive } from "../../src/platform/http/request-signature.ts"
 import { ErrorFamily, Idempotent } from "../../src/platform/http/route-declarations.ts"
 import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
 import { signRequest } from "../../src/shared/request-signing.ts"
-import { freshMemoryDatabase } from "../doubles/memory-database.ts"
-import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { API_KEY, API_VERSION } from "../support/http.ts"
+import { serveIdempotentApi } from "../support/idempotent-test-api.ts"
 
 const Count = Schema.Struct({ count: Schema.Number })
 const bump = <const Path extends `/${string}`>(path: Path) => HttpApiEndpoint.post("bump", path).addSuccess(Count)
@@ -69,23 +66,9 @@ const serve = Effect.gen(function*() {
     ]),
     Layer.provide([AuthorizationLive, ApiVersionLive, RequestSignatureLive])
   )
-  const context = yield* Layer.build(
-    ApiLive.pipe(
-      Layer.provideMerge(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)),
-      Layer.provideMerge(MemoryIdempotencyStore.pipe(Layer.provide(freshMemoryDatabase))),
-      Layer.provideMerge(
-        Layer.succeed(AppConfig, testConfig({ requestSigningSecrets: [Redacted.make(SIGNING_SECRET)] }))
-      ),
-      Layer.provideMerge(HttpServer.layerContext)
-    )
-  )
-  const handler = yield* Effect.gen(function*() {
-    const app = yield* HttpApiBuilder.httpApp
-    const idempotency = yield* makeIdempotencyMiddleware(TestApi)
-    return HttpApp.toWebHandlerRuntime(yield* Effect.runtime<never>())(
-      requestMiddleware(TestApi)(idempotency(app)) as HttpApp.Default<never, never>
-    )
-  }).pipe(Effect.provide(context))
+  const { handler } = yield* serveIdempotentApi(TestApi, ApiLive, {
+    config: { requestSigningSecrets: [Redacted.make(SIGNING_SECRET)] }
+  })
   const post = (path: string, key: string, headers: Record<string, string> = {}) =>
     Effect.promise(async () => {
       const response = await handler(

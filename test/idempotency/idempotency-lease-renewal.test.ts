@@ -4,19 +4,14 @@
  * `in_flight`, never run a second time; once the request ends, its answer is replayed, and a
  * lease no longer renewed runs out.
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApp, HttpServer } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Schema, TestClock } from "effect"
-import { makeIdempotencyMiddleware } from "../../src/idempotency/idempotency-middleware.ts"
-import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
-import { AppConfig, testConfig } from "../../src/platform/config.ts"
+import { Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
-import { requestMiddleware } from "../../src/platform/http/middleware.ts"
 import { Idempotent } from "../../src/platform/http/route-declarations.ts"
 import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
-import { freshMemoryDatabase } from "../doubles/memory-database.ts"
-import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { API_KEY, API_VERSION } from "../support/http.ts"
+import { serveIdempotentApi } from "../support/idempotent-test-api.ts"
 
 const Count = Schema.Struct({ count: Schema.Number })
 
@@ -45,24 +40,9 @@ const serve = (firstRunMillis: number) =>
           })))),
       Layer.provide([AuthorizationLive, ApiVersionLive])
     )
-    const context = yield* Layer.build(
-      ApiLive.pipe(
-        Layer.provideMerge(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)),
-        Layer.provideMerge(MemoryIdempotencyStore.pipe(Layer.provide(freshMemoryDatabase))),
-        Layer.provideMerge(Layer.succeed(AppConfig, testConfig())),
-        Layer.provideMerge(HttpServer.layerContext)
-      )
-    )
-    const handler = yield* Effect.gen(function*() {
-      const app = yield* HttpApiBuilder.httpApp
-      const idempotency = yield* makeIdempotencyMiddleware(TestApi, {
-        leaseMillis: LEASE,
-        renewEveryMillis: RENEW_EVERY
-      })
-      return HttpApp.toWebHandlerRuntime(yield* Effect.runtime<never>())(
-        requestMiddleware(TestApi)(idempotency(app)) as HttpApp.Default<never, never>
-      )
-    }).pipe(Effect.provide(context))
+    const { handler, store } = yield* serveIdempotentApi(TestApi, ApiLive, {
+      idempotency: { leaseMillis: LEASE, renewEveryMillis: RENEW_EVERY }
+    })
     const post = (key: string) =>
       Effect.promise(async () => {
         const response = await handler(
@@ -84,7 +64,7 @@ const serve = (firstRunMillis: number) =>
       post,
       runs: () =>
         runs,
-      store: Context.get(context, IdempotencyStore)
+      store
     }
   })
 

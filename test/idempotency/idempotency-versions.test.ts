@@ -8,7 +8,7 @@
  * every idempotency error `invalid_request`. A key used under one version is a conflict under
  * another (its stored answer is in the first version's format).
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApp, HttpServer } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import { Api } from "../../src/app/api.ts"
@@ -19,19 +19,16 @@ import {
   delegateIdempotencyError,
   IDEMPOTENCY_KEY_PARAM
 } from "../../src/idempotency/idempotency-errors.ts"
-import { idempotentRoutes, makeIdempotencyMiddleware } from "../../src/idempotency/idempotency-middleware.ts"
+import { idempotentRoutes } from "../../src/idempotency/idempotency-middleware.ts"
 import { IDEMPOTENCY_RULES, type IdempotencyFailure } from "../../src/idempotency/idempotency-rules.ts"
-import { AppConfig, testConfig } from "../../src/platform/config.ts"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
-import { requestMiddleware } from "../../src/platform/http/middleware.ts"
 import { Idempotent, VersionedIdempotency } from "../../src/platform/http/route-declarations.ts"
 import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
 import { API_VERSION_NAMES, type ApiVersionName } from "../../src/shared/api-versions.ts"
-import { freshMemoryDatabase } from "../doubles/memory-database.ts"
-import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { make as makeMemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { DELEGATE_PATH, delegateRequestWith, NoPayments, NOW, validDelegateRequest } from "../support/delegate.ts"
 import { API_KEY, post, testApp, type TestAppOptions, type TestResponse } from "../support/http.ts"
+import { serveIdempotentApi } from "../support/idempotent-test-api.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>, options: TestAppOptions = {}) =>
   Effect.provide(
@@ -276,21 +273,7 @@ const serve = Effect.gen(function*() {
     ),
     Layer.provide([AuthorizationLive, ApiVersionLive])
   )
-  const context = yield* Layer.build(
-    ApiLive.pipe(
-      Layer.provideMerge(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer)),
-      Layer.provideMerge(MemoryIdempotencyStore.pipe(Layer.provide(freshMemoryDatabase))),
-      Layer.provideMerge(Layer.succeed(AppConfig, testConfig())),
-      Layer.provideMerge(HttpServer.layerContext)
-    )
-  )
-  const handler = yield* Effect.gen(function*() {
-    const app = yield* HttpApiBuilder.httpApp
-    const idempotency = yield* makeIdempotencyMiddleware(TestApi)
-    return HttpApp.toWebHandlerRuntime(yield* Effect.runtime<never>())(
-      requestMiddleware(TestApi)(idempotency(app)) as HttpApp.Default<never, never>
-    )
-  }).pipe(Effect.provide(context))
+  const { handler } = yield* serveIdempotentApi(TestApi, ApiLive)
   const send = (version: ApiVersionName, body: unknown, key?: string) =>
     Effect.promise(async () => {
       const response = await handler(
