@@ -12,7 +12,6 @@ import { RequestSignature, RequestSignatureLive } from "../../src/platform/http/
 import { ErrorFamily, Idempotent } from "../../src/platform/http/route-declarations.ts"
 import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
 import { signRequest } from "../../src/shared/request-signing.ts"
-import { API_KEY, API_VERSION } from "../support/http.ts"
 import { serveIdempotentApi } from "../support/idempotent-test-api.ts"
 
 const Count = Schema.Struct({ count: Schema.Number })
@@ -66,31 +65,10 @@ const serve = Effect.gen(function*() {
     ]),
     Layer.provide([AuthorizationLive, ApiVersionLive, RequestSignatureLive])
   )
-  const { handler } = yield* serveIdempotentApi(TestApi, ApiLive, {
+  const served = yield* serveIdempotentApi(TestApi, ApiLive, {
     config: { requestSigningSecrets: [Redacted.make(SIGNING_SECRET)] }
   })
-  const post = (path: string, key: string, headers: Record<string, string> = {}) =>
-    Effect.promise(async () => {
-      const response = await handler(
-        new Request(`http://acp.test${path}`, {
-          method: "POST",
-          body: "{}",
-          headers: {
-            authorization: `Bearer ${API_KEY}`,
-            "api-version": API_VERSION,
-            "content-type": "application/json",
-            "idempotency-key": key,
-            ...headers
-          }
-        })
-      )
-      const text = await response.text()
-      return {
-        status: response.status,
-        replayed: response.headers.get("idempotent-replayed") === "true",
-        body: JSON.parse(text)
-      }
-    })
+  const post = (path: string, key: string, headers: Record<string, string> = {}) => served.post(path, { key, headers })
   return { post, runs }
 })
 

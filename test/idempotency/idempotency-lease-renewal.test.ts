@@ -10,7 +10,6 @@ import { Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
 import { Idempotent } from "../../src/platform/http/route-declarations.ts"
 import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
-import { API_KEY, API_VERSION } from "../support/http.ts"
 import { serveIdempotentApi } from "../support/idempotent-test-api.ts"
 
 const Count = Schema.Struct({ count: Schema.Number })
@@ -40,32 +39,12 @@ const serve = (firstRunMillis: number) =>
           })))),
       Layer.provide([AuthorizationLive, ApiVersionLive])
     )
-    const { handler, store } = yield* serveIdempotentApi(TestApi, ApiLive, {
+    const served = yield* serveIdempotentApi(TestApi, ApiLive, {
       idempotency: { leaseMillis: LEASE, renewEveryMillis: RENEW_EVERY }
     })
     const post = (key: string) =>
-      Effect.promise(async () => {
-        const response = await handler(
-          new Request("http://acp.test/slow/things", {
-            method: "POST",
-            body: "{}",
-            headers: {
-              authorization: `Bearer ${API_KEY}`,
-              "api-version": API_VERSION,
-              "content-type": "application/json",
-              "idempotency-key": key
-            }
-          })
-        )
-        const body = JSON.parse(await response.text())
-        return { status: response.status, replayed: response.headers.get("idempotent-replayed") === "true", body }
-      })
-    return {
-      post,
-      runs: () =>
-        runs,
-      store
-    }
+      served.post("/slow/things", { key })
+    return { post, runs: () => runs, store: served.store }
   })
 
 describe("idempotency leases while a request runs", () => {

@@ -10,6 +10,7 @@ import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/c
 import { requestMiddleware } from "../../src/platform/http/middleware.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
+import { API_KEY, API_VERSION } from "./http.ts"
 
 /**
  * Serves `api`, implemented by `apiLive` (`HttpApiBuilder.api` with its groups and security
@@ -36,5 +37,31 @@ export const serveIdempotentApi = (
         requestMiddleware(api)(idempotency(app)) as HttpApp.Default<never, never>
       )
     }).pipe(Effect.provide(context as Context.Context<any>))
-    return { handler, store: Context.get(context, IdempotencyStore) }
+    /** A POST with a valid API key and API-Version, `{}` by default; `key`: its Idempotency-Key. */
+    const post = (
+      path: string,
+      options: { readonly key?: string; readonly body?: string; readonly headers?: Record<string, string> } = {}
+    ) =>
+      Effect.promise(async () => {
+        const response = await handler(
+          new Request(`http://acp.test${path}`, {
+            method: "POST",
+            body: options.body ?? "{}",
+            headers: {
+              authorization: `Bearer ${API_KEY}`,
+              "api-version": API_VERSION,
+              "content-type": "application/json",
+              ...(options.key !== undefined ? { "idempotency-key": options.key } : {}),
+              ...options.headers
+            }
+          })
+        )
+        const text = await response.text()
+        return {
+          status: response.status,
+          replayed: response.headers.get("idempotent-replayed") === "true",
+          body: JSON.parse(text)
+        }
+      })
+    return { handler, post, store: Context.get(context, IdempotencyStore) }
   })
