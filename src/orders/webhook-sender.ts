@@ -21,7 +21,7 @@
  *   when the lease ends (at-least-once: the receiver deduplicates by Request-Id).
  * Time is the Effect Clock and the jitter the Effect Random, so tests drive both.
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Random, Redacted, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, Random, Redacted, Schedule } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { signPayload } from "../shared/hmac-signature.ts"
@@ -89,20 +89,16 @@ export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
           "request-id": event.id,
           "api-version": version
         }
-        return transport.post({ url, headers, body }, timeout).pipe(
-          Effect.map(({ retryAfter, status }) => ({
-            status: status as number | null,
-            retryAfter,
-            error: null as string | null
-          })),
-          Effect.catchAll((error) => Effect.succeed({ status: null, retryAfter: undefined, error: error.reason }))
-        )
+        return Effect.either(transport.post({ url, headers, body }, timeout))
       })
 
     /** One attempt: the POST and what to record of it. */
     const attempt = (event: OutboxEvent) =>
       Effect.gen(function*() {
-        const result = yield* post(event)
+        const posted = yield* post(event)
+        const result = Either.isRight(posted)
+          ? { status: posted.right.status, retryAfter: posted.right.retryAfter, error: null }
+          : { status: null, retryAfter: undefined, error: posted.left.reason }
         const now = yield* Clock.currentTimeMillis
         const random = yield* Random.next
         const response: DeliveryResponse = result.status === null ? { networkError: true } : { status: result.status }

@@ -21,7 +21,7 @@ const IDLE_CONNECTION_MS = 4_000
 
 const describe = (error: unknown): string => {
   const e = error as { code?: unknown; message?: unknown }
-  const text = typeof e.code === "string" ? `${e.code}` : typeof e.message === "string" ? e.message : String(error)
+  const text = typeof e.code === "string" ? e.code : typeof e.message === "string" ? e.message : String(error)
   return text.slice(0, 200)
 }
 
@@ -32,14 +32,10 @@ export const NodeWebhookTransport: Layer.Layer<WebhookTransport> = Layer.scoped(
   WebhookTransport,
   Effect.gen(function*() {
     const options = { keepAlive: true, timeout: IDLE_CONNECTION_MS }
-    const plain = yield* Effect.acquireRelease(
-      Effect.sync(() => new HttpAgent(options)),
-      (agent) => Effect.sync(() => agent.destroy())
-    )
-    const secure = yield* Effect.acquireRelease(
-      Effect.sync(() => new HttpsAgent(options)),
-      (agent) => Effect.sync(() => agent.destroy())
-    )
+    const pool = <A extends HttpAgent>(make: () => A) =>
+      Effect.acquireRelease(Effect.sync(make), (agent) => Effect.sync(() => agent.destroy()))
+    const plain = yield* pool(() => new HttpAgent(options))
+    const secure = yield* pool(() => new HttpsAgent(options))
     return WebhookTransport.of({
       post: ({ body, headers, url }, deadline) =>
         Effect.async<WebhookAnswer, WebhookTransportError>((resume) => {
