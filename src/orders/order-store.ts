@@ -18,7 +18,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import type { OrderEvent, OrderEventType } from "./order-event.ts"
-import { eventJson, orderJson } from "./order-json.ts"
+import { storedEventJson, storedOrderJson } from "./order-json.ts"
 import type { Order, OrderStatus } from "./order-schemas.ts"
 
 export type DeliveryState = "pending" | "delivered" | "dead"
@@ -128,16 +128,20 @@ export interface OrderChange {
 }
 
 /** An order change as the SQL stores write it: order and event as JSON text, times as ISO strings. */
-export const encodeOrderChange = ({ event, stored }: OrderChange) => ({
-  orderId: stored.order.id,
-  sessionId: stored.sessionId,
-  orderJson: orderJson(stored.order),
-  orderCreatedAt: new Date(stored.createdAt).toISOString(),
-  eventId: event.id,
-  eventType: event.payload.type,
-  eventJson: eventJson(event.payload),
-  eventAt: new Date(event.now).toISOString()
-})
+export const encodeOrderChange = ({ event, stored }: OrderChange) => {
+  const orderText = storedOrderJson(stored.order)
+  return {
+    orderId: stored.order.id,
+    sessionId: stored.sessionId,
+    orderJson: orderText,
+    orderCreatedAt: new Date(stored.createdAt).toISOString(),
+    eventId: event.id,
+    eventType: event.payload.type,
+    // The event announces this very order (`OrderChange`): its text is the order row's.
+    eventJson: storedEventJson(event.payload, event.payload.data === stored.order ? orderText : undefined),
+    eventAt: new Date(event.now).toISOString()
+  }
+}
 
 export interface OrderStoreService {
   /** Runs `effect` atomically; nested calls (and calls inside the SQL client's transaction) join. */

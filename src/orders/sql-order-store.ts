@@ -20,8 +20,7 @@ import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
 import { fromSqlError } from "../db/storage-error.ts"
-import { OrderEvent } from "./order-event.ts"
-import { eventJson, orderJson } from "./order-json.ts"
+import { isStoredOrderEvent, storedEventJson, storedOrderJson } from "./order-json.ts"
 import { Order } from "./order-schemas.ts"
 import {
   type DeliveryState,
@@ -35,7 +34,6 @@ import {
 } from "./order-store.ts"
 
 const decodeOrder = Schema.decodeUnknown(Order)
-const decodeEvent = Schema.decodeUnknown(OrderEvent)
 
 const ms = (value: number | string | null): number | null => (value === null ? null : Math.round(Number(value)))
 
@@ -65,26 +63,38 @@ const OUTBOX_COLUMNS = `id, order_id, sequence, type, payload, state, attempts,
   (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
   (extract(epoch FROM delivered_at) * 1000)::float8 AS delivered_ms`
 
-const toEvent = (row: OutboxRow): Effect.Effect<OutboxEvent, StorageError> =>
-  Effect.try({ try: () => jsonValue(row.payload), catch: (cause) => new StorageError({ reason: "failure", cause }) })
-    .pipe(
-      Effect.flatMap((json) => Effect.mapError(decodeEvent(json), fromParseError)),
-      Effect.map((payload): OutboxEvent => ({
-        id: row.id,
-        orderId: row.order_id,
-        sequence: Number(row.sequence),
-        type: payload.type,
-        payload,
-        state: row.state as DeliveryState,
-        attempts: Number(row.attempts),
-        nextAttemptAt: ms(row.next_ms)!,
-        firstAttemptAt: ms(row.first_ms),
-        lastError: row.last_error,
-        lastStatus: row.last_status === null ? null : Number(row.last_status),
-        createdAt: ms(row.created_ms)!,
-        deliveredAt: ms(row.delivered_ms)
-      }))
+/** A claimed or listed outbox row; its payload passes the structural check of `isStoredOrderEvent`. */
+const toEvent = (row: OutboxRow): Effect.Effect<OutboxEvent, StorageError> => {
+  let payload: unknown
+  try {
+    payload = jsonValue(row.payload)
+  } catch (cause) {
+    return Effect.fail(new StorageError({ reason: "failure", cause }))
+  }
+  if (!isStoredOrderEvent(payload)) {
+    return Effect.fail(
+      new StorageError({
+        reason: "failure",
+        cause: new Error(`stored order event ${row.id}: not an event of a known type with an order`)
+      })
     )
+  }
+  return Effect.succeed({
+    id: row.id,
+    orderId: row.order_id,
+    sequence: Number(row.sequence),
+    type: payload.type,
+    payload,
+    state: row.state as DeliveryState,
+    attempts: Number(row.attempts),
+    nextAttemptAt: ms(row.next_ms)!,
+    firstAttemptAt: ms(row.first_ms),
+    lastError: row.last_error,
+    lastStatus: row.last_status === null ? null : Number(row.last_status),
+    createdAt: ms(row.created_ms)!,
+    deliveredAt: ms(row.delivered_ms)
+  })
+}
 
 export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -151,7 +161,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   const saveOrder = (stored: StoredFullOrder) =>
     run(sql`
       INSERT INTO orders (id, checkout_session_id, data, created_at)
-      VALUES (${stored.order.id}, ${stored.sessionId}, ${orderJson(stored.order)}::jsonb,
+      VALUES (${stored.order.id}, ${stored.sessionId}, ${storedOrderJson(stored.order)}::jsonb,
               ${iso(stored.createdAt)}::timestamptz)
       ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data`).pipe(Effect.asVoid)
 
@@ -159,7 +169,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
     run(sql<OutboxRow>`
       INSERT INTO webhook_outbox (id, order_id, sequence, type, payload, state, attempts, next_attempt_at, created_at)
       SELECT ${id}, ${payload.data.id}, COALESCE(MAX(sequence), 0) + 1, ${payload.type},
-             ${eventJson(payload)}::jsonb, 'pending', 0, ${iso(now)}::timestamptz,
+             ${storedEventJson(payload)}::jsonb, 'pending', 0, ${iso(now)}::timestamptz,
              ${iso(now)}::timestamptz
       FROM webhook_outbox WHERE order_id = ${payload.data.id}
       RETURNING ${columns}`).pipe(

@@ -21,8 +21,11 @@ import { orderStoreContract, sampleOrder } from "./order-store.contract.ts"
 
 const sqlStores = Layer.merge(SqlOrderStore, SqlReceivedEventsStore)
 
-/** An `orders` row holding only the checkout summary (no `type: "order"`): not an order for the store. */
-const summaryRowsSkipped = (name: string, database: TestDatabase) =>
+/**
+ * Rows only SQL can hold: an `orders` row holding only the checkout summary (no `type: "order"`) is
+ * not an order for the store; an outbox payload that is not an order event is a storage failure.
+ */
+const sqlOnlyRows = (name: string, database: TestDatabase) =>
   layer(SqlOrderStore.pipe(Layer.provideMerge(database)), { timeout: 60_000 })(name, (it) => {
     it.effect("a row holding only a checkout summary is neither read nor listed", () =>
       Effect.gen(function*() {
@@ -45,9 +48,26 @@ const summaryRowsSkipped = (name: string, database: TestDatabase) =>
         expect(yield* store.listOrders({ search: summary.id, limit: 10 })).toEqual([])
         expect(yield* store.listOrders({ search: summary.checkout_session_id, limit: 10 })).toEqual([])
       }))
+
+    it.effect("an outbox payload that is not an order event is a storage failure when claimed, not a crash", () =>
+      Effect.gen(function*() {
+        const store = yield* OrderStore
+        const sql = yield* SqlClient.SqlClient
+        const now = Date.parse("2026-03-02T00:00:00.000Z")
+        const order = sampleOrder()
+        yield* store.saveOrderWithEvent(
+          { order, sessionId: order.checkout_session_id, createdAt: now },
+          { id: "evt_unreadable", payload: makeOrderEvent("order_create", order), now }
+        )
+        yield* sql`UPDATE webhook_outbox SET payload = '{"type":"order_create","data":{"id":"x"}}'::jsonb
+                   WHERE id = 'evt_unreadable'`
+        const claimed = yield* Effect.flip(store.claimDue(now, 100, 60_000))
+        expect(claimed._tag).toBe("StorageError")
+        expect(String(claimed.cause)).toContain("evt_unreadable")
+      }))
   })
 
-summaryRowsSkipped("OrderStore: summary-only rows, SQL on embedded PGlite", embeddedDatabase())
+sqlOnlyRows("OrderStore: rows only SQL holds, SQL on embedded PGlite", embeddedDatabase())
 
 orderStoreContract(
   "OrderStore + ReceivedEventsStore: memory",
@@ -64,7 +84,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
     "OrderStore + ReceivedEventsStore: SQL on PostgreSQL",
     sqlStores.pipe(Layer.provide(postgresDatabase()))
   )
-  summaryRowsSkipped("OrderStore: summary-only rows, SQL on PostgreSQL", postgresDatabase())
+  sqlOnlyRows("OrderStore: rows only SQL holds, SQL on PostgreSQL", postgresDatabase())
 
   it.live(
     "two senders on one database deliver every event exactly once, each order in sequence",
