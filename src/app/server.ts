@@ -26,6 +26,7 @@ import { VaultLive } from "../delegate/vault.ts"
 import { IdempotencySweeper } from "../idempotency/idempotency-sweeper-service.ts"
 import { SqlIdempotencyStore } from "../idempotency/sql-idempotency-store.ts"
 import { OrderServicesLive } from "../orders/order-service.ts"
+import { OutboxSignalLive } from "../orders/outbox-signal.ts"
 import { SqlOrderStore } from "../orders/sql-order-store.ts"
 import { WebhookSenderLive, webhookSenderWorker } from "../orders/webhook-sender.ts"
 import { BuiltInPaymentProcessor } from "../payments/builtin-payment-processor.ts"
@@ -80,6 +81,7 @@ export const ApplicationServices = HttpAppLive.pipe(
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(IssuerAuthenticationLive),
   Layer.provideMerge(OrderServicesLive),
+  Layer.provideMerge(OutboxSignalLive),
   Layer.provide(Ids.Live)
 )
 
@@ -100,7 +102,8 @@ export const ApplicationLive = Layer.mergeAll(
   ApplicationServices,
   ExpirySweeper.pipe(Layer.provide(ApplicationServices)),
   IdempotencySweeper,
-  WebhookSenderWorkerLive
+  // Woken by the order events this process's services queue (the one `OutboxSignal` they share).
+  WebhookSenderWorkerLive.pipe(Layer.provide(ApplicationServices))
 ).pipe(
   Layer.provide([CatalogLive, PaymentsLive])
 )

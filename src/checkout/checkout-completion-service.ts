@@ -286,7 +286,11 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
           order: change
         }),
       outcome: ({ completed }) => Either.right(completed)
-    }).pipe(Effect.map(({ completed }) => completed))
+    }).pipe(
+      // The store step committed the order with its `order_create` event: it may go out now.
+      Effect.tap(() => ctx.orderEvents.queued),
+      Effect.map(({ completed }) => completed)
+    )
 
   /**
    * Step 3 after a decline, under the session's lock: the decline is recorded (committed), the

@@ -30,6 +30,7 @@ import { permalinkUrl } from "./order-permalink.ts"
 import type { Order } from "./order-schemas.ts"
 import { applyOrderCommand, OrderCommand, type OrderError } from "./order-state-machine.ts"
 import { type OrderChange, OrderStore } from "./order-store.ts"
+import { OutboxSignal } from "./outbox-signal.ts"
 
 export class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly id: string }> {}
 
@@ -49,6 +50,8 @@ export interface OrderEventsShape {
    * Clock's time and not yet written: for a store step that writes them with the completion.
    */
   readonly orderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<OrderChange>
+  /** Events were committed with a step of this process: the sender may send them now (`OutboxSignal`). */
+  readonly queued: Effect.Effect<void>
 }
 
 export class OrderEvents extends Context.Tag("acp/OrderEvents")<OrderEvents, OrderEventsShape>() {}
@@ -77,6 +80,7 @@ export const OrderEventsLive = Layer.effect(
   Effect.gen(function*() {
     const catalog = yield* Catalog
     const ids = yield* Ids
+    const signal = yield* OutboxSignal
     const orderCreated: OrderEventsShape["orderCreated"] = ({ order: summary, session }) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
@@ -97,7 +101,7 @@ export const OrderEventsLive = Layer.effect(
           event: { id, payload: makeOrderEvent("order_create", order, session.currency), now }
         }
       })
-    return OrderEvents.of({ orderCreated })
+    return OrderEvents.of({ orderCreated, queued: signal.queued })
   })
 )
 
@@ -108,6 +112,7 @@ export const OrderServiceLive = Layer.effect(
     const ids = yield* Ids
     const catalog = yield* Catalog
     const checkout = yield* CheckoutStore
+    const signal = yield* OutboxSignal
     const { publicBaseUrl } = yield* AppConfig
     const found = (id: string) =>
       Option.match({
@@ -143,7 +148,7 @@ export const OrderServiceLive = Layer.effect(
           return changed.right
         }),
         (order) => Option.some(Either.right(order))
-      )
+      ).pipe(Effect.tap(() => signal.queued))
     /** The completed session's order summary carries the order's current link. */
     const relinkSession = (order: Order) =>
       Effect.flatMap(checkout.sessions.lock(order.checkout_session_id), (locked) =>
@@ -191,5 +196,5 @@ export const OrderServiceLive = Layer.effect(
   })
 )
 
-/** Both order services; need `OrderStore`, `CheckoutStore`, `Catalog`, `AppConfig` and `Ids`. */
+/** Both order services; need `OrderStore`, `CheckoutStore`, `Catalog`, `AppConfig`, `Ids` and `OutboxSignal`. */
 export const OrderServicesLive = Layer.merge(OrderEventsLive, OrderServiceLive)

@@ -29,6 +29,7 @@ import { type DeliveryResponse, isPastHorizon, retryDecision } from "../webhooks
 import { WebhookTransport } from "../webhooks/webhook-transport.ts"
 import { ORDER_EVENT_WIRES } from "./order-event-wire/order-event-wire.ts"
 import { type FinishedAttempt, OrderStore, type OutboxEvent } from "./order-store.ts"
+import { OutboxSignal } from "./outbox-signal.ts"
 
 export const ORDER_EVENTS_PATH = "/agentic_checkout/webhooks/order_events"
 
@@ -167,6 +168,8 @@ export const WebhookSenderLive = webhookSenderLayer()
  * events (as separate processes do), a round every `interval` (default 1 s) when idle.
  * - The first lane goes again at once after a round that found events: events are delivered
  *   as soon as a round has room for them, and a quiet server's rounds take what came meanwhile.
+ *   When idle it waits for events queued by this process (`OutboxSignal`) or the interval,
+ *   whichever comes first: an order event goes out right after the completion that made it.
  * - The other lanes go again at once only after a full round (a backlog): a round lasts as long
  *   as its slowest POST, so one lane alone falls behind a busy server's completions; with them up
  *   to `lanes` × the batch size deliveries are in flight, and a lane waiting on a slow receiver
@@ -178,6 +181,7 @@ export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second
     const config = yield* AppConfig
     if (!config.roles.has("webhook_sender")) return
     const sender = yield* WebhookSender
+    const signal = yield* OutboxSignal
     yield* Effect.logInfo(`order events are sent to ${webhookTargetUrl(config)} in ACP ${config.webhookApiVersion}`)
     const lane = (busyAfter: number): Effect.Effect<void> => {
       const round: Effect.Effect<void> = sender.deliverDue.pipe(
@@ -188,9 +192,10 @@ export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second
     }
     const count = Math.max(1, Math.floor(lanes))
     const spacing = Duration.divide(interval, count).pipe(Option.getOrElse(() => Duration.zero))
-    for (let index = 0; index < count; index++) {
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(lane(1), signal.waitForEvents(interval))))
+    for (let index = 1; index < count; index++) {
       yield* Effect.sleep(Duration.times(spacing, index)).pipe(
-        Effect.zipRight(lane(index === 0 ? 1 : sender.batchSize).pipe(Effect.repeat(Schedule.spaced(interval)))),
+        Effect.zipRight(lane(sender.batchSize).pipe(Effect.repeat(Schedule.spaced(interval)))),
         Effect.forkScoped
       )
     }

@@ -1,17 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Either, Layer, Logger, Option, Redacted, TestClock } from "effect"
+import { Clock, Context, Effect, Either, Layer, Logger, Option, Redacted, Ref, TestClock } from "effect"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
+import { OutboxSignal, OutboxSignalLive } from "../../src/orders/outbox-signal.ts"
 import {
   type DeliveryReport,
   makeWebhookSender,
   WebhookSender,
+  webhookSenderLayer,
   webhookSenderWorker
 } from "../../src/orders/webhook-sender.ts"
 import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
 import { verifySignature } from "../../src/shared/hmac-signature.ts"
 import { WebhookTransport } from "../../src/webhooks/webhook-transport.ts"
-import { get, post, testApp } from "../support/http.ts"
+import { createReadySession, get, paymentData, post, testApp } from "../support/http.ts"
 import { type Answer, createOrder, scriptedTransport, UnusedPaymentProvider } from "../support/webhooks.ts"
 
 const NOW = 1_767_225_600_000 // 2026-01-01T00:00:00Z
@@ -248,6 +250,54 @@ describe("webhook sender: ordering", () => {
     })))
 })
 
+describe("webhook sender worker on the application", () => {
+  /** The application with the real worker (one lane) posting to a recording endpoint answering 200. */
+  const appWithWorker = Effect.gen(function*() {
+    const sent = yield* Ref.make<ReadonlyArray<{ readonly at: number; readonly body: string }>>([])
+    const transport = WebhookTransport.of({
+      post: ({ body }) =>
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (at) => Effect.as(Ref.update(sent, (list) => [...list, { at, body }]), { status: 200, retryAfter: undefined })
+        )
+    })
+    const layer = webhookSenderWorker("1 second", 1).pipe(
+      Layer.provide(webhookSenderLayer()),
+      Layer.provide(Layer.succeed(WebhookTransport, transport)),
+      Layer.provideMerge(testApp({ config: { port: 8080 } }))
+    )
+    return { layer, sent }
+  })
+
+  it.effect("an order event goes out right after the completion and the order change that queued it", () =>
+    Effect.gen(function*() {
+      const { layer, sent } = yield* appWithWorker
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* TestClock.setTime(NOW)
+        yield* Layer.build(layer).pipe(Effect.flatMap((context) =>
+          Effect.gen(function*() {
+            yield* TestClock.adjust(0) // the lane's first round: nothing to send yet
+            const session = yield* createReadySession([{ id: "tshirt-classic", quantity: 1 }])
+            const completed = yield* post(`/checkout_sessions/${session.id}/complete`, { payment_data: paymentData })
+            expect(completed.status).toBe(200)
+            yield* TestClock.adjust(0)
+            // Sent at once (the Clock has not moved), not at the next poll a second later.
+            const first = yield* Ref.get(sent)
+            expect(first.map((r) => [r.at, JSON.parse(r.body).type])).toEqual([[NOW, "order_create"]])
+            expect(JSON.parse(first[0]!.body).data.id).toBe(completed.body.order.id)
+
+            expect((yield* post(`/orders/${completed.body.order.id}/confirm`)).status).toBe(200)
+            yield* TestClock.adjust(0)
+            expect((yield* Ref.get(sent)).map((r) => [r.at, JSON.parse(r.body).type])).toEqual([
+              [NOW, "order_create"],
+              [NOW, "order_update"]
+            ])
+          }).pipe(Effect.provide(context))
+        ))
+      }))
+    }))
+})
+
 describe("webhook sender worker (the background loop of role webhook_sender)", () => {
   type Step = number | "fail" | "die" | "slow"
 
@@ -271,15 +321,16 @@ describe("webhook sender worker (the background loop of role webhook_sender)", (
         return Array.from({ length: step }, () => report)
       })
       const logger = Logger.make(({ message }) => void logged.push(String(message)))
-      yield* Layer.build(
+      const context = yield* Layer.build(
         webhookSenderWorker("1 second", lanes).pipe(
+          Layer.provideMerge(OutboxSignalLive),
           Layer.provide(Layer.succeed(WebhookSender, WebhookSender.of({ deliverDue, batchSize: 2 }))),
           Layer.provide(Layer.succeed(AppConfig, testConfig(config))),
           Layer.provide(Logger.replace(Logger.defaultLogger, logger))
         )
       )
       yield* TestClock.adjust(0) // let the forked loop run its first round
-      return { rounds, logged }
+      return { rounds, logged, signal: Context.get(context, OutboxSignal) }
     })
 
   it.scoped("a round every interval, at once again after one that found events; failures are logged and it goes on", () =>
@@ -294,6 +345,27 @@ describe("webhook sender worker (the background loop of role webhook_sender)", (
       yield* TestClock.adjust("3 seconds")
       expect(rounds).toEqual([0, 1000, 2000, 2000, 2000, 3000, 4000, 5000])
       expect(logged.filter((m) => m === "order event delivery round failed")).toHaveLength(2)
+    }))
+
+  it.scoped("events queued by this process wake the idle first lane at once; signals while it is busy wake it once", () =>
+    Effect.gen(function*() {
+      const { rounds, signal } = yield* startWorker([0, "slow", 0, 0, 0])
+      expect(rounds).toEqual([0])
+      yield* TestClock.adjust("300 millis")
+      yield* signal.queued
+      yield* TestClock.adjust(0)
+      // Woken at 300 instead of 1000, into a round slow to answer (10 s) that delivers an event.
+      expect(rounds).toEqual([0, 300])
+      for (let i = 0; i < 3; i++) yield* signal.queued
+      yield* TestClock.adjust("10 seconds")
+      // It goes again at once, finds nothing, then takes the three signals of its busy time as one
+      // wake-up: one more round.
+      expect(rounds).toEqual([0, 300, 10_300, 10_300])
+      // Nothing signalled since: the next round is an interval later.
+      yield* TestClock.adjust("999 millis")
+      expect(rounds).toEqual([0, 300, 10_300, 10_300])
+      yield* TestClock.adjust("1 millis")
+      expect(rounds).toEqual([0, 300, 10_300, 10_300, 11_300])
     }))
 
   it.scoped("lanes: idle rounds spread over the interval; a lane held up by a slow round holds up no other", () =>
