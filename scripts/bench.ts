@@ -45,6 +45,7 @@ import {
   rows,
   runMain,
   scenarios,
+  sharedWithDatabase,
   start,
   startFloor,
   startOurs,
@@ -66,6 +67,7 @@ import {
   sampleRss,
   sqlClient
 } from "./lib/processes.ts"
+import { sharedFileBytes } from "./lib/shared-pages.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Measurements
@@ -167,11 +169,17 @@ const flowScenario = async (
   }
 }
 
-/** The peak RSS of our server and, for the embedded store, of its database process. */
+/**
+ * The peak RSS of our server and, for the embedded store, of its database process, and the pages
+ * both hold (the `node` binary's), which the sum of their peaks counts twice.
+ */
 const recordPeaks = (target: string, proc: NodeProcess) => {
   peaks[target] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
-  const database = childrenOf(proc.pid).reduce((sum, pid) => sum + (memoryOf(pid)?.hwm ?? 0), 0)
+  const children = childrenOf(proc.pid)
+  const database = children.reduce((sum, pid) => sum + (memoryOf(pid)?.hwm ?? 0), 0)
   if (database > 0) databasePeaks[target] = database / MB
+  const shared = children.reduce((sum, pid) => sum + sharedFileBytes(proc.pid, pid), 0)
+  if (shared > 0) sharedWithDatabase[target] = shared / MB
 }
 
 // ---------------------------------------------------------------------------------------------

