@@ -9,8 +9,11 @@ import { Context, type Duration, Effect, Layer, Queue } from "effect"
 export interface OutboxSignalShape {
   /** A step has committed events to send: wakes the waiting lane (never waits itself). */
   readonly queued: Effect.Effect<void>
-  /** Returns once `queued` has been signalled since the last return, or after `interval`. */
-  readonly waitForEvents: (interval: Duration.DurationInput) => Effect.Effect<void>
+  /**
+   * Returns once `queued` has been signalled since the last return (true), or after `interval`
+   * (false).
+   */
+  readonly waitForEvents: (interval: Duration.DurationInput) => Effect.Effect<boolean>
 }
 
 export class OutboxSignal extends Context.Tag("acp/OutboxSignal")<OutboxSignal, OutboxSignalShape>() {}
@@ -21,6 +24,7 @@ export const OutboxSignalLive = Layer.effect(
   Effect.map(Queue.sliding<void>(1), (pending) =>
     OutboxSignal.of({
       queued: Effect.asVoid(Queue.offer(pending, undefined)),
-      waitForEvents: (interval) => Effect.asVoid(Effect.raceFirst(Queue.take(pending), Effect.sleep(interval)))
+      waitForEvents: (interval) =>
+        Effect.raceFirst(Effect.as(Queue.take(pending), true), Effect.as(Effect.sleep(interval), false))
     }))
 )

@@ -169,14 +169,21 @@ export const WebhookSenderLive = webhookSenderLayer()
  * - The first lane goes again at once after a round that found events: events are delivered
  *   as soon as a round has room for them, and a quiet server's rounds take what came meanwhile.
  *   When idle it waits for events queued by this process (`OutboxSignal`) or the interval,
- *   whichever comes first: an order event goes out right after the completion that made it.
+ *   whichever comes first; woken by events, it lets `gather` (default 100 ms) pass before its
+ *   round, so that the events of the completions meanwhile go in the same round (each round costs
+ *   a claim and a record statement): an order event goes out within about `gather` of the step
+ *   that made it, instead of up to an interval later.
  * - The other lanes go again at once only after a full round (a backlog): a round lasts as long
  *   as its slowest POST, so one lane alone falls behind a busy server's completions; with them up
  *   to `lanes` × the batch size deliveries are in flight, and a lane waiting on a slow receiver
  *   holds up no other. Without a backlog they poll once an interval, spread evenly over it.
  * Failures and defects of a round are logged and the lane goes on.
  */
-export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second", lanes = 4) =>
+export const webhookSenderWorker = (
+  interval: Duration.DurationInput = "1 second",
+  lanes = 4,
+  gather: Duration.DurationInput = "100 millis"
+) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const config = yield* AppConfig
     if (!config.roles.has("webhook_sender")) return
@@ -192,7 +199,11 @@ export const webhookSenderWorker = (interval: Duration.DurationInput = "1 second
     }
     const count = Math.max(1, Math.floor(lanes))
     const spacing = Duration.divide(interval, count).pipe(Option.getOrElse(() => Duration.zero))
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(lane(1), signal.waitForEvents(interval))))
+    const waitForEvents = Effect.flatMap(
+      signal.waitForEvents(interval),
+      (signalled) => (signalled ? Effect.sleep(gather) : Effect.void)
+    )
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(lane(1), waitForEvents)))
     for (let index = 1; index < count; index++) {
       yield* Effect.sleep(Duration.times(spacing, index)).pipe(
         Effect.zipRight(lane(sender.batchSize).pipe(Effect.repeat(Schedule.spaced(interval)))),

@@ -269,7 +269,7 @@ describe("webhook sender worker on the application", () => {
     return { layer, sent }
   })
 
-  it.effect("an order event goes out right after the completion and the order change that queued it", () =>
+  it.effect("an order event goes out right after the completion and the order change that queued it (within the gathering time)", () =>
     Effect.gen(function*() {
       const { layer, sent } = yield* appWithWorker
       yield* Effect.scoped(Effect.gen(function*() {
@@ -280,17 +280,17 @@ describe("webhook sender worker on the application", () => {
             const session = yield* createReadySession([{ id: "tshirt-classic", quantity: 1 }])
             const completed = yield* post(`/checkout_sessions/${session.id}/complete`, { payment_data: paymentData })
             expect(completed.status).toBe(200)
-            yield* TestClock.adjust(0)
-            // Sent at once (the Clock has not moved), not at the next poll a second later.
+            yield* TestClock.adjust("100 millis")
+            // Sent after the gathering time, not at the next poll a second later.
             const first = yield* Ref.get(sent)
-            expect(first.map((r) => [r.at, JSON.parse(r.body).type])).toEqual([[NOW, "order_create"]])
+            expect(first.map((r) => [r.at, JSON.parse(r.body).type])).toEqual([[NOW + 100, "order_create"]])
             expect(JSON.parse(first[0]!.body).data.id).toBe(completed.body.order.id)
 
             expect((yield* post(`/orders/${completed.body.order.id}/confirm`)).status).toBe(200)
-            yield* TestClock.adjust(0)
+            yield* TestClock.adjust("100 millis")
             expect((yield* Ref.get(sent)).map((r) => [r.at, JSON.parse(r.body).type])).toEqual([
-              [NOW, "order_create"],
-              [NOW, "order_update"]
+              [NOW + 100, "order_create"],
+              [NOW + 200, "order_update"]
             ])
           }).pipe(Effect.provide(context))
         ))
@@ -347,25 +347,29 @@ describe("webhook sender worker (the background loop of role webhook_sender)", (
       expect(logged.filter((m) => m === "order event delivery round failed")).toHaveLength(2)
     }))
 
-  it.scoped("events queued by this process wake the idle first lane at once; signals while it is busy wake it once", () =>
+  it.scoped("events queued by this process wake the idle first lane after the gathering time; signals while it is busy wake it once", () =>
     Effect.gen(function*() {
       const { rounds, signal } = yield* startWorker([0, "slow", 0, 0, 0])
       expect(rounds).toEqual([0])
       yield* TestClock.adjust("300 millis")
       yield* signal.queued
-      yield* TestClock.adjust(0)
-      // Woken at 300 instead of 1000, into a round slow to answer (10 s) that delivers an event.
-      expect(rounds).toEqual([0, 300])
+      yield* TestClock.adjust("99 millis")
+      expect(rounds).toEqual([0]) // gathering what else comes (100 ms)
+      yield* TestClock.adjust("1 millis")
+      // Woken at 400 instead of 1000, into a round slow to answer (10 s) that delivers an event.
+      expect(rounds).toEqual([0, 400])
       for (let i = 0; i < 3; i++) yield* signal.queued
       yield* TestClock.adjust("10 seconds")
-      // It goes again at once, finds nothing, then takes the three signals of its busy time as one
-      // wake-up: one more round.
-      expect(rounds).toEqual([0, 300, 10_300, 10_300])
+      // It goes again at once and finds nothing; the three signals of its busy time are one
+      // wake-up: one more round after the gathering time.
+      expect(rounds).toEqual([0, 400, 10_400])
+      yield* TestClock.adjust("100 millis")
+      expect(rounds).toEqual([0, 400, 10_400, 10_500])
       // Nothing signalled since: the next round is an interval later.
       yield* TestClock.adjust("999 millis")
-      expect(rounds).toEqual([0, 300, 10_300, 10_300])
+      expect(rounds).toEqual([0, 400, 10_400, 10_500])
       yield* TestClock.adjust("1 millis")
-      expect(rounds).toEqual([0, 300, 10_300, 10_300, 11_300])
+      expect(rounds).toEqual([0, 400, 10_400, 10_500, 11_500])
     }))
 
   it.scoped("lanes: idle rounds spread over the interval; a lane held up by a slow round holds up no other", () =>
