@@ -2,7 +2,6 @@
  * Health (`/healthz`: the process answers), readiness (`/readyz`: storage answers too) and the
  * public discovery document `/.well-known/acp.json` (`discovery.ts`).
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
@@ -11,6 +10,7 @@ import { offeredCatalog } from "../payments/offered-catalog.ts"
 import { PaymentProvider } from "../payments/payment-provider.ts"
 import { AppConfig } from "../platform/config.ts"
 import { serviceUnavailable } from "../platform/http/errors.ts"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { requireRole } from "../platform/http/route-guards.ts"
 import { Api } from "./api.ts"
 import { discoveryDocument, DiscoveryResponse, SELLER_ROLES } from "./discovery.ts"
@@ -18,7 +18,7 @@ import { discoveryDocument, DiscoveryResponse, SELLER_ROLES } from "./discovery.
 /** The RFC asks for at least an hour: the document changes only with the configuration or catalog. */
 const DISCOVERY_CACHE_CONTROL = "public, max-age=3600"
 
-export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
+export const SystemHandlers = groupHandlers(Api, "system", (handlers) =>
   Effect.gen(function*() {
     const store = yield* CheckoutStore
     const config = yield* AppConfig
@@ -34,5 +34,5 @@ export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
           Effect.as({ status: "ready" as const, storage: "ok" as const }),
           Effect.mapError(() => serviceUnavailable())
         ))
-      .handleRaw("wellKnown", () => Effect.as(requireRole(...SELLER_ROLES), discovery))
+      .handleRaw("wellKnown", () => Effect.as(requireRole(config, ...SELLER_ROLES), discovery))
   }))

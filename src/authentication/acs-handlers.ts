@@ -7,9 +7,9 @@
  * work without JavaScript; every value in them is escaped; a Content-Security-Policy allows no
  * script at all.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Schema } from "effect"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { escapeHtml, isHttpUrl } from "../shared/html.ts"
 import { AcsApi } from "./authentication-api.ts"
 import { IssuerAuthentication } from "./authentication-service.ts"
@@ -79,7 +79,7 @@ const resultPage = (session: AuthenticationSession) => {
   )
 }
 
-export const AcsHandlers = HttpApiBuilder.group(AcsApi, "acs", (handlers) =>
+export const AcsHandlers = groupHandlers(AcsApi, "acs", (handlers) =>
   Effect.gen(function*() {
     const service = yield* IssuerAuthentication
     const notFound = page("Test issuer", "<p>No such authentication transaction.</p>", 404)

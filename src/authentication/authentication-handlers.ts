@@ -4,7 +4,6 @@
  * `invalid_card` at its JSONPath, in this API's error object), then the service. The answer of a
  * POST is committed with its effect (`answeredWith`). Also the group's middlewares.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer, Schema } from "effect"
@@ -13,6 +12,7 @@ import { luhnValid } from "../delegate/card-number.ts"
 import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { AppConfig } from "../platform/config.ts"
 import { BadRequest, NotFound } from "../platform/http/errors.ts"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient, makeBearerCheck, RequestedApiVersion } from "../platform/http/security.ts"
@@ -162,7 +162,7 @@ const inThisApi = <A, E extends { readonly _tag: string }, R>(decode: Effect.Eff
 const decodeCreate = inThisApi(decodeDeclaredBody(DelegateAuthenticationGroup, "create"))
 const decodeAuthenticate = inThisApi(decodeDeclaredBody(DelegateAuthenticationGroup, "authenticate"))
 
-export const DelegateAuthenticationHandlers = HttpApiBuilder.group(
+export const DelegateAuthenticationHandlers = groupHandlers(
   DelegateAuthenticationApi,
   "delegateAuthentication",
   (handlers) =>

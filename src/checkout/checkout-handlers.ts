@@ -10,12 +10,12 @@
  * per response. The schemas still document the responses (one OpenAPI document per version), and
  * the HTTP tests check every session response against its version's schema strictly.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, ParseResult } from "effect"
 import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { BadRequest, TooManyRequests } from "../platform/http/errors.ts"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
 import { badRequestFromParseError, readJson, unstorableTextError } from "../platform/http/request-body.ts"
 import { setRetryAfter } from "../platform/http/retry-after.ts"
@@ -110,7 +110,7 @@ const discountCodeBucket = {
   refillPerSecond: DISCOUNT_CODE_REJECTIONS_PER_MINUTE / 60
 }
 
-export const CheckoutHandlers = HttpApiBuilder.group(CheckoutApi, "checkout", (handlers) =>
+export const CheckoutHandlers = groupHandlers(CheckoutApi, "checkout", (handlers) =>
   Effect.gen(function*() {
     const checkout = yield* CheckoutService
     const limiter = yield* RateLimiter

@@ -4,7 +4,6 @@
  * A page without a live session redirects to sign-in; a form is acted on only with the session's
  * CSRF token (`ConsoleAccess.readForm`); storage failures answer a 503 page.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option } from "effect"
@@ -14,6 +13,7 @@ import { CheckoutStore } from "../checkout/checkout-store.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { OrderStore } from "../orders/order-store.ts"
 import { AppConfig, type Role } from "../platform/config.ts"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { requireRole } from "../platform/http/route-guards.ts"
 import { Ids } from "../platform/ids.ts"
 import { html } from "../shared/html.ts"
@@ -47,7 +47,7 @@ const orUnavailable = <R>(answer: Effect.Effect<HttpServerResponse.HttpServerRes
     (error) => Effect.as(Effect.logError("storage error", error.reason, error.cause), unavailablePage())
   )
 
-export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (handlers) =>
+export const ConsoleHandlers = groupHandlers(ConsoleApi, "console", (handlers) =>
   Effect.gen(function*() {
     const access = yield* ConsoleAccess
     const config = yield* AppConfig
@@ -67,12 +67,12 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
 
     /** An answer that depends on whether the browser is signed in, served while the console is. */
     const bySession = (answer: (session: Option.Option<ConsoleSession>) => Answer) =>
-      Effect.zipRight(requireRole(...CONSOLE_ROLES), orUnavailable(Effect.flatMap(access.current, answer)))
+      Effect.zipRight(requireRole(config, ...CONSOLE_ROLES), orUnavailable(Effect.flatMap(access.current, answer)))
 
     /** A page for a signed-in browser (others go to sign-in), served while one of `roles` is on. */
     const signedIn = (roles: ReadonlyArray<Role>, render: (session: ConsoleSession) => Answer) =>
       Effect.zipRight(
-        requireRole(...roles),
+        requireRole(config, ...roles),
         orUnavailable(Effect.flatMap(access.current, (session) =>
           Option.match(session, {
             onNone: () => Effect.succeed(redirect(SIGN_IN_PATH)),
@@ -83,7 +83,7 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
     /** A form of a signed-in page: acted on only with the session's CSRF token. */
     const posted = (roles: ReadonlyArray<Role>, act: (session: ConsoleSession, fields: FormFields) => Answer) =>
       Effect.zipRight(
-        requireRole(...roles),
+        requireRole(config, ...roles),
         orUnavailable(Effect.gen(function*() {
           const session = yield* access.current
           const fields = yield* Effect.either(access.readForm(Option.getOrUndefined(session)?.csrfToken))
@@ -116,7 +116,7 @@ export const ConsoleHandlers = HttpApiBuilder.group(ConsoleApi, "console", (hand
         ))
       .handleRaw("signIn", () =>
         Effect.zipRight(
-          requireRole(...CONSOLE_ROLES),
+          requireRole(config, ...CONSOLE_ROLES),
           orUnavailable(Effect.gen(function*() {
             const request = yield* HttpServerRequest.HttpServerRequest
             const fields = yield* Effect.either(access.readForm(request.cookies[SIGN_IN_COOKIE]))

@@ -5,7 +5,6 @@
  * error of `delegate-api.ts` in that version's error object; no message carries request values.
  * Also the middlewares of the group: role, and authentication and signature answered per version.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Either, Layer, Schema } from "effect"
@@ -14,6 +13,7 @@ import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer
 import { AppConfig } from "../platform/config.ts"
 import type { BadRequest, PayloadTooLarge } from "../platform/http/errors.ts"
 import { NotFound } from "../platform/http/errors.ts"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { readJson } from "../platform/http/request-body.ts"
 import { makeRequestSignatureProblem } from "../platform/http/request-signature.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
@@ -85,7 +85,7 @@ const tokenAnswer: RouteAnswer<DelegatePaymentResponse> = {
 /** The bucket of one API key: `DELEGATE_RATE_LIMIT_PER_MINUTE` at once, refilled over a minute. */
 export const delegateBucket = (perMinute: number) => ({ capacity: perMinute, refillPerSecond: perMinute / 60 })
 
-export const DelegateHandlers = HttpApiBuilder.group(DelegateApi, "delegate", (handlers) =>
+export const DelegateHandlers = groupHandlers(DelegateApi, "delegate", (handlers) =>
   Effect.gen(function*() {
     const vault = yield* Vault
     const limiter = yield* RateLimiter

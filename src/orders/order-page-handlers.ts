@@ -3,11 +3,12 @@
  * answers the buyer's page, or its JSON. The response may not be cached, framed, indexed or leak
  * its URL as a referrer: the URL is the capability.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
+import { AppConfig } from "../platform/config.ts"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { withPageHeaders } from "../platform/http/page-headers.ts"
 import { requireRole } from "../platform/http/route-guards.ts"
 import { OrderPageApi } from "./order-page-api.ts"
@@ -45,13 +46,14 @@ const unavailable = (json: boolean) =>
       ).pipe(HttpServerResponse.setStatus(503), HttpServerResponse.setHeader("retry-after", "2"))
   )
 
-export const OrderPageHandlers = HttpApiBuilder.group(OrderPageApi, "orderPage", (handlers) =>
+export const OrderPageHandlers = groupHandlers(OrderPageApi, "orderPage", (handlers) =>
   Effect.gen(function*() {
     const store = yield* OrderStore
     const catalog = yield* Catalog
+    const config = yield* AppConfig
     return handlers.handleRaw("view", ({ path }) =>
       Effect.gen(function*() {
-        yield* requireRole("checkout")
+        yield* requireRole(config, "checkout")
         const request = yield* HttpServerRequest.HttpServerRequest
         const json = (request.headers["accept"] ?? "").includes("application/json")
         const answer = Effect.gen(function*() {

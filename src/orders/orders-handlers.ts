@@ -2,11 +2,11 @@
  * Handlers of the merchant's order routes and of the order-event delivery routes (see
  * `orders-api.ts`). A route whose role is switched off answers exactly like an unknown route.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { answeredWith, commitWithAnswer, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
+import { AppConfig } from "../platform/config.ts"
 import {
   BadRequest,
   Conflict,
@@ -15,6 +15,7 @@ import {
   type ServiceUnavailable,
   Unprocessable
 } from "../platform/http/errors.ts"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
 import { orderJson } from "./order-json.ts"
@@ -133,21 +134,24 @@ const orderAnswer: RouteAnswer<Order> = {
 const decodeShipBody = decodeDeclaredBody(OrdersGroup, "ship")
 const decodeRefundBody = decodeDeclaredBody(OrdersGroup, "refund")
 
-export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handlers) =>
+export const OrdersHandlers = groupHandlers(OrdersApi, "orders", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* OrderService
+    const config = yield* AppConfig
     const change = (id: string, command: OrderCommand) =>
       Effect.zipRight(
-        requireRole("checkout"),
+        requireRole(config, "checkout"),
         mapOrderErrors(withoutRefundErrors(orders.apply(id, command)).pipe(answeredWith(orderAnswer)))
       )
     return handlers
-      .handle("get", ({ path }) => Effect.zipRight(requireRole("checkout"), mapOrderErrors(orders.get(path.order_id))))
-      .handle("confirm", ({ path }) => change(path.order_id, OrderCommand.Confirm()))
+      .handle("get", ({ path }) =>
+        Effect.zipRight(requireRole(config, "checkout"), mapOrderErrors(orders.get(path.order_id))))
+      .handle("confirm", ({ path }) =>
+        change(path.order_id, OrderCommand.Confirm()))
       .handle("hold", ({ path }) => change(path.order_id, OrderCommand.HoldForReview()))
       .handleRaw("ship", ({ path }) =>
         Effect.zipRight(
-          requireRole("checkout"),
+          requireRole(config, "checkout"),
           Effect.flatMap(decodeShipBody, (body) =>
             change(
               path.order_id,
@@ -162,7 +166,7 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
       .handle("cancel", ({ path }) => change(path.order_id, OrderCommand.Cancel()))
       .handleRaw("refund", ({ path }) =>
         Effect.zipRight(
-          requireRole("checkout"),
+          requireRole(config, "checkout"),
           Effect.flatMap(
             decodeRefundBody,
             (body) =>
@@ -175,13 +179,13 @@ export const OrdersHandlers = HttpApiBuilder.group(OrdersApi, "orders", (handler
         ))
   }))
 
-export const WebhookDeliveriesHandlers = HttpApiBuilder.group(
+export const WebhookDeliveriesHandlers = groupHandlers(
   WebhookDeliveriesApi,
   "webhookDeliveries",
   (handlers) =>
     Effect.gen(function*() {
       const store = yield* OrderStore
-      const gate = requireRole("checkout", "webhook_sender")
+      const gate = requireRole(yield* AppConfig, "checkout", "webhook_sender")
       return handlers
         .handle("list", ({ urlParams }) =>
           Effect.zipRight(

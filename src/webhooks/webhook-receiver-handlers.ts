@@ -19,11 +19,11 @@
  * no id. The body is kept as received, in its version's format; unknown types and statuses are
  * kept as sent.
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../platform/config.ts"
 import { BadRequest, NotFound, TooManyRequests, Unauthorized } from "../platform/http/errors.ts"
+import { groupHandlers } from "../platform/http/group-context.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
 import { isJsonContentType, readRawBody } from "../platform/http/request-body.ts"
 import { withRetryAfter } from "../platform/http/retry-after.ts"
@@ -53,7 +53,7 @@ const summary = (order: ReceivedOrder) => ({
   updated_at: iso(order.updatedAt)
 })
 
-export const WebhookReceiverHandlers = HttpApiBuilder.group(
+export const WebhookReceiverHandlers = groupHandlers(
   WebhookReceiverApi,
   "webhookReceiver",
   (handlers) =>
@@ -76,7 +76,7 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(
 
       return handlers.handleRaw("orderEvents", ({ request }) =>
         Effect.gen(function*() {
-          yield* requireRole("webhook_receiver")
+          yield* requireRole(config, "webhook_receiver")
           const source = Option.getOrElse(request.remoteAddress, () => "unknown")
           const limited = yield* Effect.either(limiter.consume(`webhook_receiver:${source}`, bucket))
           if (Either.isLeft(limited)) {
@@ -157,13 +157,13 @@ export const WebhookReceiverHandlers = HttpApiBuilder.group(
     })
 )
 
-export const ReceivedOrdersHandlers = HttpApiBuilder.group(
+export const ReceivedOrdersHandlers = groupHandlers(
   ReceivedOrdersApi,
   "receivedOrders",
   (handlers) =>
     Effect.gen(function*() {
       const store = yield* ReceivedEventsStore
-      const gate = requireRole("webhook_receiver")
+      const gate = requireRole(yield* AppConfig, "webhook_receiver")
       return handlers
         .handle("list", ({ urlParams }) =>
           Effect.zipRight(
