@@ -5,7 +5,8 @@
  * between round trips. This runs both on random stock, reservations of other sessions (live,
  * expired, expiring exactly now, on products with and without a stock row, beyond the stock on
  * hand) and requests, and requires the same answers: `lockStock` reads the rule's availability, and
- * the session is created exactly when the rule says its reservations fit. On memory (which calls the rule), embedded PGlite and, when
+ * the session is created exactly when the rule says its reservations fit, taking its units then and
+ * none otherwise. On memory (which calls the rule), embedded PGlite and, when
  * `TEST_DATABASE_URL` is set, PostgreSQL.
  */
 import { describe, expect, layer } from "@effect/vitest"
@@ -92,6 +93,12 @@ const runCase = (input: Case) =>
     expect(yield* store.transaction(store.inventory.lockStock(products, NOW, session.id)), context).toEqual(available)
     expect(yield* store.createSessionReservingStock({ session, reservations: requested }, NOW), context).toBe(fits)
     expect(Option.isSome(yield* store.sessions.get(session.id)), context).toBe(fits)
+    // After it, another session finds the new session's units taken when they fit, and nothing
+    // taken when they did not (a refused create leaves no reservation and no counter moved).
+    const after = new Map([...available].map(([id, units]) => [id, fits ? units - (requested.get(id) ?? 0) : units]))
+    expect(yield* store.transaction(store.inventory.lockStock(products, NOW, `cs_${run}_later`)), context).toEqual(
+      after
+    )
   })
 
 const agreement = (name: string, storeLayer: Layer.Layer<CheckoutStore, unknown>, numRuns: number) =>

@@ -34,7 +34,7 @@ const pinned: Record<string, { readonly version: number; readonly hash: string }
     version: 2,
     hash: "c4e006ac4f8b1fdd1eabb4968400970ae6826a297db291b2bce756bc82492d9a"
   },
-  checkout_create_session: { version: 4, hash: "4b24e9c0d57442f5e203d9f0b9c3c2a2bfcae71808ddd0536dffd22bf6146cf5" },
+  checkout_create_session: { version: 5, hash: "4ddd6957a667e49e28a0b1671c2847d502ead3d10605aa65015b11bdb20a0d88" },
   checkout_session_for_payment: {
     version: 1,
     hash: "7664ad72c0d9a7ec9d61dcf74e518ed96510d629e320a31a4b2b9d15f400dd57"

@@ -1,14 +1,17 @@
 /**
- * `CheckoutStore.createSessionReservingStock` in one statement: locks the stock rows of the
- * session's reservations (product-id order) and decides whether every reservation fits in what is
- * available to the new session; only then inserts the session and its reservations and moves the
- * counters; otherwise it changes nothing. Returns whether it inserted.
+ * `CheckoutStore.createSessionReservingStock` in one statement: inserts the session and its
+ * reservations and moves the stock counters only if every reservation fits in what is available to
+ * the new session; otherwise it changes nothing. Returns whether it inserted.
  *
- * Fast path: a quantity within the stock row's free units (on hand minus the reserved counter)
- * fits, because what `checkout_lock_stock` adds back (expired reservations not swept yet; a new
- * session has none of its own) only ever adds to them. Only when something does not fit that way
- * is the full availability of `checkout_lock_stock` read (the rows are locked already), so the
- * answer is always the one availability computed in one place would give.
+ * The stock rows are the only rows other sessions write too (every create of a product moves its
+ * counter), so they are locked last, each for as short a time as the rest of the transaction: the
+ * session and its reservations are inserted first, then each counter (in product-id order, the
+ * order every locking step takes) is moved by one conditional update, only when the quantity is
+ * within the row's free units (on hand minus the reserved counter). That fits, because what
+ * `checkout_lock_stock` adds back (expired reservations not swept yet; a new session has none of
+ * its own) only ever adds to them. When one is not within them, what was done is undone (the rows
+ * stay locked) and the full availability of `checkout_lock_stock` decides, so the answer is always
+ * the one availability computed in one place would give.
  *
  * "Fits" is the domain's rule (`reservationsFit` of `src/checkout/inventory.ts`: each quantity at
  * most what is available, a product without a stock row having none), decided here so that the
@@ -21,7 +24,7 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutCreateSession: SqlFunction = {
   name: "checkout_create_session",
-  version: 4,
+  version: 5,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_create_session(
     p_id text, p_status text, p_data jsonb, p_expires_at timestamptz, p_created_at timestamptz,
@@ -30,37 +33,43 @@ export const checkoutCreateSession: SqlFunction = {
   ) RETURNS boolean
   LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE
+    v_product text;
+    v_quantity integer;
     v_fits boolean;
   BEGIN
-    SELECT COALESCE(bool_and(w.quantity <= COALESCE(l.free, 0)), true)
-    INTO v_fits
-    FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
-    LEFT JOIN (
-      SELECT s.product_id, s.on_hand - s.reserved AS free FROM stock s
-      WHERE s.product_id = ANY (p_products)
-      ORDER BY s.product_id
-      FOR UPDATE
-    ) l ON l.product_id = w.product_id;
-    IF NOT v_fits THEN
-      SELECT COALESCE(bool_and(w.quantity <= COALESCE(a.out_available, 0)), true)
-      INTO v_fits
-      FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
-      LEFT JOIN checkout_lock_stock(p_products, p_id, p_now) AS a ON a.out_product = w.product_id;
-      IF NOT v_fits THEN
-        RETURN false;
-      END IF;
-    END IF;
-    WITH wanted AS (
-      SELECT w.product_id, w.quantity FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
-    ), session AS (
-      INSERT INTO checkout_sessions (id, status, data, expires_at, created_at, updated_at, version)
-      VALUES (p_id, p_status, p_data, p_expires_at, p_created_at, p_updated_at, 1)
-    ), counters AS (
-      UPDATE stock s SET reserved = s.reserved + wanted.quantity
-      FROM wanted WHERE s.product_id = wanted.product_id
-    )
+    INSERT INTO checkout_sessions (id, status, data, expires_at, created_at, updated_at, version)
+    VALUES (p_id, p_status, p_data, p_expires_at, p_created_at, p_updated_at, 1);
     INSERT INTO reservations (session_id, product_id, quantity, expires_at)
-    SELECT p_id, wanted.product_id, wanted.quantity, p_reserved_until FROM wanted;
+    SELECT p_id, w.product_id, w.quantity, p_reserved_until
+    FROM unnest(p_products, p_quantities) AS w (product_id, quantity);
+    FOR v_product, v_quantity IN
+      SELECT w.product_id, w.quantity FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+      ORDER BY w.product_id
+    LOOP
+      UPDATE stock SET reserved = reserved + v_quantity
+      WHERE product_id = v_product AND on_hand - reserved >= v_quantity;
+      IF NOT FOUND THEN
+        UPDATE stock s SET reserved = s.reserved - w.quantity
+        FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+        WHERE s.product_id = w.product_id AND w.product_id < v_product;
+        DELETE FROM reservations WHERE session_id = p_id;
+        SELECT COALESCE(bool_and(w.quantity <= COALESCE(a.out_available, 0)), true)
+        INTO v_fits
+        FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+        LEFT JOIN checkout_lock_stock(p_products, p_id, p_now) AS a ON a.out_product = w.product_id;
+        IF NOT v_fits THEN
+          DELETE FROM checkout_sessions WHERE id = p_id;
+          RETURN false;
+        END IF;
+        INSERT INTO reservations (session_id, product_id, quantity, expires_at)
+        SELECT p_id, w.product_id, w.quantity, p_reserved_until
+        FROM unnest(p_products, p_quantities) AS w (product_id, quantity);
+        UPDATE stock s SET reserved = s.reserved + w.quantity
+        FROM unnest(p_products, p_quantities) AS w (product_id, quantity)
+        WHERE s.product_id = w.product_id;
+        RETURN true;
+      END IF;
+    END LOOP;
     RETURN true;
   END
   $fn$
