@@ -22,7 +22,6 @@ import { execFileSync } from "node:child_process"
 import { symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { pinPostgres } from "./lib/affinity.ts"
-import { median, medianWithRange } from "./lib/bench-measure.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -41,6 +40,7 @@ import {
   stop,
   workDir
 } from "./lib/bench-setup.ts"
+import { median, medianWithRange } from "./lib/figures.ts"
 import { percentile } from "./lib/flow.ts"
 import { runFlowProcess } from "./lib/load.ts"
 import {

@@ -18,13 +18,14 @@
  */
 import { Effect, Layer, Redacted } from "effect"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { makeDatabaseLayer } from "../src/db/database.ts"
+import { medianWithRange } from "./lib/figures.ts"
 import { FLOW_ITEMS } from "./lib/flow.ts"
-import { createDatabase, postgresReachable, PROJECT_ROOT, sqlClient, ticksOf } from "./lib/processes.ts"
+import { createDatabase, postgresReachable, postgresTicks, PROJECT_ROOT, sqlClient } from "./lib/processes.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -51,23 +52,6 @@ try {
 }
 if (!(await postgresReachable(ADMIN_URL))) fail(`PostgreSQL at ${ADMIN_URL} does not answer: nothing measured.`)
 
-/** The CPU ticks of every process of the local PostgreSQL server, those it has reaped included. */
-const postgresTicks = (): number => {
-  let sum = 0
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const comm = readFileSync(`/proc/${entry}/comm`, "utf8").trim()
-      if (comm !== "postgres") continue
-      const parent = Number(readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ")[1])
-      const isPostmaster = readFileSync(`/proc/${parent}/comm`, "utf8").trim() !== "postgres"
-      sum += ticksOf(Number(entry), isPostmaster)
-    } catch {
-      // gone
-    }
-  }
-  return sum
-}
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
 
 /** The `checkout_create_session` definition at `ref`, renamed to `name`. */
@@ -141,7 +125,7 @@ COMMIT;
 
   const pgbench = (file: string, clients: number) => {
     const url = new URL(database.url)
-    const before = postgresTicks()
+    const before = postgresTicks(true)
     const output = execFileSync("pgbench", [
       "-n",
       "-M",
@@ -162,15 +146,12 @@ COMMIT;
       file,
       database.name
     ], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
-    const cpuSeconds = (postgresTicks() - before) / TICKS_PER_SECOND
+    const cpuSeconds = (postgresTicks(true) - before) / TICKS_PER_SECOND
     const transactions = Number(/actually processed: (\d+)/.exec(output)?.[1] ?? NaN)
     const tps = Number(/^tps = ([\d.]+)/m.exec(output)?.[1] ?? NaN)
     return { tps, cpuPerTransaction: cpuSeconds / transactions }
   }
 
-  const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-  const spread = (values: ReadonlyArray<number>, digits: number) =>
-    `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`
   console.log(`pgbench, ${args.duration} s per run, ${rounds} rounds, variants alternating; database ${database.name}`)
   for (const clients of clientCounts) {
     const results = new Map<string, Array<{ tps: number; cpuPerTransaction: number }>>()
@@ -184,8 +165,8 @@ COMMIT;
     console.log(`\n${clients} client${clients === 1 ? "" : "s"}:`)
     for (const [name, runs] of results) {
       console.log(
-        `  ${name.padEnd(34)} ${spread(runs.map((r) => r.tps), 0).padStart(22)} tx/s   PostgreSQL CPU ${
-          spread(runs.map((r) => r.cpuPerTransaction * 1000), 3)
+        `  ${name.padEnd(34)} ${medianWithRange(runs.map((r) => r.tps), 0).padStart(22)} tx/s   PostgreSQL CPU ${
+          medianWithRange(runs.map((r) => r.cpuPerTransaction * 1000), 3)
         } ms per tx`
       )
     }

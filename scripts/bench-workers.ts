@@ -8,7 +8,6 @@
  * is pinned: two workers need every core, and the agents and PostgreSQL share them, as they would
  * on a host running the service and its database.
  */
-import { median, medianWithRange } from "./lib/bench-measure.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -21,6 +20,7 @@ import {
   startOurs,
   stop
 } from "./lib/bench-setup.ts"
+import { median, medianWithRange } from "./lib/figures.ts"
 import { runFlowProcess } from "./lib/load.ts"
 import { createDatabase, postgresReachable } from "./lib/processes.ts"
 

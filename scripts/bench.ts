@@ -20,7 +20,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { address, API_VERSION, buyer } from "./lib/acp-client.ts"
 import { LOAD_CORES, movePid, pinPostgres, SERVER_CORES } from "./lib/affinity.ts"
-import { type CannonOptions, cannonScenario, measure, medianOf, warmUp } from "./lib/bench-measure.ts"
+import { type CannonOptions, cannonScenario, measure, warmUp } from "./lib/bench-measure.ts"
 import { evaluateTargets, machine, markdown, pct, writeResults } from "./lib/bench-report.ts"
 import {
   ADMIN_URL,
@@ -53,6 +53,7 @@ import {
   workDir
 } from "./lib/bench-setup.ts"
 import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
+import { medianOf } from "./lib/figures.ts"
 import { FLOW_ITEMS, type FlowStats } from "./lib/flow.ts"
 import { hasWrk, runFlowProcess } from "./lib/load.ts"
 import {

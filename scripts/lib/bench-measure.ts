@@ -3,6 +3,7 @@
  * `--rounds` times, sampling the server's RSS and every party's CPU; the row is the median run.
  */
 import { levels, MB, measureRounds, perRunSeconds, pin, record, type Row, workDir } from "./bench-setup.ts"
+import { medianOf } from "./figures.ts"
 import { type LoadOptions, type LoadResult, runLoad } from "./load.ts"
 import { childrenOf, cpuMeter, type CpuUse, type NodeProcess, sampleRss } from "./processes.ts"
 
@@ -47,17 +48,6 @@ export const measure = async (
     rounds: runs.map((run) => run.rate)
   }
 }
-
-/** The item whose `key` is the median (the lower middle one of an even count). */
-export const medianOf = <A>(items: ReadonlyArray<A>, key: (item: A) => number): A =>
-  [...items].sort((a, b) => key(a) - key(b))[Math.floor((items.length - 1) / 2)]!
-
-/** The median of numbers (the lower middle one of an even count). */
-export const median = (values: ReadonlyArray<number>): number => medianOf(values, (value) => value)
-
-/** `median (min–max)` of figures, one decimal. */
-export const medianWithRange = (values: ReadonlyArray<number>): string =>
-  `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`
 
 /** Five seconds at the connections to be measured: connections open, JIT warm, pool full. */
 export const warmUp = (proc: NodeProcess, options: CannonOptions, connections = 16) =>

@@ -222,12 +222,23 @@ export const ticksOf = (pid: number | "self", withReapedChildren = false): numbe
 /** CPU ticks of this process and of its children that have exited (the load generators it ran). */
 const selfAndChildrenTicks = (): number => ticksOf("self", true)
 
-const postgresTicks = (): number => {
+/** Whether the `postgres` process `pid` is the postmaster (its parent is not a `postgres` process). */
+const isPostmaster = (pid: string): boolean => {
+  const parent = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]
+  return readFileSync(`/proc/${parent}/comm`, "utf8").trim() !== "postgres"
+}
+
+/**
+ * CPU ticks of the local PostgreSQL server's processes; with `withExited`, also those of the
+ * backends that have exited (the postmaster's reaped children: connections that closed).
+ */
+export const postgresTicks = (withExited = false): number => {
   let sum = 0
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") sum += ticksOf(Number(entry))
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue
+      sum += ticksOf(Number(entry), withExited && isPostmaster(entry))
     } catch {
       // gone
     }
