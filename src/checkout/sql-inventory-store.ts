@@ -2,17 +2,19 @@
  * `InventoryStore` over SQL: the `stock` and `reservations` tables.
  *
  * `stock.reserved` is the sum of the quantities of *all* the product's rows in `reservations`,
- * expired or not. Every write to `reservations` is one call of a PL/pgSQL function
- * (`checkout_set_reservations`, `checkout_remove_reservations`) that keeps the counter exact in
- * the same call, the stock rows concerned locked first by one `SELECT … ORDER BY product_id FOR
- * UPDATE`. Two transactions never deadlock on stock rows as long as each takes its stock locks in
+ * expired or not, plus the free units the row has lent to its shards (`stock_shards`, from which
+ * creates take their units: `checkout_create_session`). Every write to `reservations` is one call
+ * of a PL/pgSQL function (`checkout_create_session`, `checkout_set_reservations`,
+ * `checkout_remove_reservations`) that keeps the counter exact in the same call, the stock rows
+ * concerned locked first by one `SELECT … ORDER BY product_id FOR UPDATE` (the shards, when
+ * locked, before them). Two transactions never deadlock on stock rows as long as each takes its stock locks in
  * one ascending pass: `lockStock` locks every product the transaction's reservation write then
  * touches (that write re-locks rows already held). The reservations of one session are written
  * only by a transaction holding that session's lock (or creating it).
  *
- * `lockStock` (`checkout_lock_stock`) locks the stock rows in product-id order and returns
- * `on_hand - reserved` plus what the counter holds that is available to the session anyway: its
- * own reservations and other sessions' reservations expired but not swept yet, read by a second
+ * `lockStock` (`checkout_lock_stock`) locks the shards and the stock rows in product-id order,
+ * takes the shards' units back, and returns `on_hand - reserved` plus what the counter holds that
+ * is available to the session anyway: its own reservations and other sessions' reservations expired but not swept yet, read by a second
  * statement, so that it sees what the transaction it waited for committed. See
  * `docs/concurrency.md` ("Stock accounting").
  */
@@ -84,11 +86,14 @@ export const makeSqlInventoryStore = (
       ))
     })
 
-  /** Live reservations: the counter minus the expired ones not swept yet. */
+  /** Live reservations: the counter minus the units lent to shards and the expired ones not swept yet. */
   const stockLevels = (now: number) =>
     run(sql<{ product_id: string; on_hand: number; reserved: number }>`
-      SELECT s.product_id, s.on_hand, s.reserved - COALESCE(e.expired, 0) AS reserved
+      SELECT s.product_id, s.on_hand, s.reserved - COALESCE(h.lent, 0) - COALESCE(e.expired, 0) AS reserved
       FROM stock s
+      LEFT JOIN (
+        SELECT product_id, SUM(free)::int AS lent FROM stock_shards GROUP BY product_id
+      ) h ON h.product_id = s.product_id
       LEFT JOIN (
         SELECT product_id, SUM(quantity)::int AS expired FROM reservations
         WHERE expires_at <= ${iso(now)}::timestamptz

@@ -62,14 +62,16 @@ const random = (seed: number) => {
 // ---------------------------------------------------------------------------------------------
 // Independent checks on the SQL tables
 
-/** Products whose counter differs from the sum of all their reservation rows. */
+/** Products whose counter differs from the sum of all their reservation rows and shards' units. */
 const counterDrift = (sql: SqlClient.SqlClient, productIds?: ReadonlyArray<string>) =>
   sql<{ product_id: string; reserved: number; total: number }>`
-    SELECT s.product_id, s.reserved, COALESCE(r.total, 0)::int AS total
+    SELECT s.product_id, s.reserved, (COALESCE(r.total, 0) + COALESCE(h.lent, 0))::int AS total
     FROM stock s
     LEFT JOIN (SELECT product_id, SUM(quantity) AS total FROM reservations GROUP BY product_id) r
       ON r.product_id = s.product_id
-    WHERE s.reserved <> COALESCE(r.total, 0)
+    LEFT JOIN (SELECT product_id, SUM(free) AS lent FROM stock_shards GROUP BY product_id) h
+      ON h.product_id = s.product_id
+    WHERE s.reserved <> COALESCE(r.total, 0) + COALESCE(h.lent, 0)
       ${productIds === undefined ? sql`` : sql`AND s.product_id = ANY (${[...productIds]}::text[])`}`.pipe(
     Effect.orDie
   )

@@ -101,6 +101,44 @@ const runCase = (input: Case) =>
     )
   })
 
+/**
+ * Creates one after another, without a `lockStock` between them: their sessions fall in different
+ * shards of the products (`stock_shards`), so the units one create's shard borrowed are parked where
+ * the next create does not take from. Each is answered as the rule says given the ones accepted
+ * before it, and at the end `lockStock` reads what is left.
+ */
+interface Sequence {
+  /** Per product index: its stock on hand. */
+  readonly onHand: ReadonlyArray<number>
+  /** Each create's reservations: product index → quantity. */
+  readonly creates: ReadonlyArray<Case["requested"]>
+}
+
+const sequence: fc.Arbitrary<Sequence> = fc.record({
+  onHand: fc.array(fc.integer({ min: 0, max: 90 }), { minLength: PRODUCTS, maxLength: PRODUCTS }),
+  creates: fc.array(items(30), { minLength: 1, maxLength: 8 })
+})
+
+const runSequence = (input: Sequence) =>
+  Effect.gen(function*() {
+    const store = yield* CheckoutStore
+    const run = randomUUID().replaceAll("-", "")
+    const products = Array.from({ length: PRODUCTS }, (_, i) => `prod_${run}_${i}`)
+    yield* store.inventory.seedStock(input.onHand.map((stock, i) => ({ id: products[i]!, stock })))
+    const available = new Map(input.onHand.map((stock, i) => [products[i]!, stock]))
+    const answers: Array<boolean> = []
+    for (const [index, create] of input.creates.entries()) {
+      const session = makeSession(`cs_${run}_${index}_${randomUUID()}`)
+      const requested = new Map(create.map(([product, quantity]) => [products[product]!, quantity]))
+      const fits = reservationsFit(requested, available)
+      answers.push(yield* store.createSessionReservingStock({ session, reservations: requested }, NOW))
+      expect(answers, JSON.stringify({ input, index })).toEqual([...answers.slice(0, -1), fits])
+      if (fits) { for (const [id, units] of requested) available.set(id, available.get(id)! - units) }
+    }
+    expect(yield* store.transaction(store.inventory.lockStock(products, NOW, `cs_${run}_later`)), JSON.stringify(input))
+      .toEqual(available)
+  })
+
 const agreement = (name: string, storeLayer: Layer.Layer<CheckoutStore, unknown>, numRuns: number) =>
   layer(Layer.orDie(storeLayer), { timeout: 120_000, excludeTestServices: true })(name, (it) => {
     it.effect(
@@ -110,6 +148,19 @@ const agreement = (name: string, storeLayer: Layer.Layer<CheckoutStore, unknown>
           const runtime = yield* Effect.runtime<CheckoutStore>()
           yield* Effect.promise(() =>
             fc.assert(fc.asyncProperty(testCase, (input) => Runtime.runPromise(runtime)(runCase(input))), { numRuns })
+          )
+        }),
+      120_000
+    )
+    it.effect(
+      "creates one after another, spread over the shards, are answered as the rule says",
+      () =>
+        Effect.gen(function*() {
+          const runtime = yield* Effect.runtime<CheckoutStore>()
+          yield* Effect.promise(() =>
+            fc.assert(fc.asyncProperty(sequence, (input) => Runtime.runPromise(runtime)(runSequence(input))), {
+              numRuns
+            })
           )
         }),
       120_000
