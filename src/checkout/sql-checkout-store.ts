@@ -114,15 +114,25 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
           FOR UPDATE SKIP LOCKED`)
         const ids = rows.map((row) => row.id)
         // The sweep then releases these sessions' reservations one session at a time in this
-        // transaction, each release locking its products' stock rows: lock them all now, in one
+        // transaction, each release locking its shard of each product (and the stock rows of
+        // products without shards): lock them all now, shards then stock rows, each in one
         // ascending pass, so that the sweep never locks one out of order (it deadlocked with
         // creates locking the same rows in order: test/checkout/reservation-counter.test.ts).
         // Outside a transaction the locks would end with the statement: not taken.
         if (ids.length > 0 && Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
           yield* run(sql`
-            SELECT product_id FROM stock
-            WHERE product_id IN (SELECT product_id FROM reservations WHERE session_id = ANY (${ids}::text[]))
-            ORDER BY product_id
+            SELECT h.product_id FROM stock_shards h
+            WHERE (h.product_id, h.shard) IN (
+              SELECT r.product_id, stock_shard_of(r.session_id) FROM reservations r
+              WHERE r.session_id = ANY (${ids}::text[])
+            )
+            ORDER BY h.product_id, h.shard
+            FOR UPDATE`)
+          yield* run(sql`
+            SELECT s.product_id FROM stock s
+            WHERE s.product_id IN (SELECT product_id FROM reservations WHERE session_id = ANY (${ids}::text[]))
+              AND NOT EXISTS (SELECT FROM stock_shards h WHERE h.product_id = s.product_id)
+            ORDER BY s.product_id
             FOR UPDATE`)
         }
         return ids

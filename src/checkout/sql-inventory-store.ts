@@ -1,25 +1,26 @@
 /**
- * `InventoryStore` over SQL: the `stock` and `reservations` tables.
+ * `InventoryStore` over SQL: the `stock`, `stock_shards` and `reservations` tables.
  *
- * `stock.reserved` is the sum of the quantities of *all* the product's rows in `reservations`,
- * expired or not, plus the free units the row has lent to its shards (`stock_shards`, from which
- * creates take their units: `checkout_create_session`). Every write to `reservations` is one call
- * of a PL/pgSQL function (`checkout_create_session`, `checkout_set_reservations`,
- * `checkout_remove_reservations`) that keeps the counter exact in the same call, the stock rows
- * concerned locked first by one `SELECT … ORDER BY product_id FOR UPDATE` (the shards, when
- * locked, before them). Two transactions never deadlock on stock rows as long as each takes its stock locks in
- * one ascending pass: `lockStock` locks every product the transaction's reservation write then
- * touches (that write re-locks rows already held). The reservations of one session are written
- * only by a transaction holding that session's lock (or creating it).
+ * A product's stock is its stock row and its shards (migration 0019 says what each column counts;
+ * the `stock_totals` view sums them): creates take their units from a shard, releases and
+ * consumptions account for theirs there, and the stock row lends and settles. Every write to
+ * `reservations` is one call of a PL/pgSQL function (`checkout_create_session`,
+ * `checkout_set_reservations`, `checkout_remove_reservations`) that keeps the counts exact in the
+ * same call, the rows concerned locked first, shards before stock rows, each kind in one ascending
+ * pass. Two transactions never deadlock on them as long as each takes its locks so: `lockStock`
+ * locks every row the transaction's reservation write then touches (that write re-locks rows
+ * already held). The reservations of one session are written only by a transaction holding that
+ * session's lock (or creating it).
  *
  * `lockStock` (`checkout_lock_stock`) locks the shards and the stock rows in product-id order,
- * takes the shards' units back, and returns `on_hand - reserved` plus what the counter holds that
- * is available to the session anyway: its own reservations and other sessions' reservations expired but not swept yet, read by a second
- * statement, so that it sees what the transaction it waited for committed. See
- * `docs/concurrency.md` ("Stock accounting").
+ * settles the shards into the stock rows, and returns `on_hand - reserved` plus what the counter
+ * holds that is available to the session anyway: its own reservations and other sessions'
+ * reservations expired but not swept yet, read by a second statement, so that it sees what the
+ * transaction it waited for committed. See `docs/concurrency.md` ("Stock accounting").
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { STOCK_SHARDS } from "../db/functions/stock-shards.ts"
 import { iso } from "../db/sql-values.ts"
 import type { CheckoutStoreService, InventoryStore, StockLevel } from "./checkout-store.ts"
 import type { Reservations } from "./session-model.ts"
@@ -59,8 +60,8 @@ export const makeSqlInventoryStore = (
     run(sql`SELECT checkout_remove_reservations(${sessionId}, false)`).pipe(Effect.asVoid)
 
   /**
-   * New stock rows start with the counter of the reservations already stored for them (normally
-   * none): with the reservations table locked against writes (SHARE) while they are inserted, so
+   * New stock rows, with all their shards, start with the counter of the reservations already
+   * stored for them (normally none): with the reservations table locked against writes (SHARE) while they are inserted, so
    * no reservation lands between the sum and the row. Only when some product is missing, which
    * is at the first start with a new catalog.
    */
@@ -77,23 +78,27 @@ export const makeSqlInventoryStore = (
       yield* transaction(Effect.zipRight(
         run(sql`LOCK TABLE reservations IN SHARE MODE`),
         run(sql`
-          INSERT INTO stock (product_id, on_hand, reserved)
-          SELECT v.product_id, v.on_hand,
-                 COALESCE((SELECT SUM(r.quantity) FROM reservations r WHERE r.product_id = v.product_id), 0)
-          FROM unnest(${missing.map(([id]) => id)}::text[], ${missing.map(([, stock]) => stock)}::int[])
-            AS v (product_id, on_hand)
-          ON CONFLICT (product_id) DO NOTHING`)
+          WITH inserted AS (
+            INSERT INTO stock (product_id, on_hand, reserved)
+            SELECT v.product_id, v.on_hand,
+                   COALESCE((SELECT SUM(r.quantity) FROM reservations r WHERE r.product_id = v.product_id), 0)
+            FROM unnest(${missing.map(([id]) => id)}::text[], ${missing.map(([, stock]) => stock)}::int[])
+              AS v (product_id, on_hand)
+            ON CONFLICT (product_id) DO NOTHING
+            RETURNING product_id
+          )
+          INSERT INTO stock_shards (product_id, shard, free)
+          SELECT i.product_id, n.shard, 0
+          FROM inserted i CROSS JOIN generate_series(0, ${STOCK_SHARDS - 1}) AS n (shard)
+          ON CONFLICT (product_id, shard) DO NOTHING`)
       ))
     })
 
-  /** Live reservations: the counter minus the units lent to shards and the expired ones not swept yet. */
+  /** On hand and live reservations: the stock rows' totals with their shards, less the expired. */
   const stockLevels = (now: number) =>
     run(sql<{ product_id: string; on_hand: number; reserved: number }>`
-      SELECT s.product_id, s.on_hand, s.reserved - COALESCE(h.lent, 0) - COALESCE(e.expired, 0) AS reserved
-      FROM stock s
-      LEFT JOIN (
-        SELECT product_id, SUM(free)::int AS lent FROM stock_shards GROUP BY product_id
-      ) h ON h.product_id = s.product_id
+      SELECT s.product_id, s.on_hand, s.reserved - COALESCE(e.expired, 0) AS reserved
+      FROM stock_totals s
       LEFT JOIN (
         SELECT product_id, SUM(quantity)::int AS expired FROM reservations
         WHERE expires_at <= ${iso(now)}::timestamptz

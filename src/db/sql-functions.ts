@@ -29,11 +29,13 @@ import { idempotencyStoreAnswer } from "./functions/idempotency-store-answer.ts"
 import { orderSaveWithEvent } from "./functions/order-save-with-event.ts"
 import { rateLimitTake, rateLimitTakeUpTo } from "./functions/rate-limit-take.ts"
 import type { SqlFunction } from "./functions/sql-function.ts"
+import { stockShardOf } from "./functions/stock-shards.ts"
 
 export type { SqlFunction }
 
 /** Every function, in an order where a function comes after those its body calls. */
 export const sqlFunctions: ReadonlyArray<SqlFunction> = [
+  stockShardOf,
   checkoutLockStock,
   checkoutSetReservations,
   checkoutRemoveReservations,

@@ -73,7 +73,9 @@ describe.skipIf(!hasPostgres)("a process killed after a commit, and the client's
         expect(isReplay(completed)).toBe(true)
         expect(completed!.body.status).toBe("completed")
         expect([yield* count("orders"), yield* count("processor_charges")]).toEqual([1, 1])
-        const stock = yield* sql<{ on_hand: number }>`SELECT on_hand FROM stock WHERE product_id = 'print-limited'`
+        const stock = yield* sql<
+          { on_hand: number }
+        >`SELECT on_hand FROM stock_totals WHERE product_id = 'print-limited'`
         expect(Number(stock[0]!.on_hand)).toBe(1)
       }).pipe(Effect.scoped),
     120_000

@@ -106,7 +106,9 @@ describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database",
         expect(orders).toHaveLength(3)
         expect(new Set(orders.map((o) => o.checkout_session_id)).size).toBe(3)
         expect(orders.map((o) => o.id)).toContain(order.id)
-        const stock = yield* sql<{ on_hand: number }>`SELECT on_hand FROM stock WHERE product_id = 'print-limited'`
+        const stock = yield* sql<
+          { on_hand: number }
+        >`SELECT on_hand FROM stock_totals WHERE product_id = 'print-limited'`
         expect(stock.map((s) => Number(s.on_hand))).toEqual([0])
         const reserved = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM reservations`
         expect(reserved[0]!.n).toBe(0)
@@ -285,7 +287,7 @@ describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database",
         const consumedBy = new Map(consumed.map((c) => [c.product_id, Number(c.quantity)]))
         const stock = yield* sql<{ product_id: string; on_hand: number; reserved: number }>`
         SELECT s.product_id, s.on_hand, COALESCE(SUM(r.quantity), 0)::int AS reserved
-        FROM stock s LEFT JOIN reservations r ON r.product_id = s.product_id
+        FROM stock_totals s LEFT JOIN reservations r ON r.product_id = s.product_id
         GROUP BY s.product_id, s.on_hand`
         for (const row of stock) {
           expect(Number(row.on_hand) + (consumedBy.get(row.product_id) ?? 0), row.product_id).toBe(

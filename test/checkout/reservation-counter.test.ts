@@ -23,6 +23,7 @@ import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import type { Session } from "../../src/checkout/session-model.ts"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { STOCK_SHARDS } from "../../src/db/functions/stock-shards.ts"
 import { migrations } from "../../src/db/migrations/index.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
@@ -39,6 +40,7 @@ import {
   postgresDatabase,
   type TestDatabase
 } from "../support/test-database.ts"
+import { makeSession } from "./checkout-store.contract.ts"
 
 const uid = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
 
@@ -62,16 +64,17 @@ const random = (seed: number) => {
 // ---------------------------------------------------------------------------------------------
 // Independent checks on the SQL tables
 
-/** Products whose counter differs from the sum of all their reservation rows and shards' units. */
+/**
+ * Products whose reserved units (the stock row's counter with its shards, `stock_totals`) differ
+ * from the sum of all their reservation rows.
+ */
 const counterDrift = (sql: SqlClient.SqlClient, productIds?: ReadonlyArray<string>) =>
   sql<{ product_id: string; reserved: number; total: number }>`
-    SELECT s.product_id, s.reserved, (COALESCE(r.total, 0) + COALESCE(h.lent, 0))::int AS total
-    FROM stock s
+    SELECT s.product_id, s.reserved, COALESCE(r.total, 0)::int AS total
+    FROM stock_totals s
     LEFT JOIN (SELECT product_id, SUM(quantity) AS total FROM reservations GROUP BY product_id) r
       ON r.product_id = s.product_id
-    LEFT JOIN (SELECT product_id, SUM(free) AS lent FROM stock_shards GROUP BY product_id) h
-      ON h.product_id = s.product_id
-    WHERE s.reserved <> COALESCE(r.total, 0) + COALESCE(h.lent, 0)
+    WHERE s.reserved <> COALESCE(r.total, 0)
       ${productIds === undefined ? sql`` : sql`AND s.product_id = ANY (${[...productIds]}::text[])`}`.pipe(
     Effect.orDie
   )
@@ -82,7 +85,7 @@ const summedLevels = (sql: SqlClient.SqlClient, now: number) =>
     SELECT s.product_id, s.on_hand,
            COALESCE(SUM(r.quantity) FILTER (WHERE r.expires_at > ${new Date(now).toISOString()}::timestamptz), 0)::int
              AS reserved
-    FROM stock s LEFT JOIN reservations r ON r.product_id = s.product_id
+    FROM stock_totals s LEFT JOIN reservations r ON r.product_id = s.product_id
     GROUP BY s.product_id, s.on_hand
     ORDER BY s.product_id COLLATE "C"`.pipe(
     Effect.orDie,
@@ -483,7 +486,8 @@ const serviceSequence = (name: string, database: TestDatabase) =>
         )
         expect(yield* levelsNow).toMatchObject({ "hoodie-zip": [40, 40], "print-limited": [1, 1] })
         const sql = yield* SqlClient.SqlClient
-        const [hoodie] = yield* sql<{ reserved: number }>`SELECT reserved FROM stock WHERE product_id = 'hoodie-zip'`
+        const [hoodie] = yield* sql<{ reserved: number }>`
+          SELECT reserved FROM stock_totals WHERE product_id = 'hoodie-zip'`
         expect(hoodie!.reserved).toBe(44)
         expect(Either.isLeft(yield* Effect.either(checkout.create(createRequest([{ id: "hoodie-zip", quantity: 1 }])))))
           .toBe(true)
@@ -651,6 +655,39 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
           yield* Fiber.join(first)
           // Not 10 - 3 + 4 (the stale rows as seen before the wait): they are gone.
           expect(yield* Fiber.join(second)).toEqual(new Map([[product, 7]]))
+          yield* checkSqlInvariants(now, [product])
+        }))
+
+      it.effect("a stock row without shards (made by SQL): counted at the row until lockStock makes them", () =>
+        Effect.gen(function*() {
+          const store = yield* CheckoutStore
+          const sql = yield* SqlClient.SqlClient
+          const product = uid("prod")
+          const [a, b, c] = [uid("cs"), uid("cs"), uid("cs")]
+          const now = Date.parse("2030-01-01T00:00:00.000Z")
+          const shards = Effect.map(
+            sql<{ count: number }>`SELECT count(*)::int AS count FROM stock_shards WHERE product_id = ${product}`,
+            (rows) => Number(rows[0]!.count)
+          )
+          yield* sql`INSERT INTO stock (product_id, on_hand) VALUES (${product}, 6)`
+          yield* store.inventory.setReservations(a, new Map([[product, 2]]), now + 60_000)
+          yield* store.inventory.setReservations(b, new Map([[product, 1]]), now + 60_000)
+          yield* store.transaction(store.inventory.releaseReservations(a))
+          yield* store.transaction(store.inventory.consumeReservations(b))
+          expect(yield* shards).toBe(0)
+          yield* checkSqlInvariants(now, [product])
+          // The create finds no shard and lets the exact availability decide, which makes them.
+          expect(
+            yield* store.createSessionReservingStock(
+              { session: makeSession(c), reservations: new Map([[product, 5]]) },
+              now
+            )
+          ).toBe(true)
+          expect(yield* shards).toBe(STOCK_SHARDS)
+          yield* store.transaction(store.inventory.releaseReservations(c))
+          expect(yield* store.transaction(store.inventory.lockStock([product], now, uid("cs")))).toEqual(
+            new Map([[product, 5]])
+          )
           yield* checkSqlInvariants(now, [product])
         }))
     }

@@ -28,13 +28,14 @@ const functionNames = (sql: SqlClient.SqlClient) =>
  * between two releases: change the body, raise `version` in its file, then the pin here.
  */
 const pinned: Record<string, { readonly version: number; readonly hash: string }> = {
+  stock_shard_of: { version: 1, hash: "c5040ce96951d706b5b1c5dbd391a2312787c2f5cf2a88af5250eb73052fc5c7" },
   checkout_lock_stock: { version: 3, hash: "db5f100eb3ce388f1a29e3717508ab25a4f0e01c547e69395202c55cb3b2b589" },
   checkout_set_reservations: { version: 2, hash: "766436e65a3b9de9ae9c9658a2515c885800b50c79a9523e80092a48b06f4c91" },
   checkout_remove_reservations: {
-    version: 2,
-    hash: "c4e006ac4f8b1fdd1eabb4968400970ae6826a297db291b2bce756bc82492d9a"
+    version: 3,
+    hash: "056c2ef10ab0c4776a1044a283e4dc6e495c6167311d0fab6e70addcbebe7fd7"
   },
-  checkout_create_session: { version: 6, hash: "002a141ae3655ad10d51a8bf4e545c4abfec3cb5cda5a532a2f4c4ca710771e3" },
+  checkout_create_session: { version: 6, hash: "dfceeb5c01db50dccc7112f3e5205ef62fe94162153ca399d809ad6a5b1b4bce" },
   checkout_session_for_payment: {
     version: 1,
     hash: "7664ad72c0d9a7ec9d61dcf74e518ed96510d629e320a31a4b2b9d15f400dd57"

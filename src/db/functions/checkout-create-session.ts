@@ -4,11 +4,12 @@
  * it changes nothing. Returns whether it inserted.
  *
  * Stock is the only thing other creates write too, so a create's units come from one of the
- * product's shards (`stock_shards`, migration 0019): the shard its session id falls in, of
- * `STOCK_SHARDS`. Creates of one product in demand then write different rows, and the stock row
+ * product's shards (`stock_shards`, migration 0019): the shard its session id falls in
+ * (`stock_shard_of`). Creates of one product in demand then write different rows, and the stock row
  * is written only when a shard lacks the units and borrows them, with up to `STOCK_LEND` more
  * (only units free at the stock row are lent, so a shard's units are free ones). Shard rows are
- * created by `checkout_lock_stock` only (all of a product's at once), never here. The session and
+ * never created here (a product's are created all at once with its stock row, or by
+ * `checkout_lock_stock`). The session and
  * its reservations are inserted first; then the shards, in product-id order, each taken by one
  * conditional update (or locked when it lacks); then the stock rows of the lacking ones, in
  * product-id order. Every step that locks both takes shards before stock rows, so two never
@@ -28,7 +29,7 @@
  * default for `= ANY` of a parameter array) costs more than the statements themselves.
  */
 import type { SqlFunction } from "./sql-function.ts"
-import { STOCK_LEND, STOCK_SHARDS } from "./stock-shards.ts"
+import { STOCK_LEND } from "./stock-shards.ts"
 
 export const checkoutCreateSession: SqlFunction = {
   name: "checkout_create_session",
@@ -41,7 +42,7 @@ export const checkoutCreateSession: SqlFunction = {
   ) RETURNS boolean
   LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE
-    v_shard smallint := hashtext(p_id) & ${STOCK_SHARDS - 1};
+    v_shard smallint := stock_shard_of(p_id);
     v_product text;
     v_quantity integer;
     v_lacking text[] := '{}';

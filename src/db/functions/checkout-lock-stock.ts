@@ -1,11 +1,11 @@
 /**
  * `CheckoutStore.lockStock`: locks the shards (`stock_shards`) and then the stock rows of
- * p_products (product-id order; every step that locks both takes the shards first) and returns the
- * units available to p_session at p_now: on hand minus the reserved counter, plus the units lent
- * to the shards (taken back here, so that what the caller then reserves at the stock row is never
- * also free in a shard), plus what the counter holds that is available to p_session anyway — its
- * own reservations and other sessions' reservations expired but not swept yet. The add-back runs
- * after the locks, as two index range scans (primary key, `reservations_product_expires_at`).
+ * p_products (product-id order; every step that locks both takes the shards first), takes the
+ * shards' free units back to the stock rows (so that what the caller then reserves at a stock row
+ * is never also free in a shard), and returns the units available to p_session at p_now: on hand
+ * minus the reserved counter, plus what the counter holds that is available to p_session anyway —
+ * its own reservations and other sessions' reservations expired but not swept yet. The add-back
+ * runs after the locks, as two index range scans (primary key, `reservations_product_expires_at`).
  */
 import type { SqlFunction } from "./sql-function.ts"
 import { STOCK_SHARDS } from "./stock-shards.ts"
