@@ -21,6 +21,7 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
 import { makeDatabaseLayer } from "../src/db/database.ts"
 import { medianWithRange } from "./lib/figures.ts"
@@ -54,14 +55,18 @@ if (!(await postgresReachable(ADMIN_URL))) fail(`PostgreSQL at ${ADMIN_URL} does
 
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
 
-/** The `checkout_create_session` definition at `ref`, renamed to `name`. */
-const definitionAt = (ref: string, name: string): string => {
-  const source = execFileSync("git", ["show", `${ref}:src/db/functions/checkout-create-session.ts`], {
-    cwd: PROJECT_ROOT,
-    encoding: "utf8"
-  })
-  const definition = /definition: `([\s\S]*?)`/.exec(source)?.[1]
-  if (definition === undefined) return fail(`no checkout_create_session definition at ${ref}`)
+/**
+ * The `checkout_create_session` definition at `ref`, renamed to `name`: the ref's function modules
+ * extracted to the work directory and imported, so that a body built from constants is built as
+ * it was at that commit.
+ */
+const definitionAt = async (ref: string, name: string): Promise<string> => {
+  const archive = join(workDir, "functions.tar")
+  execFileSync("git", ["archive", "--output", archive, ref, "src/db/functions"], { cwd: PROJECT_ROOT })
+  execFileSync("tar", ["-x", "-f", archive, "-C", workDir])
+  const module = await import(pathToFileURL(join(workDir, "src/db/functions/checkout-create-session.ts")).href)
+  const definition: unknown = module.checkoutCreateSession?.definition
+  if (typeof definition !== "string") return fail(`no checkout_create_session definition at ${ref}`)
   return definition.replace(/FUNCTION checkout_create_session\(/, `FUNCTION ${name}(`)
 }
 
@@ -93,7 +98,7 @@ try {
   ]
   if (args.against !== undefined) {
     const name = "checkout_create_session_before"
-    await admin.query(definitionAt(args.against, name))
+    await admin.query(await definitionAt(args.against, name))
     variants.push({ name: `create (${args.against})`, fn: name })
   }
   const scripts = new Map<string, string>()
