@@ -139,30 +139,29 @@ const runSequence = (input: Sequence) =>
       .toEqual(available)
   })
 
+/** Runs `check` on `numRuns` inputs of `arbitrary`, each on the store of the test's layer. */
+const holds = <A>(
+  arbitrary: fc.Arbitrary<A>,
+  check: (input: A) => Effect.Effect<void, unknown, CheckoutStore>,
+  numRuns: number
+) =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<CheckoutStore>()
+    yield* Effect.promise(() =>
+      fc.assert(fc.asyncProperty(arbitrary, (input) => Runtime.runPromise(runtime)(check(input))), { numRuns })
+    )
+  })
+
 const agreement = (name: string, storeLayer: Layer.Layer<CheckoutStore, unknown>, numRuns: number) =>
   layer(Layer.orDie(storeLayer), { timeout: 120_000, excludeTestServices: true })(name, (it) => {
     it.effect(
       "lockStock reads the domain's availability; the create inserts exactly when the domain says it fits",
-      () =>
-        Effect.gen(function*() {
-          const runtime = yield* Effect.runtime<CheckoutStore>()
-          yield* Effect.promise(() =>
-            fc.assert(fc.asyncProperty(testCase, (input) => Runtime.runPromise(runtime)(runCase(input))), { numRuns })
-          )
-        }),
+      () => holds(testCase, runCase, numRuns),
       120_000
     )
     it.effect(
       "creates one after another, spread over the shards, are answered as the rule says",
-      () =>
-        Effect.gen(function*() {
-          const runtime = yield* Effect.runtime<CheckoutStore>()
-          yield* Effect.promise(() =>
-            fc.assert(fc.asyncProperty(sequence, (input) => Runtime.runPromise(runtime)(runSequence(input))), {
-              numRuns
-            })
-          )
-        }),
+      () => holds(sequence, runSequence, numRuns),
       120_000
     )
   })

@@ -5,21 +5,20 @@
  *
  * Stock is the only thing other creates write too, so a create's units come from one of the
  * product's shards (`stock_shards`, migration 0019): the shard its session id falls in
- * (`stock_shard_of`). Creates of one product in demand then write different rows, and the stock row
- * is written only when a shard lacks the units and borrows them, with up to `STOCK_LEND` more
+ * (`stock_shard_of`). Creates of one product in demand then write different rows, and the stock
+ * row is written only when a shard lacks the units and borrows them, with up to `STOCK_LEND` more
  * (only units free at the stock row are lent, so a shard's units are free ones). Shard rows are
  * never created here (a product's are created all at once with its stock row, or by
- * `checkout_lock_stock`). The session and
- * its reservations are inserted first; then the shards, in product-id order, each taken by one
- * conditional update (or locked when it lacks); then the stock rows of the lacking ones, in
- * product-id order. Every step that locks both takes shards before stock rows, so two never
- * deadlock.
+ * `checkout_lock_stock`). The session and its reservations are inserted first; then the shards,
+ * in product-id order, each taken by one conditional update (or locked when it lacks); then the
+ * stock rows of the lacking ones, in product-id order. Every step that locks both takes shards
+ * before stock rows, so two never deadlock.
  *
- * When a stock row lacks too (or the shards do not exist yet), all of that is rolled back, its locks included (the inner block is a
- * subtransaction), and the exact availability decides: `checkout_lock_stock` (every shard of the
- * products, then their stock rows, the shards' units taken back) and the units reserved at the
- * stock row — so the answer is always the one availability computed in one place would give, and
- * a shard's units are never missed.
+ * When a stock row lacks too (or the shards do not exist yet), all of that is rolled back, its
+ * locks included (the inner block is a subtransaction), and the exact availability decides:
+ * `checkout_lock_stock` (every shard of the products, then their stock rows, the shards' units
+ * taken back) and the units reserved at the stock row — so the answer is always the one
+ * availability computed in one place would give, and a shard's units are never missed.
  *
  * "Fits" is the domain's rule (`reservationsFit` of `src/checkout/inventory.ts`: each quantity at
  * most what is available, a product without a stock row having none), decided here so that the
