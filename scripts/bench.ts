@@ -66,6 +66,7 @@ import {
   type NodeProcess,
   postgresReachable,
   sampleRss,
+  settlePostgres,
   sqlClient
 } from "./lib/processes.ts"
 import { sharedFileBytes } from "./lib/shared-pages.ts"
@@ -226,15 +227,24 @@ const pairedRuns = async (catalogFile: string) => {
       await warmUp(floor, floorLoad)
       for (const connections of levels) {
         for (let round = 1; round <= pairRounds; round++) {
-          const runOurs = () => measure("postgres", ours, scenario, oursLoad, connections, 1)
+          // Each half starts on a quiet PostgreSQL (`settlePostgres`: no half pays for the other's
+          // checkpoint or autovacuum) and a server just warmed at the same concurrency: with the
+          // order alternating, one server's half otherwise followed its own last run and the
+          // other's followed seconds of idling, and the ratios alternated with the order.
+          const runOurs = () =>
+            settlePostgres(ADMIN_URL).then(() => warmUp(ours, oursLoad, connections, 2)).then(() =>
+              measure("postgres", ours, scenario, oursLoad, connections, 1)
+            )
           const runFloor = () =>
-            measure(
-              "floor",
-              floor,
-              scenario === "get_session" ? "floor_read" : "floor_write",
-              floorLoad,
-              connections,
-              1
+            settlePostgres(ADMIN_URL).then(() => warmUp(floor, floorLoad, connections, 2)).then(() =>
+              measure(
+                "floor",
+                floor,
+                scenario === "get_session" ? "floor_read" : "floor_write",
+                floorLoad,
+                connections,
+                1
+              )
             )
           const [o, f] = round % 2 === 1
             ? await runFloor().then(async (f) => [await runOurs(), f] as const)

@@ -50,8 +50,8 @@ export const measure = async (
 }
 
 /** Five seconds at the connections to be measured: connections open, JIT warm, pool full. */
-export const warmUp = (proc: NodeProcess, options: CannonOptions, connections = 16) =>
-  runLoad({ ...options, url: proc.baseUrl + options.path, connections, seconds: 5 }, pin, workDir)
+export const warmUp = (proc: NodeProcess, options: CannonOptions, connections = 16, seconds = 5) =>
+  runLoad({ ...options, url: proc.baseUrl + options.path, connections, seconds }, pin, workDir)
 
 /** Runs the load at every level (after a warm-up), sampling the server's RSS. */
 export const cannonScenario = async (
