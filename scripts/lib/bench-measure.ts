@@ -49,7 +49,7 @@ export const measure = async (
   }
 }
 
-/** Five seconds at the connections to be measured: connections open, JIT warm, pool full. */
+/** `seconds` (5 unless told) at the connections to be measured: connections open, JIT warm, pool full. */
 export const warmUp = (proc: NodeProcess, options: CannonOptions, connections = 16, seconds = 5) =>
   runLoad({ ...options, url: proc.baseUrl + options.path, connections, seconds }, pin, workDir)
 

@@ -250,8 +250,7 @@ export const postgresTicks = (withExited = false): number => {
  * Waits until PostgreSQL is quiet before a measurement: a `CHECKPOINT` (so the pages the previous
  * run dirtied are written now, not during the next run), then until its processes use less than 5 %
  * of a core over half a second (the autovacuum of the tables the previous run wrote), for at most
- * `limitMs`. Without it the second half of a pair paid for the first half's background work: in
- * create pairs, whichever ran second lost 15–20 %.
+ * `limitMs`: so that no half of a pair pays for the background work the other half left.
  */
 export const settlePostgres = async (adminUrl: string, limitMs = 15_000): Promise<void> => {
   const client = sqlClient(adminUrl)
