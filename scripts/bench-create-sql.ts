@@ -26,7 +26,15 @@ import { parseArgs } from "node:util"
 import { makeDatabaseLayer } from "../src/db/database.ts"
 import { medianWithRange } from "./lib/figures.ts"
 import { FLOW_ITEMS } from "./lib/flow.ts"
-import { createDatabase, postgresReachable, postgresTicks, PROJECT_ROOT, sqlClient } from "./lib/processes.ts"
+import {
+  createDatabase,
+  exitWith,
+  postgresReachable,
+  postgresTicks,
+  PROJECT_ROOT,
+  requireCommand,
+  sqlClient
+} from "./lib/processes.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -41,16 +49,9 @@ const clientCounts = args.clients.split(",").map(Number).filter((n) => n > 0)
 const rounds = Math.max(1, Number(args.rounds))
 const workDir = mkdtempSync(join(tmpdir(), "acp-create-sql-"))
 
-const fail = (message: string): never => {
-  console.error(message)
-  process.exit(1)
-}
+const fail = exitWith
 
-try {
-  execFileSync("pgbench", ["--version"], { stdio: "ignore" })
-} catch {
-  fail("pgbench is not installed (Debian: postgresql-client): nothing measured.")
-}
+requireCommand("pgbench", "pgbench is not installed (Debian: postgresql-client): nothing measured.")
 if (!(await postgresReachable(ADMIN_URL))) fail(`PostgreSQL at ${ADMIN_URL} does not answer: nothing measured.`)
 
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())

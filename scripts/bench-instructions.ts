@@ -30,9 +30,11 @@ import {
   buildFloor,
   buildServer,
   createDatabase,
+  exitWith,
   freePort,
   postgresReachable,
   PROJECT_ROOT,
+  requireCommand,
   serverNodeArgs,
   sleep
 } from "./lib/processes.ts"
@@ -52,16 +54,9 @@ const ADMIN_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.
 const API_KEY = "sk_bench_instructions"
 const workDir = mkdtempSync(join(tmpdir(), "acp-instructions-"))
 
-const fail = (message: string): never => {
-  console.error(message)
-  process.exit(1)
-}
+const fail = exitWith
 
-try {
-  execFileSync("valgrind", ["--version"], { stdio: "ignore" })
-} catch {
-  fail("valgrind is not installed: nothing measured.")
-}
+requireCommand("valgrind", "valgrind is not installed: nothing measured.")
 if (!(await postgresReachable(ADMIN_URL))) fail(`PostgreSQL at ${ADMIN_URL} does not answer: nothing measured.`)
 
 interface Target {

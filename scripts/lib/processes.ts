@@ -175,6 +175,21 @@ export const sqlClient = (url: string) => {
   }
 }
 
+/** Prints `message` and ends the script with status 1. */
+export const exitWith = (message: string): never => {
+  console.error(message)
+  process.exit(1)
+}
+
+/** Ends the script with `missing` when `command --version` does not run. */
+export const requireCommand = (command: string, missing: string): void => {
+  try {
+    execFileSync(command, ["--version"], { stdio: "ignore" })
+  } catch {
+    exitWith(missing)
+  }
+}
+
 /** PostgreSQL at `adminUrl` answers. */
 export const postgresReachable = async (adminUrl: string): Promise<boolean> => {
   const client = sqlClient(adminUrl)
@@ -265,7 +280,7 @@ export const settlePostgres = async (adminUrl: string, limitMs = 15_000): Promis
   const until = Date.now() + limitMs
   while (Date.now() < until) {
     const before = postgresTicks(true)
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    await sleep(500)
     if ((postgresTicks(true) - before) / ticksPerSecond / 0.5 < 0.05) return
   }
 }

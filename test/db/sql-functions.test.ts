@@ -29,7 +29,7 @@ const functionNames = (sql: SqlClient.SqlClient) =>
  */
 const pinned: Record<string, { readonly version: number; readonly hash: string }> = {
   stock_shard_of: { version: 1, hash: "c5040ce96951d706b5b1c5dbd391a2312787c2f5cf2a88af5250eb73052fc5c7" },
-  checkout_lock_stock: { version: 3, hash: "db5f100eb3ce388f1a29e3717508ab25a4f0e01c547e69395202c55cb3b2b589" },
+  checkout_lock_stock: { version: 3, hash: "cbd59ca3a7285d07a76669044aadb45d7bc60f855be1dac3f318aa5f1b16f3dc" },
   checkout_set_reservations: { version: 2, hash: "766436e65a3b9de9ae9c9658a2515c885800b50c79a9523e80092a48b06f4c91" },
   checkout_remove_reservations: {
     version: 3,

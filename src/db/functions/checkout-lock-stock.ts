@@ -24,11 +24,13 @@ export const checkoutLockStock: SqlFunction = {
     v_lent integer[];
   BEGIN
     -- Every shard of every product with a stock row exists before they are locked: a shard row
-    -- that appeared after the lock could be lent units the recall below would miss.
+    -- that appeared after the lock could be lent units the recall below would miss. A product's
+    -- shards are created all at once, so one probe per product tells whether they exist.
     INSERT INTO stock_shards (product_id, shard, free)
     SELECT s.product_id, n.shard, 0
     FROM stock s CROSS JOIN generate_series(0, ${STOCK_SHARDS - 1}) AS n (shard)
     WHERE s.product_id = ANY (p_products)
+      AND NOT EXISTS (SELECT FROM stock_shards h WHERE h.product_id = s.product_id)
     ORDER BY s.product_id, n.shard
     ON CONFLICT (product_id, shard) DO NOTHING;
     SELECT array_agg(g.product_id ORDER BY g.product_id), array_agg(g.free ORDER BY g.product_id)
