@@ -8,19 +8,47 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
 import { address, buyer } from "../support/http.ts"
 import { childrenOf, isRunning } from "../support/processes.ts"
-import { callServer, freePort, spawnMain, startServer } from "../support/server-process.ts"
+import { callServer, freePort, type ServerProcess, spawnMain, startServer } from "../support/server-process.ts"
 import { freshPostgresDatabaseUrl, hasPostgres, tempDirectory } from "../support/test-database.ts"
 
 const deployment = (url: string) => ({
   DATABASE_URL: url,
   VAULT_KEY: Buffer.alloc(32, 5).toString("base64"),
-  WORKERS: "2"
+  WORKERS: "2",
+  // The primary logs at Info when every worker listens (see `allListening`).
+  LOG_LEVEL: "Info"
 })
 
-/** Waits until `pid` has `count` children (workers); fails after 60 s. */
-const workersOf = (pid: number, count: number) =>
-  Effect.sync(() => childrenOf(pid)).pipe(
-    Effect.filterOrFail((children) => children.length === count),
+/** The server's output, for a failure to say what the processes printed. */
+const failWithOutput = (server: ServerProcess, what: string) => () =>
+  new Error(`${what}; children now: [${childrenOf(server.child.pid!).join(", ")}]; output:\n${server.output()}`)
+
+/** Waits until the primary has `count` children (workers) that pass `accept`; fails after 60 s. */
+const workersOf = (
+  server: ServerProcess,
+  count: number,
+  accept: (children: Array<number>) => boolean = () => true
+) =>
+  Effect.sync(() => childrenOf(server.child.pid!)).pipe(
+    Effect.filterOrFail(
+      (children) => children.length === count && accept(children),
+      failWithOutput(server, `not ${count} workers after 60 s`)
+    ),
+    Effect.retry(Schedule.spaced("200 millis").pipe(Schedule.upTo("60 seconds"))),
+    Effect.orDie
+  )
+
+/**
+ * Waits until the primary says every worker listens. Until then a worker's exit is a failed start
+ * (the primary stops), so a worker must not be killed before: the first one to listen answers
+ * health checks while the second may still be starting.
+ */
+const allListening = (server: ServerProcess, count: number) =>
+  Effect.sync(() => server.output()).pipe(
+    Effect.filterOrFail(
+      (output) => output.includes(`${count} workers listening`),
+      failWithOutput(server, `the primary did not report ${count} workers listening after 60 s`)
+    ),
     Effect.retry(Schedule.spaced("200 millis").pipe(Schedule.upTo("60 seconds"))),
     Effect.orDie
   )
@@ -56,8 +84,8 @@ describe.skipIf(!hasPostgres)("WORKERS=2 on PostgreSQL", () => {
       Effect.gen(function*() {
         const url = yield* freshPostgresDatabaseUrl
         const server = yield* startServer(deployment(url))
-        const primary = server.child.pid!
-        const first = yield* workersOf(primary, 2)
+        yield* allListening(server, 2)
+        const first = yield* workersOf(server, 2)
         const creates = yield* Effect.all(
           Array.from({ length: 8 }, () =>
             callServer(server, "POST", "/checkout_sessions", {
@@ -74,16 +102,14 @@ describe.skipIf(!hasPostgres)("WORKERS=2 on PostgreSQL", () => {
         }
 
         process.kill(first[0]!, "SIGKILL")
-        const replaced = yield* workersOf(primary, 2).pipe(
-          Effect.filterOrFail((children) => !children.includes(first[0]!)),
-          Effect.retry(Schedule.spaced("200 millis").pipe(Schedule.upTo("60 seconds"))),
-          Effect.orDie
-        )
+        const replaced = yield* workersOf(server, 2, (children) => !children.includes(first[0]!))
         expect(replaced).toContain(first[1]!)
         const after = yield* Effect.retry(
-          callServer(server, "GET", "/readyz").pipe(Effect.filterOrFail((r) => r.status === 200)),
+          callServer(server, "GET", "/readyz").pipe(
+            Effect.filterOrFail((r) => r.status === 200, failWithOutput(server, "/readyz not 200 after 30 s"))
+          ),
           Schedule.spaced("200 millis").pipe(Schedule.upTo("30 seconds"))
-        )
+        ).pipe(Effect.orDie)
         expect(after.status).toBe(200)
 
         server.child.kill("SIGTERM")
