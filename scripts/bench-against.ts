@@ -9,7 +9,8 @@
  * checkout's packages; both servers run with `npm start`'s Node flags on PostgreSQL, each on a
  * fresh database, the server under test alone on core 0 and the agents (this checkout's flow)
  * and PostgreSQL on the others. At each number of agents the two are measured back to back, in
- * alternating order, `--rounds` times; the table gives each one's median checkouts/s with its
+ * alternating order, `--rounds` times, each half on a quiet PostgreSQL and after a 2 s warm-up of
+ * its server at that number of agents; the table gives each one's median checkouts/s with its
  * spread, the median of the per-round ratios, and the median request p99.
  *
  * A checkout's work ends when its order event is delivered: after each run the bench waits until
@@ -49,6 +50,7 @@ import {
   postgresReachable,
   PROJECT_ROOT,
   serverNodeArgs,
+  settlePostgres,
   sleep,
   sqlClient
 } from "./lib/processes.ts"
@@ -128,6 +130,10 @@ const main = async () => {
         const order: ReadonlyArray<Which> = round % 2 === 1 ? ["earlier", "ours"] : ["ours", "earlier"]
         const measured: Partial<Record<Which, { rate: number; p99: number }>> = {}
         for (const which of order) {
+          // As the bench's pairs: each half starts on a quiet PostgreSQL and after a warm-up of its
+          // own server at its own concurrency, so neither inherits the other's WAL or caches.
+          await settlePostgres(ADMIN_URL)
+          await flow(which, agents, 2)
           const run = await flow(which, agents, perRunSeconds)
           if (run.errors > 0) log(`  ! ${which}, ${agents} agents: ${run.errors} errors`)
           measured[which] = run
