@@ -16,6 +16,7 @@ import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { permalinkUrl } from "../orders/order-permalink.ts"
+import type { OrderChange } from "../orders/order-store.ts"
 import {
   type Charge,
   type ChargeRequest,
@@ -28,7 +29,12 @@ import type { InvalidPaymentData } from "./checkout-errors.ts"
 import { PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
 import { chooseAttempt, paymentMessage, resolveCredential } from "./checkout-payment-service.ts"
 import type { OrderSummary } from "./checkout-schemas.ts"
-import { type PaymentAttempt, type SessionForPayment, writeOptimistically } from "./checkout-store.ts"
+import {
+  type PaidCompletion,
+  type PaymentAttempt,
+  type SessionForPayment,
+  writeOptimistically
+} from "./checkout-store.ts"
 import { relevantCoupons } from "./discounts.ts"
 import { isPayingOutcome, notAuthenticatedReason } from "./session-authentication.ts"
 import {
@@ -251,8 +257,19 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     paid: { readonly attempt: PaymentAttempt; readonly paying: Session; readonly version: number },
     charged: Charge,
     now: number
-  ) =>
-    writeOptimistically(store.transaction, {
+  ) => {
+    const completion = (
+      { change, completed }: { readonly change: OrderChange; readonly completed: Session },
+      { version }: SessionForPayment
+    ): PaidCompletion => ({
+      session: completed,
+      version,
+      attemptSequence: paid.attempt.sequence,
+      chargeId: charged.id,
+      now,
+      order: change
+    })
+    return writeOptimistically(store.transaction, {
       snapshot: Effect.succeed<SessionForPayment>({
         session: paid.paying,
         version: paid.version,
@@ -276,21 +293,16 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
             change: yield* ctx.orderEvents.orderCreated({ order, session: completed })
           }
         }),
-      write: ({ change, completed }, { version }) =>
-        store.completePaidCheckout({
-          session: completed,
-          version,
-          attemptSequence: paid.attempt.sequence,
-          chargeId: charged.id,
-          now,
-          order: change
-        }),
+      write: (decided, snapshot) => store.completePaidCheckout(completion(decided, snapshot)),
+      // A keyed request's answer goes in the completion's own statement: no transaction around it.
+      writeAnswering: (decided, snapshot, answer) => store.completePaidCheckout(completion(decided, snapshot), answer),
       outcome: ({ completed }) => Either.right(completed)
     }).pipe(
       // The store step committed the order with its `order_create` event: it may go out now.
       Effect.tap(() => ctx.orderEvents.queued),
       Effect.map(({ completed }) => completed)
     )
+  }
 
   /**
    * Step 3 after a decline, under the session's lock: the decline is recorded (committed), the

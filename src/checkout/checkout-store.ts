@@ -263,9 +263,13 @@ export interface CheckoutStoreService {
    * `completion.version` and its attempt `attemptSequence` still pending: marks the attempt
    * succeeded, stores the session, writes the order and queues its event (as
    * `OrderStore.saveOrderWithEvent`), counts the session's coupon holds as redemptions (holds
-   * removed) and consumes its reservations. False, and nothing written, otherwise. One atomic step.
+   * removed) and consumes its reservations. False, and nothing written, otherwise. One atomic step,
+   * which stores `answer` too when it writes (a lost claim fails it and writes nothing).
    */
-  readonly completePaidCheckout: (completion: PaidCompletion) => Effect.Effect<boolean, StorageError>
+  readonly completePaidCheckout: (
+    completion: PaidCompletion,
+    answer?: AnswerToStore
+  ) => Effect.Effect<boolean, StorageError>
 }
 
 export class CheckoutStore extends Context.Tag("acp/CheckoutStore")<CheckoutStore, CheckoutStoreService>() {}

@@ -194,17 +194,23 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => Number(row.version)))
     )
 
-  // One statement: `checkout_complete_paid`.
-  const completePaidCheckout: CheckoutStoreService["completePaidCheckout"] = (completion) => {
+  // One statement: `checkout_complete_paid`; with an answer, `idempotency_store_answer` stores it
+  // when the completion wrote (the function answers the attempt's sequence, null when it did not),
+  // in the same statement (a lost claim raises, and the statement writes nothing).
+  const completePaidCheckout: CheckoutStoreService["completePaidCheckout"] = (completion, answer) => {
     const { session } = completion
-    return run(sql<{ sequence: number | string | null }>`
-      SELECT checkout_complete_paid(
+    const complete = sql`checkout_complete_paid(
         ${session.id}, ${completion.version}, ${session.status}, ${sessionJson(session)}::jsonb,
         ${session.expires_at}::timestamptz, ${session.updated_at}::timestamptz, ${completion.attemptSequence},
         ${completion.chargeId}, ${iso(completion.now)}::timestamptz, ${
       orderSaveArguments(sql, encodeOrderChange(completion.order))
     }
-      ) AS sequence`).pipe(Effect.map((rows) => rows[0]?.sequence !== undefined && rows[0].sequence !== null))
+      )`
+    const statement = answer === undefined
+      ? sql<{ written: boolean }>`SELECT ${complete} IS NOT NULL AS written`
+      : sql<{ written: boolean }>`
+        SELECT CASE WHEN ${complete} IS NOT NULL THEN ${storeAnswer(answer)} ELSE false END AS written`
+    return runAnswering(statement).pipe(Effect.map((rows) => rows[0]?.written === true))
   }
 
   return CheckoutStore.of({

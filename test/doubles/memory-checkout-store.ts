@@ -280,7 +280,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
           ? Effect.map(Effect.zipRight(writeAttempt(attempt, "insert"), sessions.update(session)), Option.some)
           : Effect.succeed(Option.none())
       ),
-    completePaidCheckout: (completion) =>
+    completePaidCheckout: (completion, answer) =>
       db.atomic(() => {
         const { session } = completion
         const attempt = attempts.get(session.id)?.find((a) => a.sequence === completion.attemptSequence)
@@ -303,6 +303,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
             couponHolds.delete(session.id)
           })),
           Effect.zipRight(inventory.consumeReservations(session.id)),
+          Effect.zipRight(storeAnswer(answer)),
           Effect.as(true)
         )
       })
