@@ -2,7 +2,8 @@
  * Our server against an earlier build of itself, by the full flow, in the same run: how much a
  * change moved the flow, measured with one method, on one machine, minutes apart at most
  * (`npm run bench:against -- --against <git ref>`; options as the bench's: --duration,
- * --connections (agents), --rounds, --no-pin).
+ * --connections (agents), --rounds, --no-pin, and --scenarios flow-2026-04-17 for the flow in that
+ * version's format, a fresh Idempotency-Key on every POST, instead of the interface document's).
  *
  * The earlier commit is checked out in a worktree of this repository (under the bench's work
  * directory, removed at the end) and compiled as `npm run build` compiles ours, with this
@@ -35,6 +36,7 @@ import {
   perRunSeconds,
   pin,
   runMain,
+  scenarios,
   serverEnv,
   start,
   startOurs,
@@ -72,6 +74,9 @@ const buildEarlier = (ref: string): string => {
   return join(tree, "dist", "main.js")
 }
 
+/** The agents' API version: the 2026-04-17 flow when asked for, else the interface document's. */
+const apiVersion = scenarios.has("flow-2026-04-17") ? "2026-04-17" : undefined
+
 const main = async () => {
   if (args.against === undefined) throw new Error("--against <git ref> names the earlier build")
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
@@ -108,7 +113,13 @@ const main = async () => {
     }
     const flow = async (which: Which, agents: number, seconds: number) => {
       const stats = await runFlowProcess(
-        { baseUrls: [servers[which].baseUrl], apiKey: API_KEY, agents, durationMillis: seconds * 1000 },
+        {
+          baseUrls: [servers[which].baseUrl],
+          apiKey: API_KEY,
+          agents,
+          durationMillis: seconds * 1000,
+          ...(apiVersion !== undefined ? { apiVersion } : {})
+        },
         pin
       )
       const waited = await drain(which)
@@ -120,7 +131,9 @@ const main = async () => {
     }
     for (const which of ["ours", "earlier"] as const) await flow(which, 16, 5)
     log(
-      `\nours against ${args.against}, full flow, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order`
+      `\nours against ${args.against}, full flow${
+        apiVersion !== undefined ? ` in ${apiVersion} (keyed)` : ""
+      }, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order`
     )
     log("| agents | ours (checkouts/s, events delivered) | earlier | ours / earlier | request p99 ours / earlier |")
     log("|---:|---:|---:|---:|---:|")
