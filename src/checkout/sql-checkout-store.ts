@@ -14,14 +14,13 @@
  * savepoints (a failing inner call rolls back only its own writes), and every statement run inside
  * uses the transaction's connection.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { isClaimLost, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
+import { runAnswering, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
 import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
-import { fromSqlError, type StorageError } from "../db/storage-error.ts"
-import { type AnswerToStore, claimLost } from "../idempotency/idempotent-answer-service.ts"
+import type { AnswerToStore } from "../idempotency/idempotent-answer-service.ts"
 import { encodeOrderChange } from "../orders/order-store.ts"
 import {
   CheckoutStore,
@@ -36,10 +35,6 @@ import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.
 import { attemptFromRow, type AttemptRow, makeSqlPaymentAttemptStore } from "./sql-payment-attempt-store.ts"
 import { run, sessionFromRow, sessionJson } from "./sql-session-row.ts"
 import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
-
-/** `run` for a statement that may store an idempotent answer: a lost claim is `claimLost`. */
-const runAnswering = <A>(statement: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
-  Effect.mapError(statement, (error) => isClaimLost(error) ? claimLost : fromSqlError(error))
 
 export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

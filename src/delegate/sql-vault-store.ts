@@ -12,6 +12,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
+import { runAnswering, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue, millis } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
@@ -96,8 +97,10 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
 
   const transaction: VaultStoreService["transaction"] = sqlTransaction(sql)
 
-  const insertToken = (record: VaultTokenRecord) =>
-    run(sql`
+  // With an answer, one statement still: the token inserted, then the answer stored for it (a lost
+  // claim raises, and the statement inserts nothing).
+  const insertToken: VaultStoreService["insertToken"] = (record, answer) => {
+    const insert = sql`
       INSERT INTO vault_tokens (
         id, client_key_id, allowance_reason, max_amount, currency, checkout_session_id, merchant_id,
         expires_at, risk_signals, metadata, card_key_id, card_iv, card_ciphertext, card_tag,
@@ -111,7 +114,13 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
         ${Buffer.from(record.card.tag, "base64")}, ${record.fingerprint}, ${record.brand}, ${record.last4},
         ${record.funding}, ${record.state}, ${iso(record.createdAt)}::timestamptz,
         ${record.usedAt === undefined ? null : iso(record.usedAt)}::timestamptz, ${record.usedBySession ?? null}
-      )`).pipe(Effect.asVoid)
+      )`
+    return answer === undefined
+      ? Effect.asVoid(run(insert))
+      : Effect.asVoid(runAnswering(sql`
+        WITH inserted AS (${insert} RETURNING id)
+        SELECT ${storeAnswerCall(sql, answer)} AS stored FROM inserted`))
+  }
 
   /** The columns of a `TokenRow`. */
   const tokenColumns = sql`*, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,

@@ -19,6 +19,7 @@
  */
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
+import type { AnswerToStore } from "../idempotency/idempotent-answer-service.ts"
 import { optional } from "../shared/schema-helpers.ts"
 import { FundingType, RiskSignal, StringMap } from "./delegate-payment.ts"
 
@@ -76,8 +77,11 @@ export type VaultTokenRecord = typeof VaultTokenRecord.Type
 export interface VaultStoreService {
   /** Runs `effect` atomically (see the module comment); nested calls join the outer transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
-  /** Stores a new token; a duplicate id fails with `StorageError` "failure". */
-  readonly insertToken: (record: VaultTokenRecord) => Effect.Effect<void, StorageError>
+  /**
+   * Stores a new token; a duplicate id fails with `StorageError` "failure". With `answer`, stores
+   * it too, in the same atomic step (a lost claim fails it and stores no token).
+   */
+  readonly insertToken: (record: VaultTokenRecord, answer?: AnswerToStore) => Effect.Effect<void, StorageError>
   /** Reads a token without locking. */
   readonly getToken: (id: string) => Effect.Effect<Option.Option<VaultTokenRecord>, StorageError>
   /** Reads and locks a token for the rest of the transaction (`SELECT … FOR UPDATE`). */

@@ -10,9 +10,9 @@
  * - Nothing here logs card data, and no error carries it: `CardUnreadable` names the token and the
  *   reason only.
  */
-import { Clock, Context, Data, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Data, Effect, Either, Layer, Redacted, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
-import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
+import { writeWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
 import { optional } from "../shared/schema-helpers.ts"
@@ -146,11 +146,10 @@ export const makeVault = (
           state: "active"
         }
         const response: DelegatePaymentResponse = { id, created: new Date(now).toISOString(), metadata }
-        yield* commitWithAnswer(
-          store.transaction,
-          store.insertToken(record),
-          () => Option.some(Either.right(response)),
-          true
+        // A keyed request's answer goes in the token's own statement: no transaction around it.
+        yield* writeWithAnswer(
+          (answer) => Effect.as(store.insertToken(record, answer), true),
+          Either.right(response)
         )
         yield* Effect.logDebug("card tokenized").pipe(
           Effect.annotateLogs({ token_id: id, brand: record.brand, last4: record.last4, client: context.clientKeyId })

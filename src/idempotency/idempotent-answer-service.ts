@@ -22,7 +22,8 @@
  */
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Either, FiberRef, Option } from "effect"
-import { StorageError } from "../db/storage-error.ts"
+import { claimLost } from "../db/functions/idempotency-store-answer.ts"
+import type { StorageError } from "../db/storage-error.ts"
 import type { IdempotencyScope, StoredResponse } from "./idempotency-store.ts"
 
 /** How a route answers what its use case decides. */
@@ -121,11 +122,11 @@ export const answeredWith =
       return Effect.map(effect, (value) => claim.committed?.response ?? answer.success(value))
     })
 
-/** The claim was taken over (its lease ran out) before the answer was stored: the effect is rolled back. */
-export const claimLost = new StorageError({
-  reason: "unavailable",
-  cause: new Error("the idempotency claim was taken over before the answer was stored")
-})
+/**
+ * The claim was taken over (its lease ran out) before the answer was stored: the effect is rolled
+ * back. Defined beside `idempotency_store_answer`, whose statements fail with it too.
+ */
+export { claimLost }
 
 /**
  * The use case's side: runs `write`, its final write, in `transaction` and, on a claimed request,

@@ -9,10 +9,11 @@ import { CheckoutStore, type PaidCompletion, type PaymentAttempt } from "../../s
 import { ACTIVE_STATUSES, type Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
-import { type AnswerToStore, claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
+import { claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
 import { makeOrderEvent } from "../../src/orders/order-event.ts"
 import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
+import { claimedKey } from "../support/idempotency-claims.ts"
 
 const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
   sessionId,
@@ -136,38 +137,6 @@ export interface ContractOptions {
   readonly multiConnection: boolean
   readonly timeout?: number
 }
-
-/**
- * A key claimed (as `claim_a`) at `now`, the answer a write stores on a claim (`answerOf`: its own,
- * or one it lost), and the record once that answer is stored.
- */
-const claimedKey = (now: number) =>
-  Effect.gen(function*() {
-    const keys = yield* IdempotencyStore
-    const scope = { keyId: uid("key"), method: "POST", path: "/checkout_sessions", key: uid("idem") }
-    const claimed = yield* keys.claim(scope, {
-      fingerprint: "f",
-      claimId: "claim_a",
-      now,
-      leaseUntil: now + 30_000,
-      expiresAt: now + 60_000
-    })
-    expect(claimed._tag).toBe("Claimed")
-    const response = {
-      status: 201,
-      headers: { "content-type": "application/json" },
-      body: new TextEncoder().encode(`{"id":"cs"}`)
-    }
-    const expiresAt = now + 86_400_000
-    const answerOf = (claimId: string): AnswerToStore => ({
-      target: { scope, claimId, ttlMillis: 86_400_000 },
-      response,
-      expiresAt,
-      complete: keys.complete(scope, claimId, response, expiresAt)
-    })
-    const completed = { scope, fingerprint: "f", createdAt: now, expiresAt, state: "completed" as const, response }
-    return { scope, answerOf, completed }
-  })
 
 export const checkoutStoreContract = <E>(
   name: string,

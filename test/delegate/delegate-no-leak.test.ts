@@ -10,6 +10,7 @@ import { inspect } from "node:util"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
 import { VaultStore } from "../../src/delegate/vault-store.ts"
+import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
 import { API_VERSION_NAMES, type ApiVersionName } from "../../src/shared/api-versions.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
@@ -151,7 +152,9 @@ describe("the card never leaks", () => {
         testApp({
           payments: NoPayments,
           store: SqlCheckoutStore.pipe(Layer.provide(db)),
-          vaultStore: SqlVaultStore.pipe(Layer.provide(db))
+          vaultStore: SqlVaultStore.pipe(Layer.provide(db)),
+          // The keys' answers go in the tokens' statements: one database, as in production.
+          idempotencyStore: SqlIdempotencyStore.pipe(Layer.provide(db))
         }),
         db
       )

@@ -9,8 +9,11 @@ import { randomUUID } from "node:crypto"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { VaultStore, type VaultTokenRecord } from "../../src/delegate/vault-store.ts"
 import { CardUnreadable, makeVault, Vault } from "../../src/delegate/vault.ts"
+import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
+import { claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
 import { Ids } from "../../src/platform/ids.ts"
 import { CARD_CVC, CARD_NUMBER, validated } from "../support/delegate.ts"
+import { claimedKey } from "../support/idempotency-claims.ts"
 
 const uid = (prefix: string) => `${prefix}${randomUUID().replaceAll("-", "")}`
 
@@ -65,7 +68,7 @@ const flip = (base64: string, index = 0): string => {
 
 export const vaultStoreContract = <R>(
   name: string,
-  storeLayer: Layer.Layer<VaultStore | R, unknown>,
+  storeLayer: Layer.Layer<VaultStore | IdempotencyStore | R, unknown>,
   options: VaultStoreContractOptions<R>
 ) => {
   const vaultOf = (
@@ -103,6 +106,24 @@ export const vaultStoreContract = <R>(
         })
         yield* store.insertToken(record)
         expect(yield* store.getToken(record.id)).toEqual(Option.some(record))
+      }))
+
+    it.effect("insertToken with an answer: both in one step; a lost claim stores neither", () =>
+      Effect.gen(function*() {
+        const store = yield* VaultStore
+        const keys = yield* IdempotencyStore
+        const now = Date.parse("2026-02-01T00:00:00.000Z")
+        const { answerOf, completed, scope } = yield* claimedKey(now, "/agentic_commerce/delegate_payment")
+
+        const lost = makeRecord(uid("vt_"))
+        expect(yield* Effect.flip(store.insertToken(lost, answerOf("claim_b")))).toBe(claimLost)
+        expect(yield* store.getToken(lost.id)).toEqual(Option.none())
+        expect(Option.map(yield* keys.find(scope, now), (record) => record.state)).toEqual(Option.some("in_flight"))
+
+        const written = makeRecord(uid("vt_"))
+        yield* store.insertToken(written, answerOf("claim_a"))
+        expect(yield* store.getToken(written.id)).toEqual(Option.some(written))
+        expect(yield* keys.find(scope, now)).toEqual(Option.some(completed))
       }))
 
     it.effect("a duplicate token id fails with StorageError failure", () =>

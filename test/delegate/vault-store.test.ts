@@ -1,12 +1,15 @@
 /**
- * The `VaultStore` contract against the three implementations: in memory, SQL over embedded
- * PGlite, and SQL over PostgreSQL (only when `TEST_DATABASE_URL` is set).
+ * The `VaultStore` contract (with the `IdempotencyStore` whose answers its insert stores) against
+ * the three implementations: in memory, SQL over embedded PGlite, and SQL over PostgreSQL (only
+ * when `TEST_DATABASE_URL` is set).
  */
 import { SqlClient } from "@effect/sql"
 import { describe } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlVaultStore } from "../../src/delegate/sql-vault-store.ts"
+import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
+import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 import { vaultStoreContract } from "./vault-store.contract.ts"
@@ -20,20 +23,22 @@ const flipStoredCiphertextByte = (id: string) =>
         WHERE id = ${id}`
   )
 
-vaultStoreContract("VaultStore: memory", MemoryVaultStore.pipe(Layer.provide(freshMemoryDatabase)), {
-  multiConnection: false
-})
+vaultStoreContract(
+  "VaultStore: memory",
+  Layer.mergeAll(MemoryVaultStore, MemoryIdempotencyStore).pipe(Layer.provide(freshMemoryDatabase)),
+  { multiConnection: false }
+)
 
 vaultStoreContract(
   "VaultStore: SQL on embedded PGlite",
-  SqlVaultStore.pipe(Layer.provideMerge(embeddedDatabase())),
+  Layer.mergeAll(SqlVaultStore, SqlIdempotencyStore).pipe(Layer.provideMerge(embeddedDatabase())),
   { multiConnection: false, flipStoredCiphertextByte }
 )
 
 describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
   vaultStoreContract(
     "VaultStore: SQL on PostgreSQL",
-    SqlVaultStore.pipe(Layer.provideMerge(postgresDatabase())),
+    Layer.mergeAll(SqlVaultStore, SqlIdempotencyStore).pipe(Layer.provideMerge(postgresDatabase())),
     { multiConnection: true, flipStoredCiphertextByte }
   )
 })

@@ -22,8 +22,7 @@ import { availableTo, heldByOthers, type HeldUnits, reservationsFit } from "../.
 import type { Session } from "../../src/checkout/session-model.ts"
 import { toCheckoutSession } from "../../src/checkout/session-model.ts"
 import { holdsUntil } from "../../src/checkout/session-view.ts"
-import { type AnswerToStore, claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
-import { MemoryDatabase, type MemoryTable, storageFailure } from "./memory-database.ts"
+import { MemoryDatabase, type MemoryTable, storageFailure, storeAnswer } from "./memory-database.ts"
 import { saveOrderWithEvent } from "./memory-order-store.ts"
 
 interface Reservation {
@@ -48,12 +47,6 @@ const seedRows = <A>(
 }
 
 const isCount = (n: number) => Number.isInteger(n) && n >= 0
-
-/** An idempotent answer stored inside a store's atomic step: a lost claim fails it, undoing the step. */
-const storeAnswer = (answer: AnswerToStore | undefined) =>
-  answer === undefined
-    ? Effect.void
-    : Effect.flatMap(answer.complete, (kept) => kept ? Effect.void : Effect.fail(claimLost))
 
 export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = Effect.map(MemoryDatabase, (db) => {
   /** Session id → the session and its version (1 when inserted, +1 on every write). */

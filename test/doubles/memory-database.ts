@@ -19,6 +19,7 @@
  */
 import { Context, Effect, Exit, FiberRef, Layer } from "effect"
 import { StorageError } from "../../src/db/storage-error.ts"
+import { type AnswerToStore, claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
 
 /** One table: rows by key. Writes go to the current transaction's copy. */
 export interface MemoryTable<K, V> {
@@ -48,6 +49,12 @@ export class MemoryDatabase extends Context.Tag("test/MemoryDatabase")<MemoryDat
 
 /** A failure of the kind the SQL stores report for a violated constraint. */
 export const storageFailure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })
+
+/** An idempotent answer stored inside a store's atomic step: a lost claim fails it, undoing the step. */
+export const storeAnswer = (answer: AnswerToStore | undefined): Effect.Effect<void, StorageError> =>
+  answer === undefined
+    ? Effect.void
+    : Effect.flatMap(answer.complete, (kept) => kept ? Effect.void : Effect.fail(claimLost))
 
 const EMPTY: ReadonlyMap<unknown, unknown> = new Map()
 

@@ -7,16 +7,16 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { VaultStore, type VaultStoreService, type VaultTokenRecord } from "../../src/delegate/vault-store.ts"
-import { MemoryDatabase, storageFailure } from "./memory-database.ts"
+import { MemoryDatabase, storageFailure, storeAnswer } from "./memory-database.ts"
 
 export const make: Effect.Effect<VaultStoreService, never, MemoryDatabase> = Effect.map(MemoryDatabase, (db) => {
   const tokens = db.table<string, VaultTokenRecord>("vault_tokens")
 
-  const insertToken = (record: VaultTokenRecord) =>
+  const insertToken: VaultStoreService["insertToken"] = (record, answer) =>
     db.atomic(() => {
       if (tokens.has(record.id)) return Effect.fail(storageFailure(`duplicate token id ${record.id}`))
       tokens.set(record.id, structuredClone(record))
-      return Effect.void
+      return storeAnswer(answer)
     })
 
   const getToken = (id: string) =>

@@ -142,19 +142,19 @@ describe("delegate payment: the rules of the request's API-Version", () => {
     })))
 
   /**
-   * A vault store whose transactions (the token is inserted in one with its answer) wait for
-   * `gate` before they begin, announcing each one on `entered`: waiting inside would hold the
-   * memory database's one lock, which the twin's claim needs.
+   * A vault store whose token inserts (each with its answer, in one atomic step) wait for `gate`
+   * before they begin, announcing each one on `entered`: waiting inside would hold the memory
+   * database's one lock, which the twin's claim needs.
    */
   const gatedVault = (entered: Deferred.Deferred<void>, gate: Deferred.Deferred<void>) =>
     Layer.effect(
       VaultStore,
       Effect.map(makeMemoryVaultStore, (base): VaultStoreService => ({
         ...base,
-        transaction: (effect) =>
+        insertToken: (record, answer) =>
           Deferred.succeed(entered, undefined).pipe(
             Effect.zipRight(Deferred.await(gate)),
-            Effect.zipRight(base.transaction(effect))
+            Effect.zipRight(base.insertToken(record, answer))
           )
       }))
     )

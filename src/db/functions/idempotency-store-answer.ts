@@ -6,7 +6,9 @@
  * `IDEMPOTENCY_CLAIM_LOST`, which rolls the whole statement back, the write included.
  */
 import type { SqlClient, SqlError } from "@effect/sql"
+import { Effect } from "effect"
 import { iso } from "../sql-values.ts"
+import { fromSqlError, StorageError } from "../storage-error.ts"
 import type { SqlFunction } from "./sql-function.ts"
 
 /** The SQLSTATE raised when the claim was lost. */
@@ -15,6 +17,16 @@ export const IDEMPOTENCY_CLAIM_LOST = "IK001"
 /** The statement failed because the claim was lost. */
 export const isClaimLost = (error: SqlError.SqlError): boolean =>
   (error.cause as { readonly code?: unknown } | undefined)?.code === IDEMPOTENCY_CLAIM_LOST
+
+/** The claim was taken over (its lease ran out) before the answer was stored: the effect is rolled back. */
+export const claimLost = new StorageError({
+  reason: "unavailable",
+  cause: new Error("the idempotency claim was taken over before the answer was stored")
+})
+
+/** Runs a statement that may store an answer: a lost claim is `claimLost`, any other error as usual. */
+export const runAnswering = <A>(statement: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
+  Effect.mapError(statement, (error) => isClaimLost(error) ? claimLost : fromSqlError(error))
 
 /** The function's call, as a fragment of a statement. */
 export const storeAnswerCall = (
