@@ -857,13 +857,14 @@ export const checkoutStoreContract = <E>(
         expect(yield* orders.listEvents({ orderId: order.id, limit: 10 })).toHaveLength(1)
       }))
 
-    it.effect("completePaidCheckout with an answer: both in one step; a lost claim or a stale version stores neither", () =>
+    /**
+     * A session of 3 units of a product of 10 whose first attempt is pending at `version`, its
+     * order, and the completion that pays it (`completion(overrides)`), completed at `now`.
+     */
+    const pendingCompletion = (now: number) =>
       Effect.gen(function*() {
         const store = yield* CheckoutStore
-        const orders = yield* OrderStore
-        const keys = yield* IdempotencyStore
         const p1 = uid("prod_a")
-        const now = Date.parse("2026-01-30T12:00:00.000Z")
         yield* store.inventory.seedStock([{ id: p1, stock: 10 }])
         const session = makeSession(uid("cs"))
         yield* store.sessions.insert(session)
@@ -877,17 +878,28 @@ export const checkoutStoreContract = <E>(
           totals: session.totals
         })
         const completed = { ...session, status: "completed" as const, updated_at: "2026-01-30T12:00:02.000Z" }
-        const completion = (at: number): PaidCompletion => ({
+        const completion = (overrides: Partial<PaidCompletion> = {}): PaidCompletion => ({
           session: completed,
-          version: at,
+          version,
           attemptSequence: 1,
           chargeId: "ch_paid",
-          now: now + 2_000,
+          now,
           order: {
-            stored: { order, sessionId: session.id, createdAt: now + 2_000 },
-            event: { id: uid("evt"), payload: makeOrderEvent("order_create", order), now: now + 2_000 }
-          }
+            stored: { order, sessionId: session.id, createdAt: now },
+            event: { id: uid("evt"), payload: makeOrderEvent("order_create", order), now }
+          },
+          ...overrides
         })
+        return { p1, session, version, order, completed, completion }
+      })
+
+    it.effect("completePaidCheckout with an answer: both in one step; a lost claim or a stale version stores neither", () =>
+      Effect.gen(function*() {
+        const store = yield* CheckoutStore
+        const orders = yield* OrderStore
+        const keys = yield* IdempotencyStore
+        const now = Date.parse("2026-01-30T12:00:00.000Z")
+        const { completed, completion, order, p1, session, version } = yield* pendingCompletion(now)
         const { answerOf, completed: answered, scope } = yield* claimedKey(now)
         const nothingWritten = Effect.gen(function*() {
           expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session, version }))
@@ -898,13 +910,13 @@ export const checkoutStoreContract = <E>(
         })
 
         // The claim is another request's now: the step fails and writes nothing.
-        expect(yield* Effect.flip(store.completePaidCheckout(completion(version), answerOf("claim_b")))).toBe(claimLost)
+        expect(yield* Effect.flip(store.completePaidCheckout(completion(), answerOf("claim_b")))).toBe(claimLost)
         yield* nothingWritten
         // Not at the version paid: nothing written, the answer not stored.
-        expect(yield* store.completePaidCheckout(completion(version - 1), answerOf("claim_a"))).toBe(false)
+        expect(yield* store.completePaidCheckout(completion({ version: version - 1 }), answerOf("claim_a"))).toBe(false)
         yield* nothingWritten
         // Written: the completion and the answer.
-        expect(yield* store.completePaidCheckout(completion(version), answerOf("claim_a"))).toBe(true)
+        expect(yield* store.completePaidCheckout(completion(), answerOf("claim_a"))).toBe(true)
         expect(yield* store.sessions.get(session.id)).toEqual(Option.some(completed))
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 7, reserved: 0 }])
         expect(Option.isSome(yield* orders.getOrder(order.id))).toBe(true)
@@ -915,33 +927,10 @@ export const checkoutStoreContract = <E>(
       Effect.gen(function*() {
         const store = yield* CheckoutStore
         const orders = yield* OrderStore
-        const p1 = uid("prod_a")
         const now = Date.parse("2026-01-30T12:00:00.000Z")
-        yield* store.inventory.seedStock([{ id: p1, stock: 10 }])
-        const session = makeSession(uid("cs"))
-        yield* store.sessions.insert(session)
-        yield* store.inventory.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
-        const version = yield* store.startPaymentAttempt(session, attemptOf(session.id, 1))
-        const order = makeOrder({
-          id: uid("ord"),
-          checkoutSessionId: session.id,
-          permalinkUrl: "https://merchant.example/orders/1",
-          lineItems: session.line_items.map((line) => ({ ...line, title: "T-shirt", kind: "physical" as const })),
-          totals: session.totals
-        })
-        const completed = { ...session, status: "completed" as const }
+        const { completion, order, p1, session, version } = yield* pendingCompletion(now)
         const failed = yield* Effect.flip(store.transaction(Effect.gen(function*() {
-          const written = yield* store.completePaidCheckout({
-            session: completed,
-            version,
-            attemptSequence: 1,
-            chargeId: "ch_rolled_back",
-            now,
-            order: {
-              stored: { order, sessionId: session.id, createdAt: now },
-              event: { id: uid("evt"), payload: makeOrderEvent("order_create", order), now }
-            }
-          })
+          const written = yield* store.completePaidCheckout(completion({ chargeId: "ch_rolled_back" }))
           expect(written).toBe(true)
           expect(Option.isSome(yield* orders.getOrder(order.id))).toBe(true)
           return yield* Effect.fail(new Boom())
