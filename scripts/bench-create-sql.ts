@@ -33,7 +33,8 @@ import {
   postgresTicks,
   PROJECT_ROOT,
   requireCommand,
-  sqlClient
+  sqlClient,
+  TICKS_PER_SECOND
 } from "./lib/processes.ts"
 
 const { values: args } = parseArgs({
@@ -49,12 +50,8 @@ const clientCounts = args.clients.split(",").map(Number).filter((n) => n > 0)
 const rounds = Math.max(1, Number(args.rounds))
 const workDir = mkdtempSync(join(tmpdir(), "acp-create-sql-"))
 
-const fail = exitWith
-
 requireCommand("pgbench", "pgbench is not installed (Debian: postgresql-client): nothing measured.")
-if (!(await postgresReachable(ADMIN_URL))) fail(`PostgreSQL at ${ADMIN_URL} does not answer: nothing measured.`)
-
-const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
+if (!(await postgresReachable(ADMIN_URL))) exitWith(`PostgreSQL at ${ADMIN_URL} does not answer: nothing measured.`)
 
 /**
  * The `checkout_create_session` definition at `ref`, renamed to `name`: the ref's function modules
@@ -67,7 +64,7 @@ const definitionAt = async (ref: string, name: string): Promise<string> => {
   execFileSync("tar", ["-x", "-f", archive, "-C", workDir])
   const module = await import(pathToFileURL(join(workDir, "src/db/functions/checkout-create-session.ts")).href)
   const definition: unknown = module.checkoutCreateSession?.definition
-  if (typeof definition !== "string") return fail(`no checkout_create_session definition at ${ref}`)
+  if (typeof definition !== "string") return exitWith(`no checkout_create_session definition at ${ref}`)
   return definition.replace(/FUNCTION checkout_create_session\(/, `FUNCTION ${name}(`)
 }
 

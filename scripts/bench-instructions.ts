@@ -54,10 +54,8 @@ const ADMIN_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.
 const API_KEY = "sk_bench_instructions"
 const workDir = mkdtempSync(join(tmpdir(), "acp-instructions-"))
 
-const fail = exitWith
-
 requireCommand("valgrind", "valgrind is not installed: nothing measured.")
-if (!(await postgresReachable(ADMIN_URL))) fail(`PostgreSQL at ${ADMIN_URL} does not answer: nothing measured.`)
+if (!(await postgresReachable(ADMIN_URL))) exitWith(`PostgreSQL at ${ADMIN_URL} does not answer: nothing measured.`)
 
 interface Target {
   readonly name: "floor" | "ours"
@@ -108,7 +106,7 @@ const startUnderCallgrind = async (
   const deadline = Date.now() + 400_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
-      fail(`${name} exited before it was healthy:\n${readFileSync(join(dir, "server.log"), "utf8")}`)
+      exitWith(`${name} exited before it was healthy:\n${readFileSync(join(dir, "server.log"), "utf8")}`)
     }
     try {
       const response = await fetch(target.baseUrl + "/healthz")
@@ -119,7 +117,7 @@ const startUnderCallgrind = async (
     }
     await sleep(1000)
   }
-  return fail(`${name} not healthy after 400 s`)
+  return exitWith(`${name} not healthy after 400 s`)
 }
 
 const load = (target: Target, amount: number) =>
@@ -157,7 +155,7 @@ const lastDumpTotal = async (target: Target, before: ReadonlySet<string>): Promi
     }
     await sleep(500)
   }
-  return fail(`${target.name}: no callgrind dump appeared`)
+  return exitWith(`${target.name}: no callgrind dump appeared`)
 }
 
 const measure = async (target: Target): Promise<ReadonlyArray<number>> => {
@@ -166,7 +164,7 @@ const measure = async (target: Target): Promise<ReadonlyArray<number>> => {
   for (let round = 0; round < rounds; round++) {
     control(target, "-z")
     const result = await load(target, requests)
-    if (result.non2xx + result.errors > 0) fail(`${target.name}: ${result.non2xx + result.errors} failed requests`)
+    if (result.non2xx + result.errors > 0) exitWith(`${target.name}: ${result.non2xx + result.errors} failed requests`)
     const before = new Set(readdirSync(target.dir))
     control(target, "-d")
     perRequest.push((await lastDumpTotal(target, before)) / requests)
@@ -213,7 +211,7 @@ try {
       body: JSON.stringify({ items: FLOW_ITEMS, buyer, fulfillment_address: address })
     })
     const body = (await response.json()) as { id: string }
-    if (response.status !== 201) fail(`creating sessions: ${response.status} ${JSON.stringify(body)}`)
+    if (response.status !== 201) exitWith(`creating sessions: ${response.status} ${JSON.stringify(body)}`)
     ids.push(body.id)
   }
   ours.paths = ids.map((id) => `/checkout_sessions/${id}`)

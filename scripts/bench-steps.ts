@@ -36,7 +36,7 @@ import {
   workDir
 } from "./lib/bench-setup.ts"
 import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
-import { createDatabase, type NodeProcess, sleep, sqlClient, ticksOf } from "./lib/processes.ts"
+import { createDatabase, type NodeProcess, sleep, sqlClient, TICKS_PER_SECOND, ticksOf } from "./lib/processes.ts"
 
 const SESSIONS = 2_000
 const STEP_ROLES = "checkout,delegate,webhook_receiver"
@@ -100,7 +100,7 @@ const measure = async (server: NodeProcess) => {
       }
     }))
     const seconds = (performance.now() - started) / 1000
-    const cpuMs = (ticksOf(server.pid) - before) * 10
+    const cpuMs = (ticksOf(server.pid) - before) * 1000 / TICKS_PER_SECOND
     if (name !== "") {
       log(
         `${name.padEnd(22)} ${(cpuMs / inputs.length).toFixed(2).padStart(6)} ms CPU per request  ` +
@@ -155,7 +155,7 @@ const measureDelivery = async (databaseUrl: string, profileDir: string | undefin
     }, profileDir)
     const before = ticksOf(sender.pid)
     while (await pending() > 0) await sleep(100)
-    const cpuMs = (ticksOf(sender.pid) - before) * 10
+    const cpuMs = (ticksOf(sender.pid) - before) * 1000 / TICKS_PER_SECOND
     log(
       `${"deliver (both ends)".padEnd(22)} ${
         (cpuMs / events).toFixed(2).padStart(6)

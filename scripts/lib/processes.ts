@@ -222,6 +222,16 @@ export const createDatabase = async (adminUrl: string, prefix: string) => {
 
 export const logPath = (dir: string, name: string) => join(dir, `${name}.log`)
 
+/** The kernel's clock ticks per second, the unit of `/proc/<pid>/stat`'s CPU times (100 where it cannot be read). */
+export const TICKS_PER_SECOND = (() => {
+  try {
+    const hz = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
+    return hz > 0 ? hz : 100
+  } catch {
+    return 100
+  }
+})()
+
 /** utime + stime of a process (fields 14 and 15), with cutime + cstime (16, 17: its reaped children) when asked. */
 export const ticksOf = (pid: number | "self", withReapedChildren = false): number => {
   try {
@@ -276,12 +286,11 @@ export const settlePostgres = async (adminUrl: string, limitMs = 15_000): Promis
   } finally {
     await client.close()
   }
-  const ticksPerSecond = 100
   const until = Date.now() + limitMs
   while (Date.now() < until) {
     const before = postgresTicks(true)
     await sleep(500)
-    if ((postgresTicks(true) - before) / ticksPerSecond / 0.5 < 0.05) return
+    if ((postgresTicks(true) - before) / TICKS_PER_SECOND / 0.5 < 0.05) return
   }
 }
 
@@ -321,7 +330,6 @@ export const childrenOf = (pid: number): Array<number> => {
  * given (the embedded store's database process).
  */
 export const cpuMeter = (serverPids: ReadonlyArray<number>, databasePids: ReadonlyArray<number> = []) => {
-  const hz = 100
   const started = Date.now()
   const m0 = machineTicks().busy
   const s0 = serverPids.reduce((s, pid) => s + ticksOf(pid), 0)
@@ -332,7 +340,7 @@ export const cpuMeter = (serverPids: ReadonlyArray<number>, databasePids: Readon
   return {
     stop: (): CpuUse => {
       const seconds = Math.max(0.001, (Date.now() - started) / 1000)
-      const cores = (ticks: number) => ticks / hz / seconds
+      const cores = (ticks: number) => ticks / TICKS_PER_SECOND / seconds
       const machine = cores(machineTicks().busy - m0)
       const server = cores(serverPids.reduce((s, pid) => s + ticksOf(pid), 0) - s0)
       // Backends that exit during the run take their ticks with them: never below 0.

@@ -3,21 +3,21 @@
  *
  * A product's stock is its stock row and its shards (migration 0019 says what each column counts;
  * the `stock_totals` view sums them): creates take their units from a shard, releases give theirs
- * back to one, and the stock row lends to them, takes their units back for the exact availability,
- * and is where completions consume. Every write to
- * `reservations` is one call of a PL/pgSQL function (`checkout_create_session`,
- * `checkout_set_reservations`, `checkout_remove_reservations`) that keeps the counts exact in the
- * same call, the rows concerned locked first, shards before stock rows, each kind in one ascending
- * pass. Two transactions never deadlock on them as long as each takes its locks so: `lockStock`
- * locks every row the transaction's reservation write then touches (that write re-locks rows
- * already held). The reservations of one session are written only by a transaction holding that
- * session's lock (or creating it).
+ * back to one, and the stock row lends to them, takes their units back for the exact
+ * availability, and is where completions consume. Every write to `reservations` is one call of a
+ * PL/pgSQL function (`checkout_create_session`, `checkout_set_reservations`,
+ * `checkout_remove_reservations`) that keeps the counts exact in the same call, the rows
+ * concerned locked first, shards before stock rows, each kind in one ascending pass. Two
+ * transactions never deadlock on them as long as each takes its locks so: `lockStock` locks every
+ * row the transaction's reservation write then touches (that write re-locks rows already held).
+ * The reservations of one session are written only by a transaction holding that session's lock
+ * (or creating it).
  *
  * `lockStock` (`checkout_lock_stock`) locks the shards and the stock rows in product-id order,
- * takes the shards' units back to the stock rows, and returns `on_hand - reserved` plus what the counter
- * holds that is available to the session anyway: its own reservations and other sessions'
- * reservations expired but not swept yet, read by a second statement, so that it sees what the
- * transaction it waited for committed. See `docs/concurrency.md` ("Stock accounting").
+ * takes the shards' units back to the stock rows, and returns `on_hand - reserved` plus what the
+ * counter holds that is available to the session anyway: its own reservations and other
+ * sessions' reservations expired but not swept yet, read by a second statement, so that it sees
+ * what the transaction it waited for committed. See `docs/concurrency.md` ("Stock accounting").
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -63,8 +63,8 @@ export const makeSqlInventoryStore = (
   /**
    * New stock rows, with all their shards, start with the counter of the reservations already
    * stored for them (normally none): with the reservations table locked against writes (SHARE)
-   * while they are inserted, so no reservation lands between the sum and the row. Only when some product is missing, which
-   * is at the first start with a new catalog.
+   * while they are inserted, so no reservation lands between the sum and the row. Only when some
+   * product is missing, which is at the first start with a new catalog.
    */
   const seedStock = (products: ReadonlyArray<{ readonly id: string; readonly stock: number }>) =>
     Effect.gen(function*() {
