@@ -209,6 +209,10 @@ const compareDocumentSizes = async (ours: NodeProcess, floor: NodeProcess, sessi
   }
 }
 
+/** A run's server CPU per request, µs: its cores over its rate. */
+const cpuMicrosPerRequest = (row: { readonly cpu: { readonly server: number }; readonly requestsPerSecond: number }) =>
+  row.requestsPerSecond > 0 ? (row.cpu.server / row.requestsPerSecond) * 1e6 : 0
+
 const pairedRuns = async (catalogFile: string) => {
   log(`\n[pairs] our server and the floor back to back, ${pairRounds} rounds, alternating order`)
   const floorDb = await createDatabase(ADMIN_URL, "bench_floor_pairs")
@@ -254,6 +258,8 @@ const pairedRuns = async (catalogFile: string) => {
             round,
             ours: o.requestsPerSecond,
             floor: f.requestsPerSecond,
+            oursCpuMicros: cpuMicrosPerRequest(o),
+            floorCpuMicros: cpuMicrosPerRequest(f),
             errors: o.errors + f.errors
           }
           pairs[scenario].push(pair)
@@ -262,6 +268,7 @@ const pairedRuns = async (catalogFile: string) => {
               o.requestsPerSecond.toFixed(0).padStart(6)
             }` +
               ` floor ${f.requestsPerSecond.toFixed(0).padStart(6)} req/s → ${pct(pair.ours / pair.floor)}` +
+              `  server CPU ${pair.oursCpuMicros.toFixed(0)} / ${pair.floorCpuMicros.toFixed(0)} µs per request` +
               `${pair.errors > 0 ? `  errors ${pair.errors}` : ""}  cpu other ${
                 Math.max(o.cpu.other, f.cpu.other).toFixed(2)
               }`

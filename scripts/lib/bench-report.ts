@@ -32,13 +32,21 @@ const median = (values: ReadonlyArray<number>) => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-/** Per concurrency: the ratios ours / floor of the pairs and their median (none without pairs). */
+/**
+ * Per concurrency: the ratios ours / floor of the pairs and their median (none without pairs), and
+ * the median of the floor's server CPU per request over ours.
+ */
 export const pairedRatios = (scenario: keyof typeof pairs) =>
   levels.flatMap((connections) => {
-    const ratios = pairs[scenario].filter((p) => p.connections === connections && p.floor > 0).map((p) =>
-      p.ours / p.floor
-    )
-    return ratios.length === 0 ? [] : [{ connections, ratios, median: median(ratios) }]
+    const measured = pairs[scenario].filter((p) => p.connections === connections && p.floor > 0)
+    const ratios = measured.map((p) => p.ours / p.floor)
+    const cpuRatios = measured.filter((p) => p.oursCpuMicros > 0).map((p) => p.floorCpuMicros / p.oursCpuMicros)
+    return ratios.length === 0 ? [] : [{
+      connections,
+      ratios,
+      median: median(ratios),
+      cpuMedian: cpuRatios.length === 0 ? Number.NaN : median(cpuRatios)
+    }]
   })
 
 export const machine = async (pgVersion?: string) => {
@@ -98,7 +106,9 @@ export const evaluateTargets = (): Array<Target> => {
         goal: `≥ ${pct(goal)} of the floor, every concurrency`,
         measured: `median of ${pairRounds} back-to-back pairs: ` +
           paired.map((p) => `c=${p.connections}: ${pct(p.median)}`).join(", ") +
-          (errors > 0 ? ` (${errors} errors)` : ""),
+          (errors > 0 ? ` (${errors} errors)` : "") +
+          `; the floor's server CPU per request over ours: ` +
+          paired.map((p) => `c=${p.connections}: ${pct(p.cpuMedian)}`).join(", "),
         met: paired.every((p) => p.median >= goal) && errors === 0
       })
       return
@@ -226,14 +236,23 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
         "floor first in odd rounds and ours first in even ones. The targets use the median ratio.",
       ""
     )
-    lines.push("| scenario | conc. | ours / floor req/s per round | ratios | median |", "|---|---:|---|---|---:|")
+    lines.push(
+      "Server CPU per request (its cores over its rate) tells whether a ratio moved with the work per request or with the machine.",
+      ""
+    )
+    lines.push(
+      "| scenario | conc. | ours / floor req/s per round | ratios | median | server CPU µs per request, ours / floor | floor CPU / ours (median) |",
+      "|---|---:|---|---|---:|---|---:|"
+    )
     for (const scenario of ["get_session", "create_session"] as const) {
       for (const p of pairedRatios(scenario)) {
         const rounds = pairs[scenario].filter((pair) => pair.connections === p.connections)
         lines.push(
           `| ${scenario} | ${p.connections} | ${
             rounds.map((r) => `${r.ours.toFixed(0)} / ${r.floor.toFixed(0)}`).join(", ")
-          } | ${p.ratios.map(pct).join(", ")} | ${pct(p.median)} |`
+          } | ${p.ratios.map(pct).join(", ")} | ${pct(p.median)} | ${
+            rounds.map((r) => `${r.oursCpuMicros.toFixed(0)} / ${r.floorCpuMicros.toFixed(0)}`).join(", ")
+          } | ${pct(p.cpuMedian)} |`
         )
       }
     }

@@ -195,6 +195,9 @@ export interface Pair {
   readonly round: number
   readonly ours: number
   readonly floor: number
+  /** The server's CPU per request of each half, µs (all its threads, user and system). */
+  readonly oursCpuMicros: number
+  readonly floorCpuMicros: number
   readonly errors: number
 }
 

@@ -1,13 +1,20 @@
 /**
  * Where log lines go: logfmt lines on stdout, written in batches.
  *
- * Writing stdout is a synchronous system call per write for files and pipes on Linux; with one
- * access-log line per request, that would be one extra syscall per request on the hot path.
- * Lines logged during one turn of the event loop are joined and written once, right after it
- * (`setImmediate`), and whatever is pending is written on process exit. The order of lines is
- * kept; a line is at most one event-loop turn late. Only a SIGKILL can lose that last turn.
+ * Writing stdout is synchronous for files and pipes on Linux, and each write goes through Node's
+ * stream machinery and a system call; with one access-log line per request, writing every turn of
+ * the event loop cost about as much as the rest of the access log (see docs/performance.md).
+ * Lines are joined and written once `LOG_BATCH_BYTES` are pending, or `LOG_BATCH_MILLIS` after
+ * the first of them, whichever comes first, and whatever is pending is written on process exit.
+ * The order of lines is kept; a line is at most `LOG_BATCH_MILLIS` late, and only a SIGKILL can
+ * lose it.
  */
 import { Cause, FiberId, Inspectable, Layer, Logger } from "effect"
+
+/** Pending bytes (UTF-16 code units, close enough) that are written at once. */
+export const LOG_BATCH_BYTES = 32 * 1024
+/** The longest a line waits for its batch. */
+export const LOG_BATCH_MILLIS = 50
 
 export interface LineBuffer {
   readonly push: (line: string) => void
@@ -15,25 +22,42 @@ export interface LineBuffer {
   readonly flush: () => void
 }
 
+/** Runs `flush` after `LOG_BATCH_MILLIS`, without keeping the process alive for it. */
+const afterBatchDelay = (flush: () => void) => {
+  setTimeout(flush, LOG_BATCH_MILLIS).unref()
+}
+
 export const makeLineBuffer = (
   write: (chunk: string) => void,
-  schedule: (flush: () => void) => void = (flush) => void setImmediate(flush)
+  schedule: (flush: () => void) => void = afterBatchDelay,
+  maxPending: number = LOG_BATCH_BYTES
 ): LineBuffer => {
   let pending: Array<string> = []
-  let scheduled = false
+  let pendingLength = 0
+  // A batch: set by its first line, so a flush scheduled for an earlier batch (already written
+  // because it grew full) leaves a later one its full delay.
+  let batch = 0
+  let scheduled = 0
   const flush = () => {
-    scheduled = false
     if (pending.length === 0) return
     const chunk = pending.join("")
     pending = []
+    pendingLength = 0
     write(chunk)
   }
   return {
     push: (line) => {
+      if (pending.length === 0) batch++
       pending.push(line + "\n")
-      if (!scheduled) {
-        scheduled = true
-        schedule(flush)
+      pendingLength += line.length + 1
+      if (pendingLength >= maxPending) {
+        flush()
+      } else if (scheduled !== batch) {
+        scheduled = batch
+        const mine = batch
+        schedule(() => {
+          if (batch === mine) flush()
+        })
       }
     },
     flush

@@ -1,12 +1,12 @@
 /**
- * Log output: lines logged in one event-loop turn are written together, in order, right after it.
+ * Log output: lines are written together, in order, when their batch is full or due.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, FiberId, FiberRefs, HashMap, List, Logger, LogLevel, LogSpan } from "effect"
-import { batchedLogFmt, formatLogfmt, makeLineBuffer } from "../../src/platform/log-output.ts"
+import { batchedLogFmt, formatLogfmt, LOG_BATCH_MILLIS, makeLineBuffer } from "../../src/platform/log-output.ts"
 
 describe("log output", () => {
-  it("a line buffer writes nothing until its flush, then every pending line in one write, in order", () => {
+  it("a line buffer writes nothing until its batch's flush, then every pending line in one write, in order", () => {
     const writes: Array<string> = []
     const scheduled: Array<() => void> = []
     const buffer = makeLineBuffer((chunk) => writes.push(chunk), (flush) => scheduled.push(flush))
@@ -14,7 +14,7 @@ describe("log output", () => {
     buffer.push("b=2")
     buffer.push("c=3")
     expect(writes).toEqual([])
-    expect(scheduled).toHaveLength(1) // one flush per turn, however many lines
+    expect(scheduled).toHaveLength(1) // one flush per batch, however many lines
     scheduled[0]!()
     expect(writes).toEqual(["a=1\nb=2\nc=3\n"])
     buffer.push("d=4")
@@ -24,7 +24,24 @@ describe("log output", () => {
     expect(writes).toEqual(["a=1\nb=2\nc=3\n", "d=4\n"])
   })
 
-  it.effect("the logger writes logfmt lines with their annotations after the turn", () =>
+  it("a batch that reaches the size limit is written at once, and the next one waits its own full delay", () => {
+    const writes: Array<string> = []
+    const scheduled: Array<() => void> = []
+    const buffer = makeLineBuffer((chunk) => writes.push(chunk), (flush) => scheduled.push(flush), 12)
+    buffer.push("a=1") // 4 of 12 (with its newline)
+    buffer.push("b=2")
+    expect(writes).toEqual([])
+    buffer.push("c=3") // 12: full
+    expect(writes).toEqual(["a=1\nb=2\nc=3\n"])
+    buffer.push("d=4") // a new batch, with a flush of its own
+    expect(scheduled).toHaveLength(2)
+    scheduled[0]!() // the full batch's flush: already written, and it must not cut the new batch short
+    expect(writes).toEqual(["a=1\nb=2\nc=3\n"])
+    scheduled[1]!()
+    expect(writes).toEqual(["a=1\nb=2\nc=3\n", "d=4\n"])
+  })
+
+  it.effect("the logger writes logfmt lines with their annotations once their batch is due", () =>
     Effect.gen(function*() {
       const writes: Array<string> = []
       yield* Effect.gen(function*() {
@@ -32,7 +49,8 @@ describe("log output", () => {
         yield* Effect.logWarning("second").pipe(Effect.annotateLogs({ request_id: "req_1" }))
       }).pipe(Effect.provide(batchedLogFmt((chunk) => writes.push(chunk))))
       expect(writes).toEqual([])
-      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      // The batch's delay is a Node timer, not the Effect clock.
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, LOG_BATCH_MILLIS * 3)))
       expect(writes).toHaveLength(1)
       const lines = writes[0]!.trimEnd().split("\n")
       expect(lines).toHaveLength(2)
