@@ -2,12 +2,11 @@
  * Where log lines go: logfmt lines on stdout, written in batches.
  *
  * Writing stdout is synchronous for files and pipes on Linux, and each write goes through Node's
- * stream machinery and a system call; with one access-log line per request, writing every turn of
- * the event loop cost about as much as the rest of the access log (see docs/performance.md).
- * Lines are joined and written once `LOG_BATCH_BYTES` are pending, or `LOG_BATCH_MILLIS` after
- * the first of them, whichever comes first, and whatever is pending is written on process exit.
- * The order of lines is kept; a line is at most `LOG_BATCH_MILLIS` late, and only a SIGKILL can
- * lose it.
+ * stream machinery and a system call; with one access-log line per request, writing after every
+ * turn of the event loop made such a write every few requests under load. Lines are joined and
+ * written once `LOG_BATCH_BYTES` are pending, or `LOG_BATCH_MILLIS` after the first of them,
+ * whichever comes first, and whatever is pending is written on process exit. The order of lines
+ * is kept; a line is at most `LOG_BATCH_MILLIS` late, and only a SIGKILL can lose it.
  */
 import { Cause, FiberId, Inspectable, Layer, Logger } from "effect"
 
