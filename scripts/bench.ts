@@ -12,7 +12,8 @@
  * loops with fetch; completed checkouts per second). Then, with both floor and postgres targets,
  * the paired runs: floor and our server running at once, GET and create measured in back-to-back
  * pairs in alternating order (--pairs rounds); the GET and create targets use the median ratio.
- * Results: bench/results/<date>-<host>.{json,md} (`scripts/lib/bench-report.ts`).
+ * Results: bench/results/<date>-<host>.{json,md}, `-2`, `-3`, … after the day's first run
+ * (`scripts/lib/bench-report.ts`).
  *
  * Options and environment: see `scripts/lib/bench-setup.ts`.
  */

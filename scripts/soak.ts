@@ -3,8 +3,8 @@
  * seconds (default 300) with --agents agent loops (default 32) against two server processes on
  * one PostgreSQL database, then checks the database (one order and one charge per completed
  * session, stock adds up, every order event delivered), no 5xx, no error log lines, and flat
- * memory. Prints a pass/fail table, writes bench/results/<date>-<host>-soak.{json,md} and exits 1
- * on a failure. The options are those of `scripts/lib/bench-setup.ts`.
+ * memory. Prints a pass/fail table, writes bench/results/<date>-<host>-soak.{json,md} (`-2`, …
+ * after the day's first run) and exits 1 on a failure. The options are those of `scripts/lib/bench-setup.ts`.
  * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"

@@ -2,7 +2,7 @@
  * The bench's and the soak's results: the machine they ran on, the targets judged from the rows
  * and the paired runs, and the Markdown and JSON files under bench/results (or --out).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, hostname, totalmem } from "node:os"
 import { join } from "node:path"
 import {
@@ -23,6 +23,7 @@ import {
   spreadText
 } from "./bench-setup.ts"
 import { PROJECT_ROOT } from "./processes.ts"
+import { freeResultsBase } from "./results-path.ts"
 
 const isFlow = (row: Row) => row.scenario === "full_flow" || row.scenario === "full_flow_2026_04_17"
 
@@ -264,7 +265,7 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
 export const writeResults = (suffix: string, json: unknown, md: string, info: { date: string; host: string }) => {
   if (args["no-write"]) return
   mkdirSync(args.out, { recursive: true })
-  const base = join(args.out, `${info.date.slice(0, 10)}-${info.host}${suffix}`)
+  const base = freeResultsBase(args.out, `${info.date.slice(0, 10)}-${info.host}${suffix}`, existsSync)
   writeFileSync(`${base}.json`, JSON.stringify(json, null, 2) + "\n")
   writeFileSync(`${base}.md`, md)
   log(`\nResults: ${base}.md and .json`)
