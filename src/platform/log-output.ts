@@ -33,10 +33,9 @@ export const makeLineBuffer = (
 ): LineBuffer => {
   let pending: Array<string> = []
   let pendingLength = 0
-  // A batch: set by its first line, so a flush scheduled for an earlier batch (already written
+  // A batch: counted at its first line, so a flush scheduled for an earlier batch (already written
   // because it grew full) leaves a later one its full delay.
   let batch = 0
-  let scheduled = 0
   const flush = () => {
     if (pending.length === 0) return
     const chunk = pending.join("")
@@ -46,13 +45,13 @@ export const makeLineBuffer = (
   }
   return {
     push: (line) => {
-      if (pending.length === 0) batch++
+      const starts = pending.length === 0
+      if (starts) batch++
       pending.push(line + "\n")
       pendingLength += line.length + 1
       if (pendingLength >= maxPending) {
         flush()
-      } else if (scheduled !== batch) {
-        scheduled = batch
+      } else if (starts) {
         const mine = batch
         schedule(() => {
           if (batch === mine) flush()
