@@ -12,7 +12,9 @@
  * and PostgreSQL on the others. At each number of agents the two are measured back to back, in
  * alternating order, `--rounds` times, each half on a quiet PostgreSQL and after a 2 s warm-up of
  * its server at that number of agents; the table gives each one's median checkouts/s with its
- * spread, the median of the per-round ratios, and the median request p99.
+ * spread, the median of the per-round ratios, the median request p99, and the median CPU per
+ * checkout of the server process and of PostgreSQL (all its processes), from /proc over the run
+ * and its delivery wait: where a change in the rate came from.
  *
  * A checkout's work ends when its order event is delivered: after each run the bench waits until
  * the server's outbox has no pending event, and the rate is the run's checkouts over its
@@ -50,11 +52,14 @@ import {
   createDatabase,
   freePort,
   postgresReachable,
+  postgresTicks,
   PROJECT_ROOT,
   serverNodeArgs,
   settlePostgres,
   sleep,
-  sqlClient
+  sqlClient,
+  TICKS_PER_SECOND,
+  ticksOf
 } from "./lib/processes.ts"
 
 /** The commit `ref` compiled in a worktree: the path of its `dist/main.js`. */
@@ -112,6 +117,7 @@ const main = async () => {
       return (performance.now() - started) / 1000
     }
     const flow = async (which: Which, agents: number, seconds: number) => {
+      const ticksBefore = { server: ticksOf(servers[which].pid), postgres: postgresTicks(true) }
       const stats = await runFlowProcess(
         {
           baseUrls: [servers[which].baseUrl],
@@ -123,25 +129,32 @@ const main = async () => {
         pin
       )
       const waited = await drain(which)
+      const msPerCheckout = (ticks: number) => ticks / TICKS_PER_SECOND * 1000 / Math.max(1, stats.checkouts)
       return {
         rate: stats.checkouts / (stats.durationSeconds + waited),
         p99: percentile(stats.latencies, 99),
-        errors: stats.errors
+        errors: stats.errors,
+        serverMs: msPerCheckout(ticksOf(servers[which].pid) - ticksBefore.server),
+        postgresMs: msPerCheckout(postgresTicks(true) - ticksBefore.postgres)
       }
     }
+    type Run = Awaited<ReturnType<typeof flow>>
     for (const which of ["ours", "earlier"] as const) await flow(which, 16, 5)
     log(
       `\nours against ${args.against}, full flow${
         apiVersion !== undefined ? ` in ${apiVersion} (keyed)` : ""
       }, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order`
     )
-    log("| agents | ours (checkouts/s, events delivered) | earlier | ours / earlier | request p99 ours / earlier |")
-    log("|---:|---:|---:|---:|---:|")
+    log(
+      "| agents | ours (checkouts/s, events delivered) | earlier | ours / earlier | request p99 ours / earlier " +
+        "| server CPU per checkout ours / earlier | PostgreSQL CPU per checkout ours / earlier |"
+    )
+    log("|---:|---:|---:|---:|---:|---:|---:|")
     for (const agents of levels) {
-      const results: Array<Record<Which, { rate: number; p99: number }>> = []
+      const results: Array<Record<Which, Run>> = []
       for (let round = 1; round <= measureRounds; round++) {
         const order: ReadonlyArray<Which> = round % 2 === 1 ? ["earlier", "ours"] : ["ours", "earlier"]
-        const measured: Partial<Record<Which, { rate: number; p99: number }>> = {}
+        const measured: Partial<Record<Which, Run>> = {}
         for (const which of order) {
           // As the bench's pairs: each half starts on a quiet PostgreSQL and after a warm-up of its
           // own server at its own concurrency, so neither inherits the other's WAL or caches.
@@ -151,14 +164,16 @@ const main = async () => {
           if (run.errors > 0) log(`  ! ${which}, ${agents} agents: ${run.errors} errors`)
           measured[which] = run
         }
-        results.push(measured as Record<Which, { rate: number; p99: number }>)
+        results.push(measured as Record<Which, Run>)
       }
       log(
         `| ${agents} | ${medianWithRange(results.map((r) => r.ours.rate))} | ${
           medianWithRange(results.map((r) => r.earlier.rate))
         } | ${(median(results.map((r) => r.ours.rate / r.earlier.rate)) * 100).toFixed(0)} % | ${
           median(results.map((r) => r.ours.p99)).toFixed(0)
-        } / ${median(results.map((r) => r.earlier.p99)).toFixed(0)} ms |`
+        } / ${median(results.map((r) => r.earlier.p99)).toFixed(0)} ms | ${cpu(results, "serverMs")} | ${
+          cpu(results, "postgresMs")
+        } |`
       )
     }
     await stop(servers.ours)
@@ -169,5 +184,14 @@ const main = async () => {
     await earlierDb.drop()
   }
 }
+
+/** The median CPU per checkout of ours and of the earlier build, in ms. */
+const cpu = (
+  results: ReadonlyArray<Record<"ours" | "earlier", Record<"serverMs" | "postgresMs", number>>>,
+  which: "serverMs" | "postgresMs"
+) =>
+  `${median(results.map((r) => r.ours[which])).toFixed(2)} / ${
+    median(results.map((r) => r.earlier[which])).toFixed(2)
+  } ms`
 
 await runMain(main)

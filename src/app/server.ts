@@ -44,7 +44,12 @@ export const DatabaseFromConfig = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     makeDatabaseLayer(
       Option.match(config.databaseUrl, {
-        onSome: (url) => ({ kind: "postgres" as const, url, poolSize: config.databasePoolSize }),
+        onSome: (url) => ({
+          kind: "postgres" as const,
+          url,
+          poolSize: config.databasePoolSize,
+          preparedStatements: config.databasePreparedStatements
+        }),
         onNone: () => ({ kind: "embedded" as const, dataDir: join(config.dataDir, "pglite") })
       })
     ))

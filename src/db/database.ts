@@ -2,7 +2,9 @@
  * The database: a `SqlClient` (and `PgClient`) with the migrations of `./migrations/` and the SQL
  * functions of `./functions/` applied.
  *
- * - `DATABASE_URL` set → PostgreSQL through a node-postgres pool (`DATABASE_POOL_SIZE`, default 10).
+ * - `DATABASE_URL` set → PostgreSQL through a node-postgres pool (`DATABASE_POOL_SIZE`, default 10;
+ *   `./pg-client.ts`: statements run as named prepared statements unless
+ *   `DATABASE_PREPARED_STATEMENTS` is false).
  * - otherwise → embedded PGlite persisted in `DATA_DIR/pglite` (`DATA_DIR` default `./data`), run
  *   in a process of its own (`./embedded-database.ts`: started, restarted after a crash, stopped
  *   with the server) and served to the same `@effect/sql-pg` client by `PGLiteSocketServer` on
@@ -16,7 +18,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Cause, Config, type ConfigError, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Cause, Config, type ConfigError, Data, Effect, Layer, Option, Redacted } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import {
@@ -27,6 +29,7 @@ import {
   startEmbeddedDatabaseProcess
 } from "./embedded-database.ts"
 import { migrationsLoader } from "./migrations/index.ts"
+import { pgClientLayer } from "./pg-client.ts"
 import { applySqlFunctions } from "./sql-functions.ts"
 import { isConnectionProblem } from "./storage-error.ts"
 
@@ -50,6 +53,8 @@ export type DatabaseOptions =
     readonly url: Redacted.Redacted<string>
     /** Pool size; default 10. */
     readonly poolSize?: number
+    /** Statements run as named prepared statements (`./pg-client.ts`); default true. */
+    readonly preparedStatements?: boolean
     /** How the URL was configured, for error messages; default "DATABASE_URL". */
     readonly source?: string
   }
@@ -126,12 +131,13 @@ const toDatabaseError = (options: DatabaseOptions, cause: Cause.Cause<unknown>):
 
 /** The pool on the embedded database's socket server: one connection (see the module comment). */
 const embeddedPool = (address: string) =>
-  PgClient.layer({
-    url: Redacted.make(`postgres://postgres@${address}/postgres`),
+  pgClientLayer({
+    url: `postgres://postgres@${address}/postgres`,
     maxConnections: 1,
+    preparedStatements: true,
     // Keep the one connection open rather than reconnecting after idle periods.
-    idleTimeout: Duration.zero,
-    connectTimeout: Duration.millis(CONNECT_TIMEOUT_MILLIS)
+    idleTimeoutMillis: 0,
+    connectTimeoutMillis: CONNECT_TIMEOUT_MILLIS
   })
 
 /** PGlite in this process: tests, where starting a process per database would cost seconds. */
@@ -227,11 +233,12 @@ export const makeDatabaseLayer = (
   options: DatabaseOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> => {
   const client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> = options.kind === "postgres"
-    ? PgClient.layer({
-      url: options.url,
+    ? pgClientLayer({
+      url: Redacted.value(options.url),
       maxConnections: options.poolSize ?? DEFAULT_POOL_SIZE,
+      preparedStatements: options.preparedStatements ?? true,
       // Without it node-postgres waits forever for an unresponsive host, and so would /readyz.
-      connectTimeout: Duration.millis(CONNECT_TIMEOUT_MILLIS)
+      connectTimeoutMillis: CONNECT_TIMEOUT_MILLIS
     })
     : embeddedClient(options)
   return migrationsLayer(options.kind).pipe(
@@ -252,11 +259,12 @@ export const databaseOptionsConfig: Config.Config<DatabaseOptions> = Config.all(
     Config.validate({ message: "Expected a positive integer", validation: (n) => n > 0 }),
     Config.withDefault(DEFAULT_POOL_SIZE)
   ),
+  preparedStatements: Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data"))
 }).pipe(
-  Config.map(({ dataDir, poolSize, url }): DatabaseOptions =>
+  Config.map(({ dataDir, poolSize, preparedStatements, url }): DatabaseOptions =>
     Option.isSome(url) && Redacted.value(url.value).trim() !== ""
-      ? { kind: "postgres", url: url.value, poolSize }
+      ? { kind: "postgres", url: url.value, poolSize, preparedStatements }
       : { kind: "embedded", dataDir: join(dataDir, "pglite") }
   )
 )

@@ -37,6 +37,11 @@ export interface AppConfigShape {
   readonly production: boolean
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly databasePoolSize: number
+  /**
+   * Statements run as named prepared statements (`DATABASE_PREPARED_STATEMENTS`, default true);
+   * off behind a connection pooler that cannot carry them (PgBouncer's transaction mode before 1.21).
+   */
+  readonly databasePreparedStatements: boolean
   /** Server processes on this host (`WORKERS`): one primary forks them; they share the port and the database. */
   readonly workers: number
   readonly dataDir: string
@@ -131,6 +136,7 @@ const raw = Config.all({
   nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   databasePoolSize: positiveInt("DATABASE_POOL_SIZE", 10),
+  databasePreparedStatements: Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
   workers: positiveInt("WORKERS", 1),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   apiKeys: list("API_KEYS"),
@@ -261,6 +267,7 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
       production,
       databaseUrl: Option.filter(env.databaseUrl, (url) => Redacted.value(url).trim() !== ""),
       databasePoolSize: env.databasePoolSize,
+      databasePreparedStatements: env.databasePreparedStatements,
       workers: env.workers,
       dataDir: env.dataDir,
       apiKeys: apiKeys.map((k) => Redacted.make(k)),
@@ -303,6 +310,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   production: false,
   databaseUrl: Option.none(),
   databasePoolSize: 10,
+  databasePreparedStatements: true,
   workers: 1,
   dataDir: "./data-test",
   apiKeys: [Redacted.make("sk_test_key")],

@@ -33,6 +33,15 @@ describe("database layer", () => {
         withEnv({ DATABASE_URL: "postgres://db/x", DATABASE_POOL_SIZE: "3" })
       )
       expect(sized.kind === "postgres" && sized.poolSize).toBe(3)
+      expect(pg.kind === "postgres" && pg.preparedStatements).toBe(true)
+      const unprepared = yield* databaseOptionsConfig.pipe(
+        withEnv({ DATABASE_URL: "postgres://db/x", DATABASE_PREPARED_STATEMENTS: "false" })
+      )
+      expect(unprepared.kind === "postgres" && unprepared.preparedStatements).toBe(false)
+      const notBoolean = yield* Effect.flip(
+        databaseOptionsConfig.pipe(withEnv({ DATABASE_URL: "postgres://db/x", DATABASE_PREPARED_STATEMENTS: "maybe" }))
+      )
+      expect(String(notBoolean)).toContain("DATABASE_PREPARED_STATEMENTS")
       expect(yield* databaseOptionsConfig.pipe(withEnv({}))).toEqual({
         kind: "embedded",
         dataDir: join("./data", "pglite")

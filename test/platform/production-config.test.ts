@@ -47,6 +47,14 @@ describe("production configuration", () => {
       expect(config.generated).toEqual([])
       expect(config.apiKeys.map(Redacted.value)).toEqual(["sk_live_a", "sk_live_b"])
       expect(config.webhookReceiverSecrets.map(Redacted.value)).toEqual(["whsec_live", "whsec_old"])
+      expect(config.databasePreparedStatements).toBe(true)
+      const behindPooler = yield* load({
+        NODE_ENV: "production",
+        DATA_DIR: dataDir,
+        DATABASE_PREPARED_STATEMENTS: "false",
+        ...productionSecrets
+      })
+      expect(behindPooler.databasePreparedStatements).toBe(false)
     }).pipe(Effect.scoped))
 
   it.effect("a bad VAULT_KEY, PORT, list, or a lone TLS file names the variable", () =>
@@ -63,7 +71,8 @@ describe("production configuration", () => {
         [{ ...productionSecrets, API_VERSIONS: "2025-09-29,2025-12-12" }, "API_VERSIONS"],
         [{ ...productionSecrets, WEBHOOK_API_VERSION: "2026-01-16" }, "WEBHOOK_API_VERSION"],
         [{ ...productionSecrets, ROLES: "checkout,cashier" }, "ROLES"],
-        [{ ...productionSecrets, VAULT_RETIRED_KEYS: "c2hvcnQ=" }, "VAULT_RETIRED_KEYS"]
+        [{ ...productionSecrets, VAULT_RETIRED_KEYS: "c2hvcnQ=" }, "VAULT_RETIRED_KEYS"],
+        [{ ...productionSecrets, DATABASE_PREPARED_STATEMENTS: "sometimes" }, "DATABASE_PREPARED_STATEMENTS"]
       ]
       for (const [env, name] of cases) {
         const message = describeConfigError(yield* Effect.flip(load({ NODE_ENV: "production", ...env })))
