@@ -59,7 +59,7 @@ export const makeStatementNames = (
   }
 }
 
-/** A node-postgres client that runs `query(text, values, callback)` as a named statement when `namesOf` names it. */
+/** A node-postgres client that runs `query(text, values, callback)` as a named statement when `nameOf` names it. */
 const clientNaming = (nameOf: StatementNames): typeof Pg.Client =>
   class NamingClient extends Pg.Client {
     override query(...args: Array<any>): any {
