@@ -22,8 +22,8 @@
  * node-postgres prepares a name on a connection once, when PostgreSQL confirmed the parse; a
  * statement that failed to parse is parsed again on its next execution. Prepared statements are
  * not transactional: one prepared in a transaction that rolls back stays prepared. A statement's
- * result columns are always named (never `*`), so a migration adding columns in another process
- * leaves this one's prepared statements valid.
+ * result columns are always named, never `*` (a test reads `src/` for it), so a migration adding
+ * columns in another process leaves this one's prepared statements valid.
  */
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"

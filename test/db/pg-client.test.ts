@@ -7,6 +7,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { DatabaseLive } from "../../src/db/database.ts"
 import { makeStatementNames, pgClientLayer } from "../../src/db/pg-client.ts"
 import { embeddedDatabase, freshPostgresDatabaseUrl, hasPostgres } from "../support/test-database.ts"
@@ -99,6 +101,22 @@ describe("the PostgreSQL client: prepared statements", () => {
       ))
   })
 
+  it("no statement the service sends selects or returns `*`: a column added by another process leaves its plans valid", () => {
+    // A prepared statement whose result columns change fails ("cached plan must not change result
+    // type"); named columns never change when a migration adds one. SQL function bodies and
+    // migrations are not statements the client prepares.
+    const star = /\b(?:SELECT|RETURNING)\s+(?:\w+\.)?\*|,\s*\w+\.\*/i
+    const offenders = sourceFiles(join(ROOT, "src"))
+      .filter((file) => !/src\/db\/(?:functions|migrations)\//.test(file))
+      .filter((file) => star.test(readFileSync(file, "utf8")))
+    expect(offenders).toEqual([])
+    // The check finds what it looks for.
+    expect(star.test("SELECT * FROM t")).toBe(true)
+    expect(star.test("RETURNING t.*")).toBe(true)
+    expect(star.test("SELECT a, t.* FROM t")).toBe(true)
+    expect(star.test("SELECT count(*) AS n FROM t")).toBe(false)
+  })
+
   it("names a text from its second use, at most `named` texts, remembering at most `remembered`", () => {
     const nameOf = makeStatementNames(2, 3)
     expect(nameOf("a")).toBeUndefined()
@@ -117,3 +135,14 @@ describe("the PostgreSQL client: prepared statements", () => {
     expect(roomy("a")).toBe("s1")
   })
 })
+
+const ROOT = join(import.meta.dirname, "..", "..")
+
+const sourceFiles = (dir: string): Array<string> =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+      ? [join(dir, entry.name)]
+      : []
+  )
