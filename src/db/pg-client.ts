@@ -42,16 +42,17 @@ export const makeStatementNames = (
   named = NAMED_STATEMENTS_PER_POOL,
   remembered = TEXTS_REMEMBERED_PER_POOL
 ): StatementNames => {
-  // A text maps to its name, or to undefined while it has run once.
-  const texts = new Map<string, string | undefined>()
+  // A text maps to its name, or to "" while it has run once: one lookup per statement.
+  const texts = new Map<string, string>()
   let names = 0
   return (text) => {
-    if (!texts.has(text)) {
-      if (texts.size < remembered) texts.set(text, undefined)
+    const name = texts.get(text)
+    if (name === undefined) {
+      if (texts.size < remembered) texts.set(text, "")
       return undefined
     }
-    const name = texts.get(text)
-    if (name !== undefined || names >= named) return name
+    if (name !== "") return name
+    if (names >= named) return undefined
     names++
     const given = `s${names}`
     texts.set(text, given)
