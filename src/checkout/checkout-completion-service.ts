@@ -47,6 +47,7 @@ import {
 } from "./session-model.ts"
 import { reduce } from "./session-reducer.ts"
 import { holdsUntil } from "./session-view.ts"
+import type { WrittenSession } from "./written-sessions-service.ts"
 
 export type CompleteError =
   | ReducerError
@@ -204,7 +205,8 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
 
   /**
    * Step 1 without the lock, for the usual payment: no coupon involved, no authentication result
-   * presented, no attempt pending. Decided on the session as read; the provider holds the
+   * presented, no attempt pending. Decided on the session as read, or as this process last wrote
+   * it when it knows its payment side (`known`, `written-sessions-service.ts`); the provider holds the
    * credential (a statement of its own); the attempt is written with the session only if the
    * session is still at the version read. Anything else, including a refusal, or a session
    * changed meanwhile, is none: step 1 then runs under the lock (`beginPayment`), which decides
@@ -213,11 +215,19 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
    * its allowance names), so leaving it held when the locked step refuses takes nothing from
    * anyone, and nothing here needs undoing if the process dies.
    */
-  const beginUnlocked = (id: string, request: CompleteSessionInput, credential: PaymentCredential, started: number) =>
+  const beginUnlocked = (
+    id: string,
+    request: CompleteSessionInput,
+    credential: PaymentCredential,
+    started: number,
+    known: WrittenSession | undefined
+  ) =>
     Effect.gen(function*() {
       const none = Option.none<Charging>()
       if (request.authentication_result !== undefined) return none
-      const read = yield* store.readSessionForPayment(id)
+      const read = known?.payment !== undefined
+        ? Option.some<SessionForPayment>({ ...known.payment, session: known.session, version: known.version })
+        : yield* store.readSessionForPayment(id)
       if (Option.isNone(read)) return none
       const { couponHolds, latestAttempt, session, version } = read.value
       const coupons = relevantCoupons(ctx.catalog.coupons, session.discounts?.codes ?? [])
@@ -356,7 +366,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     Effect.gen(function*() {
       const credential = yield* resolveCredential(request.payment_data, ctx.catalog)
       const started = yield* Clock.currentTimeMillis
-      const unlocked = yield* beginUnlocked(id, request, credential, started)
+      const unlocked = yield* beginUnlocked(id, request, credential, started, ctx.written.take(id))
       const begun = Option.isSome(unlocked)
         ? Either.right<Begun>(unlocked.value)
         : yield* beginPayment(id, request, credential, started)

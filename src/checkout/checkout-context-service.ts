@@ -2,7 +2,7 @@
  * What every checkout use case works with: the store, the catalog (as the payment provider lets
  * the merchant offer it, `offeredCatalog`), the configuration, ids, the
  * payment provider and the order events, with the reducer's context at a given time and the
- * coupon redemptions it needs.
+ * coupon redemptions it needs, and the sessions this process wrote last.
  */
 import { Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
@@ -17,6 +17,7 @@ import { SessionNotFound } from "./checkout-errors.ts"
 import { CheckoutStore, type CheckoutStoreService } from "./checkout-store.ts"
 import { relevantCoupons } from "./discounts.ts"
 import type { ReducerContext } from "./session-model.ts"
+import { makeWrittenSessions, type WrittenSessions } from "./written-sessions-service.ts"
 
 export interface CheckoutContext {
   readonly store: CheckoutStoreService
@@ -25,6 +26,8 @@ export interface CheckoutContext {
   readonly ids: IdsService
   readonly payments: PaymentProviderService
   readonly orderEvents: OrderEventsShape
+  /** The sessions this process wrote last, for the next step of each to decide on (`written-sessions-service.ts`). */
+  readonly written: WrittenSessions
   /** The reducer's context at `now`: no stock available unless given, redemptions as counted. */
   readonly reducerContext: (
     now: number,
@@ -59,6 +62,7 @@ export const makeCheckoutContext = Effect.gen(function*() {
     ids: yield* Ids,
     payments,
     orderEvents: yield* OrderEvents,
+    written: makeWrittenSessions(),
     reducerContext: (now, available = new Map(), redemptions) => ({
       catalog,
       now,

@@ -17,7 +17,7 @@
  * one step; when that answers false, decide again under the locks, in a transaction. Locking and
  * the lock order are explained in `docs/concurrency.md`.
  */
-import { Context, Effect, type Either, Option } from "effect"
+import { Context, Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
 import { type AnswerToStore, commitWithAnswer, writeWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import type { OrderChange } from "../orders/order-store.ts"
@@ -282,6 +282,11 @@ export class CheckoutStore extends Context.Tag("acp/CheckoutStore")<CheckoutStor
  * and `write` must then succeed. A refusal of `decide` is the answer: it was true when read.
  * The write is the use case's last: the request's answer to `outcome(decision)` is committed with
  * it (`commitWithAnswer`). Answers the decision written.
+ *
+ * `known`, a snapshot this process wrote last (`written-sessions-service.ts`), is decided on first, without
+ * any read; when `decide` refuses on it, or its write does not hold, the step goes on from
+ * `snapshot` as without it: what was refused or decided on may no longer be true. `written` hears
+ * of each decision an optimistic write committed, with the snapshot it was decided on.
  */
 export const writeOptimistically = <S, D, ES, ED, RS, RD>(
   transaction: CheckoutStoreService["transaction"],
@@ -299,6 +304,8 @@ export const writeOptimistically = <S, D, ES, ED, RS, RD>(
       StorageError
     >
     readonly outcome: (decision: D) => Either.Either<unknown, unknown>
+    readonly known?: S | undefined
+    readonly written?: (decision: D, snapshot: S) => void
   }
 ): Effect.Effect<D, ES | ED | StorageError, RS | RD> => {
   const { writeAnswering } = step
@@ -310,7 +317,11 @@ export const writeOptimistically = <S, D, ES, ED, RS, RD>(
         step.write(decision, snapshot),
         (written) => (written ? Option.some(step.outcome(decision)) : Option.none()),
         true
-      )).pipe(Effect.map((written) => (written ? Option.some(decision) : Option.none())))
+      )).pipe(Effect.map((written) => {
+        if (!written) return Option.none()
+        step.written?.(decision, snapshot)
+        return Option.some(decision)
+      }))
   // Built only when the optimistic write did not hold (most writes do).
   const underLocks = () =>
     commitWithAnswer(
@@ -332,8 +343,19 @@ export const writeOptimistically = <S, D, ES, ED, RS, RD>(
       ),
       (decision) => Option.some(step.outcome(decision))
     )
-  return Effect.flatMap(
+  const optimistically = Effect.flatMap(
     Effect.flatMap(step.snapshot, (snapshot) => Effect.flatMap(step.decide(snapshot), writeDecided(snapshot))),
     (written) => (Option.isSome(written) ? Effect.succeed(written.value) : underLocks())
+  )
+  const { known } = step
+  if (known === undefined) return optimistically
+  // Only a refusal of `decide` goes on: an error of the write itself is the answer, as above.
+  return Effect.flatMap(
+    Effect.either(step.decide(known)),
+    (decided) =>
+      Either.isLeft(decided) ? optimistically : Effect.flatMap(
+        writeDecided(known)(decided.right),
+        (written) => (Option.isSome(written) ? Effect.succeed(written.value) : optimistically)
+      )
   )
 }

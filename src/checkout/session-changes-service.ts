@@ -6,14 +6,15 @@
  * Create and an update that keeps the items are written optimistically (`writeOptimistically`):
  * the reducer runs without locks and one conditional store step writes its outcome; only when
  * that step finds what was decided on changed does the same decision run again under the locks.
- * Every other change locks first.
+ * Both keep the session they wrote for the next step of it (`written-sessions-service.ts`), and an update
+ * decides on that instead of reading it. Every other change locks first (and drops the kept one).
  */
 import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
 import { SessionNotFound } from "./checkout-errors.ts"
-import { writeOptimistically } from "./checkout-store.ts"
+import { type VersionedSession, writeOptimistically } from "./checkout-store.ts"
 import {
   ACTIVE_STATUSES,
   type CancelSessionInput,
@@ -28,6 +29,7 @@ import {
 } from "./session-model.ts"
 import { reduce } from "./session-reducer.ts"
 import { isExpiredAt, view } from "./session-view.ts"
+import type { WrittenSession } from "./written-sessions-service.ts"
 
 /** A use case whose answer is the session it wrote. */
 const answerSession = (session: Session) => Option.some(Either.right(session))
@@ -66,7 +68,9 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
                 write: (transition) =>
                   store.createSessionReservingStock(transition, now),
                 writeAnswering: (transition, _, answer) => store.createSessionReservingStock(transition, now, answer),
-                outcome: (transition) => Either.right(transition.session)
+                outcome: (transition) => Either.right(transition.session),
+                written: ({ session }) =>
+                  ctx.written.put({ session, version: 1, payment: { latestAttempt: Option.none(), couponHolds: [] } })
               }),
               (created) => created.session
             )))
@@ -95,6 +99,10 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
             : Effect.succeed(stored.json))
     )
 
+  /** A stored session as read, its payment side not read. */
+  const readWritable = (id: string, read: Effect.Effect<Option.Option<VersionedSession>, StorageError>) =>
+    Effect.map(found(id, read), (stored): WrittenSession => ({ ...stored, payment: undefined }))
+
   /** Runs the update on `session` (coupon redemptions read without locking). */
   const decideUpdate = (
     session: Session,
@@ -120,15 +128,19 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   ): Effect.Effect<Session, ReducerError | SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
+      const known = ctx.written.take(id)
       if (request.items === undefined) {
         const updated = yield* writeOptimistically(store.transaction, {
-          snapshot: found(id, store.sessions.getVersioned(id)),
-          lockedSnapshot: found(id, store.sessions.lock(id)),
+          known,
+          snapshot: readWritable(id, store.sessions.getVersioned(id)),
+          lockedSnapshot: readWritable(id, store.sessions.lock(id)),
           decide: ({ session }) => decideUpdate(session, request, now),
           write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version),
           writeAnswering: (transition, { version }, answer) =>
             store.updateSessionKeepingItems(transition.session, version, answer),
-          outcome: (transition) => Either.right(transition.session)
+          outcome: (transition) => Either.right(transition.session),
+          // Keeping the items changes neither the attempts nor the coupon holds.
+          written: ({ session }, { payment, version }) => ctx.written.put({ session, version: version + 1, payment })
         })
         return updated.session
       }
@@ -151,6 +163,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   ): Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
+      ctx.written.take(id)
       return yield* commitWithAnswer(
         store.transaction,
         Effect.gen(function*() {
