@@ -18,7 +18,7 @@ import type { Option } from "effect"
 import type { PaymentAttempt, VersionedSession } from "./checkout-store.ts"
 
 /** How many sessions a process keeps. */
-export const WRITTEN_SESSIONS_KEPT = 1_024
+export const WRITTEN_SESSIONS_KEPT = 512
 
 /** A session as this process wrote it, with its version. */
 export interface WrittenSession extends VersionedSession {
