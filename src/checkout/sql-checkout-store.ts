@@ -28,12 +28,12 @@ import {
   type PaymentAttempt,
   type SessionForPayment
 } from "./checkout-store.ts"
-import type { Session } from "./session-model.ts"
+import { type Session, sessionJson } from "./session-model.ts"
 import { holdsUntil } from "./session-view.ts"
 import { makeSqlCouponStore } from "./sql-coupon-store.ts"
 import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.ts"
 import { attemptFromRow, type AttemptRow, makeSqlPaymentAttemptStore } from "./sql-payment-attempt-store.ts"
-import { run, sessionFromRow, sessionJson } from "./sql-session-row.ts"
+import { run, sessionFromRow } from "./sql-session-row.ts"
 import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
 
 export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {

@@ -1,7 +1,8 @@
 /**
  * How the SQL checkout stores keep a session in its `checkout_sessions` row: the session as JSON in
- * `data` (with `status`, `expires_at`, `created_at`, `updated_at` and `version` in columns of
- * their own), read back with a structural check instead of a schema decode.
+ * `data` (`sessionJson` of the session model; `status`, `expires_at`, `created_at`, `updated_at`
+ * and `version` in columns of their own), read back with a structural check instead of a schema
+ * decode.
  */
 import { SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
@@ -9,7 +10,7 @@ import { jsonValue } from "../db/sql-values.ts"
 import { fromSqlError, StorageError } from "../db/storage-error.ts"
 import { SessionStatus } from "./checkout-schemas.ts"
 import type { SessionJson } from "./checkout-store.ts"
-import { checkoutSessionJson, INTERNAL_SESSION_FIELDS, type Session } from "./session-model.ts"
+import type { Session } from "./session-model.ts"
 
 const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
 
@@ -30,20 +31,6 @@ const isStoredSession = (value: unknown): value is Session =>
   typeof value === "object" && value !== null && !Array.isArray(value) &&
   typeof (value as { readonly id?: unknown }).id === "string" &&
   SESSION_STATUSES.has((value as { readonly status?: unknown }).status)
-
-/**
- * The stored JSON is the session as typed: the schema has no transformations (checked here). It is
- * the wire form's text (`checkoutSessionJson`, which the response may share) with the internal
- * fields added: the wire form always has an `id`, so it is a non-empty object.
- */
-export const sessionJson = (session: Session): string => {
-  const encoded: typeof Session.Encoded = session
-  const internal: Partial<Record<(typeof INTERNAL_SESSION_FIELDS)[number], unknown>> = {}
-  for (const field of INTERNAL_SESSION_FIELDS) internal[field] = encoded[field]
-  const internalJson = JSON.stringify(internal)
-  const wire = checkoutSessionJson(session)
-  return internalJson === "{}" ? wire : `${wire.slice(0, -1)},${internalJson.slice(1)}`
-}
 
 /** The session of a row's `data`, or none without a row. */
 export const sessionFromRow = (

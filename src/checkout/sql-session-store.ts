@@ -8,8 +8,8 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import type { SessionJson, SessionStore, VersionedSession } from "./checkout-store.ts"
-import { INTERNAL_SESSION_FIELDS, type Session } from "./session-model.ts"
-import { run, sessionFromRow, sessionJson, sessionJsonFromRow, storedDataFailure } from "./sql-session-row.ts"
+import { INTERNAL_SESSION_FIELDS, type Session, sessionJson } from "./session-model.ts"
+import { run, sessionFromRow, sessionJsonFromRow, storedDataFailure } from "./sql-session-row.ts"
 
 /** The columns an update of `session` sets, its version moved on. */
 export const sessionAssignments = (sql: SqlClient.SqlClient, session: Session) =>

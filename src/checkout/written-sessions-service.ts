@@ -12,10 +12,14 @@
  * read: two requests of one session in this process never decide on the same one.
  *
  * Bounded: past `WRITTEN_SESSIONS_KEPT` entries the oldest goes. A session is kept from its
- * create or optimistic update until the next step of it in this process takes it.
+ * create or optimistic update until the next step of it in this process takes it, as the JSON
+ * text stores keep (`sessionJson`), given back by `JSON.parse` as a read would: one string per
+ * session instead of its object graph, which every young-generation collection it lives through
+ * would copy.
  */
 import type { Option } from "effect"
 import type { PaymentAttempt, VersionedSession } from "./checkout-store.ts"
+import { type Session, sessionJson } from "./session-model.ts"
 
 /** How many sessions a process keeps. */
 export const WRITTEN_SESSIONS_KEPT = 512
@@ -38,18 +42,24 @@ export interface WrittenSessions {
   readonly put: (written: WrittenSession) => void
 }
 
+interface Entry extends Omit<WrittenSession, "session"> {
+  readonly json: string
+}
+
 export const makeWrittenSessions = (kept = WRITTEN_SESSIONS_KEPT): WrittenSessions => {
   // A Map iterates in insertion order: its first key is the oldest entry.
-  const entries = new Map<string, WrittenSession>()
+  const entries = new Map<string, Entry>()
   return {
     take: (id) => {
       const entry = entries.get(id)
-      if (entry !== undefined) entries.delete(id)
-      return entry
+      if (entry === undefined) return undefined
+      entries.delete(id)
+      const session: Session = JSON.parse(entry.json)
+      return { session, version: entry.version, payment: entry.payment }
     },
-    put: (written) => {
-      entries.delete(written.session.id)
-      entries.set(written.session.id, written)
+    put: ({ payment, session, version }) => {
+      entries.delete(session.id)
+      entries.set(session.id, { json: sessionJson(session), version, payment })
       if (entries.size > kept) entries.delete(entries.keys().next().value!)
     }
   }

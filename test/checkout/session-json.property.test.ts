@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck as fc } from "effect"
-import { checkoutSessionJson, Session, toCheckoutSession } from "../../src/checkout/session-model.ts"
-import { sessionJson } from "../../src/checkout/sql-session-row.ts"
+import { checkoutSessionJson, Session, sessionJson, toCheckoutSession } from "../../src/checkout/session-model.ts"
 
 const sessions = Arbitrary.make(Session)
 
