@@ -205,12 +205,13 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
 
   /**
    * Step 1 without the lock, for the usual payment: no coupon involved, no authentication result
-   * presented, no attempt pending. Decided on the session as read, or as this process last wrote
-   * it when it knows its payment side (`known`, `written-sessions-service.ts`); the provider holds the
-   * credential (a statement of its own); the attempt is written with the session only if the
-   * session is still at the version read. Anything else, including a refusal, or a session
-   * changed meanwhile, is none: step 1 then runs under the lock (`beginPayment`), which decides
-   * and answers it, finding the credential held by this session if this step held it. A
+   * presented, no attempt pending. Decided on the session as read, or first as this process last
+   * wrote it when that write knew its payment side (`known`, `written-sessions-service.ts`); the
+   * provider holds the credential (a statement of its own); the attempt is written with the
+   * session only if the session is still at the version read. Anything else, including a
+   * refusal, or a session changed meanwhile, is none: step 1 then runs under the lock
+   * (`beginPayment`), which decides and answers it, finding the credential held by this session
+   * if this step held it. A
    * credential held so can pay only this session (the vault holds a token only for the session
    * its allowance names), so leaving it held when the locked step refuses takes nothing from
    * anyone, and nothing here needs undoing if the process dies.
@@ -221,15 +222,31 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     credential: PaymentCredential,
     started: number,
     known: WrittenSession | undefined
+  ): Effect.Effect<Option.Option<Charging>, StorageError> => {
+    const none = Option.none<Charging>()
+    if (request.authentication_result !== undefined) return Effect.succeed(none)
+    const onRead = Effect.flatMap(
+      store.readSessionForPayment(id),
+      (read) => (Option.isNone(read) ? Effect.succeed(none) : beginOn(read.value, request, credential, started))
+    )
+    if (known?.payment === undefined) return onRead
+    // Another process may have written the session since: what does not go through is tried on a read.
+    return Effect.flatMap(
+      beginOn({ ...known.payment, session: known.session, version: known.version }, request, credential, started),
+      (begun) => (Option.isSome(begun) ? Effect.succeed(begun) : onRead)
+    )
+  }
+
+  /** `beginUnlocked` on one snapshot of the session: none when it does not go through on it. */
+  const beginOn = (
+    snapshot: SessionForPayment,
+    request: CompleteSessionInput,
+    credential: PaymentCredential,
+    started: number
   ) =>
     Effect.gen(function*() {
       const none = Option.none<Charging>()
-      if (request.authentication_result !== undefined) return none
-      const read = known?.payment !== undefined
-        ? Option.some<SessionForPayment>({ ...known.payment, session: known.session, version: known.version })
-        : yield* store.readSessionForPayment(id)
-      if (Option.isNone(read)) return none
-      const { couponHolds, latestAttempt, session, version } = read.value
+      const { couponHolds, latestAttempt, session, version } = snapshot
       const coupons = relevantCoupons(ctx.catalog.coupons, session.discounts?.codes ?? [])
       if (couponHolds.length > 0 || coupons.length > 0) return none
       const preparing = reduce(session, prepareCompletion(request), ctx.reducerContext(started, new Map(), new Map()))

@@ -26,7 +26,7 @@ export interface CheckoutContext {
   readonly ids: IdsService
   readonly payments: PaymentProviderService
   readonly orderEvents: OrderEventsShape
-  /** The sessions this process wrote last, for the next step of each to decide on (`written-sessions-service.ts`). */
+  /** The sessions this process wrote last, for the next step of each (`written-sessions-service.ts`). */
   readonly written: WrittenSessions
   /** The reducer's context at `now`: no stock available unless given, redemptions as counted. */
   readonly reducerContext: (

@@ -283,10 +283,11 @@ export class CheckoutStore extends Context.Tag("acp/CheckoutStore")<CheckoutStor
  * The write is the use case's last: the request's answer to `outcome(decision)` is committed with
  * it (`commitWithAnswer`). Answers the decision written.
  *
- * `known`, a snapshot this process wrote last (`written-sessions-service.ts`), is decided on first, without
- * any read; when `decide` refuses on it, or its write does not hold, the step goes on from
- * `snapshot` as without it: what was refused or decided on may no longer be true. `written` hears
- * of each decision an optimistic write committed, with the snapshot it was decided on.
+ * `known`, a snapshot this process wrote last (`written-sessions-service.ts`), is decided on
+ * first, without any read; when `decide` refuses on it, or its write does not hold, the step goes
+ * on from `snapshot` as without it: what was refused or decided on may no longer be true.
+ * `written` hears of each decision an optimistic write committed, with the snapshot it was
+ * decided on.
  */
 export const writeOptimistically = <S, D, ES, ED, RS, RD>(
   transaction: CheckoutStoreService["transaction"],

@@ -6,8 +6,9 @@
  * Create and an update that keeps the items are written optimistically (`writeOptimistically`):
  * the reducer runs without locks and one conditional store step writes its outcome; only when
  * that step finds what was decided on changed does the same decision run again under the locks.
- * Both keep the session they wrote for the next step of it (`written-sessions-service.ts`), and an update
- * decides on that instead of reading it. Every other change locks first (and drops the kept one).
+ * Both keep the session they wrote for the next step of it (`written-sessions-service.ts`), and
+ * an update decides on that instead of reading it. Every other change locks first (and drops the
+ * kept one).
  */
 import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
@@ -128,6 +129,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   ): Effect.Effect<Session, ReducerError | SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
+      // Taken either way: a change of the items, under the lock, leaves none behind.
       const known = ctx.written.take(id)
       if (request.items === undefined) {
         const updated = yield* writeOptimistically(store.transaction, {

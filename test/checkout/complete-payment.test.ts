@@ -391,6 +391,12 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
       return run(
         Effect.gen(function*() {
           const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          // A change of the items runs under the lock: this process keeps nothing of the session,
+          // so step 1 reads it.
+          const relisted = yield* post(`/checkout_sessions/${session.id}`, {
+            items: [{ id: "print-limited", quantity: 1 }]
+          })
+          expect(relisted.status).toBe(200)
           const token = yield* tokenize(session.id)
           const completed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
           expect(answers).toEqual([Option.none()]) // the unlocked write found the session moved
@@ -400,6 +406,27 @@ const completePaymentSuite = (storeUnderTest: StoreUnderTest) => {
           const store = yield* CheckoutStore
           const attempt = Option.getOrThrow(yield* store.readSessionForPayment(session.id)).latestAttempt
           expect(Option.map(attempt, (a) => [a.sequence, a.state])).toEqual(Option.some([1, "succeeded"]))
+          const vault = yield* VaultStore
+          expect(Option.map(yield* vault.getToken(token), (t) => [t.state, t.usedBySession])).toEqual(
+            Option.some(["used", session.id])
+          )
+        }),
+        { beforeStartingAttempt: writtenBeforeTheAttempt("ready_for_payment", answers) }
+      )
+    })
+
+    it.effect("a session written since this process wrote it: step 1 goes on from a read, paid once", () => {
+      const answers: Array<Option.Option<number>> = []
+      return run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          const completed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          // Decided on the session as created, whose write no longer held; then on a read.
+          expect(answers).toEqual([Option.none(), Option.some(3)])
+          expect(completed.status).toBe(200)
+          expect(completed.body.status).toBe("completed")
+          expect(yield* approvedCharges).toHaveLength(1)
           const vault = yield* VaultStore
           expect(Option.map(yield* vault.getToken(token), (t) => [t.state, t.usedBySession])).toEqual(
             Option.some(["used", session.id])

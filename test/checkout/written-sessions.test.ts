@@ -94,13 +94,14 @@ const oneProcessSuite = (storeUnderTest: StoreUnderTest) => {
 }
 
 const twoProcessSuite = (storeUnderTest: StoreUnderTest) => {
-  /** Runs `test` with two applications on one fresh database. */
-  const run = <A, E>(test: (a: App, b: App) => Effect.Effect<A, E, never>) =>
+  /** Runs `test` with two applications on one fresh database, the reads of the first counted. */
+  const run = <A, E>(test: (a: App, b: App, reads: Reads) => Effect.Effect<A, E, never>) =>
     Effect.scoped(Effect.gen(function*() {
       const stores = yield* storeUnderTest.freshStores
-      const a = yield* Layer.build(testApp(stores))
+      const reads: Reads = { versioned: 0, forPayment: 0, locked: 0, conditional: 0 }
+      const a = yield* Layer.build(testApp({ ...stores, store: countingReads(stores.store!, reads) }))
       const b = yield* Layer.build(testApp(stores))
-      return yield* test(a, b)
+      return yield* test(a, b, reads)
     })) as Effect.Effect<A, E, never>
   const on = (app: App) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, app)
 
@@ -141,7 +142,7 @@ const twoProcessSuite = (storeUnderTest: StoreUnderTest) => {
     ))
 
   it.effect("completing after another process changed the session charges the stored total", () =>
-    run((a, b) =>
+    run((a, b, reads) =>
       Effect.gen(function*() {
         const created = yield* on(a)(createReadySession([{ id: "mug-ceramic", quantity: 1 }]))
         const express = yield* on(b)(post(`/checkout_sessions/${created.id}`, { fulfillment_option_id: "express" }))
@@ -151,6 +152,8 @@ const twoProcessSuite = (storeUnderTest: StoreUnderTest) => {
         expect(completed.status).toBe(200)
         expect(completed.body.fulfillment_option_id).toBe("express")
         expect(totalOf(completed.body)).toBe(totalOf(express.body))
+        // What a wrote was stale: the payment went on from a read, not under the lock.
+        expect(reads).toEqual({ versioned: 0, forPayment: 1, locked: 0, conditional: 0 })
         // And the other way round: b completes a session a wrote last; a's next step is refused.
         const second = yield* on(a)(createReadySession([{ id: "mug-ceramic", quantity: 1 }]))
         const paid = yield* on(b)(post(`/checkout_sessions/${second.id}/complete`, { payment_data: paymentData }))
