@@ -1,10 +1,10 @@
 /**
  * A process decides the next step of a session it wrote on the session as it wrote it, without
- * reading it again (`src/checkout/written-sessions-service.ts`); whatever another process (or another path
- * of this one) wrote since, the answer is the one a read would give.
+ * reading it again (`src/checkout/written-sessions-service.ts`); whatever another process (or
+ * another path of this one) wrote since, the answer is the one a read would give.
  *
- * One process: the store's reads are counted. Two processes: two applications, each with its own
- * checkout service, on one database (the SQL stores).
+ * One process: the store's reads and conditional writes are counted. Two processes: two
+ * applications, each with its own checkout service, on one database (the SQL stores).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { type Context, Effect, Layer } from "effect"
@@ -17,7 +17,7 @@ import { storesUnderTest, type StoreUnderTest } from "../support/store-under-tes
 
 type App = Context.Context<Layer.Layer.Success<ReturnType<typeof testApp>>>
 
-interface Reads {
+interface StoreCalls {
   versioned: number
   forPayment: number
   /** Reads under the session's lock: a conditional write that did not hold, or a locked path. */
@@ -26,22 +26,22 @@ interface Reads {
   conditional: number
 }
 
-/** The store of `layer`, its reads of a session for a write counted in `reads`. */
-const countingReads = <E, R>(layer: Layer.Layer<CheckoutStore, E, R>, reads: Reads) =>
+/** The store of `layer`, its session reads for a write and its conditional updates counted in `calls`. */
+const countingCalls = <E, R>(layer: Layer.Layer<CheckoutStore, E, R>, calls: StoreCalls) =>
   Layer.effect(
     CheckoutStore,
     Effect.map(CheckoutStore, (store) => ({
       ...store,
       sessions: {
         ...store.sessions,
-        getVersioned: (id: string) => Effect.suspend(() => (reads.versioned++, store.sessions.getVersioned(id))),
-        lock: (id: string) => Effect.suspend(() => (reads.locked++, store.sessions.lock(id)))
+        getVersioned: (id: string) => Effect.suspend(() => (calls.versioned++, store.sessions.getVersioned(id))),
+        lock: (id: string) => Effect.suspend(() => (calls.locked++, store.sessions.lock(id)))
       },
       readSessionForPayment: (id: string) =>
-        Effect.suspend(() => (reads.forPayment++, store.readSessionForPayment(id))),
-      lockSessionForPayment: (id: string) => Effect.suspend(() => (reads.locked++, store.lockSessionForPayment(id))),
+        Effect.suspend(() => (calls.forPayment++, store.readSessionForPayment(id))),
+      lockSessionForPayment: (id: string) => Effect.suspend(() => (calls.locked++, store.lockSessionForPayment(id))),
       updateSessionKeepingItems: (...args: Parameters<typeof store.updateSessionKeepingItems>) =>
-        Effect.suspend(() => (reads.conditional++, store.updateSessionKeepingItems(...args)))
+        Effect.suspend(() => (calls.conditional++, store.updateSessionKeepingItems(...args)))
     }))
   ).pipe(Layer.provide(layer))
 
@@ -49,15 +49,15 @@ const totalOf = (body: { totals: ReadonlyArray<{ type: string; amount: number }>
   body.totals.find((total) => total.type === "total")!.amount
 
 const oneProcessSuite = (storeUnderTest: StoreUnderTest) => {
-  const run = <A, E>(test: (reads: Reads) => Effect.Effect<A, E, any>) =>
+  const run = <A, E>(test: (calls: StoreCalls) => Effect.Effect<A, E, any>) =>
     Effect.flatMap(storeUnderTest.freshStores, (stores) => {
-      const reads: Reads = { versioned: 0, forPayment: 0, locked: 0, conditional: 0 }
-      const store = countingReads(stores.store ?? MemoryCheckoutStore, reads)
-      return Effect.provide(test(reads), testApp({ ...stores, store }))
+      const calls: StoreCalls = { versioned: 0, forPayment: 0, locked: 0, conditional: 0 }
+      const store = countingCalls(stores.store ?? MemoryCheckoutStore, calls)
+      return Effect.provide(test(calls), testApp({ ...stores, store }))
     }) as Effect.Effect<A, E, never>
 
   it.effect("create → update → complete reads the session neither for the update nor for the payment", () =>
-    run((reads) =>
+    run((calls) =>
       Effect.gen(function*() {
         const created = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
         const updated = yield* post(`/checkout_sessions/${created.id}`, { fulfillment_option_id: "express" })
@@ -65,17 +65,17 @@ const oneProcessSuite = (storeUnderTest: StoreUnderTest) => {
         const completed = yield* post(`/checkout_sessions/${created.id}/complete`, { payment_data: paymentData })
         expect(completed.status).toBe(200)
         expect(completed.body.status).toBe("completed")
-        expect(reads).toEqual({ versioned: 0, forPayment: 0, locked: 0, conditional: 1 })
+        expect(calls).toEqual({ versioned: 0, forPayment: 0, locked: 0, conditional: 1 })
         // Completed: the next step reads, and is refused as completed.
         const again = yield* post(`/checkout_sessions/${created.id}`, { buyer })
         expect(again.status).toBe(422)
         expect(again.body.code).toBe("session_not_modifiable")
-        expect(reads.versioned).toBe(1)
+        expect(calls.versioned).toBe(1)
       })
     ))
 
   it.effect("a change under the lock drops what the process kept: the next update reads", () =>
-    run((reads) =>
+    run((calls) =>
       Effect.gen(function*() {
         const created = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
         const items = yield* post(`/checkout_sessions/${created.id}`, { items: [{ id: "mug-ceramic", quantity: 2 }] })
@@ -84,24 +84,24 @@ const oneProcessSuite = (storeUnderTest: StoreUnderTest) => {
         expect(updated.status).toBe(200)
         expect(updated.body.line_items[0].item.quantity).toBe(2)
         // One conditional write: the update did not decide on the session as created.
-        expect(reads).toEqual({ versioned: 1, forPayment: 0, locked: 1, conditional: 1 })
+        expect(calls).toEqual({ versioned: 1, forPayment: 0, locked: 1, conditional: 1 })
         // Decided on a read, the update did not learn the payment side: completing reads it.
         const completed = yield* post(`/checkout_sessions/${created.id}/complete`, { payment_data: paymentData })
         expect(completed.status).toBe(200)
-        expect(reads).toEqual({ versioned: 1, forPayment: 1, locked: 1, conditional: 1 })
+        expect(calls).toEqual({ versioned: 1, forPayment: 1, locked: 1, conditional: 1 })
       })
     ))
 }
 
 const twoProcessSuite = (storeUnderTest: StoreUnderTest) => {
-  /** Runs `test` with two applications on one fresh database, the reads of the first counted. */
-  const run = <A, E>(test: (a: App, b: App, reads: Reads) => Effect.Effect<A, E, never>) =>
+  /** Runs `test` with two applications on one fresh database, the store calls of the first counted. */
+  const run = <A, E>(test: (a: App, b: App, calls: StoreCalls) => Effect.Effect<A, E, never>) =>
     Effect.scoped(Effect.gen(function*() {
       const stores = yield* storeUnderTest.freshStores
-      const reads: Reads = { versioned: 0, forPayment: 0, locked: 0, conditional: 0 }
-      const a = yield* Layer.build(testApp({ ...stores, store: countingReads(stores.store!, reads) }))
+      const calls: StoreCalls = { versioned: 0, forPayment: 0, locked: 0, conditional: 0 }
+      const a = yield* Layer.build(testApp({ ...stores, store: countingCalls(stores.store!, calls) }))
       const b = yield* Layer.build(testApp(stores))
-      return yield* test(a, b, reads)
+      return yield* test(a, b, calls)
     })) as Effect.Effect<A, E, never>
   const on = (app: App) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, app)
 
@@ -142,7 +142,7 @@ const twoProcessSuite = (storeUnderTest: StoreUnderTest) => {
     ))
 
   it.effect("completing after another process changed the session charges the stored total", () =>
-    run((a, b, reads) =>
+    run((a, b, calls) =>
       Effect.gen(function*() {
         const created = yield* on(a)(createReadySession([{ id: "mug-ceramic", quantity: 1 }]))
         const express = yield* on(b)(post(`/checkout_sessions/${created.id}`, { fulfillment_option_id: "express" }))
@@ -153,7 +153,7 @@ const twoProcessSuite = (storeUnderTest: StoreUnderTest) => {
         expect(completed.body.fulfillment_option_id).toBe("express")
         expect(totalOf(completed.body)).toBe(totalOf(express.body))
         // What a wrote was stale: the payment went on from a read, not under the lock.
-        expect(reads).toEqual({ versioned: 0, forPayment: 1, locked: 0, conditional: 0 })
+        expect(calls).toEqual({ versioned: 0, forPayment: 1, locked: 0, conditional: 0 })
         // And the other way round: b completes a session a wrote last; a's next step is refused.
         const second = yield* on(a)(createReadySession([{ id: "mug-ceramic", quantity: 1 }]))
         const paid = yield* on(b)(post(`/checkout_sessions/${second.id}/complete`, { payment_data: paymentData }))
