@@ -26,6 +26,7 @@ import { execFileSync } from "node:child_process"
 import { symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { pinPostgres } from "./lib/affinity.ts"
+import { cpuIdle } from "./lib/bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -75,7 +76,7 @@ const buildEarlier = (ref: string): string => {
     cwd: tree,
     stdio: "inherit"
   })
-  log(`earlier build: ${ref} (${commit.slice(0, 10)})`)
+  log(`earlier build: ${ref} (${commit.slice(0, 10)}); core idle: ${cpuIdle()}`)
   return join(tree, "dist", "main.js")
 }
 

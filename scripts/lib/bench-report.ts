@@ -50,6 +50,26 @@ export const pairedRatios = (scenario: keyof typeof pairs) =>
     }]
   })
 
+/**
+ * How this machine's cores idle. On a virtual machine a core that halts between requests is
+ * woken at a cost the next request's CPU time shows: with one request at a time, the server's
+ * CPU per request can be half as much again as with the core kept awake (docs/performance.md).
+ * Figures at low concurrency are comparable only between machines that idle alike.
+ */
+export const cpuIdle = (): string => {
+  const read = (path: string) => {
+    try {
+      return readFileSync(path, "utf8").trim()
+    } catch {
+      return undefined
+    }
+  }
+  const driver = read("/sys/devices/system/cpu/cpuidle/current_driver")
+  const polling = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
+  if (driver === undefined) return "unknown"
+  return polling === undefined ? `cpuidle ${driver}` : `cpuidle ${driver}, guest halt polling ${polling} ns`
+}
+
 export const machine = async (pgVersion?: string) => {
   const cpuinfo = readFileSync("/proc/cpuinfo", "utf8")
   const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? "unknown"
@@ -67,6 +87,7 @@ export const machine = async (pgVersion?: string) => {
     host: hostname(),
     cpu: model,
     cores: cpus().length,
+    idle: cpuIdle(),
     memoryGb: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
     node: process.version,
     postgres: pgVersion ?? "not used",
@@ -175,6 +196,7 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
   lines.push(`# Benchmark ${info.date.slice(0, 10)} on ${info.host}`, "")
   lines.push("| | |", "|---|---|")
   lines.push(`| CPU | ${info.cpu}, ${info.cores} cores |`)
+  lines.push(`| core idle | ${info.idle} |`)
   lines.push(`| memory | ${info.memoryGb} GB |`)
   lines.push(`| Node | ${info.node} |`)
   lines.push(`| PostgreSQL | ${info.postgres} (same machine, loopback) |`)
@@ -296,7 +318,7 @@ export const soakMarkdown = (
   return [
     `# Soak ${info.date.slice(0, 10)} on ${info.host}`,
     "",
-    `${info.cpu}, ${info.cores} cores, ${info.memoryGb} GB, Node ${info.node}, PostgreSQL ${info.postgres}, commit ${info.commit}.`,
+    `${info.cpu}, ${info.cores} cores (core idle: ${info.idle}), ${info.memoryGb} GB, Node ${info.node}, PostgreSQL ${info.postgres}, commit ${info.commit}.`,
     `${seconds} s, ${agents} agents, two server processes on one database, requests round-robin over both.`,
     `Flow: ${row.checkoutsPerSecond!.toFixed(1)} checkouts/s, ${row.requestsPerSecond.toFixed(0)} req/s, request p50 ${
       row.p50.toFixed(0)
