@@ -53,7 +53,7 @@ export const pairedRatios = (scenario: keyof typeof pairs) =>
 /**
  * How this machine's cores idle. On a virtual machine a core that halts between requests is
  * woken at a cost the next request's CPU time shows: with one request at a time, the server's
- * CPU per request can be half as much again as with the core kept awake (docs/performance.md).
+ * CPU per request can be up to two thirds more than with the core kept awake (docs/performance.md).
  * Figures at low concurrency are comparable only between machines that idle alike.
  */
 export const cpuIdle = (): string => {

@@ -27,7 +27,14 @@ import {
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
 import type { InvalidPaymentData } from "./checkout-errors.ts"
 import { PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
-import { chooseAttempt, paymentMessage, resolveCredential } from "./checkout-payment-service.ts"
+import {
+  authenticationUnavailable,
+  canAuthenticate,
+  chargeRequest,
+  chooseAttempt,
+  paymentMessage,
+  resolveCredential
+} from "./checkout-payment-service.ts"
 import type { OrderSummary } from "./checkout-schemas.ts"
 import {
   type PaidCompletion,
@@ -82,35 +89,6 @@ const prepareCompletion = (request: CompleteSessionInput) =>
     canAuthenticate: request.canAuthenticate,
     authenticating: request.authentication_result !== undefined
   })
-
-/** The provider's request for `attempt`: every retry of the attempt sends the same key. */
-const chargeRequest = (
-  attempt: PaymentAttempt,
-  credential: PaymentCredential,
-  authentication: CompleteSessionInput["authentication_result"]
-): ChargeRequest => ({
-  sessionId: attempt.sessionId,
-  amount: attempt.amount,
-  currency: attempt.currency,
-  credential,
-  idempotencyKey: attempt.idempotencyKey,
-  authentication
-})
-
-/**
- * Whether the agent can answer `authentication_required`: its version has the flow, and the
- * session offers 3-D Secure (the merchant offers it, the provider carries it out, and the agent
- * declared it, or declared nothing).
- */
-const canAuthenticate = (request: CompleteSessionInput, session: Session): boolean =>
-  request.canAuthenticate === true && (session.capabilities.interventions?.supported ?? []).includes("3ds")
-
-const authenticationUnavailable = (request: CompleteSessionInput): string =>
-  `This card requires 3-D Secure authentication by its issuer, which ${
-    request.canAuthenticate === true
-      ? "this checkout session does not offer (the agent did not declare 3ds in capabilities.interventions.supported, or the merchant does not offer it)"
-      : "this API version cannot carry out (complete with an API version that has the authentication flow)"
-  }. Nothing was charged; pay with another card.`
 
 export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const { payments, store } = ctx

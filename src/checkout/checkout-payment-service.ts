@@ -1,12 +1,14 @@
 /**
  * The completion service's payment decisions (`checkout-completion-service.ts`), taken before
  * any store step or inside its first: which credential pays (as the merchant offers them), the
- * amount, the attempt it is paid under, and the message a failed payment leaves on the session.
+ * amount, the attempt it is paid under and the provider's request for it, whether issuer
+ * authentication can be asked of the agent, and the message a failed payment leaves on the session.
  */
 import { Either, Option } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import { BUILTIN_PROVIDER_ALIASES } from "../payments/builtin-payment-processor.ts"
 import {
+  type ChargeRequest,
   credentialRef,
   type PaymentCredential,
   type PaymentDeclined,
@@ -15,7 +17,7 @@ import {
 import { InvalidPaymentData, PaymentInProgress } from "./checkout-errors.ts"
 import type { MessageError, PaymentData } from "./checkout-schemas.ts"
 import type { PaymentAttempt } from "./checkout-store.ts"
-import type { Session } from "./session-model.ts"
+import type { CompleteSessionInput, Session } from "./session-model.ts"
 
 /**
  * The credential of a complete request, checked against what the merchant offers: a payment
@@ -108,3 +110,33 @@ export const chooseAttempt = (
     }
   })
 }
+
+/** The provider's request for `attempt`: every retry of the attempt sends the same key. */
+export const chargeRequest = (
+  attempt: PaymentAttempt,
+  credential: PaymentCredential,
+  authentication: CompleteSessionInput["authentication_result"]
+): ChargeRequest => ({
+  sessionId: attempt.sessionId,
+  amount: attempt.amount,
+  currency: attempt.currency,
+  credential,
+  idempotencyKey: attempt.idempotencyKey,
+  authentication
+})
+
+/**
+ * Whether the agent can answer `authentication_required`: its version has the flow, and the
+ * session offers 3-D Secure (the merchant offers it, the provider carries it out, and the agent
+ * declared it, or declared nothing).
+ */
+export const canAuthenticate = (request: CompleteSessionInput, session: Session): boolean =>
+  request.canAuthenticate === true && (session.capabilities.interventions?.supported ?? []).includes("3ds")
+
+/** Why a card that needs issuer authentication cannot be paid with on this request. */
+export const authenticationUnavailable = (request: CompleteSessionInput): string =>
+  `This card requires 3-D Secure authentication by its issuer, which ${
+    request.canAuthenticate === true
+      ? "this checkout session does not offer (the agent did not declare 3ds in capabilities.interventions.supported, or the merchant does not offer it)"
+      : "this API version cannot carry out (complete with an API version that has the authentication flow)"
+  }. Nothing was charged; pay with another card.`
