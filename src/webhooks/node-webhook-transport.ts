@@ -28,6 +28,26 @@ const describe = (error: unknown): string => {
 const firstValue = (header: string | ReadonlyArray<string> | undefined): string | undefined =>
   typeof header === "string" ? header : header?.[0]
 
+/** How many parsed target URLs a transport keeps: a deployment posts to a few. */
+const TARGETS_KEPT = 64
+
+/**
+ * The target URLs parsed once each (Node parses a string URL on every request), at most
+ * `TARGETS_KEPT` of them. Throws as `new URL` does on a URL it refuses.
+ */
+const makeTargets = () => {
+  const parsed = new Map<string, URL>()
+  return (url: string): URL => {
+    let target = parsed.get(url)
+    if (target === undefined) {
+      target = new URL(url)
+      if (parsed.size >= TARGETS_KEPT) parsed.clear()
+      parsed.set(url, target)
+    }
+    return target
+  }
+}
+
 export const NodeWebhookTransport: Layer.Layer<WebhookTransport> = Layer.scoped(
   WebhookTransport,
   Effect.gen(function*() {
@@ -36,6 +56,7 @@ export const NodeWebhookTransport: Layer.Layer<WebhookTransport> = Layer.scoped(
       Effect.acquireRelease(Effect.sync(make), (agent) => Effect.sync(() => agent.destroy()))
     const plain = yield* pool(() => new HttpAgent(options))
     const secure = yield* pool(() => new HttpsAgent(options))
+    const targetOf = makeTargets()
     return WebhookTransport.of({
       post: ({ body, headers, url }, deadline) =>
         Effect.async<WebhookAnswer, WebhookTransportError>((resume) => {
@@ -51,7 +72,7 @@ export const NodeWebhookTransport: Layer.Layer<WebhookTransport> = Layer.scoped(
           const secureTarget = url.startsWith("https:")
           let outgoing: ReturnType<typeof httpRequest>
           try {
-            outgoing = (secureTarget ? httpsRequest : httpRequest)(url, {
+            outgoing = (secureTarget ? httpsRequest : httpRequest)(targetOf(url), {
               method: "POST",
               agent: secureTarget ? secure : plain,
               headers: { ...headers, "content-length": Buffer.byteLength(body) }

@@ -64,7 +64,8 @@ export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.Sq
     Effect.mapError(effect, fromSqlError)
 
   // One statement (atomic by itself, one round trip): the event row, and — only when the event
-  // is new — the order's latest state, which `order_create` never overwrites.
+  // is new — the order's latest state, which `order_create` never overwrites. The order's state
+  // is taken from the inserted row: the body is sent and parsed into jsonb once.
   const recordEvent = (event: ReceivedEvent) =>
     Effect.suspend(() => {
       // Parsed JSON within the depth bound (`ReceivedEvent.payload`): stringify cannot throw on it.
@@ -75,11 +76,10 @@ export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.Sq
           VALUES (${event.requestId}, ${event.bodyHash}, ${event.orderId}, ${event.type}, ${event.status},
                   ${payload}::jsonb, ${iso(event.receivedAt)}::timestamptz)
           ON CONFLICT DO NOTHING
-          RETURNING request_id
+          RETURNING request_id, order_id, status, payload, received_at
         ), latest AS (
           INSERT INTO received_orders (order_id, status, last_request_id, payload, updated_at)
-          SELECT ${event.orderId}, ${event.status}, ${event.requestId}, ${payload}::jsonb,
-                 ${iso(event.receivedAt)}::timestamptz
+          SELECT order_id, status, request_id, payload, received_at
           FROM inserted
           ON CONFLICT (order_id) DO UPDATE
           SET status = EXCLUDED.status, last_request_id = EXCLUDED.last_request_id,
