@@ -81,29 +81,18 @@ export const checkoutSessionJson = (session: Session): string => {
 }
 
 /**
- * `sessionJson`'s texts, by session object: a session written is serialized for its statement and
- * again kept by its process (`written-sessions-service.ts`); immutable, so the text stays true.
- */
-const storedForms = new WeakMap<Session, string>()
-
-/**
  * A session as stores keep it, in JSON text: the session as typed (the schema has no
  * transformations, checked here), which `JSON.parse` gives back whole. It is the wire form's text
  * (`checkoutSessionJson`, which the response may share) with the internal fields added: the wire
  * form always has an `id`, so it is a non-empty object.
  */
 export const sessionJson = (session: Session): string => {
-  let text = storedForms.get(session)
-  if (text === undefined) {
-    const encoded: typeof Session.Encoded = session
-    const internal: Partial<Record<InternalSessionField, unknown>> = {}
-    for (const field of INTERNAL_SESSION_FIELDS) internal[field] = encoded[field]
-    const internalJson = JSON.stringify(internal)
-    const wire = checkoutSessionJson(session)
-    text = internalJson === "{}" ? wire : `${wire.slice(0, -1)},${internalJson.slice(1)}`
-    storedForms.set(session, text)
-  }
-  return text
+  const encoded: typeof Session.Encoded = session
+  const internal: Partial<Record<InternalSessionField, unknown>> = {}
+  for (const field of INTERNAL_SESSION_FIELDS) internal[field] = encoded[field]
+  const internalJson = JSON.stringify(internal)
+  const wire = checkoutSessionJson(session)
+  return internalJson === "{}" ? wire : `${wire.slice(0, -1)},${internalJson.slice(1)}`
 }
 
 /** The wire form of a completed session: the session and its order. */
