@@ -24,7 +24,7 @@ import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { CheckoutApi } from "./checkout-api.ts"
 import { mapCheckoutErrors, toApiError } from "./checkout-error-handlers.ts"
 import { CheckoutService, type CompleteError } from "./checkout-service.ts"
-import { checkoutSessionJson, type Session } from "./session-model.ts"
+import { checkoutSessionJson, checkoutSessionWithOrderJson, type Session } from "./session-model.ts"
 import type { CheckoutCodec, RequestCodec } from "./wire/checkout-codec.ts"
 import { checkoutCodecs } from "./wire/checkout-codecs.ts"
 
@@ -88,15 +88,23 @@ const sessionAnswer = (codec: CheckoutCodec, status: 200 | 201): RouteAnswer<Ses
 /**
  * The answer of complete: the session with its order, or the session waiting for issuer
  * authentication; a declined or rejected payment, and a discount that stopped applying, are
- * answered after the session recorded them.
+ * answered after the session recorded them. Where the version's session is the wire form, the
+ * text is the one the completion's stored row was written with, the order added.
  */
 const completedAnswer = (codec: CheckoutCodec): RouteAnswer<Session, CompleteError> => ({
-  success: (session) =>
-    json(
-      session.order === undefined
-        ? codec.session.encode(session)
-        : codec.sessionWithOrder.encode({ ...session, order: session.order })
-    ),
+  success: codec.sessionIsStoredProjection
+    ? (session) =>
+      sessionJsonResponse(
+        session.order === undefined
+          ? checkoutSessionJson(session)
+          : checkoutSessionWithOrderJson(session, session.order)
+      )
+    : (session) =>
+      json(
+        session.order === undefined
+          ? codec.session.encode(session)
+          : codec.sessionWithOrder.encode({ ...session, order: session.order })
+      ),
   failure: (error) => errorResponse(toApiError(error, codec))
 })
 

@@ -95,6 +95,14 @@ export const sessionJson = (session: Session): string => {
   return internalJson === "{}" ? wire : `${wire.slice(0, -1)},${internalJson.slice(1)}`
 }
 
+/**
+ * `toCheckoutSessionWithOrder` as JSON text: the wire form's text (`checkoutSessionJson`, which the
+ * completion's stored row shares) with the order added; the wire form always has an `id`, so it is
+ * a non-empty object.
+ */
+export const checkoutSessionWithOrderJson = (session: Session, order: OrderSummary): string =>
+  `${checkoutSessionJson(session).slice(0, -1)},"order":${JSON.stringify(order)}}`
+
 /** The wire form of a completed session: the session and its order. */
 export const toCheckoutSessionWithOrder = (
   session: Session & { readonly order: OrderSummary }

@@ -1,13 +1,23 @@
 /**
  * The stored JSON of a session (`sessionJson`) is its wire form's text (`checkoutSessionJson`,
  * which the answers share) with the internal fields spliced in: for any session it is the same
- * JSON value as the session serialized whole, and the wire text is the wire form's.
+ * JSON value as the session serialized whole, and the wire text is the wire form's; complete's
+ * answer (`checkoutSessionWithOrderJson`) is that text with the order added.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck as fc } from "effect"
-import { checkoutSessionJson, Session, sessionJson, toCheckoutSession } from "../../src/checkout/session-model.ts"
+import { OrderSummary } from "../../src/checkout/checkout-schemas.ts"
+import {
+  checkoutSessionJson,
+  checkoutSessionWithOrderJson,
+  Session,
+  sessionJson,
+  toCheckoutSession,
+  toCheckoutSessionWithOrder
+} from "../../src/checkout/session-model.ts"
 
 const sessions = Arbitrary.make(Session)
+const orders = Arbitrary.make(OrderSummary)
 
 describe("a session's stored JSON", () => {
   it("is the session serialized whole, and its wire text the wire form's", () => {
@@ -15,6 +25,18 @@ describe("a session's stored JSON", () => {
       fc.property(sessions, (session) => {
         expect(JSON.parse(sessionJson(session))).toEqual(JSON.parse(JSON.stringify(session)))
         expect(JSON.parse(checkoutSessionJson(session))).toEqual(JSON.parse(JSON.stringify(toCheckoutSession(session))))
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("with an order added, is the completed session's wire form", () => {
+    fc.assert(
+      fc.property(sessions, orders, (session, order) => {
+        const completed = { ...session, order }
+        expect(JSON.parse(checkoutSessionWithOrderJson(completed, order))).toEqual(
+          JSON.parse(JSON.stringify(toCheckoutSessionWithOrder(completed)))
+        )
       }),
       { numRuns: 200 }
     )
