@@ -88,25 +88,22 @@ const sessionAnswer = (codec: CheckoutCodec, status: 200 | 201): RouteAnswer<Ses
 /**
  * The answer of complete: the session with its order, or the session waiting for issuer
  * authentication; a declined or rejected payment, and a discount that stopped applying, are
- * answered after the session recorded them. Where the version's session is the wire form, the
- * text is the one the completion's stored row was written with, the order added.
+ * answered after the session recorded them. Without an order, as the other writes answer; with
+ * one, where the version's session is the wire form, the text the completion's stored row was
+ * written with, the order added.
  */
-const completedAnswer = (codec: CheckoutCodec): RouteAnswer<Session, CompleteError> => ({
-  success: codec.sessionIsStoredProjection
-    ? (session) =>
-      sessionJsonResponse(
-        session.order === undefined
-          ? checkoutSessionJson(session)
-          : checkoutSessionWithOrderJson(session, session.order)
-      )
-    : (session) =>
-      json(
-        session.order === undefined
-          ? codec.session.encode(session)
-          : codec.sessionWithOrder.encode({ ...session, order: session.order })
-      ),
-  failure: (error) => errorResponse(toApiError(error, codec))
-})
+const completedAnswer = (codec: CheckoutCodec): RouteAnswer<Session, CompleteError> => {
+  const withoutOrder = sessionAnswer(codec, 200).success
+  return {
+    success: (session) =>
+      session.order === undefined
+        ? withoutOrder(session)
+        : codec.sessionIsStoredProjection
+        ? sessionJsonResponse(checkoutSessionWithOrderJson(session, session.order))
+        : json(codec.sessionWithOrder.encode({ ...session, order: session.order })),
+    failure: (error) => errorResponse(toApiError(error, codec))
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Handlers
