@@ -78,7 +78,10 @@ export const runFlow = async (options: {
   let next = 0
   const deadline = Date.now() + options.durationMillis
 
-  const connections = new Agent({ keepAlive: true, maxSockets: options.agents })
+  // An idle connection is given up before the server closes it: Node 20's agent heeds the
+  // server's `Keep-Alive: timeout=` (less a second) only when it has a timeout of its own, and
+  // without one it may send a request on a connection the server is closing (a reset, not an answer).
+  const connections = new Agent({ keepAlive: true, maxSockets: options.agents, timeout: 60_000 })
   /** One POST; the status and the whole response text. */
   const post = (url: string, headers: Record<string, string>, body: string) =>
     new Promise<{ readonly status: number; readonly text: string }>((resolve, reject) => {

@@ -121,7 +121,7 @@ export const HttpServerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const app = yield* HttpAppService
-    const server = yield* makeNodeServer(config.tls)
+    const server = yield* makeNodeServer(config)
     return serveWithPlatformServicesOnly(app).pipe(
       // No trace exporter is configured: the platform's per-request span (the URL parsed, every
       // header copied into span attributes) would be built and dropped on every request.
@@ -171,12 +171,13 @@ export class TlsConfigError extends Data.TaggedError("TlsConfigError")<{ readonl
 
 /**
  * A plain HTTP server, or HTTPS with TLS 1.3 minimum when TLS_CERT_FILE/TLS_KEY_FILE are set
- * (the files are read once, at start; a bad file stops the start with a message naming it).
+ * (the files are read once, at start; a bad file stops the start with a message naming it),
+ * keeping idle connections open for `httpKeepAliveTimeoutSeconds` (`withKeepAlive`).
  */
 export const makeNodeServer = (
-  tls: AppConfigShape["tls"]
+  config: Pick<AppConfigShape, "tls" | "httpKeepAliveTimeoutSeconds">
 ): Effect.Effect<HttpNodeServer, TlsConfigError> =>
-  Option.match(tls, {
+  Option.match(config.tls, {
     onNone: () => Effect.sync(() => createServer()),
     onSome: ({ certFile, keyFile }) =>
       Effect.gen(function*() {
@@ -201,7 +202,19 @@ export const makeNodeServer = (
             })
         })
       })
-  })
+  }).pipe(Effect.map(withKeepAlive(config.httpKeepAliveTimeoutSeconds)))
+
+/**
+ * Idle keep-alive connections close after `seconds` (Node announces it in each answer's
+ * `Keep-Alive: timeout=` header), and a request's headers must arrive within 5 s more (that bound
+ * above the idle time is the usual rule for servers behind a proxy). The request timeout stays
+ * Node's 300 s.
+ */
+const withKeepAlive = (seconds: number) => (server: HttpNodeServer): HttpNodeServer => {
+  server.keepAliveTimeout = seconds * 1000
+  server.headersTimeout = (seconds + 5) * 1000
+  return server
+}
 
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const SHUTDOWN_GRACE_MILLIS = 10_000

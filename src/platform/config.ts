@@ -71,6 +71,13 @@ export interface AppConfigShape {
   readonly idempotencyTtlSeconds: number
   readonly requestSigningSecrets: ReadonlyArray<Redacted.Redacted<string>>
   readonly tls: Option.Option<{ readonly certFile: string; readonly keyFile: string }>
+  /**
+   * How long an idle keep-alive connection stays open (`HTTP_KEEP_ALIVE_TIMEOUT_SECONDS`). Longer
+   * than the idle timeout of the clients and proxies in front, so that they, not this server,
+   * close an idle connection: a client that sends a request on a connection the server is closing
+   * at that moment gets a reset instead of an answer.
+   */
+  readonly httpKeepAliveTimeoutSeconds: number
   readonly logLevel: LogLevel.LogLevel
   readonly roles: ReadonlySet<Role>
   /** Requests per minute per API key on the delegate payment route. */
@@ -106,6 +113,15 @@ const positiveInt = (name: string, fallback: number) =>
     Config.validate({ message: "Expected a positive integer", validation: (n) => n > 0 }),
     Config.withDefault(fallback)
   )
+
+/**
+ * Above the 60 s idle timeout common to load balancers and proxies (nginx's upstream keep-alive,
+ * AWS's application load balancer), where Node's own default of 5 s is below what many clients
+ * keep an idle connection for (Node 20's own HTTP agent keeps one until the server closes it).
+ */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 65
+/** The request headers must arrive within this plus 5 s, and Node's request timeout is 300 s. */
+export const MAX_KEEP_ALIVE_TIMEOUT_SECONDS = 290
 
 const servedVersions = API_VERSION_NAMES.join(", ")
 
@@ -176,6 +192,13 @@ const raw = Config.all({
   requestSigningSecrets: list("REQUEST_SIGNING_SECRETS"),
   tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
   tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
+  httpKeepAliveTimeoutSeconds: Config.integer("HTTP_KEEP_ALIVE_TIMEOUT_SECONDS").pipe(
+    Config.validate({
+      message: `Expected an integer from 1 to ${MAX_KEEP_ALIVE_TIMEOUT_SECONDS}`,
+      validation: (n) => n >= 1 && n <= MAX_KEEP_ALIVE_TIMEOUT_SECONDS
+    }),
+    Config.withDefault(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS)
+  ),
   logLevel,
   roles,
   delegateRateLimitPerMinute: positiveInt("DELEGATE_RATE_LIMIT_PER_MINUTE", 120)
@@ -293,6 +316,7 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
       tls: Option.isSome(env.tlsCertFile) && Option.isSome(env.tlsKeyFile)
         ? Option.some({ certFile: env.tlsCertFile.value, keyFile: env.tlsKeyFile.value })
         : Option.none(),
+      httpKeepAliveTimeoutSeconds: env.httpKeepAliveTimeoutSeconds,
       logLevel: env.logLevel,
       roles: env.roles,
       delegateRateLimitPerMinute: env.delegateRateLimitPerMinute,
@@ -331,6 +355,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   idempotencyTtlSeconds: 86400,
   requestSigningSecrets: [],
   tls: Option.none(),
+  httpKeepAliveTimeoutSeconds: DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   logLevel: LogLevel.Info,
   roles: new Set(ALL_ROLES),
   delegateRateLimitPerMinute: 120,

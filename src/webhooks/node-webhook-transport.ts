@@ -5,8 +5,9 @@
  *
  * - Connections are kept open between deliveries (a connection per event would cost both ends a
  *   TCP handshake and teardown). An idle one is closed after 4 s, before the 5 s after which
- *   Node servers, ours included, close it themselves: reusing a connection the receiver is
- *   closing fails the delivery, which is then retried.
+ *   Node servers close it by default (a receiver announcing less in `Keep-Alive: timeout=` is
+ *   heeded, less a second): reusing a connection the receiver is closing fails the delivery,
+ *   which is then retried.
  * - The deadline covers the whole exchange (connecting, sending, the status and the body); when
  *   it passes, or when the delivering fiber is interrupted, the request is destroyed. It is a
  *   timer of the socket's own, like the socket: no fiber races the request for it.

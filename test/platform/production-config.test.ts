@@ -48,13 +48,16 @@ describe("production configuration", () => {
       expect(config.apiKeys.map(Redacted.value)).toEqual(["sk_live_a", "sk_live_b"])
       expect(config.webhookReceiverSecrets.map(Redacted.value)).toEqual(["whsec_live", "whsec_old"])
       expect(config.databasePreparedStatements).toBe(true)
+      expect(config.httpKeepAliveTimeoutSeconds).toBe(65)
       const behindPooler = yield* load({
         NODE_ENV: "production",
         DATA_DIR: dataDir,
         DATABASE_PREPARED_STATEMENTS: "false",
+        HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: "290",
         ...productionSecrets
       })
       expect(behindPooler.databasePreparedStatements).toBe(false)
+      expect(behindPooler.httpKeepAliveTimeoutSeconds).toBe(290)
     }).pipe(Effect.scoped))
 
   it.effect("a bad VAULT_KEY, PORT, list, or a lone TLS file names the variable", () =>
@@ -72,7 +75,10 @@ describe("production configuration", () => {
         [{ ...productionSecrets, WEBHOOK_API_VERSION: "2026-01-16" }, "WEBHOOK_API_VERSION"],
         [{ ...productionSecrets, ROLES: "checkout,cashier" }, "ROLES"],
         [{ ...productionSecrets, VAULT_RETIRED_KEYS: "c2hvcnQ=" }, "VAULT_RETIRED_KEYS"],
-        [{ ...productionSecrets, DATABASE_PREPARED_STATEMENTS: "sometimes" }, "DATABASE_PREPARED_STATEMENTS"]
+        [{ ...productionSecrets, DATABASE_PREPARED_STATEMENTS: "sometimes" }, "DATABASE_PREPARED_STATEMENTS"],
+        [{ ...productionSecrets, HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: "0" }, "HTTP_KEEP_ALIVE_TIMEOUT_SECONDS"],
+        [{ ...productionSecrets, HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: "291" }, "HTTP_KEEP_ALIVE_TIMEOUT_SECONDS"],
+        [{ ...productionSecrets, HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: "1.5" }, "HTTP_KEEP_ALIVE_TIMEOUT_SECONDS"]
       ]
       for (const [env, name] of cases) {
         const message = describeConfigError(yield* Effect.flip(load({ NODE_ENV: "production", ...env })))
