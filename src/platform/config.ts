@@ -108,11 +108,12 @@ const checkedList = (
     Config.map(splitList)
   )
 
+/** An integer variable checked by `validation` (before the default, so errors name it), else `fallback`. */
+const checkedInt = (name: string, fallback: number, message: string, validation: (n: number) => boolean) =>
+  Config.integer(name).pipe(Config.validate({ message, validation }), Config.withDefault(fallback))
+
 const positiveInt = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.validate({ message: "Expected a positive integer", validation: (n) => n > 0 }),
-    Config.withDefault(fallback)
-  )
+  checkedInt(name, fallback, "Expected a positive integer", (n) => n > 0)
 
 /**
  * Above the 60 s idle timeout common to load balancers and proxies (nginx's upstream keep-alive,
@@ -192,12 +193,11 @@ const raw = Config.all({
   requestSigningSecrets: list("REQUEST_SIGNING_SECRETS"),
   tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
   tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
-  httpKeepAliveTimeoutSeconds: Config.integer("HTTP_KEEP_ALIVE_TIMEOUT_SECONDS").pipe(
-    Config.validate({
-      message: `Expected an integer from 1 to ${MAX_KEEP_ALIVE_TIMEOUT_SECONDS}`,
-      validation: (n) => n >= 1 && n <= MAX_KEEP_ALIVE_TIMEOUT_SECONDS
-    }),
-    Config.withDefault(DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS)
+  httpKeepAliveTimeoutSeconds: checkedInt(
+    "HTTP_KEEP_ALIVE_TIMEOUT_SECONDS",
+    DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
+    `Expected an integer from 1 to ${MAX_KEEP_ALIVE_TIMEOUT_SECONDS}`,
+    (n) => n >= 1 && n <= MAX_KEEP_ALIVE_TIMEOUT_SECONDS
   ),
   logLevel,
   roles,
