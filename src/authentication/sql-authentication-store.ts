@@ -5,11 +5,12 @@
  * `UPDATE … WHERE status = … AND action IS NOT DISTINCT FROM …`: of two concurrent steps the
  * second waits for the first's row lock, re-checks and changes nothing.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
-import { fromSqlError, StorageError } from "../db/storage-error.ts"
+import { statementRunner } from "../db/statement-runner.ts"
+import { StorageError } from "../db/storage-error.ts"
 import { AuthenticationStatusWire } from "./authentication-schemas.ts"
 import type { AuthenticationSession } from "./authentication-session.ts"
 import { AuthenticationStore, type AuthenticationStoreService } from "./authentication-store.ts"
@@ -60,7 +61,7 @@ const sessionFromData = (data: unknown): Effect.Effect<AuthenticationSession, St
 
 export const make: Effect.Effect<AuthenticationStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>) => Effect.mapError(effect, fromSqlError)
+  const run = statementRunner(sql)
   const one = (rows: ReadonlyArray<{ readonly data: unknown }>) =>
     rows[0] === undefined ? Effect.succeed(Option.none()) : Effect.map(sessionFromData(rows[0].data), Option.some)
   const data = (session: AuthenticationSession) => JSON.stringify(session)

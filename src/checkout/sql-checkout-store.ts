@@ -16,10 +16,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { runAnswering, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
+import { answeringError, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
 import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import type { AnswerToStore } from "../idempotency/idempotent-answer-service.ts"
 import { encodeOrderChange } from "../orders/order-store.ts"
 import {
@@ -33,11 +34,13 @@ import { holdsUntil } from "./session-view.ts"
 import { makeSqlCouponStore } from "./sql-coupon-store.ts"
 import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.ts"
 import { attemptFromRow, type AttemptRow, makeSqlPaymentAttemptStore } from "./sql-payment-attempt-store.ts"
-import { run, sessionFromRow } from "./sql-session-row.ts"
+import { sessionFromRow } from "./sql-session-row.ts"
 import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
 
 export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const run = statementRunner(sql)
+  const runAnswering = statementRunner(sql, answeringError)
   const transaction: CheckoutStoreService["transaction"] = sqlTransaction(sql)
   const sessions = makeSqlSessionStore(sql)
   const inventory = makeSqlInventoryStore(sql, transaction)

@@ -6,10 +6,11 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { iso } from "../db/sql-values.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import type { CouponStore } from "./checkout-store.ts"
-import { run } from "./sql-session-row.ts"
 
 export const makeSqlCouponStore = (sql: SqlClient.SqlClient): CouponStore => {
+  const run = statementRunner(sql)
   const seed = (coupons: ReadonlyArray<{ readonly id: string; readonly timesRedeemed: number }>) => {
     const rows = new Map<string, number>()
     for (const coupon of coupons) if (!rows.has(coupon.id)) rows.set(coupon.id, coupon.timesRedeemed)

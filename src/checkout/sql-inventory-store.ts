@@ -23,9 +23,9 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { STOCK_SHARDS } from "../db/functions/stock-shards.ts"
 import { iso } from "../db/sql-values.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import type { CheckoutStoreService, InventoryStore, StockLevel } from "./checkout-store.ts"
 import type { Reservations } from "./session-model.ts"
-import { run } from "./sql-session-row.ts"
 
 /** The reservations with units, as the two arrays (product ids, quantities) the functions take. */
 export const reservationArrays = (reservations: Reservations) => {
@@ -37,6 +37,7 @@ export const makeSqlInventoryStore = (
   sql: SqlClient.SqlClient,
   transaction: CheckoutStoreService["transaction"]
 ): InventoryStore => {
+  const run = statementRunner(sql)
   const lockStock = (productIds: ReadonlyArray<string>, now: number, forSession: string) =>
     Effect.gen(function*() {
       const ids = [...new Set(productIds)].sort()

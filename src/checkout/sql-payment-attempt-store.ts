@@ -2,8 +2,9 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { iso } from "../db/sql-values.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import type { PaymentAttempt, PaymentAttemptStore } from "./checkout-store.ts"
-import { run, storedDataFailure } from "./sql-session-row.ts"
+import { storedDataFailure } from "./sql-session-row.ts"
 
 /** An attempt as `checkout_lock_session_for_payment` answers it (JSON, times as epoch ms). */
 export interface AttemptRow {
@@ -32,16 +33,21 @@ export const attemptFromRow = (row: AttemptRow): PaymentAttempt => ({
   updatedAt: Math.round(Number(row.updated_ms))
 })
 
-export const makeSqlPaymentAttemptStore = (sql: SqlClient.SqlClient): PaymentAttemptStore => ({
-  update: (attempt) =>
-    run(sql<{ sequence: number }>`
-      UPDATE payment_attempts
-      SET state = ${attempt.state}, charge_id = ${attempt.chargeId ?? null},
-          updated_at = ${iso(attempt.updatedAt)}::timestamptz
-      WHERE session_id = ${attempt.sessionId} AND sequence = ${attempt.sequence}
-      RETURNING sequence`).pipe(
-      Effect.flatMap((rows) =>
-        rows.length === 1 ? Effect.void : Effect.fail(storedDataFailure(`no payment attempt ${attempt.idempotencyKey}`))
+export const makeSqlPaymentAttemptStore = (sql: SqlClient.SqlClient): PaymentAttemptStore => {
+  const run = statementRunner(sql)
+  return {
+    update: (attempt) =>
+      run(sql<{ sequence: number }>`
+        UPDATE payment_attempts
+        SET state = ${attempt.state}, charge_id = ${attempt.chargeId ?? null},
+            updated_at = ${iso(attempt.updatedAt)}::timestamptz
+        WHERE session_id = ${attempt.sessionId} AND sequence = ${attempt.sequence}
+        RETURNING sequence`).pipe(
+        Effect.flatMap((rows) =>
+          rows.length === 1
+            ? Effect.void
+            : Effect.fail(storedDataFailure(`no payment attempt ${attempt.idempotencyKey}`))
+        )
       )
-    )
-})
+  }
+}

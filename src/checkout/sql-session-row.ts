@@ -4,19 +4,14 @@
  * and `version` in columns of their own), read back with a structural check instead of a schema
  * decode.
  */
-import { SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { jsonValue } from "../db/sql-values.ts"
-import { fromSqlError, StorageError } from "../db/storage-error.ts"
+import { StorageError } from "../db/storage-error.ts"
 import { SessionStatus } from "./checkout-schemas.ts"
 import type { SessionJson } from "./checkout-store.ts"
 import type { Session } from "./session-model.ts"
 
 const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
-
-/** A statement's SqlError as the stores report it. */
-export const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
-  Effect.mapError(effect, fromSqlError)
 
 /** A failure of what the store reads back (not what it was asked). */
 export const storedDataFailure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })

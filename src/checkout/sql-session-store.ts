@@ -6,10 +6,11 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { statementRunner } from "../db/statement-runner.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import type { SessionJson, SessionStore, VersionedSession } from "./checkout-store.ts"
 import { INTERNAL_SESSION_FIELDS, type Session, sessionJson } from "./session-model.ts"
-import { run, sessionFromRow, sessionJsonFromRow, storedDataFailure } from "./sql-session-row.ts"
+import { sessionFromRow, sessionJsonFromRow, storedDataFailure } from "./sql-session-row.ts"
 
 /** The columns an update of `session` sets, its version moved on. */
 export const sessionAssignments = (sql: SqlClient.SqlClient, session: Session) =>
@@ -24,6 +25,7 @@ export const updatedVersion = (session: Session) => (rows: ReadonlyArray<{ reado
     : Effect.fail(storedDataFailure(`updateSession: no session ${session.id}`))
 
 export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
+  const run = statementRunner(sql)
   const versioned = (rows: ReadonlyArray<{ readonly data: unknown; readonly version: number | string }>) =>
     Effect.map(
       sessionFromRow(rows[0]),

@@ -4,10 +4,10 @@
  * caller's `now`, never the database's clock, so every process and test agrees on it; the index
  * on `expires_at` serves the sweep.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { iso, millis } from "../db/sql-values.ts"
-import { fromSqlError } from "../db/storage-error.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import { type ConsoleSession, ConsoleSessionStore, type ConsoleSessionStoreService } from "./console-session-store.ts"
 
 interface Row {
@@ -28,7 +28,7 @@ const fromRow = (row: Row): ConsoleSession => ({
 
 export const make: Effect.Effect<ConsoleSessionStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>) => Effect.mapError(effect, fromSqlError)
+  const run = statementRunner(sql)
 
   return ConsoleSessionStore.of({
     create: (session) =>

@@ -25,11 +25,13 @@
  * result columns are always named, never `*` (a test reads `src/` for it), so a migration adding
  * columns in another process leaves this one's prepared statements valid.
  */
-import type { SqlClient } from "@effect/sql"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect, type Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import Pg from "pg"
+import { registerPool } from "./statement-runner.ts"
 
 export const NAMED_STATEMENTS_PER_POOL = 200
 export const TEXTS_REMEMBERED_PER_POOL = 2_000
@@ -86,35 +88,46 @@ export interface PgPoolOptions {
 
 /**
  * `PgClient` and `SqlClient` over a pool of `NamingClient`s, opened once with `SELECT 1` (so that
- * an unreachable database fails here, as `PgClient.layer` does) and ended with the layer.
+ * an unreachable database fails here, as `PgClient.layer` does) and ended with the layer. The
+ * stores built on this client run their statements outside transactions on the pool itself
+ * (`statement-runner.ts`).
  */
 export const pgClientLayer = (
   options: PgPoolOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
-  PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const pool = new Pg.Pool({
-            connectionString: options.url,
-            max: options.maxConnections,
-            connectionTimeoutMillis: options.connectTimeoutMillis,
-            ...(options.idleTimeoutMillis !== undefined ? { idleTimeoutMillis: options.idleTimeoutMillis } : {}),
-            application_name: "agentic-checkout",
-            ...(options.preparedStatements ? { Client: clientNaming(makeStatementNames()) } : {})
-          })
-          // An idle connection's error: the pool drops it, and the next statement opens another.
-          pool.on("error", () => {})
-          try {
-            await pool.query("SELECT 1")
-          } catch (cause) {
-            await pool.end().catch(() => undefined)
-            throw cause
-          }
-          return pool
-        },
-        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
-      }),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1_000))
-    )
-  })
+  Layer.scopedContext(
+    Effect.gen(function*() {
+      const pool = yield* openPool(options)
+      const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+      registerPool(client, pool)
+      return Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+    })
+  ).pipe(Layer.provide(Reactivity.layer))
+
+/** The pool, opened once with `SELECT 1`, ended with the scope. */
+const openPool = (options: PgPoolOptions) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const pool = new Pg.Pool({
+          connectionString: options.url,
+          max: options.maxConnections,
+          connectionTimeoutMillis: options.connectTimeoutMillis,
+          ...(options.idleTimeoutMillis !== undefined ? { idleTimeoutMillis: options.idleTimeoutMillis } : {}),
+          application_name: "agentic-checkout",
+          ...(options.preparedStatements ? { Client: clientNaming(makeStatementNames()) } : {})
+        })
+        // An idle connection's error: the pool drops it, and the next statement opens another.
+        pool.on("error", () => {})
+        try {
+          await pool.query("SELECT 1")
+        } catch (cause) {
+          await pool.end().catch(() => undefined)
+          throw cause
+        }
+        return pool
+      },
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1_000))
+  )

@@ -10,13 +10,13 @@
  * - `markTokenUsed` is `UPDATE … WHERE state = 'active' … RETURNING`: under concurrency the
  *   second update waits for the first one's row lock, re-checks the condition and changes nothing.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
-import { runAnswering, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
+import { answeringError, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue, millis } from "../db/sql-values.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import { StorageError } from "../db/storage-error.ts"
-import { fromSqlError } from "../db/storage-error.ts"
 import { VaultStore, type VaultStoreService, VaultTokenRecord } from "./vault-store.ts"
 
 interface TokenRow {
@@ -87,8 +87,8 @@ const recordFromRow = (row: TokenRow): Effect.Effect<VaultTokenRecord, StorageEr
 export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
-    Effect.mapError(effect, fromSqlError)
+  const run = statementRunner(sql)
+  const runAnswering = statementRunner(sql, answeringError)
 
   const firstRecord = (rows: ReadonlyArray<TokenRow>) =>
     rows[0] === undefined

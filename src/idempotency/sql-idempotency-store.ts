@@ -12,12 +12,12 @@
  * Completing, releasing and renewing are conditional on `claim_id` and `state = 'in_flight'`, so a
  * presumed-dead owner that wakes up after a take-over changes nothing.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { isClaimLost, storeAnswerCall } from "../db/functions/idempotency-store-answer.ts"
 import { iso, jsonValue, millis } from "../db/sql-values.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import { StorageError } from "../db/storage-error.ts"
-import { fromSqlError } from "../db/storage-error.ts"
 import {
   type ClaimOutcome,
   type ClaimRequest,
@@ -70,8 +70,7 @@ const CLAIM_ATTEMPTS = 5
 export const make: Effect.Effect<IdempotencyStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
-    Effect.mapError(effect, fromSqlError)
+  const run = statementRunner(sql)
 
   const readLive = (scope: IdempotencyScope, now: number) =>
     run(sql<Row>`

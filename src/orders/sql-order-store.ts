@@ -13,13 +13,13 @@
  *   from `data->>'status'`); no index serves it: it is the merchant console's listing, not a
  *   path of the API.
  */
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { orderSaveArguments } from "../db/functions/order-save-with-event.ts"
 import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import { StorageError } from "../db/storage-error.ts"
-import { fromSqlError } from "../db/storage-error.ts"
 import { isStoredOrderEvent, storedEventJson, storedOrderJson } from "./order-json.ts"
 import { Order } from "./order-schemas.ts"
 import {
@@ -100,8 +100,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(OUTBOX_COLUMNS)
 
-  const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
-    Effect.mapError(effect, fromSqlError)
+  const run = statementRunner(sql)
 
   const transaction: OrderStoreService["transaction"] = sqlTransaction(sql)
 

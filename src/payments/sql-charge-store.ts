@@ -1,7 +1,7 @@
 /** `ChargeStore` over SQL: the `processor_charges` table (migration 0005), keyed by idempotency key. */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { fromSqlError } from "../db/storage-error.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import { type ChargeOutcome, ChargeStore, type ProcessorCharge } from "./charge-store.ts"
 
 interface ChargeRow {
@@ -31,40 +31,37 @@ export const SqlChargeStore = Layer.effect(
   ChargeStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const run = statementRunner(sql)
     const select = (key: string) =>
-      sql<ChargeRow>`
+      run(sql<ChargeRow>`
         SELECT idempotency_key, id, amount, currency, outcome, eci, ds_trans_id,
                (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
-        FROM processor_charges WHERE idempotency_key = ${key}`.pipe(
+        FROM processor_charges WHERE idempotency_key = ${key}`).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow))
       )
     return {
-      findCharge: (key) => select(key).pipe(Effect.mapError(fromSqlError)),
+      findCharge: select,
       // One round trip when the key is new (the usual case): the insert returns the stored row;
       // when another request stored this key first, its charge is read and returned instead.
       recordCharge: (charge) =>
-        sql<ChargeRow>`
+        run(sql<ChargeRow>`
           INSERT INTO processor_charges (idempotency_key, id, amount, currency, outcome, created_at, eci, ds_trans_id)
           VALUES (${charge.idempotencyKey}, ${charge.id}, ${charge.amount}, ${charge.currency}, ${charge.outcome},
                   ${new Date(charge.createdAt).toISOString()}::timestamptz,
                   ${charge.authentication?.eci ?? null}, ${charge.authentication?.dsTransId ?? null})
           ON CONFLICT (idempotency_key) DO NOTHING
           RETURNING idempotency_key, id, amount, currency, outcome, eci, ds_trans_id,
-                    (extract(epoch FROM created_at) * 1000)::float8 AS created_ms`.pipe(
+                    (extract(epoch FROM created_at) * 1000)::float8 AS created_ms`).pipe(
           Effect.flatMap((rows) =>
             rows[0] !== undefined
               ? Effect.succeed(fromRow(rows[0]))
               : Effect.map(select(charge.idempotencyKey), Option.getOrElse(() => charge))
-          ),
-          Effect.mapError(fromSqlError)
+          )
         ),
-      listCharges: sql<ChargeRow>`
+      listCharges: run(sql<ChargeRow>`
         SELECT idempotency_key, id, amount, currency, outcome, eci, ds_trans_id,
                (extract(epoch FROM created_at) * 1000)::float8 AS created_ms
-        FROM processor_charges ORDER BY created_at, id`.pipe(
-        Effect.map((rows) => rows.map(fromRow)),
-        Effect.mapError(fromSqlError)
-      )
+        FROM processor_charges ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(fromRow)))
     }
   })
 )

@@ -5,11 +5,11 @@
  * unique body hash make a concurrent redelivery wait for the first and then do nothing) and, in
  * the same statement, the upsert of the order's latest state when the event was new.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { iso, jsonValue } from "../db/sql-values.ts"
+import { statementRunner } from "../db/statement-runner.ts"
 import { StorageError } from "../db/storage-error.ts"
-import { fromSqlError } from "../db/storage-error.ts"
 import {
   type ReceivedEvent,
   ReceivedEventsStore,
@@ -60,8 +60,7 @@ const toOrder = (row: OrderRow) =>
 
 export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const run = <A>(effect: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
-    Effect.mapError(effect, fromSqlError)
+  const run = statementRunner(sql)
 
   // One statement (atomic by itself, one round trip): the event row, and — only when the event
   // is new — the order's latest state, which `order_create` never overwrites. The order's state

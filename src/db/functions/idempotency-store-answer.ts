@@ -6,7 +6,6 @@
  * `IDEMPOTENCY_CLAIM_LOST`, which rolls the whole statement back, the write included.
  */
 import type { SqlClient, SqlError } from "@effect/sql"
-import { Effect } from "effect"
 import { iso } from "../sql-values.ts"
 import { fromSqlError, StorageError } from "../storage-error.ts"
 import type { SqlFunction } from "./sql-function.ts"
@@ -24,9 +23,12 @@ export const claimLost = new StorageError({
   cause: new Error("the idempotency claim was taken over before the answer was stored")
 })
 
-/** Runs a statement that may store an answer: a lost claim is `claimLost`, any other error as usual. */
-export const runAnswering = <A>(statement: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StorageError> =>
-  Effect.mapError(statement, (error) => isClaimLost(error) ? claimLost : fromSqlError(error))
+/**
+ * The error of a statement that may store an answer: a lost claim is `claimLost`, any other error
+ * as usual (the stores run such statements with `statementRunner(sql, answeringError)`).
+ */
+export const answeringError = (error: SqlError.SqlError): StorageError =>
+  isClaimLost(error) ? claimLost : fromSqlError(error)
 
 /** The function's call, as a fragment of a statement. */
 export const storeAnswerCall = (
