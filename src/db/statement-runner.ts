@@ -5,10 +5,10 @@
  * error comes back as the stores report it (`fromSqlError`).
  *
  * Why: `@effect/sql` runs every statement inside a span of its own (a no-op one while tracing is
- * off, as the service runs) and a scope of its own for the connection, which costs the server
- * more CPU per statement than the driver's own work on it (see `docs/performance.md`, "statements
- * in one step"), and a checkout runs about ten of them. Taking a pooled connection, running the
- * text and giving it back needs neither: node-postgres does both around the statement.
+ * off, as the service runs) and a scope of its own for the connection: a large share of the
+ * server's CPU for a statement (`docs/performance.md`, "a tenth VM: statements in one step"), and
+ * a checkout runs about ten. Taking a pooled connection, running the text and giving the
+ * connection back needs neither: node-postgres does all three around the statement.
  *
  * What stays as the library does it, so a store cannot tell the two apart:
  * - the text and parameters are the statement's own compilation (`compile()`), run through the
