@@ -7,7 +7,9 @@
  *     PostgreSQL (a primary-key read; a FOR UPDATE / UPDATE / INSERT transaction),
  *   - `postgres`: our server on a fresh PostgreSQL database (skipped when PostgreSQL is not reachable),
  *   - `embedded`: our server on the embedded store (PGlite in a temporary DATA_DIR),
- * and measures, at each concurrency: GET session (autocannon, rotating over pre-created sessions),
+ * and measures, at each concurrency: `GET /healthz` of ours and the floor when asked
+ * (`--scenarios healthz`: the HTTP stack's cost per request against the bare server's), GET session
+ * (autocannon, rotating over pre-created sessions),
  * create session (autocannon), and the full flow create → update → tokenize → complete (N agent
  * loops with fetch; completed checkouts per second). Then, with both floor and postgres targets,
  * the paired runs: floor and our server running at once, GET and create measured in back-to-back
@@ -132,9 +134,13 @@ const floorWriteLoad: CannonOptions = {
   expected: 201
 }
 
+/** `GET /healthz`: a route with no statement, what a request costs in the HTTP stack itself. */
+const healthzLoad: CannonOptions = { path: "/healthz", expected: 200 }
+
 /** GET session, create session and the full flow against one of our servers. */
 const benchOurs = async (target: string, proc: NodeProcess) => {
   const ids = await preCreateSessions(proc)
+  if (scenarios.has("healthz")) await cannonScenario(target, proc, "healthz", healthzLoad)
   if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", getSessionLoad(ids))
   if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", createSessionLoad)
   if (scenarios.has("flow")) await flowScenario(target, proc, "full_flow")
@@ -354,6 +360,7 @@ const bench = async () => {
     const profileDir = args.profile ? join(workDir, "floor-profile") : undefined
     try {
       const proc = await startFloor("floor", db.url, profileDir)
+      if (scenarios.has("healthz")) await cannonScenario("floor", proc, "healthz", healthzLoad)
       await cannonScenario("floor", proc, "floor_read", floorReadLoad)
       await cannonScenario("floor", proc, "floor_write", floorWriteLoad)
       peaks["floor"] = (memoryOf(proc.pid)?.hwm ?? 0) / MB

@@ -12,9 +12,10 @@
  * sender out.
  *
  * `create-keyed` is create with a fresh `Idempotency-Key` on each request (the idempotency
- * middleware's claim and stored answer included).
+ * middleware's claim and stored answer included). `healthz` and `floor-healthz` are `GET /healthz`
+ * on ours and on the floor: a route without a statement, the HTTP stack's own steps per request.
  *
- * Usage: `npm run bench:runtime-steps [-- --scenarios get,create,create-keyed,floor,complete]` (the default:
+ * Usage: `npm run bench:runtime-steps [-- --scenarios healthz,floor-healthz,get,create,create-keyed,floor,complete]` (the default:
  * get, create, floor; 200 requests each after 300 of warm-up, 4 at a time; the 30 most frequent
  * kinds of step).
  * Env: BENCH_DATABASE_URL (as the bench), STEPS_ROLES.
@@ -41,7 +42,9 @@ import { createDatabase, freePort, PROJECT_ROOT, sleep } from "./lib/processes.t
 const REQUESTS = 200
 const TOP = 30
 const chosen = process.argv.some((arg) => arg.startsWith("--scenarios"))
-  ? ["get", "create", "create-keyed", "floor", "complete"].filter((name) => scenarios.has(name))
+  ? ["healthz", "floor-healthz", "get", "create", "create-keyed", "floor", "complete"].filter((name) =>
+    scenarios.has(name)
+  )
   : ["get", "create", "floor"]
 const headers = { authorization: `Bearer ${API_KEY}`, "api-version": "2025-09-29", "content-type": "application/json" }
 const createBody = { items: FLOW_ITEMS, buyer, fulfillment_address: address }
@@ -52,7 +55,7 @@ const countSteps = async (scenario: string) => {
   try {
     const port = await freePort()
     const out = join(workDir, `steps-${scenario}.json`)
-    const entry = scenario === "floor" ? "../bench-floor.ts" : "../../src/main.ts"
+    const entry = scenario.startsWith("floor") ? "../bench-floor.ts" : "../../src/main.ts"
     const server = await start(
       `steps-${scenario}`,
       ["--import", "tsx", join(PROJECT_ROOT, "scripts/lib/runtime-step-counter.ts")],
@@ -116,6 +119,8 @@ const countSteps = async (scenario: string) => {
       const one = () =>
         (scenario === "floor"
           ? fetch(`${server.baseUrl}/read/1`)
+          : scenario === "healthz" || scenario === "floor-healthz"
+          ? fetch(`${server.baseUrl}/healthz`)
           : scenario === "get"
           ? fetch(`${server.baseUrl}/checkout_sessions/${created!.id}`, { headers })
           : fetch(`${server.baseUrl}/checkout_sessions`, {

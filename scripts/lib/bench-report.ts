@@ -19,6 +19,7 @@ import {
   perRunSeconds,
   type Row,
   rows,
+  serverMicrosPerRequest,
   sharedWithDatabase,
   spreadText
 } from "./bench-setup.ts"
@@ -222,15 +223,17 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
     ""
   )
   lines.push(
-    "| target | scenario | conc. | req/s | p50 | p99 | errors | peak RSS MB | checkouts/s | checkout p99 | ours/bare | ours/floor | CPU srv/pg/gen/other |"
+    "| target | scenario | conc. | req/s | p50 | p99 | errors | peak RSS MB | checkouts/s | checkout p99 | ours/bare | ours/floor | CPU srv/pg/gen/other | server µs/request |"
   )
-  lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+  lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
   for (const r of rows) {
     const bare = find("bare", "bare", r.connections)
     const floor = r.scenario === "get_session"
       ? find("floor", "floor_read", r.connections)
       : r.scenario === "create_session"
       ? find("floor", "floor_write", r.connections)
+      : r.scenario === "healthz"
+      ? find("floor", "healthz", r.connections)
       : undefined
     const ours = r.target === "postgres" || r.target === "embedded"
     lines.push(
@@ -240,7 +243,9 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
         r.checkoutsPerSecond?.toFixed(1) ?? ""
       }${isFlow(r) ? spreadText(r) : ""} | ${r.checkoutP99?.toFixed(0) ?? ""} | ${
         ours && bare && !isFlow(r) ? pct(r.requestsPerSecond / bare.requestsPerSecond) : ""
-      } | ${ours && floor ? pct(r.requestsPerSecond / floor.requestsPerSecond) : ""} | ${cpuText(r.cpu)} |`
+      } | ${ours && floor ? pct(r.requestsPerSecond / floor.requestsPerSecond) : ""} | ${cpuText(r.cpu)} | ${
+        serverMicrosPerRequest(r).toFixed(0)
+      } |`
     )
   }
   lines.push(

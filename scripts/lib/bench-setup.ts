@@ -4,9 +4,10 @@
  * the run's clean-up.
  *
  * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
- * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios get,create,flow,flow-2026-04-17 (of our
+ * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios healthz,get,create,flow,flow-2026-04-17 (of our
  * server; the floor runs its read with get and its write with create; flow-2026-04-17 is the flow in
- * that version's format with an Idempotency-Key on every POST), --pool <n> (DATABASE_POOL_SIZE of
+ * that version's format with an Idempotency-Key on every POST; healthz is `GET /healthz` on our server
+ * and on the floor, what the HTTP stack costs per exchange against the bare server), --pool <n> (DATABASE_POOL_SIZE of
  * the servers and the floor; default 10), --pairs <n> (rounds of paired runs; default 3, 0: none), --log-level <level> (server LOG_LEVEL;
  * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
  * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
@@ -166,6 +167,7 @@ export interface Row {
   readonly target: string
   readonly scenario:
     | "bare"
+    | "healthz"
     | "floor_read"
     | "floor_write"
     | "get_session"
@@ -214,6 +216,9 @@ export const pairs: Record<"get_session" | "create_session", Array<Pair>> = { ge
 export const cpuText = (cpu: CpuUse) =>
   [cpu.server, cpu.postgres, cpu.bench, cpu.other].map((c) => c.toFixed(2)).join("/")
 
+/** The server's CPU per request of a row, µs (all its threads, user and system). */
+export const serverMicrosPerRequest = (row: Row) => row.cpu.server / row.requestsPerSecond * 1e6
+
 /** ` (min–max of n)` of a row measured in rounds. */
 export const spreadText = (row: Row) =>
   row.rounds === undefined || row.rounds.length < 2
@@ -233,7 +238,7 @@ export const record = (row: Row) => {
         row.checkoutsPerSecond === undefined ? spreadText(row) : ""
       }  p50 ${row.p50.toFixed(1).padStart(6)} ms  ` +
       `p99 ${row.p99.toFixed(1).padStart(6)} ms  errors ${row.errors}  rss ${row.peakRssMb.toFixed(0)} MB  ` +
-      `cpu ${cpuText(row.cpu)}${flow}`
+      `cpu ${cpuText(row.cpu)}  server ${serverMicrosPerRequest(row).toFixed(0)} µs/request${flow}`
   )
   for (const sample of row.errorSamples ?? []) log(`      ! ${sample}`)
 }
