@@ -21,11 +21,19 @@
  * duration and that wait. A server whose sender falls behind is not credited with the deliveries
  * it left for later (the issue's start left a third of them at 64 agents), and no run inherits
  * the previous one's backlog.
+ *
+ * Where the events go: by default each server posts them to its own receiver (no `WEBHOOK_URL`),
+ * so the server under test pays both ends of every delivery. `--receiver apart` posts them, from
+ * both builds alike, to one receiver process of this checkout (`ROLES=webhook_receiver`, a
+ * database of its own) on the load cores, as a merchant's events go to the agent platform: the
+ * server under test then pays the sending end only, and the receiver's CPU per checkout is
+ * reported beside it.
  */
 import { execFileSync } from "node:child_process"
 import { symlinkSync } from "node:fs"
 import { join } from "node:path"
-import { pinPostgres } from "./lib/affinity.ts"
+import { ORDER_EVENTS_PATH } from "../src/orders/webhook-sender.ts"
+import { LOAD_CORES, movePid, pinPostgres } from "./lib/affinity.ts"
 import { cpuIdle } from "./lib/bench-report.ts"
 import {
   ADMIN_URL,
@@ -50,6 +58,7 @@ import { median, medianWithRange } from "./lib/figures.ts"
 import { percentile } from "./lib/flow.ts"
 import { runFlowProcess } from "./lib/load.ts"
 import {
+  buildServer,
   createDatabase,
   freePort,
   postgresReachable,
@@ -91,18 +100,24 @@ const main = async () => {
   const catalogFile = benchCatalogFile()
   const oursDb = await createDatabase(ADMIN_URL, "bench_against_ours")
   const earlierDb = await createDatabase(ADMIN_URL, "bench_against_earlier")
+  const receiverDb = apart ? await createDatabase(ADMIN_URL, "bench_against_receiver") : undefined
   const databases = { ours: sqlClient(oursDb.url), earlier: sqlClient(earlierDb.url) }
   try {
+    const receiver = receiverDb === undefined ? undefined : await startReceiver(catalogFile, receiverDb.url)
+    const sending: Record<string, string> = receiver === undefined
+      ? {}
+      : { WEBHOOK_URL: `${receiver.baseUrl}${ORDER_EVENTS_PATH}`, WEBHOOK_SECRET: RECEIVER_SECRET }
     const port = await freePort()
     const servers = {
-      ours: await startOurs("ours", catalogFile, { DATABASE_URL: oursDb.url }),
+      ours: await startOurs("ours", catalogFile, { DATABASE_URL: oursDb.url, ...sending }),
       earlier: await start(
         "earlier",
         [...serverNodeArgs().slice(0, -1), earlierMain],
         serverEnv(catalogFile, {
           PORT: String(port),
           DATA_DIR: join(workDir, "earlier-data"),
-          DATABASE_URL: earlierDb.url
+          DATABASE_URL: earlierDb.url,
+          ...sending
         }),
         port
       )
@@ -118,7 +133,12 @@ const main = async () => {
       return (performance.now() - started) / 1000
     }
     const flow = async (which: Which, agents: number, seconds: number) => {
-      const ticksBefore = { server: ticksOf(servers[which].pid), postgres: postgresTicks(true) }
+      const receiverTicks = () => (receiver === undefined ? 0 : ticksOf(receiver.pid))
+      const ticksBefore = {
+        server: ticksOf(servers[which].pid),
+        postgres: postgresTicks(true),
+        receiver: receiverTicks()
+      }
       const stats = await runFlowProcess(
         {
           baseUrls: [servers[which].baseUrl],
@@ -136,7 +156,8 @@ const main = async () => {
         p99: percentile(stats.latencies, 99),
         errors: stats.errors,
         serverMs: msPerCheckout(ticksOf(servers[which].pid) - ticksBefore.server),
-        postgresMs: msPerCheckout(postgresTicks(true) - ticksBefore.postgres)
+        postgresMs: msPerCheckout(postgresTicks(true) - ticksBefore.postgres),
+        receiverMs: msPerCheckout(receiverTicks() - ticksBefore.receiver)
       }
     }
     type Run = Awaited<ReturnType<typeof flow>>
@@ -144,13 +165,16 @@ const main = async () => {
     log(
       `\nours against ${args.against}, full flow${
         apiVersion !== undefined ? ` in ${apiVersion} (keyed)` : ""
-      }, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order`
+      }, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order, ${
+        apart ? "events posted to a receiver process apart" : "events posted to each server's own receiver"
+      }`
     )
     log(
       "| agents | ours (checkouts/s, events delivered) | earlier | ours / earlier | request p99 ours / earlier " +
-        "| server CPU per checkout ours / earlier | PostgreSQL CPU per checkout ours / earlier |"
+        "| server CPU per checkout ours / earlier | PostgreSQL CPU per checkout ours / earlier |" +
+        (apart ? " receiver CPU per checkout ours / earlier |" : "")
     )
-    log("|---:|---:|---:|---:|---:|---:|---:|")
+    log(`|---:|---:|---:|---:|---:|---:|---:|${apart ? "---:|" : ""}`)
     for (const agents of levels) {
       const results: Array<Record<Which, Run>> = []
       for (let round = 1; round <= measureRounds; round++) {
@@ -174,22 +198,51 @@ const main = async () => {
           median(results.map((r) => r.ours.p99)).toFixed(0)
         } / ${median(results.map((r) => r.earlier.p99)).toFixed(0)} ms | ${cpu(results, "serverMs")} | ${
           cpu(results, "postgresMs")
-        } |`
+        } |${apart ? ` ${cpu(results, "receiverMs")} |` : ""}`
       )
     }
     await stop(servers.ours)
     await stop(servers.earlier)
+    if (receiver !== undefined) await stop(receiver)
   } finally {
     await Promise.all([databases.ours.close(), databases.earlier.close()])
     await oursDb.drop()
     await earlierDb.drop()
+    await receiverDb?.drop()
   }
+}
+
+const apart = args.receiver === "apart"
+if (!["self", "apart"].includes(args.receiver)) throw new Error("--receiver is self (the default) or apart")
+
+/** The secret the servers sign their events with and the receiver apart checks them with. */
+const RECEIVER_SECRET = "whsec_bench_against"
+
+/** A server of this checkout that only receives order events, on the load cores. */
+const startReceiver = async (catalogFile: string, databaseUrl: string) => {
+  buildServer()
+  const port = await freePort()
+  const receiver = await start(
+    "receiver",
+    serverNodeArgs(),
+    serverEnv(catalogFile, {
+      PORT: String(port),
+      DATA_DIR: join(workDir, "receiver-data"),
+      DATABASE_URL: databaseUrl,
+      ROLES: "webhook_receiver",
+      WEBHOOK_RECEIVER_SECRETS: RECEIVER_SECRET
+    }),
+    port,
+    false
+  )
+  if (pin) movePid(receiver.pid, LOAD_CORES)
+  return receiver
 }
 
 /** The median CPU per checkout of ours and of the earlier build, in ms. */
 const cpu = (
-  results: ReadonlyArray<Record<"ours" | "earlier", Record<"serverMs" | "postgresMs", number>>>,
-  which: "serverMs" | "postgresMs"
+  results: ReadonlyArray<Record<"ours" | "earlier", Record<"serverMs" | "postgresMs" | "receiverMs", number>>>,
+  which: "serverMs" | "postgresMs" | "receiverMs"
 ) =>
   `${median(results.map((r) => r.ours[which])).toFixed(2)} / ${
     median(results.map((r) => r.earlier[which])).toFixed(2)

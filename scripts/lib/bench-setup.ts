@@ -52,7 +52,8 @@ export const { values: args } = parseArgs({
     keep: { type: "boolean", default: false },
     rounds: { type: "string", default: "3" },
     "no-pin": { type: "boolean", default: false },
-    against: { type: "string" }
+    against: { type: "string" },
+    receiver: { type: "string", default: "self" }
   }
 })
 
