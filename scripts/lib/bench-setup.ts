@@ -12,7 +12,8 @@
  * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
  * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
  * directory with the server logs), --rounds <n> (runs of each measurement, reported as the median
- * and its spread; default 3), --no-pin (do not pin processes to cores, `affinity.ts`).
+ * and its spread; default 3), --no-pin (do not pin processes to cores, `affinity.ts`); for
+ * `bench:against`: --against <git ref>, --receiver self|apart (where the order events go).
  * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
