@@ -48,6 +48,7 @@ import {
   rows,
   runMain,
   scenarios,
+  serverMicrosPerRequest,
   sharedWithDatabase,
   start,
   startFloor,
@@ -216,10 +217,6 @@ const compareDocumentSizes = async (ours: NodeProcess, floor: NodeProcess, sessi
   }
 }
 
-/** A run's server CPU per request, µs: its cores over its rate. */
-const cpuMicrosPerRequest = (row: { readonly cpu: { readonly server: number }; readonly requestsPerSecond: number }) =>
-  row.requestsPerSecond > 0 ? (row.cpu.server / row.requestsPerSecond) * 1e6 : 0
-
 const pairedRuns = async (catalogFile: string) => {
   log(`\n[pairs] our server and the floor back to back, ${pairRounds} rounds, alternating order`)
   const floorDb = await createDatabase(ADMIN_URL, "bench_floor_pairs")
@@ -265,8 +262,8 @@ const pairedRuns = async (catalogFile: string) => {
             round,
             ours: o.requestsPerSecond,
             floor: f.requestsPerSecond,
-            oursCpuMicros: cpuMicrosPerRequest(o),
-            floorCpuMicros: cpuMicrosPerRequest(f),
+            oursCpuMicros: serverMicrosPerRequest(o),
+            floorCpuMicros: serverMicrosPerRequest(f),
             errors: o.errors + f.errors
           }
           pairs[scenario].push(pair)

@@ -218,8 +218,10 @@ export const pairs: Record<"get_session" | "create_session", Array<Pair>> = { ge
 export const cpuText = (cpu: CpuUse) =>
   [cpu.server, cpu.postgres, cpu.bench, cpu.other].map((c) => c.toFixed(2)).join("/")
 
-/** The server's CPU per request of a row, µs (all its threads, user and system). */
-export const serverMicrosPerRequest = (row: Row) => row.cpu.server / row.requestsPerSecond * 1e6
+/** A run's server CPU per request, µs (all its threads, user and system): its cores over its rate. */
+export const serverMicrosPerRequest = (
+  row: { readonly cpu: { readonly server: number }; readonly requestsPerSecond: number }
+) => row.requestsPerSecond > 0 ? (row.cpu.server / row.requestsPerSecond) * 1e6 : 0
 
 /** ` (min–max of n)` of a row measured in rounds. */
 export const spreadText = (row: Row) =>
