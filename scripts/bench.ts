@@ -3,6 +3,8 @@
  *
  * Starts, one at a time on loopback with random free ports,
  *   - `bare`: a bare Node `http` server answering a fixed JSON body (the machine's ceiling),
+ *   - `stack`: the HTTP stack in layers (`scripts/bench-stack.ts`: a fiber per request, the
+ *     platform's server, one `HttpApi` endpoint), `GET /healthz` only,
  *   - `floor`: `scripts/bench-floor.ts`, a minimal HttpApi + @effect/sql-pg server on the same
  *     PostgreSQL (a primary-key read; a FOR UPDATE / UPDATE / INSERT transaction),
  *   - `postgres`: our server on a fresh PostgreSQL database (skipped when PostgreSQL is not reachable),
@@ -50,9 +52,11 @@ import {
   scenarios,
   serverMicrosPerRequest,
   sharedWithDatabase,
+  STACK_LAYERS,
   start,
   startFloor,
   startOurs,
+  startStackLayer,
   stop,
   workDir
 } from "./lib/bench-setup.ts"
@@ -349,6 +353,16 @@ const bench = async () => {
     await cannonScenario("bare", proc, "bare", { path: "/", expected: 200 })
     peaks["bare"] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
     await stop(proc)
+  }
+
+  if (wanted.has("stack")) {
+    for (const layer of STACK_LAYERS) {
+      log(`\n[stack-${layer}] the HTTP stack up to ${layer}, GET /healthz`)
+      const proc = await startStackLayer(layer)
+      await cannonScenario(`stack-${layer}`, proc, "healthz", healthzLoad)
+      peaks[`stack-${layer}`] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
+      await stop(proc)
+    }
   }
 
   if (pgUp && wanted.has("floor")) {

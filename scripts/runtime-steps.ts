@@ -13,9 +13,11 @@
  *
  * `create-keyed` is create with a fresh `Idempotency-Key` on each request (the idempotency
  * middleware's claim and stored answer included). `healthz` and `floor-healthz` are `GET /healthz`
- * on ours and on the floor: a route without a statement, the HTTP stack's own steps per request.
+ * on ours and on the floor: a route without a statement, the HTTP stack's own steps per request;
+ * `stack-fiber`, `stack-platform` and `stack-httpapi` the same on each layer of that stack
+ * (`scripts/bench-stack.ts`).
  *
- * Usage: `npm run bench:runtime-steps [-- --scenarios healthz,floor-healthz,get,create,create-keyed,floor,complete]` (the default:
+ * Usage: `npm run bench:runtime-steps [-- --scenarios stack-fiber,stack-platform,stack-httpapi,healthz,floor-healthz,get,create,create-keyed,floor,complete]` (the default:
  * get, create, floor; 200 requests each after 300 of warm-up, 4 at a time; the 30 most frequent
  * kinds of step).
  * Env: BENCH_DATABASE_URL (as the bench), STEPS_ROLES.
@@ -42,9 +44,18 @@ import { createDatabase, freePort, PROJECT_ROOT, sleep } from "./lib/processes.t
 const REQUESTS = 200
 const TOP = 30
 const chosen = process.argv.some((arg) => arg.startsWith("--scenarios"))
-  ? ["healthz", "floor-healthz", "get", "create", "create-keyed", "floor", "complete"].filter((name) =>
-    scenarios.has(name)
-  )
+  ? [
+    "stack-fiber",
+    "stack-platform",
+    "stack-httpapi",
+    "healthz",
+    "floor-healthz",
+    "get",
+    "create",
+    "create-keyed",
+    "floor",
+    "complete"
+  ].filter((name) => scenarios.has(name))
   : ["get", "create", "floor"]
 const headers = { authorization: `Bearer ${API_KEY}`, "api-version": "2025-09-29", "content-type": "application/json" }
 const createBody = { items: FLOW_ITEMS, buyer, fulfillment_address: address }
@@ -55,7 +66,12 @@ const countSteps = async (scenario: string) => {
   try {
     const port = await freePort()
     const out = join(workDir, `steps-${scenario}.json`)
-    const entry = scenario.startsWith("floor") ? "../bench-floor.ts" : "../../src/main.ts"
+    const stackLayer = scenario.startsWith("stack-") ? scenario.slice("stack-".length) : undefined
+    const entry = stackLayer !== undefined
+      ? "../bench-stack.ts"
+      : scenario.startsWith("floor")
+      ? "../bench-floor.ts"
+      : "../../src/main.ts"
     const server = await start(
       `steps-${scenario}`,
       ["--import", "tsx", join(PROJECT_ROOT, "scripts/lib/runtime-step-counter.ts")],
@@ -67,6 +83,7 @@ const countSteps = async (scenario: string) => {
           DATA_DIR: workDir,
           STEPS_ENTRY: new URL(entry, new URL("./lib/", import.meta.url)).href,
           STEPS_OUT: out,
+          ...(stackLayer !== undefined ? { STACK_LAYER: stackLayer } : {}),
           ...(process.env["STEPS_ROLES"] !== undefined ? { ROLES: process.env["STEPS_ROLES"] } : {})
         })
       },
@@ -119,7 +136,7 @@ const countSteps = async (scenario: string) => {
       const one = () =>
         (scenario === "floor"
           ? fetch(`${server.baseUrl}/read/1`)
-          : scenario === "healthz" || scenario === "floor-healthz"
+          : scenario === "healthz" || scenario === "floor-healthz" || stackLayer !== undefined
           ? fetch(`${server.baseUrl}/healthz`)
           : scenario === "get"
           ? fetch(`${server.baseUrl}/checkout_sessions/${created!.id}`, { headers })

@@ -1,10 +1,10 @@
 /**
  * What the bench (`scripts/bench.ts`) and the soak (`scripts/soak.ts`) share: the command line,
- * the servers they start (ours, the stack floor, a bare Node server), the rows they measure, and
+ * the servers they start (ours, the stack floor, a bare Node server, the stack's layers), the rows they measure, and
  * the run's clean-up.
  *
  * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
- * (soak: 32), --targets bare,floor,postgres,embedded, --scenarios healthz,get,create,flow,flow-2026-04-17 (of our
+ * (soak: 32), --targets bare,stack,floor,postgres,embedded (stack: `scripts/bench-stack.ts`'s layers, `GET /healthz` only), --scenarios healthz,get,create,flow,flow-2026-04-17 (of our
  * server; the floor runs its read with get and its write with create; flow-2026-04-17 is the flow in
  * that version's format with an Idempotency-Key on every POST; healthz is `GET /healthz` on our server
  * and on the floor, what the HTTP stack costs per exchange against the bare server), --pool <n> (DATABASE_POOL_SIZE of
@@ -24,6 +24,7 @@ import { parseArgs } from "node:util"
 import { pinning, SERVER_CORES } from "./affinity.ts"
 import { type FlowStats, percentile } from "./flow.ts"
 import {
+  buildBenchServer,
   buildFloor,
   buildServer,
   type CpuUse,
@@ -152,6 +153,16 @@ export const startFloor = async (name: string, url: string, profileDir?: string)
     buildFloor()
   ]
   return start(name, floorArgs, { PORT: String(port), DATABASE_URL: url, DATABASE_POOL_SIZE: args.pool }, port)
+}
+
+/** The layers of the HTTP stack that `scripts/bench-stack.ts` serves, bottom up. */
+export const STACK_LAYERS = ["fiber", "platform", "httpapi"] as const
+
+/** One layer of the HTTP stack (`scripts/bench-stack.ts`, compiled), with our server's Node flags. */
+export const startStackLayer = async (layer: (typeof STACK_LAYERS)[number]) => {
+  const port = await freePort()
+  const nodeArgs = [...serverNodeArgs().slice(0, -1), buildBenchServer("bench-stack")]
+  return start(`stack-${layer}`, nodeArgs, { PORT: String(port), STACK_LAYER: layer }, port)
 }
 
 export const BARE_SERVER = `

@@ -37,19 +37,23 @@ export const buildServer = () => {
 }
 
 /**
- * `scripts/bench-floor.ts` transpiled to `dist/bench-floor.js` (it imports only packages), so the
- * floor runs as plain JavaScript like our server: the comparison is not skewed by tsx.
+ * A bench server of `scripts/` (`bench-floor.ts`, `bench-stack.ts`; they import only packages)
+ * transpiled to `dist/<name>.js`, so that it runs as plain JavaScript like our server: the
+ * comparison is not skewed by tsx.
  */
-export const buildFloor = (): string => {
-  const source = readFileSync(join(PROJECT_ROOT, "scripts", "bench-floor.ts"), "utf8")
+export const buildBenchServer = (name: "bench-floor" | "bench-stack"): string => {
+  const source = readFileSync(join(PROJECT_ROOT, "scripts", `${name}.ts`), "utf8")
   const output = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false }
   })
-  const file = join(PROJECT_ROOT, "dist", "bench-floor.js")
+  const file = join(PROJECT_ROOT, "dist", `${name}.js`)
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, output.outputText)
   return file
 }
+
+/** The stack floor (`scripts/bench-floor.ts`), compiled. */
+export const buildFloor = (): string => buildBenchServer("bench-floor")
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
