@@ -15,8 +15,15 @@
  * keeps it on). Env: STACK_LAYER (required), PORT, HOST (127.0.0.1). Run compiled by
  * `scripts/bench.ts`, like the floor.
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware, HttpServer } from "@effect/platform"
-import { HttpServerResponse } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpMiddleware,
+  HttpServer,
+  HttpServerResponse
+} from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Exit, Layer, Runtime, Schema } from "effect"
 import { createServer } from "node:http"

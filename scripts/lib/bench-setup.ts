@@ -1,10 +1,11 @@
 /**
  * What the bench (`scripts/bench.ts`) and the soak (`scripts/soak.ts`) share: the command line,
- * the servers they start (ours, the stack floor, a bare Node server, the stack's layers), the rows they measure, and
- * the run's clean-up.
+ * the servers they start (ours, the stack floor, a bare Node server, the stack's layers), the rows
+ * they measure, and the run's clean-up.
  *
  * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
- * (soak: 32), --targets bare,stack,floor,postgres,embedded (stack: `scripts/bench-stack.ts`'s layers, `GET /healthz` only), --scenarios healthz,get,create,flow,flow-2026-04-17 (of our
+ * (soak: 32), --targets bare,floor,postgres,embedded (default; also stack: the layers of
+ * `scripts/bench-stack.ts`, `GET /healthz` only), --scenarios healthz,get,create,flow,flow-2026-04-17 (of our
  * server; the floor runs its read with get and its write with create; flow-2026-04-17 is the flow in
  * that version's format with an Idempotency-Key on every POST; healthz is `GET /healthz` on our server
  * and on the floor, what the HTTP stack costs per exchange against the bare server), --pool <n> (DATABASE_POOL_SIZE of
