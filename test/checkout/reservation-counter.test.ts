@@ -40,7 +40,7 @@ import {
   postgresDatabase,
   type TestDatabase
 } from "../support/test-database.ts"
-import { makeSession } from "./checkout-store.contract.ts"
+import { makeSession } from "./checkout-store-fixtures.ts"
 
 const uid = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
 

@@ -19,7 +19,7 @@ import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
-import { makeSession } from "./checkout-store.contract.ts"
+import { makeSession } from "./checkout-store-fixtures.ts"
 
 const NOW = Date.parse("2030-01-01T00:00:00.000Z")
 const PRODUCTS = 4

@@ -11,7 +11,7 @@ import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
 import { DatabaseError, DatabaseLive, databaseOptionsConfig, makeDatabaseLayer } from "../../src/db/database.ts"
 import { migrations as allMigrations } from "../../src/db/migrations/index.ts"
 import { fromSqlError } from "../../src/db/storage-error.ts"
-import { makeSession } from "../checkout/checkout-store.contract.ts"
+import { makeSession } from "../checkout/checkout-store-fixtures.ts"
 import {
   hasPostgres,
   pgliteTemplate,
