@@ -115,7 +115,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
         // transaction, each release locking its shard of each product (and the stock rows of
         // products without shards): lock them all now, shards then stock rows, each in one
         // ascending pass, so that the sweep never locks one out of order (it deadlocked with
-        // creates locking the same rows in order: test/checkout/reservation-counter.test.ts).
+        // creates locking the same rows in order: test/checkout/reservation-counter-service.test.ts).
         // Outside a transaction the locks would end with the statement: not taken.
         if (ids.length > 0 && Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
           yield* run(sql`
