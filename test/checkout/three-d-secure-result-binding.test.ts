@@ -1,9 +1,10 @@
 /**
  * 3-D Secure results bound to the payment, through HTTP in every version that has the flow: a
  * result pays only when the authentication provider made it for this checkout session, amount,
- * currency and card, untampered and unexpired (else 422 at `$.authentication_result`, nothing
- * charged), and only once: concurrent completes with it make one order and one charge, also on
- * every store (memory, SQL on embedded PGlite, SQL on PostgreSQL when TEST_DATABASE_URL is set).
+ * currency, merchant and card, untampered and unexpired (else 422 at `$.authentication_result`,
+ * nothing charged), and only once: concurrent completes with it make one order and one charge,
+ * also on every store (memory, SQL on embedded PGlite, SQL on PostgreSQL when TEST_DATABASE_URL
+ * is set).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
@@ -55,6 +56,22 @@ describe.each(LINE_ITEMS_VERSIONS)("3-D Secure in %s", (version) => {
         expectRefused(
           yield* client.complete(id, completeRequest(version, token, { authentication_result: card.result })),
           /another card/
+        )
+        expect(yield* charges).toEqual([])
+      })))
+
+    it.effect("made for another merchant", () =>
+      run(Effect.gen(function*() {
+        const { id, token, total } = yield* requiringAuthentication(client, CHALLENGE_CARD)
+        const other = yield* authenticateCard({
+          number: CHALLENGE_CARD,
+          sessionId: id,
+          amount: total,
+          merchantId: "merchant_other"
+        })
+        expectRefused(
+          yield* client.complete(id, completeRequest(version, token, { authentication_result: other.result })),
+          /this merchant/
         )
         expect(yield* charges).toEqual([])
       })))

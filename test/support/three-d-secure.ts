@@ -76,11 +76,13 @@ export const authenticateCard = (
     readonly amount: number
     readonly currency?: string
     readonly code?: string
+    /** The merchant the authentication is for (default: the test merchant, whose tokens pay). */
+    readonly merchantId?: string
   }
 ) =>
   Effect.gen(function*() {
     const created = yield* authn("POST", "/delegate_authentication", {
-      merchant_id: "merchant_test",
+      merchant_id: options.merchantId ?? "merchant_test",
       payment_method: { type: "card", number: options.number, exp_month: "12", exp_year: "2030", name: "Jane Doe" },
       amount: { value: options.amount, currency: options.currency ?? "USD" },
       checkout_session_id: options.sessionId,
