@@ -25,6 +25,7 @@ import { Clock, Effect, Either, Layer, Option } from "effect"
 import { viewAt } from "../authentication/authentication-session.ts"
 import { AuthenticationStore } from "../authentication/authentication-store.ts"
 import { checkAllowance } from "../delegate/allowance.ts"
+import { detectCardBrand } from "../delegate/card-number.ts"
 import { VaultStore, type VaultTokenRecord } from "../delegate/vault-store.ts"
 import { Vault } from "../delegate/vault.ts"
 import { AppConfig } from "../platform/config.ts"
@@ -202,7 +203,8 @@ export const BuiltInPaymentProcessor = Layer.effect(
             authorizedOutcomes.set(request, TEST_CARD_OUTCOMES[card.number] ?? "approved")
             return
           }
-          const directoryServer = directoryServerOf(record.brand)
+          // The scheme follows from the card number: the brand an agent displays is free text.
+          const directoryServer = directoryServerOf(detectCardBrand(card.number))
           if (directoryServer === undefined) {
             return yield* rejected(
               request,

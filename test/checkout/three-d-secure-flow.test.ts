@@ -68,6 +68,27 @@ describe.each(LINE_ITEMS_VERSIONS)("3-D Secure in %s", (version) => {
       expect(read.body.authentication_metadata).toEqual(session.authentication_metadata)
     })))
 
+  it.effect("the card's scheme comes from its number, whatever brand the agent displays", () =>
+    run(Effect.gen(function*() {
+      for (const displayBrand of ["Visa", "discover"]) {
+        const { id, total } = yield* readySession(client)
+        const token = yield* delegateCard(version, id, CHALLENGE_CARD, total, (body) => {
+          body.payment_method.display_brand = displayBrand
+        })
+        const answer = yield* client.complete(id, completeRequest(version, token))
+        expect(answer.status, answer.text).toBe(200)
+        expect(answer.body.status).toBe("authentication_required")
+        expect(answer.body.authentication_metadata.directory_server).toBe("visa")
+        // And the result of authenticating that card pays.
+        const authenticated = yield* authenticateCard({ number: CHALLENGE_CARD, sessionId: id, amount: total })
+        const paid = yield* client.complete(
+          id,
+          completeRequest(version, token, { authentication_result: authenticated.result })
+        )
+        expect(paid.body.status, paid.text).toBe("completed")
+      }
+    })))
+
   it.effect("complete without authentication_result while it waits: 400 requires_3ds", () =>
     run(Effect.gen(function*() {
       const { id, token } = yield* requiringAuthentication(client, CHALLENGE_CARD)

@@ -30,8 +30,17 @@ export const browserChannel = {
   }
 }
 
-/** A `vt_` token of `number` for `sessionId`, allowing `maxAmount`, in `version` (201 expected). */
-export const delegateCard = (version: string, sessionId: string, number: string, maxAmount: number) =>
+/**
+ * A `vt_` token of `number` for `sessionId`, allowing `maxAmount`, in `version` (201 expected);
+ * `edit` changes the request further.
+ */
+export const delegateCard = (
+  version: string,
+  sessionId: string,
+  number: string,
+  maxAmount: number,
+  edit: (body: Json) => void = () => {}
+) =>
   Effect.map(
     request("POST", DELEGATE_PATH, {
       version,
@@ -43,6 +52,7 @@ export const delegateCard = (version: string, sessionId: string, number: string,
         body.allowance.checkout_session_id = sessionId
         body.allowance.merchant_id = "merchant_test"
         body.allowance.max_amount = maxAmount
+        edit(body)
       })
     }),
     (response) => {
