@@ -48,6 +48,8 @@ completeAndPayOnEveryStore((run) => {
           payment_data: { token: "tok_unknown", provider: "stripe" }
         })
         expect(unknown.status).toBe(422)
+        expect(unknown.body).toMatchObject({ code: "payment_declined", param: "$.payment_data.token" })
+        expect(unknown.body.message).toMatch(/not known to the payment processor/)
         const paid = yield* post(`/checkout_sessions/${session.id}/complete`, {
           payment_data: { token: "tok_visa", provider: "stripe" }
         })

@@ -76,6 +76,22 @@ describe.each(LINE_ITEMS_VERSIONS)("3-D Secure in %s", (version) => {
         expect(yield* charges).toEqual([])
       })))
 
+    it.effect("an outcome the provider did not report", () =>
+      run(Effect.gen(function*() {
+        const { id, token, total } = yield* requiringAuthentication(client, CHALLENGE_CARD)
+        const own = yield* authenticateCard({ number: CHALLENGE_CARD, sessionId: id, amount: total })
+        expect(own.result.outcome).toBe("authenticated")
+        const relabelled = { ...own.result, outcome: "attempt_acknowledged" }
+        expectRefused(
+          yield* client.complete(id, completeRequest(version, token, { authentication_result: relabelled })),
+          /did not report this authentication as attempt_acknowledged/
+        )
+        expect(yield* charges).toEqual([])
+        // The result as the provider reported it still pays.
+        const paid = yield* client.complete(id, completeRequest(version, token, { authentication_result: own.result }))
+        expect(paid.body.status).toBe("completed")
+      })))
+
     it.effect("a tampered cryptogram, or a transaction the provider never made", () =>
       run(Effect.gen(function*() {
         const { id, token, total } = yield* requiringAuthentication(client, CHALLENGE_CARD)
