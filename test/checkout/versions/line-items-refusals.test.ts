@@ -226,6 +226,12 @@ describe.each(LINE_ITEMS_VERSIONS)("refusals in %s", (version) => {
         badRequest("$.payment_data.handler_id", "missing")
       ))
 
+    it.effect("a handler without an instrument: 400 at $.payment_data.instrument", () =>
+      refusedThenPaid(
+        (token) => completeRequest(version, token, { payment_data: { handler_id: cardPayment(token).handler_id } }),
+        badRequest("$.payment_data.instrument", "missing")
+      ))
+
     it.effect("a handler the merchant does not have: 400 at $.payment_data.handler_id", () =>
       refusedThenPaid(
         (token) =>
