@@ -11,7 +11,7 @@ import { Effect, Layer, Option } from "effect"
 import { CheckoutStore, type CheckoutStoreService, type PaidCompletion } from "../../src/checkout/checkout-store.ts"
 import type { Session } from "../../src/checkout/session-model.ts"
 import { type StorageError } from "../../src/db/storage-error.ts"
-import { VaultStore } from "../../src/delegate/vault-store.ts"
+import { VaultStore, type VaultTokenRecord } from "../../src/delegate/vault-store.ts"
 import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import type { MemoryDatabase } from "../doubles/memory-database.ts"
@@ -158,11 +158,31 @@ const forgettingTokens = (base: Layer.Layer<VaultStore, unknown, MemoryDatabase>
   ).pipe(Layer.provide(base))
 
 /**
+ * The vault store, except that every token it reads or consumes comes back with a card envelope
+ * that does not open (as under a retired vault key): its id, the envelope's authenticated data,
+ * altered.
+ */
+const unreadableCards = (base: Layer.Layer<VaultStore, unknown, MemoryDatabase>) =>
+  Layer.effect(
+    VaultStore,
+    Effect.map(VaultStore, (store) => {
+      const unreadable = Option.map((record: VaultTokenRecord) => ({ ...record, id: `${record.id}_other` }))
+      return VaultStore.of({
+        ...store,
+        getToken: (id) => Effect.map(store.getToken(id), unreadable),
+        lockToken: (id) => Effect.map(store.lockToken(id), unreadable),
+        markTokenUsed: (id, sessionId, now) => Effect.map(store.markTokenUsed(id, sessionId, now), unreadable)
+      })
+    })
+  ).pipe(Layer.provide(base))
+
+/**
  * Runs `effect` against a fresh application over fresh stores of `storeUnderTest`'s kind; `crash`:
  * the first completing step dies before it stores anything; `tokensGoneAfterCrash`: then
  * `getToken` finds no vault token any more (the charge's own read); `aroundCompleting`: what each
  * one-step completion runs instead; `beforeStartingAttempt`: what runs before the first unlocked
- * write of a payment attempt, and who hears what each one answered.
+ * write of a payment attempt, and who hears what each one answered; `unreadableCards`: no token
+ * read has a card the vault can open.
  */
 const runOn = (storeUnderTest: StoreUnderTest) =>
 <A, E>(
@@ -172,6 +192,7 @@ const runOn = (storeUnderTest: StoreUnderTest) =>
     tokensGoneAfterCrash?: boolean
     aroundCompleting?: AroundCompleting
     beforeStartingAttempt?: readonly [BeforeStartingAttempt, (version: Option.Option<number>) => void]
+    unreadableCards?: boolean
   } = {}
 ) =>
   Effect.flatMap(storeUnderTest.freshStores, (stores) => {
@@ -187,7 +208,8 @@ const runOn = (storeUnderTest: StoreUnderTest) =>
       testApp({
         ...stores,
         store: options.crash ? crashingOnce(store, () => void (crashed = true)) : store,
-        ...(options.tokensGoneAfterCrash ? { vaultStore: forgettingTokens(vaultStore, () => crashed) } : {})
+        ...(options.tokensGoneAfterCrash ? { vaultStore: forgettingTokens(vaultStore, () => crashed) } : {}),
+        ...(options.unreadableCards ? { vaultStore: unreadableCards(vaultStore) } : {})
       })
     )
   }) as Effect.Effect<A, E, never>

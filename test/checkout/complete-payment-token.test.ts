@@ -71,6 +71,26 @@ completeAndPayOnEveryStore((run) => {
         })))
     }
 
+    it.effect("a token whose card the vault cannot open: 422, nothing charged, the token given back", () =>
+      run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          const refused = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(refused.status).toBe(422)
+          expect(refused.body).toMatchObject({
+            code: "payment_declined",
+            param: "$.payment_data.instrument.credential.token"
+          })
+          expect(refused.body.message).toMatch(/cannot be used/)
+          expect(yield* approvedCharges).toEqual([])
+          const stored = Option.getOrThrow(yield* Effect.flatMap(VaultStore, (vault) => vault.getToken(token)))
+          expect([stored.state, stored.usedBySession]).toEqual(["active", undefined])
+          expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("ready_for_payment")
+        }),
+        { unreadableCards: true }
+      ))
+
     it.effect("a token issued for another session, or already used, cannot pay", () =>
       run(Effect.gen(function*() {
         const a = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
