@@ -92,6 +92,19 @@ describe.each(LINE_ITEMS_VERSIONS)("3-D Secure in %s", (version) => {
         expect(paid.body.status).toBe("completed")
       })))
 
+    it.effect("presented with a test token, which names no card: refused, and not spent", () =>
+      run(Effect.gen(function*() {
+        const { id, token, total } = yield* requiringAuthentication(client, CHALLENGE_CARD)
+        const own = yield* authenticateCard({ number: CHALLENGE_CARD, sessionId: id, amount: total })
+        expectRefused(
+          yield* client.complete(id, completeRequest(version, "tok_visa", { authentication_result: own.result })),
+          /another card/
+        )
+        expect(yield* charges).toEqual([])
+        const paid = yield* client.complete(id, completeRequest(version, token, { authentication_result: own.result }))
+        expect(paid.body.status).toBe("completed")
+      })))
+
     it.effect("a tampered cryptogram, or a transaction the provider never made", () =>
       run(Effect.gen(function*() {
         const { id, token, total } = yield* requiringAuthentication(client, CHALLENGE_CARD)
