@@ -72,7 +72,7 @@ export const approvedCharges = Effect.flatMap(ChargeStore, (store) => store.list
  * The completing step fails once after the charge, before anything of it is stored, as if the
  * process died there.
  */
-const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>, onCrash: () => void) =>
+export const crashingOnce = (base: Layer.Layer<CheckoutStore, unknown, MemoryDatabase>, onCrash: () => void) =>
   Layer.effect(
     CheckoutStore,
     Effect.map(CheckoutStore, (store) => {

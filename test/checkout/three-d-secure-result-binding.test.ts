@@ -2,15 +2,18 @@
  * 3-D Secure results bound to the payment, through HTTP in every version that has the flow: a
  * result pays only when the authentication provider made it for this checkout session, amount,
  * currency, merchant and card, untampered and unexpired (else 422 at `$.authentication_result`,
- * nothing charged), and only once: concurrent completes with it make one order and one charge,
- * also on every store (memory, SQL on embedded PGlite, SQL on PostgreSQL when TEST_DATABASE_URL
- * is set).
+ * nothing charged), and only once: concurrent completes with it make one order and one charge
+ * (also on every store: memory, SQL on embedded PGlite, SQL on PostgreSQL when TEST_DATABASE_URL
+ * is set), and after a crash between the charge and the commit a retry without it is in flight
+ * (409) while a retry with it completes on the same charge.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { clientOf, completeRequest, LINE_ITEMS_VERSIONS } from "../support/acp-fixtures.ts"
 import { storesUnderTest } from "../support/store-under-test.ts"
 import { authenticateCard, CHALLENGE_CARD, delegateCard, FRICTIONLESS_CARD } from "../support/three-d-secure.ts"
+import { crashingOnce } from "./complete-payment-fixtures.ts"
 import { charges, readySession, refusal, requiringAuthentication, run } from "./three-d-secure-fixtures.ts"
 
 describe.each(LINE_ITEMS_VERSIONS)("3-D Secure in %s", (version) => {
@@ -135,6 +138,27 @@ describe.each(LINE_ITEMS_VERSIONS)("3-D Secure in %s", (version) => {
         )
         expect(yield* charges).toEqual([])
       })))
+
+    it.effect("charged with a result, then a crash: a retry without it is in flight, with it paid once", () =>
+      run(
+        Effect.gen(function*() {
+          const { id, token, total } = yield* requiringAuthentication(client, CHALLENGE_CARD)
+          const own = yield* authenticateCard({ number: CHALLENGE_CARD, sessionId: id, amount: total })
+          const withResult = completeRequest(version, token, { authentication_result: own.result })
+          expect((yield* client.complete(id, withResult)).status).toBe(500)
+          expect(yield* charges).toHaveLength(1) // charged, not committed
+          // Without the result the pending payment cannot be taken over, nor the session sent back
+          // to authentication: in flight, retry shortly.
+          const without = yield* client.complete(id, completeRequest(version, token))
+          expect(refusal(without)).toEqual({ status: 409, code: "idempotency_in_flight", param: undefined })
+          expect(without.headers.get("retry-after")).toBe("1")
+          expect((yield* client.get(id)).body.status).toBe("ready_for_payment")
+          const paid = yield* client.complete(id, withResult)
+          expect(paid.body.status, paid.text).toBe("completed")
+          expect(yield* charges).toHaveLength(1) // the same charge
+        }),
+        { store: crashingOnce(MemoryCheckoutStore, () => {}) }
+      ))
 
     it.effect("one result pays once: two concurrent completes with it make one order and one charge", () =>
       run(Effect.gen(function*() {
