@@ -25,12 +25,17 @@ export type AuthenticationStatus =
   | "challenge_abandoned"
 
 /** What the simulated access control server does with a card. */
-export type CardScenario = "frictionless" | "challenge" | "fails" | "not_enrolled"
+export type CardScenario = "frictionless" | "attempted" | "challenge" | "fails" | "not_enrolled"
 
-/** The 3-D Secure test cards payment developers know, and what each does; any other card is not enrolled. */
+/**
+ * The 3-D Secure test cards payment developers know, and what each does, with one of this
+ * simulator's own for an attempted authentication (`A`: the issuer took no part, the directory
+ * server vouched for the attempt); any other card is not enrolled.
+ */
 export const THREE_DS_TEST_CARDS: Readonly<Record<string, CardScenario>> = {
   "4000002760003184": "challenge",
   "4000000000003220": "frictionless",
+  "4000000000003097": "attempted",
   "4000000000003063": "fails"
 }
 
@@ -248,6 +253,8 @@ export const authenticate = (
   switch (session.scenario) {
     case "frictionless":
       return Either.right(finished(session, "Y", draws))
+    case "attempted":
+      return Either.right(finished(session, "A", draws))
     case "fails":
       return Either.right(
         finished(session, "N", draws, { transStatusReason: "01", cardholderInfo: "Please contact your bank." })

@@ -24,7 +24,7 @@ const Stored = Schema.Struct({
   amount: Schema.Int,
   currency: Schema.String,
   card: Schema.Struct({ fingerprint: Schema.String, brand: Schema.String, last4: Schema.String }),
-  scenario: Schema.Literal("frictionless", "challenge", "fails", "not_enrolled"),
+  scenario: Schema.Literal("frictionless", "attempted", "challenge", "fails", "not_enrolled"),
   acquirerDetails: opt(Schema.Struct({
     acquirer_bin: Schema.String,
     acquirer_country: Schema.String,

@@ -14,6 +14,7 @@ const VERSION = "2026-04-17"
 const CHALLENGE_CARD = "4000002760003184"
 const FRICTIONLESS_CARD = "4000000000003220"
 const FAILING_CARD = "4000000000003063"
+const ATTEMPTED_CARD = "4000000000003097"
 const NOT_ENROLLED_CARD = "4242424242424242"
 const NOTIFY = "https://agent.example/3ds/challenge-callback"
 
@@ -101,6 +102,16 @@ describe("Delegate Authentication API", () => {
         three_ds_server_trans_id: expect.any(String),
         version: "2.2.0"
       })
+    })))
+
+  it.effect("attempted card: pending, then attempted (A, ECI 06) with a cryptogram", () =>
+    run(Effect.gen(function*() {
+      const { authentication_session_id: id } = yield* created(ATTEMPTED_CARD, { channel })
+      const answer = yield* post(`/delegate_authentication/${id}/authenticate`, { fingerprint_completion: "U" })
+      expect(answer.body).toEqual({ authentication_session_id: id, status: "attempted" })
+      const result = (yield* get(`/delegate_authentication/${id}`)).body.authentication_result
+      expect(result).toMatchObject({ trans_status: "A", electronic_commerce_indicator: "06", version: "2.2.0" })
+      expect(result.three_ds_cryptogram).toMatch(/^[A-Za-z0-9+/]{27}=$/)
     })))
 
   it.effect("failing card: not_authenticated (N, reason 01) without a cryptogram", () =>

@@ -11,6 +11,7 @@ import { Clock, Effect } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { clientOf, completeRequest, LINE_ITEMS_VERSIONS } from "../support/acp-fixtures.ts"
 import {
+  ATTEMPTED_CARD,
   authenticateCard,
   CHALLENGE_CARD,
   delegateCard,
@@ -124,6 +125,20 @@ describe.each(LINE_ITEMS_VERSIONS)("3-D Secure in %s", (version) => {
         })])
       })))
   }
+
+  it.effect("an attempted authentication (A) pays as attempt_acknowledged; the charge carries ECI 06", () =>
+    run(Effect.gen(function*() {
+      const { id, token, total } = yield* requiringAuthentication(client, ATTEMPTED_CARD)
+      const { result } = yield* authenticateCard({ number: ATTEMPTED_CARD, sessionId: id, amount: total })
+      expect(result.outcome).toBe("attempt_acknowledged")
+      const paid = yield* client.complete(id, completeRequest(version, token, { authentication_result: result }))
+      expect(paid.body.status, paid.text).toBe("completed")
+      expect(yield* charges).toEqual([expect.objectContaining({
+        amount: total,
+        outcome: "approved",
+        authentication: { eci: "06", dsTransId: result.outcome_details.transaction_id }
+      })])
+    })))
 
   it.effect("a denied result: 402, no charge, the session payable again with another card", () =>
     run(Effect.gen(function*() {

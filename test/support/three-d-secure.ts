@@ -13,6 +13,7 @@ import { createReadySession, request } from "./http.ts"
 
 export const CHALLENGE_CARD = "4000002760003184"
 export const FRICTIONLESS_CARD = "4000000000003220"
+export const ATTEMPTED_CARD = "4000000000003097"
 export const FAILING_CARD = "4000000000003063"
 export const PLAIN_CARD = "4242424242424242"
 
