@@ -202,14 +202,15 @@ const runOn = (storeUnderTest: StoreUnderTest) =>
     const store = options.beforeStartingAttempt
       ? withBeforeStartingAttempt(around, ...options.beforeStartingAttempt)
       : around
-    const vaultStore = stores.vaultStore ?? MemoryVaultStore
+    const baseVault = stores.vaultStore ?? MemoryVaultStore
+    const forgetting = options.tokensGoneAfterCrash ? forgettingTokens(baseVault, () => crashed) : baseVault
+    const vaultStore = options.unreadableCards ? unreadableCards(forgetting) : forgetting
     return Effect.provide(
       effect,
       testApp({
         ...stores,
         store: options.crash ? crashingOnce(store, () => void (crashed = true)) : store,
-        ...(options.tokensGoneAfterCrash ? { vaultStore: forgettingTokens(vaultStore, () => crashed) } : {}),
-        ...(options.unreadableCards ? { vaultStore: unreadableCards(vaultStore) } : {})
+        vaultStore
       })
     )
   }) as Effect.Effect<A, E, never>
