@@ -23,10 +23,18 @@
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { address, API_VERSION, buyer } from "./lib/acp-client.ts"
 import { LOAD_CORES, movePid, pinPostgres, SERVER_CORES } from "./lib/affinity.ts"
-import { type CannonOptions, cannonScenario, measure, warmUp } from "./lib/bench-measure.ts"
-import { evaluateTargets, machine, markdown, pct, writeResults } from "./lib/bench-report.ts"
+import {
+  createSessionLoad,
+  floorReadLoad,
+  floorWriteLoad,
+  getSessionLoad,
+  healthzLoad,
+  preCreateSessions
+} from "./lib/bench-loads.ts"
+import { cannonScenario } from "./lib/bench-measure.ts"
+import { pairedRuns } from "./lib/bench-pairs.ts"
+import { evaluateTargets, machine, markdown, writeResults } from "./lib/bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -50,7 +58,6 @@ import {
   rows,
   runMain,
   scenarios,
-  serverMicrosPerRequest,
   sharedWithDatabase,
   STACK_LAYERS,
   start,
@@ -62,7 +69,7 @@ import {
 } from "./lib/bench-setup.ts"
 import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
 import { medianOf } from "./lib/figures.ts"
-import { FLOW_ITEMS, type FlowStats } from "./lib/flow.ts"
+import { type FlowStats } from "./lib/flow.ts"
 import { hasWrk, runFlowProcess } from "./lib/load.ts"
 import {
   childrenOf,
@@ -74,73 +81,9 @@ import {
   type NodeProcess,
   postgresReachable,
   sampleRss,
-  settlePostgres,
   sqlClient
 } from "./lib/processes.ts"
 import { sharedFileBytes } from "./lib/shared-pages.ts"
-
-// ---------------------------------------------------------------------------------------------
-// Measurements
-
-const authHeaders = { authorization: `Bearer ${API_KEY}`, "api-version": API_VERSION }
-
-const createBody = JSON.stringify({ items: FLOW_ITEMS, buyer, fulfillment_address: address })
-const jsonHeaders = { ...authHeaders, "content-type": "application/json" }
-
-/** Sessions for the GET scenario, created up front (read in rotation). */
-const preCreateSessions = async (proc: NodeProcess): Promise<Array<string>> => {
-  const ids: Array<string> = []
-  await Promise.all(Array.from({ length: 10 }, async () => {
-    while (ids.length < 500) {
-      const response = await fetch(proc.baseUrl + "/checkout_sessions", {
-        method: "POST",
-        headers: jsonHeaders,
-        body: createBody
-      })
-      const body = (await response.json()) as { id: string }
-      if (response.status !== 201) throw new Error(`pre-creating sessions: ${response.status} ${JSON.stringify(body)}`)
-      ids.push(body.id)
-    }
-  }))
-  return ids
-}
-
-const getSessionLoad = (ids: ReadonlyArray<string>): CannonOptions => ({
-  path: "/checkout_sessions/" + ids[0],
-  headers: authHeaders,
-  paths: ids.map((id) => `/checkout_sessions/${id}`),
-  expected: 200
-})
-
-const createSessionLoad: CannonOptions = {
-  path: "/checkout_sessions",
-  method: "POST",
-  headers: jsonHeaders,
-  body: createBody,
-  expected: 201
-}
-
-const floorReadLoad: CannonOptions = {
-  path: "/read/0",
-  paths: Array.from({ length: 500 }, (_, i) => `/read/${i}`),
-  expected: 200
-}
-
-/**
- * The transaction on the 500 rows in rotation: what the stack costs per write, not how fast one
- * row's lock can change hands (a single hot row holds every writer behind each commit's flush).
- */
-const floorWriteLoad: CannonOptions = {
-  path: "/write/0",
-  paths: Array.from({ length: 500 }, (_, i) => `/write/${i}`),
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ quantity: 1 }),
-  expected: 201
-}
-
-/** `GET /healthz`: a route with no statement, what a request costs in the HTTP stack itself. */
-const healthzLoad: CannonOptions = { path: "/healthz", expected: 200 }
 
 /** GET session, create session and the full flow against one of our servers. */
 const benchOurs = async (target: string, proc: NodeProcess) => {
@@ -194,107 +137,6 @@ const recordPeaks = (target: string, proc: NodeProcess) => {
   if (database > 0) databasePeaks[target] = database / MB
   const shared = children.reduce((sum, pid) => sum + sharedFileBytes(proc.pid, pid), 0)
   if (shared > 0) sharedWithDatabase[target] = shared / MB
-}
-
-// ---------------------------------------------------------------------------------------------
-// Paired runs: ours and the floor back to back
-
-/**
- * The ratios of the targets measured in pairs. Request rates on a shared VM drift by up to 2×
- * within minutes, and the main runs measure the floor and our server minutes apart; here both run
- * at once (on databases of their own), each pair is measured back to back, the order alternates
- * from one round to the next (floor first, then ours first), and the targets take the median
- * ratio of the `--pairs` rounds.
- */
-/**
- * The floor's read stands for our GET only if it moves a document of the same size: prints both
- * and notes a difference of more than 10 % in the results.
- */
-const compareDocumentSizes = async (ours: NodeProcess, floor: NodeProcess, sessionId: string) => {
-  const size = async (url: string, headers: Record<string, string>) =>
-    Buffer.byteLength(await (await fetch(url, { headers })).text())
-  const session = await size(`${ours.baseUrl}/checkout_sessions/${sessionId}`, authHeaders)
-  const document = await size(`${floor.baseUrl}/read/0`, {})
-  log(`  a GET session answers ${session} bytes, the floor's read ${document} bytes`)
-  if (Math.abs(document - session) > session / 10) {
-    notes.push(`the floor's read answers ${document} bytes, a GET session ${session}: the read is not comparable`)
-  }
-}
-
-const pairedRuns = async (catalogFile: string) => {
-  log(`\n[pairs] our server and the floor back to back, ${pairRounds} rounds, alternating order`)
-  const floorDb = await createDatabase(ADMIN_URL, "bench_floor_pairs")
-  const oursDb = await createDatabase(ADMIN_URL, "bench_acp_pairs")
-  try {
-    const floor = await startFloor("floor-pairs", floorDb.url)
-    const ours = await startOurs("postgres-pairs", catalogFile, { DATABASE_URL: oursDb.url })
-    const ids = await preCreateSessions(ours)
-    await compareDocumentSizes(ours, floor, ids[0]!)
-    const kinds = [
-      ...(scenarios.has("get") ? [["get_session", getSessionLoad(ids), floorReadLoad] as const] : []),
-      ...(scenarios.has("create") ? [["create_session", createSessionLoad, floorWriteLoad] as const] : [])
-    ]
-    for (const [scenario, oursLoad, floorLoad] of kinds) {
-      await warmUp(ours, oursLoad)
-      await warmUp(floor, floorLoad)
-      for (const connections of levels) {
-        for (let round = 1; round <= pairRounds; round++) {
-          // Each half starts on a quiet PostgreSQL (`settlePostgres`: no half pays for the other's
-          // checkpoint or autovacuum) and a server just warmed at the same concurrency: with the
-          // order alternating, one server's half otherwise followed its own last run and the
-          // other's followed seconds of idling, and the ratios alternated with the order.
-          const runOurs = () =>
-            settlePostgres(ADMIN_URL).then(() => warmUp(ours, oursLoad, connections, 2)).then(() =>
-              measure("postgres", ours, scenario, oursLoad, connections, 1)
-            )
-          const runFloor = () =>
-            settlePostgres(ADMIN_URL).then(() => warmUp(floor, floorLoad, connections, 2)).then(() =>
-              measure(
-                "floor",
-                floor,
-                scenario === "get_session" ? "floor_read" : "floor_write",
-                floorLoad,
-                connections,
-                1
-              )
-            )
-          const [o, f] = round % 2 === 1
-            ? await runFloor().then(async (f) => [await runOurs(), f] as const)
-            : await runOurs().then(async (o) => [o, await runFloor()] as const)
-          const pair = {
-            connections,
-            round,
-            ours: o.requestsPerSecond,
-            floor: f.requestsPerSecond,
-            oursCpuMicros: serverMicrosPerRequest(o),
-            floorCpuMicros: serverMicrosPerRequest(f),
-            errors: o.errors + f.errors
-          }
-          pairs[scenario].push(pair)
-          log(
-            `  ${scenario.padEnd(15)} c=${String(connections).padStart(3)} round ${round}: ours ${
-              o.requestsPerSecond.toFixed(0).padStart(6)
-            }` +
-              ` floor ${f.requestsPerSecond.toFixed(0).padStart(6)} req/s → ${pct(pair.ours / pair.floor)}` +
-              `  server CPU ${pair.oursCpuMicros.toFixed(0)} / ${pair.floorCpuMicros.toFixed(0)} µs per request` +
-              `${pair.errors > 0 ? `  errors ${pair.errors}` : ""}  cpu other ${
-                Math.max(o.cpu.other, f.cpu.other).toFixed(2)
-              }`
-          )
-          for (const row of [o, f]) {
-            if (row.errors > 0) {
-              log(`      ! ${row.target}: ${row.errors} errors, statuses ${JSON.stringify(row.statusCounts ?? {})}`)
-            }
-          }
-        }
-      }
-    }
-    await stop(ours)
-    await stop(floor)
-  } finally {
-    await oursDb.drop()
-    await floorDb.drop()
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

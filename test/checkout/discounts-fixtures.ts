@@ -1,0 +1,28 @@
+/** Coupons and sessions shared by the discount tests. */
+import { Either } from "effect"
+import type { CheckoutSessionCreateRequest } from "../../src/checkout/checkout-schemas.ts"
+import type { CatalogCoupon } from "../../src/checkout/discounts.ts"
+import { type ReducerContext, type Session, SessionCommand } from "../../src/checkout/session-model.ts"
+import { reduce } from "../../src/checkout/session-reducer.ts"
+import { context } from "../support/fixtures.ts"
+
+export const percent = (code: string, percent_off: number, extra: Partial<CatalogCoupon> = {}): CatalogCoupon => ({
+  id: `c_${code.toLowerCase()}`,
+  name: code,
+  code,
+  percent_off,
+  ...extra
+})
+export const amount = (code: string, amount_off: number, extra: Partial<CatalogCoupon> = {}): CatalogCoupon => ({
+  id: `c_${code.toLowerCase()}`,
+  name: code,
+  code,
+  amount_off,
+  currency: "usd",
+  ...extra
+})
+
+export const create = (request: CheckoutSessionCreateRequest, ctx: ReducerContext = context()): Session =>
+  Either.getOrThrow(reduce(undefined, SessionCommand.Create({ id: "cs_disc", request }), ctx)).session
+
+export const amountOf = (session: Session, type: string) => session.totals.find((t) => t.type === type)?.amount
