@@ -11,7 +11,11 @@ import { NEWEST_API_VERSION } from "../shared/api-versions.ts"
 import { bundleJsonSchema } from "../shared/json-schema-bundle.ts"
 import { optional } from "../shared/schema-helpers.ts"
 
-/** The binding's `meta`: the REST headers of the call; fields it does not name are ignored. */
+/**
+ * The binding's `meta`: the REST headers of the call. It is extensible (`additionalProperties:
+ * true` in the binding's OpenRPC schema, so that new headers need no new schema): fields it does
+ * not name are ignored, and the schema `tools/list` shows says so.
+ */
 export const ToolMeta = Schema.Struct({
   api_version: Schema.String.annotations({ description: "API-Version of the call (YYYY-MM-DD)" }),
   idempotency_key: optional(
@@ -21,11 +25,16 @@ export const ToolMeta = Schema.Struct({
   user_agent: optional(Schema.String),
   accept_language: optional(Schema.String),
   signature: optional(Schema.String.annotations({ description: "Signature of the payload, as the REST header" })),
-  timestamp: optional(Schema.String.annotations({ description: "Timestamp of the signature (RFC 3339)" }))
-}).annotations({ identifier: "Meta" })
+  timestamp: optional(
+    Schema.String.annotations({
+      description: "Timestamp of the signature (RFC 3339)",
+      jsonSchema: { format: "date-time" }
+    })
+  )
+}).annotations({ identifier: "Meta", jsonSchema: { additionalProperties: true } })
 export type ToolMeta = typeof ToolMeta.Type
 
-/** The REST headers `meta` stands for. */
+/** The REST headers `meta` stands for, but `API-Version`. */
 export const META_HEADERS: ReadonlyArray<readonly [Exclude<keyof ToolMeta, "api_version">, string]> = [
   ["idempotency_key", "idempotency-key"],
   ["request_id", "request-id"],

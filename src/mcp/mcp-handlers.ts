@@ -11,7 +11,7 @@
  * request signatures, logs under the call's request id. A 2xx answer is the tool's result (the
  * session object itself, also as `structuredContent` and as text); any other is the JSON-RPC error
  * `-32000` with the ACP error object in `data`, its `param` rooted at the tool's arguments
- * (`$.payload…`, `$.id`). Arguments that are not the binding's envelope are `-32602`.
+ * (`$.payload…`, `$.id`, `$.meta…` for a header). Arguments that are not the binding's envelope are `-32602`.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -52,9 +52,28 @@ export type Dispatch = (
   request: HttpServerRequest.HttpServerRequest
 ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
 
-/** A REST `param` (rooted at the body, or naming the path's session id) rooted at the tool's arguments. */
-export const toolParam = (param: string): string =>
-  param === "$.checkout_session_id" ? "$.id" : param.startsWith("$") ? `$.payload${param.slice(1)}` : param
+/** `meta`'s field for each REST header it stands for, by the header's name in lower case. */
+const META_FIELD_OF_HEADER = new Map<string, string>([
+  ["api-version", "api_version"],
+  ...META_HEADERS.map(([field, header]) => [header, field] as const)
+])
+
+const HEADER_PARAM = /^\$\.headers\['([^']+)'\]$/
+
+/**
+ * A REST `param` rooted at the tool's arguments: the body's at `$.payload…`, the path's session id
+ * at `$.id`, a header's at its `meta` field (`$.headers['Idempotency-Key']` → `$.meta.idempotency_key`).
+ * A header `meta` does not carry (`Authorization`, on the HTTP request to `/mcp`) keeps its name.
+ */
+export const toolParam = (param: string): string => {
+  if (param === "$.checkout_session_id") return "$.id"
+  const header = HEADER_PARAM.exec(param)
+  if (header !== null) {
+    const field = META_FIELD_OF_HEADER.get(header[1]!.toLowerCase())
+    return field === undefined ? param : `$.meta.${field}`
+  }
+  return param.startsWith("$") ? `$.payload${param.slice(1)}` : param
+}
 
 const invalidArguments = (error: Parameters<typeof firstFailureAtJsonPath>[0]) => {
   const failure = firstFailureAtJsonPath(error)

@@ -69,7 +69,7 @@ describe("MCP checkout tools", () => {
       const client = yield* connectMcp()
       const { tools } = yield* Effect.promise(() => client.listTools())
       expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES)
-      const ajv = new Ajv2020({ strict: false, allErrors: true })
+      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
       for (const tool of tools) {
         expect(JSON.stringify(tool.inputSchema), tool.name).not.toContain("$ref")
         expect(tool.inputSchema.type).toBe("object")
@@ -80,6 +80,18 @@ describe("MCP checkout tools", () => {
       expect(create({ meta: meta(), payload: createRequest(VERSION) })).toBe(true)
       expect(create({ meta: meta(), payload: { ...createRequest(VERSION), line_items: [] } })).toBe(false)
       expect(create({ payload: createRequest(VERSION) })).toBe(false)
+      // `meta` is extensible, as the binding's schema says: a field it does not name is no error.
+      expect(create({ meta: { ...meta(), traceparent: "00-abc-def-01" }, payload: createRequest(VERSION) })).toBe(true)
+      const metaSchema = (tools[0]!.inputSchema.properties as Record<string, Record<string, any>>)["meta"]!
+      expect(metaSchema["additionalProperties"]).toBe(true)
+      expect(metaSchema["properties"]["timestamp"]["format"]).toBe("date-time")
+      // The objects the protocol leaves open are open here too; the closed ones stay closed.
+      const cancel = ajv.compile(tools[4]!.inputSchema)
+      const trace = { reason_code: "shipping_cost", agent_note: "from a newer agent" }
+      expect(cancel({ meta: meta(), id: "cs_1", payload: { intent_trace: trace, later_field: 1 } })).toBe(true)
+      const attributed = { ...createRequest(VERSION), affiliate_attribution: { provider: "p", click_ref: "c1" } }
+      expect(create({ meta: meta(), payload: attributed })).toBe(true)
+      expect(create({ meta: meta(), payload: { ...createRequest(VERSION), later_field: 1 } })).toBe(false)
     })))
 
   it.effect("a whole purchase: create → update → delegate a card over REST → complete", () =>
@@ -198,7 +210,11 @@ describe("MCP checkout tools", () => {
           meta: { api_version: "2020-01-01" },
           id: "x"
         })
-        expect(badVersion.ok || badVersion.error.data.code).toBe("unsupported_api_version")
+        // A header's error names the field of meta that carries it.
+        expect(badVersion.ok || badVersion.error.data).toMatchObject({
+          code: "unsupported_api_version",
+          param: "$.meta.api_version"
+        })
       })))
 
     it.effect("2026-04-17 writes without meta.idempotency_key are refused as REST refuses them; get needs none", () =>
@@ -209,7 +225,10 @@ describe("MCP checkout tools", () => {
           payload: createRequest(VERSION)
         })
         expect(keyless.ok || keyless.error.code).toBe(-32000)
-        expect(keyless.ok || keyless.error.data.code).toBe("idempotency_key_required")
+        expect(keyless.ok || keyless.error.data).toMatchObject({
+          code: "idempotency_key_required",
+          param: "$.meta.idempotency_key"
+        })
         // 2026-01-30 has no such rule: the write goes through without replay protection.
         const older = yield* callTool(client, "create_checkout_session", {
           meta: { api_version: "2026-01-30" },

@@ -133,6 +133,13 @@ const Codes = Schema.Struct({ codes: optional(DiscountsRequest.fields.codes) }).
 })
 const Coupons = DiscountsRequest.fields.codes.annotations({ description: "Deprecated: use discounts.codes" })
 
+/**
+ * For the objects the protocol leaves open (`additionalProperties` not false in its schemas: the
+ * attribution, the intent trace, the cancel request): their JSON Schema in our documents and tool
+ * schemas says so too. The decoders ignore unknown fields of every object alike.
+ */
+const OPEN = { additionalProperties: true }
+
 export const Metadata = Schema.Record({ key: Text(256), value: Schema.Unknown })
 
 export const AffiliateAttribution = Schema.Struct({
@@ -149,7 +156,7 @@ export const AffiliateAttribution = Schema.Struct({
     Schema.Record({ key: Text(256), value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) })
   ),
   touchpoint: optional(Schema.Literal("first", "last"))
-}).annotations({ identifier: "AffiliateAttribution" })
+}).annotations({ identifier: "AffiliateAttribution", jsonSchema: OPEN })
 
 const OrderNotes = Text(5000)
 
@@ -200,7 +207,7 @@ const IntentTrace = Schema.Struct({
   metadata: optional(
     Schema.Record({ key: Text(256), value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) })
   )
-}).annotations({ identifier: "IntentTrace" })
+}).annotations({ identifier: "IntentTrace", jsonSchema: OPEN })
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -251,7 +258,7 @@ export const requests20260130 = {
   create: Schema.Struct(fields0130.create).annotations({ identifier: "CheckoutSessionCreateRequest" }),
   update: Schema.Struct(fields0130.update).annotations({ identifier: "CheckoutSessionUpdateRequest" }),
   complete: Schema.Struct(fields0130.complete).annotations({ identifier: "CheckoutSessionCompleteRequest" }),
-  cancel: Schema.Struct(fields0130.cancel).annotations({ identifier: "CancelSessionRequest" })
+  cancel: Schema.Struct(fields0130.cancel).annotations({ identifier: "CancelSessionRequest", jsonSchema: OPEN })
 }
 
 const fields0417 = requestFields("2026-04-17")
@@ -270,5 +277,5 @@ export const requests20260417 = {
     /** Contact changes apply; an address other than the session's is refused (409). */
     fulfillment_details: optional(fields0417.fulfillmentDetails)
   }).annotations({ identifier: "CheckoutSessionCompleteRequest" }),
-  cancel: Schema.Struct(fields0417.cancel).annotations({ identifier: "CancelSessionRequest" })
+  cancel: Schema.Struct(fields0417.cancel).annotations({ identifier: "CancelSessionRequest", jsonSchema: OPEN })
 }
