@@ -8,7 +8,6 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
-import { luhnValid } from "../delegate/card-number.ts"
 import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { AppConfig } from "../platform/config.ts"
 import { BadRequest, NotFound } from "../platform/http/errors.ts"
@@ -17,6 +16,8 @@ import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient, makeBearerCheck, RequestedApiVersion } from "../platform/http/security.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
+import { luhnValid, maskCardNumbers, MISPLACED_CARD_NUMBER } from "../shared/card-numbers.ts"
+import { cardNumberPath } from "../shared/json-text.ts"
 import {
   AuthnBadRequest,
   AuthnBearer,
@@ -90,6 +91,15 @@ const badRequest = (message: string, param?: string) =>
     ...(param === undefined ? {} : { param })
   })
 
+/**
+ * A session keeps the card only as its keyed fingerprint, brand and last 4, and the rest of the
+ * request in clear: a card number in any other field (an id, a URL, the browser's data) is refused.
+ */
+const noCardNumberOutsideItsField = (body: unknown): Effect.Effect<void, AuthnBadRequest> => {
+  const path = cardNumberPath(body)
+  return path === undefined ? Effect.void : Effect.fail(badRequest(`${path} ${MISPLACED_CARD_NUMBER}.`, path))
+}
+
 type AuthnFailure = AuthnBadRequest | AuthnNotFound | AuthnConflict | AuthnServiceUnavailable | AuthnInternalError
 
 const storageFailure = (error: StorageError): Effect.Effect<never, AuthnServiceUnavailable | AuthnInternalError> =>
@@ -125,7 +135,7 @@ const stepFailure = (error: AuthenticationStepError): Effect.Effect<never, Authn
         new AuthnNotFound({
           type: "invalid_request",
           code: "invalid_card",
-          message: `No authentication session ${error.id}.`,
+          message: `No authentication session ${maskCardNumbers(error.id)}.`,
           param: "$.authentication_session_id"
         })
       )
@@ -203,6 +213,10 @@ export const DelegateAuthenticationHandlers = groupHandlers(
             if (!luhnValid(body.payment_method.number)) {
               return yield* badRequest("The card number is not valid.", "$.payment_method.number")
             }
+            yield* noCardNumberOutsideItsField({
+              ...body,
+              payment_method: { ...body.payment_method, number: "" }
+            })
             return yield* service.create({
               merchantId: body.merchant_id,
               acquirerDetails: body.acquirer_details,
@@ -222,6 +236,7 @@ export const DelegateAuthenticationHandlers = groupHandlers(
           Effect.gen(function*() {
             const client = yield* admitted
             const body = yield* decodeAuthenticate
+            yield* noCardNumberOutsideItsField(body)
             return yield* service.authenticate(path.authentication_session_id, client.keyId, {
               fingerprintCompletion: body.fingerprint_completion,
               channelGiven: body.channel !== undefined,
@@ -255,7 +270,7 @@ const AuthnRoleEnabledLive = Layer.effect(
             new NotFound({
               type: "invalid_request",
               code: "not_found",
-              message: `No route ${request.method} ${request.url.split("?")[0]}.`
+              message: `No route ${request.method} ${maskCardNumbers(request.url.split("?")[0]!)}.`
             })
           ))
   )

@@ -20,6 +20,7 @@ import {
   Unprocessable
 } from "../platform/http/errors.ts"
 import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
+import { maskCardNumbers } from "../shared/card-numbers.ts"
 import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
 import type { ReducerError } from "./session-model.ts"
 import type { CheckoutCodec } from "./wire/checkout-codec.ts"
@@ -156,7 +157,7 @@ export const toApiError = (
       return new NotFound({
         type: "invalid_request",
         code: "not_found",
-        message: `No checkout session ${error.id}.`,
+        message: `No checkout session ${maskCardNumbers(error.id)}.`,
         param: "$.checkout_session_id"
       })
     case "PaymentInProgress":

@@ -14,6 +14,7 @@ import { ORDER_STATUSES, type OrderStatus, RefundType, ShipRequest } from "../or
 import { OrderService } from "../orders/order-service.ts"
 import { OrderCommand } from "../orders/order-state-machine.ts"
 import { OrderStore } from "../orders/order-store.ts"
+import { maskCardNumbers } from "../shared/card-numbers.ts"
 import { unstorableTextPath } from "../shared/storable-text.ts"
 import type { FormFields } from "./console-access-middleware.ts"
 import type { Frame, Notice } from "./console-layout.ts"
@@ -118,7 +119,9 @@ export const makeOrderHandlers = (frameOf: FrameOf) =>
     const detail = (session: ConsoleSession, id: string, notice?: Notice, status = 200) =>
       Effect.gen(function*() {
         const stored = unstorableId(id) ? Option.none() : yield* store.getOrder(id)
-        if (Option.isNone(stored)) return notFoundPage(frameOf(session, "Order not found"), `No order ${id}.`)
+        if (Option.isNone(stored)) {
+          return notFoundPage(frameOf(session, "Order not found"), `No order ${maskCardNumbers(id)}.`)
+        }
         const { createdAt, order } = stored.value
         const events = yield* store.listEvents({ orderId: order.id, limit: 100 })
         const checkoutSession = yield* checkout.sessions.get(order.checkout_session_id)
@@ -159,7 +162,7 @@ export const makeOrderHandlers = (frameOf: FrameOf) =>
       }
       const decided = decide(action, fields)
       if (decided === undefined) {
-        return Effect.succeed(notFoundPage(frameOf(session, "No such action"), `No action ${action}.`))
+        return Effect.succeed(notFoundPage(frameOf(session, "No such action"), `No action ${maskCardNumbers(action)}.`))
       }
       if ("refused" in decided) return detail(session, id, problem(decided.refused), 400)
       return orders.applyIfUnchanged(id, decided.command, fields.get("seen") ?? "").pipe(

@@ -1,21 +1,4 @@
-/** Card number rules: the Luhn check and the brand a number's leading digits name. */
-
-/** Luhn (mod 10) check of a digit string. */
-export const luhnValid = (digits: string): boolean => {
-  if (!/^[0-9]+$/.test(digits)) return false
-  let sum = 0
-  let double = false
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48
-    if (double) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-    double = !double
-  }
-  return sum % 10 === 0
-}
+/** The brand a card number's leading digits name (the Luhn check: `src/shared/card-numbers.ts`). */
 
 export type CardBrand = "visa" | "mastercard" | "amex" | "discover" | "unknown"
 

@@ -3,17 +3,20 @@
  * 1. the decode with `DelegatePaymentRequest` (types, enums, formats): a failure is a 400
  *    `invalid_request`/`invalid_card` with the JSONPath of the first problem (the shared walker,
  *    `src/shared/schema-failure.ts`, rendered here). Unknown fields are ignored.
- * 2. `validateDelegatePayment`: the rules beyond types (Luhn, iin/last4 consistency, card expiry,
+ * 2. no card number in any field but `payment_method.number` (400, `cardNumberOutsideItsField`);
+ * 3. `validateDelegatePayment`: the rules beyond types (Luhn, iin/last4 consistency, card expiry,
  *    allowance expiry, known currency and country, blocked risk signal); each failure is a 422
  *    `invalid_request`/`invalid_card` with a JSONPath `param`.
  * No message produced here ever contains an input value.
  */
 import { Data, Either, type ParseResult, Schema } from "effect"
+import { luhnValid, MISPLACED_CARD_NUMBER } from "../shared/card-numbers.ts"
 import { isCountry, isCurrency } from "../shared/iso-codes.ts"
+import { cardNumberPath } from "../shared/json-text.ts"
 import { firstSchemaFailure } from "../shared/schema-failure.ts"
 import { toJsonPath } from "../shared/schema-helpers.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../shared/storable-text.ts"
-import { detectCardBrand, luhnValid } from "./card-number.ts"
+import { detectCardBrand } from "./card-number.ts"
 import { type DelegateError, DelegatePaymentRequest, type FundingType, parseTimestamp } from "./delegate-payment.ts"
 
 /** A validation failure of a delegate payment request: the HTTP status and the error body. */
@@ -29,11 +32,10 @@ const invalidCard = (status: 400 | 422, param: string, message: string): Delegat
 // Decode failures → delegate error (never echoing the input)
 
 /** `$.payment_method.number` → `payment_method.number`; the root is "request body". */
-export const fieldLabel = (path: ReadonlyArray<PropertyKey>): string => {
-  if (path.length === 0) return "request body"
-  const jsonPath = toJsonPath(path)
-  return jsonPath.startsWith("$.") ? jsonPath.slice(2) : jsonPath.slice(1)
-}
+export const fieldLabel = (path: ReadonlyArray<PropertyKey>): string =>
+  path.length === 0 ? "request body" : labelOfJsonPath(toJsonPath(path))
+
+const labelOfJsonPath = (jsonPath: string): string => jsonPath.startsWith("$.") ? jsonPath.slice(2) : jsonPath.slice(1)
 
 /** A decode failure of the delegate schemas → 400 `invalid_request`/`invalid_card` with a JSONPath. */
 export const delegateErrorFromParseError = (
@@ -176,16 +178,29 @@ export const validateDelegatePayment = (
 }
 
 /**
+ * The card number is kept encrypted, and only it: a card number in any other field of the request
+ * (a brand, metadata, an address line, a risk signal, an allowance id) would be stored and shown in
+ * clear. The JSONPath of the first such field (a value or a key; numbers too), or undefined.
+ */
+const cardNumberOutsideItsField = (request: DelegatePaymentRequest): string | undefined =>
+  cardNumberPath({ ...request, payment_method: { ...request.payment_method, number: "" } })
+
+/**
  * The whole request check of the tokenize route, decoding with `schema` (the request of the
  * version the route speaks, `delegate-wire/`): text storage can keep, then the decode (400), then
- * the rules above.
+ * no card number outside `payment_method.number` (400), then the rules above.
  */
 export const makeDelegatePaymentParser = <A extends DelegatePaymentRequest, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = makeDecoder(schema)
   return (input: unknown, nowMillis: number): Either.Either<ValidatedDelegatePayment, DelegateValidationFailure> => {
     const unstorable = unstorableTextPath(input)
     if (unstorable !== undefined) return Either.left(invalidCard(400, unstorable, `Text ${UNSTORABLE_TEXT_MESSAGE}.`))
-    return Either.flatMap(decode(input), (request) => validateDelegatePayment(request, nowMillis))
+    return Either.flatMap(decode(input), (request) => {
+      const misplaced = cardNumberOutsideItsField(request)
+      return misplaced === undefined
+        ? validateDelegatePayment(request, nowMillis)
+        : Either.left(invalidCard(400, misplaced, `${labelOfJsonPath(misplaced)} ${MISPLACED_CARD_NUMBER}`))
+    })
   }
 }
 

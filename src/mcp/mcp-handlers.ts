@@ -20,6 +20,7 @@ import { internalError } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
 import { readRawBody } from "../platform/http/request-body.ts"
 import { makeBearerCheck, unauthorized } from "../platform/http/security.ts"
+import { maskCardNumbers } from "../shared/card-numbers.ts"
 import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
 import {
   argumentsOf,
@@ -180,7 +181,7 @@ const mcpServer = (
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = toolNamed(request.params.name)
     if (tool === undefined) {
-      const message = `Unknown tool ${request.params.name}; the tools are ${
+      const message = `Unknown tool ${maskCardNumbers(request.params.name)}; the tools are ${
         CHECKOUT_TOOLS.map((t) => t.name).join(", ")
       }.`
       throw new ToolCallError(INVALID_PARAMS, message, {

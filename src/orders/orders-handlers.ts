@@ -18,6 +18,7 @@ import {
 import { groupHandlers } from "../platform/http/group-context.ts"
 import { decodeDeclaredBody } from "../platform/http/request-body.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
+import { maskCardNumbers } from "../shared/card-numbers.ts"
 import { orderJson } from "./order-json.ts"
 import type { Order } from "./order-schemas.ts"
 import { type OrderNotFound, OrderService } from "./order-service.ts"
@@ -32,7 +33,12 @@ import { OrdersApi, OrdersGroup, WebhookDeliveriesApi } from "./orders-api.ts"
 import type { Delivery } from "./orders-api.ts"
 
 const orderNotFound = (id: string) =>
-  new NotFound({ type: "invalid_request", code: "not_found", message: `No order ${id}.`, param: "$.order_id" })
+  new NotFound({
+    type: "invalid_request",
+    code: "not_found",
+    message: `No order ${maskCardNumbers(id)}.`,
+    param: "$.order_id"
+  })
 
 /**
  * Order failures → API errors: unknown order 404; a change the status does not allow 409
@@ -208,7 +214,7 @@ export const WebhookDeliveriesHandlers = groupHandlers(
               return yield* new NotFound({
                 type: "invalid_request",
                 code: "not_found",
-                message: `No order event ${path.event_id}.`,
+                message: `No order event ${maskCardNumbers(path.event_id)}.`,
                 param: "$.event_id"
               })
             }

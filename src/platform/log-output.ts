@@ -9,6 +9,7 @@
  * is kept; a line is at most `LOG_BATCH_MILLIS` late, and only a SIGKILL can lose it.
  */
 import { Cause, FiberId, Inspectable, Layer, Logger } from "effect"
+import { maskCardNumbers } from "../shared/card-numbers.ts"
 
 /** Pending bytes (UTF-16 code units, close enough) that are written at once. */
 export const LOG_BATCH_BYTES = 32 * 1024
@@ -73,7 +74,8 @@ const logfmtLabel = (label: string) => label.replace(labelUnsafe, "_")
  * A log line in logfmt, exactly as `Logger.logfmtLogger` of `effect` renders it, at a fraction
  * of its cost: the access log writes one line per request, and the library's renderer builds a
  * set to name the fiber and a match array per value. `test/platform/log-output.test.ts`
- * checks the two agree.
+ * checks the two agree. What reads as a card number is masked in the whole line: a client's
+ * text (a path, a request id, a free-text field) may hold one, and no log keeps it.
  */
 export const formatLogfmt = (options: Logger.Logger.Options<unknown>): string => {
   const { annotations, cause, date, fiberId, logLevel, message, spans } = options
@@ -93,7 +95,7 @@ export const formatLogfmt = (options: Logger.Logger.Options<unknown>): string =>
   for (const [label, value] of annotations) {
     out += ` ${logfmtLabel(label)}=${logfmtValue(Inspectable.toStringUnknown(value, 0))}`
   }
-  return out
+  return maskCardNumbers(out)
 }
 
 /** The logfmt lines of `formatLogfmt`, batched onto `write` (stdout by default). */

@@ -3,6 +3,7 @@
  * integer money and the JSONPath rendering of decode failures.
  */
 import { Schema } from "effect"
+import { maskCardNumbers } from "./card-numbers.ts"
 
 /** An optional key that is either absent or holds a value (never `undefined`, as in JSON). */
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -56,7 +57,11 @@ export const JsonPath = Schema.String.annotations({
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-/** Renders a decode path as JSONPath: `["items", 0, "quantity"]` → `$.items[0].quantity`. */
+/**
+ * Renders a decode path as JSONPath: `["items", 0, "quantity"]` → `$.items[0].quantity`. An
+ * object key is the client's text: one that holds a card number shows it masked, as an error's
+ * `param` and message may go anywhere.
+ */
 export const toJsonPath = (path: ReadonlyArray<PropertyKey>, root = "$"): string =>
   root +
   path
@@ -65,6 +70,6 @@ export const toJsonPath = (path: ReadonlyArray<PropertyKey>, root = "$"): string
         ? `[${key}]`
         : identifier.test(String(key))
         ? `.${String(key)}`
-        : `[${JSON.stringify(String(key))}]`
+        : `[${JSON.stringify(maskCardNumbers(String(key)))}]`
     )
     .join("")

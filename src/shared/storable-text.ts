@@ -5,7 +5,7 @@
  * is a 400 naming the field, never a 500, and the memory stores accept exactly what PostgreSQL does.
  */
 import { Schema } from "effect"
-import { toJsonPath } from "./schema-helpers.ts"
+import { firstTextPath } from "./json-text.ts"
 
 // eslint-disable-next-line no-control-regex -- NUL is exactly what it finds
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
@@ -17,40 +17,9 @@ export const StorableString = Schema.String.pipe(
   Schema.filter((s) => !unstorable.test(s), { message: () => UNSTORABLE_TEXT_MESSAGE })
 )
 
-interface Visit {
-  readonly value: unknown
-  readonly key: PropertyKey | undefined
-  readonly parent: Visit | undefined
-}
-
-const pathOf = (visit: Visit | undefined, last?: PropertyKey): string => {
-  const path: Array<PropertyKey> = last === undefined ? [] : [last]
-  for (let at = visit; at !== undefined && at.key !== undefined; at = at.parent) path.unshift(at.key)
-  return toJsonPath(path)
-}
-
 /**
  * The JSONPath of the first string (value or object key) of a parsed JSON value that cannot be
- * stored, or undefined. Walks with its own stack and builds a path only for what it reports:
- * nesting depth is bounded only by the body size.
+ * stored, or undefined.
  */
-export const unstorableTextPath = (json: unknown): string | undefined => {
-  const stack: Array<Visit> = [{ value: json, key: undefined, parent: undefined }]
-  while (stack.length > 0) {
-    const visit = stack.pop()!
-    const value = visit.value
-    if (typeof value === "string") {
-      if (unstorable.test(value)) return pathOf(visit)
-    } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: visit })
-    } else if (typeof value === "object" && value !== null) {
-      const keys = Object.keys(value)
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!
-        if (unstorable.test(key)) return pathOf(visit, key)
-        stack.push({ value: (value as Record<string, unknown>)[key], key, parent: visit })
-      }
-    }
-  }
-  return undefined
-}
+export const unstorableTextPath = (json: unknown): string | undefined =>
+  firstTextPath(json, (text) => unstorable.test(text))

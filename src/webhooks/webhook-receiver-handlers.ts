@@ -33,6 +33,7 @@ import { makeInProcessRateLimiter } from "../rate-limit/in-process-rate-limiter-
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import type { BucketOptions } from "../rate-limit/token-bucket.ts"
 import type { ApiVersionName } from "../shared/api-versions.ts"
+import { maskCardNumbers } from "../shared/card-numbers.ts"
 import { verifySignature } from "../shared/hmac-signature.ts"
 import type { ReceivedEvent, ReceivedOrder } from "./received-events-store.ts"
 import { ReceivedEventsStore } from "./received-events-store.ts"
@@ -181,7 +182,7 @@ export const ReceivedOrdersHandlers = groupHandlers(
               return yield* new NotFound({
                 type: "invalid_request",
                 code: "not_found",
-                message: `No order ${path.order_id} has been received.`,
+                message: `No order ${maskCardNumbers(path.order_id)} has been received.`,
                 param: "$.order_id"
               })
             }

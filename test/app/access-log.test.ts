@@ -27,4 +27,14 @@ describe("the access log", () => {
       ])
     }).pipe(Effect.provide(testApp()), Effect.provide(layer))
   })
+
+  it.effect("a card number in a path is never shown back: the 404's message masks it", () =>
+    Effect.gen(function*() {
+      for (const path of ["/checkout_sessions/4242424242424242", "/nowhere/4242-4242-4242-4242"]) {
+        const response = yield* get(path)
+        expect(response.status).toBe(404)
+        expect(response.text).not.toMatch(/4242.?4242.?4242.?4242/)
+        expect(response.body.message).toContain("424242******4242")
+      }
+    }).pipe(Effect.provide(testApp())))
 })

@@ -330,4 +330,30 @@ describe("Delegate Authentication API", () => {
       expect(stored).toContain(id)
       expect(stored).not.toContain(CHALLENGE_CARD)
     })))
+
+  it.effect("a card number anywhere but payment_method.number is refused, naming the field: nothing is kept", () =>
+    run(Effect.gen(function*() {
+      const misplaced = [
+        ["$.merchant_id", { ...createBody(FRICTIONLESS_CARD), merchant_id: FRICTIONLESS_CARD }],
+        ["$.checkout_session_id", { ...createBody(FRICTIONLESS_CARD), checkout_session_id: `cs ${CHALLENGE_CARD}` }]
+      ] as const
+      for (const [param, body] of misplaced) {
+        const refused = yield* post("/delegate_authentication", body)
+        expectApiError(refused, 400, "invalid_card", param)
+        expect(refused.text).not.toContain(FRICTIONLESS_CARD)
+        expect(refused.text).not.toContain(CHALLENGE_CARD)
+      }
+      const db = yield* MemoryDatabase
+      expect([...db.table("authentication_sessions").values()]).toEqual([])
+      const session = yield* created(CHALLENGE_CARD, { channel })
+      expectApiError(
+        yield* post(`/delegate_authentication/${session.authentication_session_id}/authenticate`, {
+          fingerprint_completion: "Y",
+          challenge_notification_url: `https://agent.example/3ds?pan=${CHALLENGE_CARD}`
+        }),
+        400,
+        "invalid_card",
+        "$.challenge_notification_url"
+      )
+    })))
 })

@@ -72,6 +72,38 @@ describe("POST /agentic_commerce/delegate_payment: validation", () => {
       "$.payment_method.metadata.note[0]",
       (r) => (r.payment_method.metadata = { note: ["\u0000"] })
     ],
+    // 400: a card number outside payment_method.number (it would be kept and shown in clear)
+    ["a card number in metadata", 400, "$.metadata.card", (r) => (r.metadata = { card: `pan ${CARD_NUMBER}` })],
+    [
+      "a card number as a metadata key, masked in the param",
+      400,
+      "$.metadata[\"424242******4242\"]",
+      (r) => (r.metadata = { [CARD_NUMBER]: "x" })
+    ],
+    [
+      "a card number as a metadata key whose value is no string: the decode's param masked too",
+      400,
+      "$.metadata[\"424242******4242\"]",
+      (r) => (r.metadata = { [CARD_NUMBER]: 1 })
+    ],
+    [
+      "a card number, grouped, as the brand",
+      400,
+      "$.payment_method.display_brand",
+      (r) => (r.payment_method.display_brand = "4242 4242 4242 4242")
+    ],
+    [
+      "a card number in an address line",
+      400,
+      "$.billing_address.line_one",
+      (r) => (r.billing_address.line_one = "5555-5555-5555-4444")
+    ],
+    [
+      "a card number as a risk signal's score",
+      400,
+      "$.risk_signals[0].score",
+      (r) => (r.risk_signals[0].score = 4242424242424242)
+    ],
     [
       "expires_at past year 9999 once its offset is applied",
       400,

@@ -35,9 +35,12 @@ const maskTimestamps = (text: string) =>
 const containsCvc = (text: string) =>
   new RegExp(`(^|[^0-9A-Za-z])${CARD_CVC}([^0-9A-Za-z]|$)`).test(maskTimestamps(text))
 
+/** A card number masked as PCI DSS allows (first 6, last 4): its first 6 are this card's middle ones. */
+const MASKED = /\d{6}\*{3,9}\d{4}/g
+
 const expectNoCardData = (what: string, text: string) => {
   expect(text.includes(CARD_NUMBER), `${what} contains the card number`).toBe(false)
-  expect(text.includes(MIDDLE_DIGITS), `${what} contains the middle digits`).toBe(false)
+  expect(text.replace(MASKED, "<masked>").includes(MIDDLE_DIGITS), `${what} contains the middle digits`).toBe(false)
   expect(containsCvc(text), `${what} contains the cvc`).toBe(false)
 }
 
@@ -98,6 +101,11 @@ const exercise = (version: ApiVersionName = "2025-09-29") =>
       [400, delegateRequestWith((r) => (r.payment_method.number = Number(CARD_NUMBER)))], // a number, not a string
       [400, delegateRequestWith((r) => (r.payment_method.exp_month = CARD_NUMBER))],
       [400, delegateRequestWith((r) => (r.metadata = { note: 4242424242424242 }))],
+      // Outside payment_method.number: refused, never kept in clear.
+      [400, delegateRequestWith((r) => (r.metadata = { card: CARD_NUMBER, cvc: CARD_CVC }))],
+      [400, delegateRequestWith((r) => (r.metadata = { [CARD_NUMBER]: "x" }))],
+      [400, delegateRequestWith((r) => (r.metadata = { [CARD_NUMBER]: 1 }))],
+      [400, delegateRequestWith((r) => (r.payment_method.display_brand = CARD_NUMBER))],
       [400, `{"payment_method":{"number":"${CARD_NUMBER}","cvc":"${CARD_CVC}"`] // malformed JSON
     ]
     for (const [status, body] of bad) {

@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { luhnValid } from "../../src/delegate/card-number.ts"
 import { parseTimestamp } from "../../src/delegate/delegate-payment.ts"
 import {
   decodeDelegatePaymentRequest,
   parseDelegatePayment,
   validateDelegatePayment
 } from "../../src/delegate/delegate-validation.ts"
+import { luhnValid } from "../../src/shared/card-numbers.ts"
 import { noCardData, NOW, semanticFailure, validRequest, with_ } from "./delegate-payment-fixtures.ts"
 
 describe("delegate payment semantic validation", () => {

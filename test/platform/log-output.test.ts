@@ -58,6 +58,23 @@ describe("log output", () => {
       expect(lines[1]).toMatch(/level=WARN .*message=second.* request_id=req_1/)
     }))
 
+  it("masks whatever reads as a card number, wherever in the line", () => {
+    const line = formatLogfmt({
+      fiberId: FiberId.make(42, 0),
+      logLevel: LogLevel.Info,
+      message: "GET /checkout_sessions/4242424242424242 404 1ms",
+      cause: Cause.empty,
+      context: FiberRefs.empty(),
+      spans: List.empty(),
+      annotations: HashMap.make(["request_id", "5555 5555 5555 4444"]),
+      date: new Date("2026-11-23T12:34:56.789Z")
+    })
+    expect(line).toBe(
+      "timestamp=2026-11-23T12:34:56.789Z level=INFO fiber=#42 " +
+        "message=\"GET /checkout_sessions/424242******4242 404 1ms\" request_id=\"555555******4444\""
+    )
+  })
+
   it("renders every line exactly as the logfmt logger of effect does", () => {
     const date = new Date("2026-11-23T12:34:56.789Z")
     const base: Logger.Logger.Options<unknown> = {

@@ -17,6 +17,7 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, FiberRef, HashMap } from "effect"
+import { maskCardNumbers } from "../../shared/card-numbers.ts"
 import { toJsonPath } from "../../shared/schema-helpers.ts"
 import { randomId } from "../ids.ts"
 import { type ApiError, BadRequest, errorBody, internalError, MethodNotAllowed, NotFound, statusOf } from "./errors.ts"
@@ -31,18 +32,20 @@ const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 
 const notFoundOrMethod = (routes: RouteTable, method: string, url: string) => {
   const path = url.split("?")[0]!
+  // The path is the client's text, shown back in the message: never a card number in it.
+  const shown = maskCardNumbers(path)
   const methods = routes.methodsAt(path)
   if (methods.length > 0 && !methods.includes(method)) {
     return errorResponse(
       new MethodNotAllowed({
         type: "invalid_request",
         code: "method_not_allowed",
-        message: `${method} is not allowed on ${path}; allowed: ${methods.join(", ")}.`
+        message: `${method} is not allowed on ${shown}; allowed: ${methods.join(", ")}.`
       })
     ).pipe(HttpServerResponse.setHeader("allow", methods.join(", ")))
   }
   return errorResponse(
-    new NotFound({ type: "invalid_request", code: "not_found", message: `No route ${method} ${path}.` })
+    new NotFound({ type: "invalid_request", code: "not_found", message: `No route ${method} ${shown}.` })
   )
 }
 
