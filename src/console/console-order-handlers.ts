@@ -87,8 +87,8 @@ const decide = (action: string, fields: FormFields): Decided | undefined =>
     ? shipCommand(fields)
     : action === "refund"
     ? refundCommand(fields)
-    : STATUS_COMMANDS[action] !== undefined
-    ? { command: STATUS_COMMANDS[action] }
+    : Object.hasOwn(STATUS_COMMANDS, action)
+    ? { command: STATUS_COMMANDS[action]! }
     : undefined
 
 export const makeOrderHandlers = (frameOf: FrameOf) =>
@@ -142,7 +142,9 @@ export const makeOrderHandlers = (frameOf: FrameOf) =>
 
     const view = (session: ConsoleSession, id: string) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const done = DONE[queryParam(request, "done") ?? ""]
+        const asked = queryParam(request, "done") ?? ""
+        // Own keys only: the query is the client's text (`constructor` is no notice).
+        const done = Object.hasOwn(DONE, asked) ? DONE[asked] : undefined
         return detail(session, id, done === undefined ? undefined : { kind: "notice", text: done })
       })
 

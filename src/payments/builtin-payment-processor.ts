@@ -47,14 +47,17 @@ import {
   PaymentRejected
 } from "./payment-provider.ts"
 
-/** Test tokens of existing ACP clients and what they do. */
-export const TEST_TOKENS: Readonly<Record<string, ChargeOutcome>> = {
-  tok_visa: "approved",
-  tok_mastercard: "approved",
-  tok_amex: "approved",
-  tok_chargeDeclined: "card_declined",
-  tok_chargeDeclinedInsufficientFunds: "insufficient_funds"
-}
+/**
+ * Test tokens of existing ACP clients and what they do. A map, not an object: a token is the
+ * client's text, and `constructor` or `__proto__` must be no more known than any other word.
+ */
+export const TEST_TOKENS: ReadonlyMap<string, ChargeOutcome> = new Map([
+  ["tok_visa", "approved"],
+  ["tok_mastercard", "approved"],
+  ["tok_amex", "approved"],
+  ["tok_chargeDeclined", "card_declined"],
+  ["tok_chargeDeclinedInsufficientFunds", "insufficient_funds"]
+])
 
 /** Card numbers with a fixed outcome; every other valid card approves. */
 export const TEST_CARD_OUTCOMES: Readonly<Record<string, ChargeOutcome>> = {
@@ -185,7 +188,7 @@ export const BuiltInPaymentProcessor = Layer.effect(
       Effect.gen(function*() {
         const token = request.credential.token
         if (!isVaultToken(token)) {
-          if (!(token in TEST_TOKENS)) {
+          if (!TEST_TOKENS.has(token)) {
             return yield* rejected(request, "The payment token is not known to the payment processor.")
           }
           // A test token names no card, so no authentication can have been made for it.
@@ -228,7 +231,7 @@ export const BuiltInPaymentProcessor = Layer.effect(
         const authorized = authorizedOutcomes.get(request)
         if (authorized !== undefined) return authorized
         const token = request.credential.token
-        if (!isVaultToken(token)) return TEST_TOKENS[token] ?? "card_declined"
+        if (!isVaultToken(token)) return TEST_TOKENS.get(token) ?? "card_declined"
         const record = yield* tokens.getToken(token)
         if (Option.isNone(record)) return yield* rejected(request, "The payment token does not exist.")
         const card = yield* vault.revealCard(record.value).pipe(

@@ -55,5 +55,22 @@ completeAndPayOnEveryStore((run) => {
         })
         expect(paid.status).toBe(200)
       })))
+
+    it.effect("a token named like a property of every object is as unknown as any other word; the session still pays", () =>
+      run(Effect.gen(function*() {
+        const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        for (const token of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+          const refused = yield* post(`/checkout_sessions/${session.id}/complete`, {
+            payment_data: { token, provider: "stripe" }
+          })
+          expect(refused.status, token).toBe(422)
+          expect(refused.body).toMatchObject({ code: "payment_declined", param: "$.payment_data.token" })
+        }
+        const paid = yield* post(`/checkout_sessions/${session.id}/complete`, {
+          payment_data: { token: "tok_visa", provider: "stripe" }
+        })
+        expect(paid.status).toBe(200)
+        expect(yield* approvedCharges).toHaveLength(1)
+      })))
   })
 })

@@ -122,6 +122,21 @@ describe("orders in the console", () => {
       expect((yield* client.get("/console/orders?q=ord_nothing")).text).toContain("No orders match.")
     })))
 
+  it.effect("an action or a notice named like a property of every object is no action and no notice", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      const before = (yield* orderStatus(order.id)).status
+      const client = yield* signedInConsole()
+      const { seen } = yield* orderPage(client, order.id)
+      const unknown = yield* client.post(`/console/orders/${order.id}/constructor`, { seen })
+      expect(unknown.status).toBe(404)
+      expect(unknown.text).toContain("No action constructor.")
+      const page = yield* client.get(`/console/orders/${order.id}?done=constructor`)
+      expect(page.status).toBe(200)
+      expect(page.text).not.toContain("function Object")
+      expect((yield* orderStatus(order.id)).status).toBe(before)
+    })))
+
   it.effect("confirm, ship with tracking, refund and fulfill go through the order service and queue order_update", () =>
     run(Effect.gen(function*() {
       const order = yield* paidOrder()
