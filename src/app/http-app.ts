@@ -25,6 +25,7 @@ import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-hand
 import { AppConfig } from "../platform/config.ts"
 import { decodeErrorMiddleware, requestMiddleware } from "../platform/http/middleware.ts"
 import { RequestSignatureLive } from "../platform/http/request-signature.ts"
+import { MAX_PARAM_LENGTH } from "../platform/http/route-table.ts"
 import { ApiVersionLive, AuthorizationLive } from "../platform/http/security.ts"
 import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "../webhooks/webhook-receiver-handlers.ts"
 import { Api } from "./api.ts"
@@ -71,7 +72,12 @@ const RoutesLive = Layer.mergeAll(
  * would have several spellings, each its own idempotency scope (CONTRACT §6: scoped to the path).
  * Percent-encoding is still decoded; the idempotency scope makes it canonical (`canonicalPath`).
  */
-const strictRouting = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+const strictRouting = {
+  caseSensitive: true,
+  ignoreTrailingSlash: false,
+  ignoreDuplicateSlashes: false,
+  maxParamLength: MAX_PARAM_LENGTH
+}
 
 /**
  * Idempotency sits inside `requestMiddleware`: Request-Id, the access log and the 404/405/500

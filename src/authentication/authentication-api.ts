@@ -18,7 +18,7 @@ import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { NotFoundWire, wire } from "../platform/http/errors.ts"
+import { BadRequestWire, NotFoundWire, wire } from "../platform/http/errors.ts"
 import { featureApi } from "../platform/http/feature-api.ts"
 import { ErrorFamily, Idempotent } from "../platform/http/route-declarations.ts"
 import { ApiVersion, Authorization } from "../platform/http/security.ts"
@@ -90,6 +90,14 @@ export const DELEGATE_AUTHENTICATION_VERSION = "2026-04-17"
 /** 404 like an unknown route unless the `delegate_authentication` role is on (`ROLES`). */
 export class AuthnRoleEnabled extends HttpApiMiddleware.Tag<AuthnRoleEnabled>()("acp/AuthnRoleEnabled", {
   failure: NotFoundWire
+}) {}
+
+/**
+ * The issuer's pages take HTML forms (`application/x-www-form-urlencoded`) only: another body,
+ * multipart above all, is refused (400 `invalid_content_type`) before the framework reads it.
+ */
+export class AcsFormBody extends HttpApiMiddleware.Tag<AcsFormBody>()("acp/AcsFormBody", {
+  failure: BadRequestWire
 }) {}
 
 /** Bearer authentication answered in this API's error object (`Authorization` then reads the same result). */
@@ -187,6 +195,7 @@ export class AcsGroup extends HttpApiGroup.make("acs")
       )
   )
   .middleware(AuthnRoleEnabled)
+  .middleware(AcsFormBody)
   .annotate(OpenApi.Description, "Simulated access control server of the built-in authentication provider")
 {}
 

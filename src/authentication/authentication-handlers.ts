@@ -19,6 +19,7 @@ import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
 import { luhnValid, maskCardNumbers, MISPLACED_CARD_NUMBER } from "../shared/card-numbers.ts"
 import { cardNumberPath } from "../shared/json-text.ts"
 import {
+  AcsFormBody,
   AuthnBadRequest,
   AuthnBearer,
   AuthnConflict,
@@ -287,4 +288,21 @@ const AuthnBearerLive = Layer.effect(
   )
 )
 
-export const AuthenticationMiddlewareLive = Layer.mergeAll(AuthnRoleEnabledLive, AuthnBearerLive)
+const AcsFormBodyLive = Layer.succeed(
+  AcsFormBody,
+  Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request) =>
+      request.headers["content-type"]?.split(";")[0]!.trim().toLowerCase() === "application/x-www-form-urlencoded"
+        ? Effect.void
+        : Effect.fail(
+          new BadRequest({
+            type: "invalid_request",
+            code: "invalid_content_type",
+            message: "The issuer's pages take forms: Content-Type: application/x-www-form-urlencoded."
+          })
+        )
+  )
+)
+
+export const AuthenticationMiddlewareLive = Layer.mergeAll(AuthnRoleEnabledLive, AuthnBearerLive, AcsFormBodyLive)

@@ -11,6 +11,7 @@ import { sqlTransaction } from "../db/sql-transaction.ts"
 import { iso, jsonValue } from "../db/sql-values.ts"
 import { statementRunner } from "../db/statement-runner.ts"
 import { StorageError } from "../db/storage-error.ts"
+import { isStorableText } from "../shared/storable-text.ts"
 import { AuthenticationStatusWire } from "./authentication-schemas.ts"
 import type { AuthenticationSession } from "./authentication-session.ts"
 import { AuthenticationStore, type AuthenticationStoreService } from "./authentication-store.ts"
@@ -74,8 +75,14 @@ export const make: Effect.Effect<AuthenticationStoreService, never, SqlClient.Sq
         VALUES (${session.id}, ${session.dsTransId}, ${session.status}, ${session.action ?? null},
                 ${session.usedBySession ?? null}, ${iso(session.expiresAt)}::timestamptz, ${data(session)}::jsonb)`)
         .pipe(Effect.asVoid),
+    // The id is the client's text (a path): one PostgreSQL cannot hold (a NUL) is no session, as in
+    // memory, not a failed statement.
     get: (id) =>
-      run(sql<{ data: unknown }>`SELECT data FROM authentication_sessions WHERE id = ${id}`).pipe(Effect.flatMap(one)),
+      isStorableText(id)
+        ? run(sql<{ data: unknown }>`SELECT data FROM authentication_sessions WHERE id = ${id}`).pipe(
+          Effect.flatMap(one)
+        )
+        : Effect.succeedNone,
     findByDsTransId: (dsTransId) =>
       run(sql<{ data: unknown }>`SELECT data FROM authentication_sessions WHERE ds_trans_id = ${dsTransId}`).pipe(
         Effect.flatMap(one)

@@ -12,9 +12,12 @@ const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 export const UNSTORABLE_TEXT_MESSAGE = "must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate"
 
+/** Whether storage can keep `text`. */
+export const isStorableText = (text: string): boolean => !unstorable.test(text)
+
 /** A string storage can keep: for ids in paths and query strings, which no body check sees. */
 export const StorableString = Schema.String.pipe(
-  Schema.filter((s) => !unstorable.test(s), { message: () => UNSTORABLE_TEXT_MESSAGE })
+  Schema.filter(isStorableText, { message: () => UNSTORABLE_TEXT_MESSAGE })
 )
 
 /**

@@ -48,6 +48,9 @@ const contract = (name: string, store: Layer.Layer<AuthenticationStore, unknown>
         expect(read.challengeNotificationUrl).toBeUndefined()
         expect(Option.getOrThrow(yield* store.findByDsTransId(session.dsTransId)).id).toBe(session.id)
         expect(Option.isNone(yield* store.get("authn_missing"))).toBe(true)
+        // An id from a path that storage cannot hold is no session either, never a failure.
+        expect(Option.isNone(yield* store.get("authn_x\u0000"))).toBe(true)
+        expect(Option.isNone(yield* store.get("authn_\ud800"))).toBe(true)
         expect(Option.isNone(yield* store.findByDsTransId("missing"))).toBe(true)
         expect((yield* Effect.either(store.insert(session)))._tag).toBe("Left")
       }))

@@ -177,6 +177,25 @@ describe("Delegate Authentication API", () => {
       expect(read.body.authentication_result.trans_status).toBe("U")
     })))
 
+  it.effect("the ACS pages take forms only: a multipart or JSON body is 400 invalid_content_type, at once", () =>
+    run(Effect.gen(function*() {
+      const { challenge } = yield* challenged
+      const path = new URL(challenge.acs_url).pathname
+      for (
+        const [contentType, body] of [
+          ["multipart/form-data; boundary=x", ""],
+          ["multipart/form-data; boundary=x", "--x\r\nnot a part"],
+          ["multipart/form-data", "creq=abc"],
+          ["application/json", JSON.stringify({ creq: creqFor(challenge) })]
+        ] as const
+      ) {
+        const refused = yield* request("POST", path, { body, contentType, auth: false, version: false })
+        expect(refused.status, contentType).toBe(400)
+        expect(refused.body).toMatchObject({ code: "invalid_content_type" })
+      }
+      expect((yield* form(challenge.acs_url, { creq: creqFor(challenge) })).status).toBe(200)
+    })))
+
   it.effect("the ACS refuses a CReq of another transaction (404 page) and a malformed one (400 page)", () =>
     run(Effect.gen(function*() {
       const { challenge } = yield* challenged

@@ -54,6 +54,32 @@ describe("the Idempotency-Key header", () => {
       expect(read.headers.get("idempotency-key")).toBe("echo-2")
     })))
 
+  it.effect("a path no route takes (an id over 100 characters) is not claimed: nothing kept, no conflict", () =>
+    run(Effect.gen(function*() {
+      // The router's limit: a longer id is no route, and a key scoped to its path would grow
+      // without bound (an index row PostgreSQL refuses).
+      for (const id of ["a".repeat(101), "%C3%A9".repeat(101), "b".repeat(5000)]) {
+        const first = yield* post(`/checkout_sessions/${id}`, { buyer }, withKey("long-1"))
+        expect(first.status).toBe(404)
+        expect(first.body.message).toMatch(/^No route POST /)
+        const other = yield* post(
+          `/checkout_sessions/${id}`,
+          { buyer: { ...buyer, first_name: "B" } },
+          withKey("long-1")
+        )
+        expect(other.status).toBe(404)
+        expect(isReplay(other)).toBe(false)
+      }
+      // At the limit the route answers, and its answer is kept and replayed.
+      const longest = "c".repeat(100)
+      const first = yield* post(`/checkout_sessions/${longest}`, { buyer }, withKey("long-2"))
+      expect(first.body.message).toBe(`No checkout session ${longest}.`)
+      const again = yield* post(`/checkout_sessions/${longest}`, { buyer }, withKey("long-2"))
+      expect(isReplay(again)).toBe(true)
+      const escaped = yield* post(`/checkout_sessions/${"%C3%A9".repeat(100)}`, { buyer }, withKey("long-3"))
+      expect(escaped.body.message).toBe(`No checkout session ${"é".repeat(100)}.`)
+    })))
+
   it.effect("the webhook receiver is not covered: nothing is replayed there", () =>
     run(Effect.gen(function*() {
       const path = "/agentic_checkout/webhooks/order_events"

@@ -10,6 +10,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Runtime, TestClock } from "effect"
 import fc from "fast-check"
+import { randomBytes } from "node:crypto"
 import { MAX_BODY_BYTES } from "../../src/platform/http/request-body-bytes.ts"
 import { signPayload } from "../../src/shared/hmac-signature.ts"
 import { MAX_JSON_DEPTH } from "../../src/shared/json-depth.ts"
@@ -241,6 +242,36 @@ const hostileSuite = (kind: StoreUnderTest, numRuns: number) => {
           expect(JSON.stringify(yield* kind.state)).toContain(all[3]!.path.split("/")[2])
           for (const route of all) {
             for (const body of HOSTILE_TEXTS) yield* sendAndCheck(route, body)
+          }
+        })),
+      { timeout: 120_000 }
+    )
+
+    it.effect(
+      "hostile ids in paths, with an Idempotency-Key: too long for any route, or text storage cannot hold",
+      () =>
+        run(Effect.gen(function*() {
+          // Random, so that PostgreSQL cannot compress it under its index row limit.
+          const long = randomBytes(1500).toString("hex")
+          const cases = [
+            ["POST", `/checkout_sessions/${long}`, "2025-09-29"],
+            ["POST", `/checkout_sessions/${long}/complete`, "2026-04-17"],
+            ["POST", `/orders/${long}/confirm`, "2025-09-29"],
+            ["POST", "/delegate_authentication/authn_x%00/authenticate", "2026-04-17"],
+            ["GET", "/delegate_authentication/authn_x%00", "2026-04-17"],
+            ["POST", "/checkout_sessions/cs_x%00/cancel", "2026-04-17"]
+          ] as const
+          for (const [method, path, version] of cases) {
+            const before = yield* kind.state
+            const response = yield* request(method, path, {
+              ...(method === "POST" ? { body: JSON.stringify({ fingerprint_completion: "Y" }) } : {}),
+              version,
+              headers: { "idempotency-key": idempotencyKey() }
+            })
+            const what = `${method} ${path.slice(0, 80)}`
+            expect(response.status, `${what}: ${response.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400)
+            expect(response.status, `${what}: ${response.text.slice(0, 300)}`).toBeLessThan(500)
+            expect(yield* kind.state, what).toEqual(before)
           }
         })),
       { timeout: 120_000 }

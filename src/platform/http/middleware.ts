@@ -30,10 +30,15 @@ export const errorResponse = (error: ApiError) =>
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 
+/** How much of an unknown path a 404 or 405 message repeats. */
+const SHOWN_PATH_LENGTH = 200
+
 const notFoundOrMethod = (routes: RouteTable, method: string, url: string) => {
   const path = url.split("?")[0]!
-  // The path is the client's text, shown back in the message: never a card number in it.
-  const shown = maskCardNumbers(path)
+  // The path is the client's text, shown back in the message: never a card number in it, and
+  // no more of it than a reader needs.
+  const masked = maskCardNumbers(path)
+  const shown = masked.length > SHOWN_PATH_LENGTH ? `${masked.slice(0, SHOWN_PATH_LENGTH)}…` : masked
   const methods = routes.methodsAt(path)
   if (methods.length > 0 && !methods.includes(method)) {
     return errorResponse(

@@ -5,8 +5,8 @@
  * it follows the declarations instead of path prefixes.
  *
  * Paths are matched as the router matches them (`src/app/http-app.ts`: exact spelling,
- * case-sensitive); a `:param` segment matches any non-empty segment. Static segments win over
- * parameters, as in the router.
+ * case-sensitive); a `:param` segment matches any non-empty segment of at most `MAX_PARAM_LENGTH`
+ * characters once percent-decoded. Static segments win over parameters, as in the router.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
@@ -38,11 +38,43 @@ export interface ExtraRoute {
   readonly path: string
 }
 
+/**
+ * The longest path parameter, in characters: the router is configured with it (`maxParamLength`,
+ * measured after its decoding), and a longer one matches no route. It bounds what is kept of a
+ * path (an idempotency key's scope).
+ */
+export const MAX_PARAM_LENGTH = 100
+
 const patternOf = (template: string): RegExp =>
   new RegExp(
-    "^" + template.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.]/g, "\\."))).join("/") +
+    "^" +
+      template.split("/").map((part) => (part.startsWith(":") ? "([^/]+)" : part.replace(/[.]/g, "\\."))).join("/") +
       "$"
   )
+
+/**
+ * A parameter's length as the router measures it: percent-decoded (a path whose escapes do not
+ * decode is no route there, so none here either).
+ */
+const decodedLength = (segment: string): number | undefined => {
+  if (!segment.includes("%")) return segment.length
+  try {
+    return decodeURIComponent(segment).length
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `path` matches `pattern` with no parameter longer than the router allows. */
+const matches = (pattern: RegExp, path: string): boolean => {
+  const found = pattern.exec(path)
+  if (found === null) return false
+  for (let i = 1; i < found.length; i++) {
+    const length = decodedLength(found[i]!)
+    if (length === undefined || length > MAX_PARAM_LENGTH) return false
+  }
+  return true
+}
 
 const parameterCount = (template: string) => template.split("/").filter((part) => part.startsWith(":")).length
 
@@ -72,7 +104,7 @@ export const makeRouteTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<Ex
     templates.set(route.path, template)
   }
   const ordered = [...templates].sort(([a], [b]) => parameterCount(a) - parameterCount(b)).map(([, t]) => t)
-  const templateOf = (path: string) => ordered.find((template) => template.pattern.test(path))
+  const templateOf = (path: string) => ordered.find((template) => matches(template.pattern, path))
   return {
     routes,
     find: (method, path) => templateOf(path)?.byMethod.get(method),
