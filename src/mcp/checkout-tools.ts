@@ -10,6 +10,17 @@ import { checkoutCodecs } from "../checkout/wire/checkout-codecs.ts"
 import { NEWEST_API_VERSION } from "../shared/api-versions.ts"
 import { bundleJsonSchema } from "../shared/json-schema-bundle.ts"
 import { optional } from "../shared/schema-helpers.ts"
+import { StorableString } from "../shared/storable-text.ts"
+
+/**
+ * Text an HTTP header can carry (what `Headers` accepts): no control character but tab, nothing
+ * above U+00FF. `meta`'s fields become the REST call's headers.
+ */
+const HeaderText = Schema.String.pipe(
+  Schema.pattern(/^[\t\x20-\x7e\x80-\xff]*$/, {
+    message: () => "must be text a header can carry: no control characters, nothing above U+00FF"
+  })
+)
 
 /**
  * The binding's `meta`: the REST headers of the call. It is extensible (`additionalProperties:
@@ -17,16 +28,16 @@ import { optional } from "../shared/schema-helpers.ts"
  * not name are ignored, and the schema `tools/list` shows says so.
  */
 export const ToolMeta = Schema.Struct({
-  api_version: Schema.String.annotations({ description: "API-Version of the call (YYYY-MM-DD)" }),
+  api_version: HeaderText.annotations({ description: "API-Version of the call (YYYY-MM-DD)" }),
   idempotency_key: optional(
-    Schema.String.annotations({ description: "Idempotency-Key: required on every call but get from 2026-04-17" })
+    HeaderText.annotations({ description: "Idempotency-Key: required on every call but get from 2026-04-17" })
   ),
-  request_id: optional(Schema.String.annotations({ description: "Request-Id, echoed in logs" })),
-  user_agent: optional(Schema.String),
-  accept_language: optional(Schema.String),
-  signature: optional(Schema.String.annotations({ description: "Signature of the payload, as the REST header" })),
+  request_id: optional(HeaderText.annotations({ description: "Request-Id, echoed in logs" })),
+  user_agent: optional(HeaderText),
+  accept_language: optional(HeaderText),
+  signature: optional(HeaderText.annotations({ description: "Signature of the payload, as the REST header" })),
   timestamp: optional(
-    Schema.String.annotations({
+    HeaderText.annotations({
       description: "Timestamp of the signature (RFC 3339)",
       jsonSchema: { format: "date-time" }
     })
@@ -125,7 +136,7 @@ const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export const argumentsOf = (tool: CheckoutTool) =>
   Schema.Struct({
     meta: ToolMeta,
-    ...(tool.takesId ? { id: Schema.String.pipe(Schema.minLength(1)) } : {}),
+    ...(tool.takesId ? { id: StorableString.pipe(Schema.minLength(1)) } : {}),
     ...(tool.payload === "none"
       ? {}
       : tool.payload === "required"

@@ -18,7 +18,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Runtime, Schema } from "effect"
 import { internalError } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
-import { readRawBody } from "../platform/http/request-body.ts"
+import { readRawBody, tooDeepJson } from "../platform/http/request-body.ts"
 import { makeBearerCheck, unauthorized } from "../platform/http/security.ts"
 import { maskCardNumbers } from "../shared/card-numbers.ts"
 import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
@@ -74,6 +74,18 @@ export const toolParam = (param: string): string => {
     return field === undefined ? param : `$.meta.${field}`
   }
   return param.startsWith("$") ? `$.payload${param.slice(1)}` : param
+}
+
+/** A REST error rooted at the tool's arguments: its `param`, and its message where it starts with it. */
+const rerooted = (error: Record<string, unknown>, param: string): Record<string, unknown> => {
+  const message = error["message"]
+  return {
+    ...error,
+    ...(typeof message === "string" && message.startsWith(`${param} `)
+      ? { message: toolParam(param) + message.slice(param.length) }
+      : {}),
+    param: toolParam(param)
+  }
 }
 
 const invalidArguments = (error: Parameters<typeof firstFailureAtJsonPath>[0]) => {
@@ -143,8 +155,8 @@ const callTool = (dispatch: Dispatch, tool: CheckoutTool, raw: unknown, authoriz
     if (response.status >= 200 && response.status < 300) {
       return { ...body, structuredContent: body, content: [{ type: "text" as const, text }] }
     }
-    const error = typeof body["param"] === "string" ? { ...body, param: toolParam(body["param"]) } : body
-    return yield* Effect.fail(new ToolCallError(ACP_ERROR, String(body["message"] ?? "Request failed"), error))
+    const error = typeof body["param"] === "string" ? rerooted(body, body["param"]) : body
+    return yield* Effect.fail(new ToolCallError(ACP_ERROR, String(error["message"] ?? "Request failed"), error))
   })
 
 const TOOLS = CHECKOUT_TOOLS.map((tool) => ({
@@ -212,12 +224,17 @@ export const makeMcpEndpoint = Effect.gen(function*() {
         return errorResponse(refused.left).pipe(HttpServerResponse.setHeader("www-authenticate", "Bearer"))
       }
       const body = yield* readRawBody
+      const text = new TextDecoder().decode(body)
+      // Nested deeper than any REST body may be: refused before the SDK (or anything recursive)
+      // reads it. Malformed JSON is the SDK's to answer (JSON-RPC -32700).
+      const tooDeep = tooDeepJson(text)
+      if (tooDeep !== undefined) return errorResponse(tooDeep)
       const headers = new Headers(request.headers as Record<string, string>)
       headers.delete("content-length")
       const web = new Request(`http://mcp.internal${MCP_PATH}`, {
         method: request.method,
         headers,
-        body: new TextDecoder().decode(body)
+        body: text
       })
       const runtime = yield* Effect.runtime<never>()
       const loaded = yield* sdk

@@ -67,6 +67,17 @@ const tooDeepError = (json: unknown): BadRequest | undefined => {
     : new BadRequest({ type: "invalid_request", code: "invalid_json", message: TOO_DEEP_MESSAGE, param })
 }
 
+/** 400 `invalid_json` when `text` is JSON nested deeper than `MAX_JSON_DEPTH`; undefined otherwise (malformed text too). */
+export const tooDeepJson = (text: string): BadRequest | undefined => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return tooDeepError(json)
+}
+
 /**
  * Parses JSON text; the empty body, malformed JSON and JSON nested deeper than `MAX_JSON_DEPTH`
  * (`param` the first too-deep value) are 400 invalid_json. Whatever reads the value afterwards may

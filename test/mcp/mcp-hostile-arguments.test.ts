@@ -1,0 +1,86 @@
+/**
+ * MCP tool calls with arguments no REST request could carry: `meta` values that are no header
+ * text, a session id storage cannot hold, a body nested deeper than any REST body may be. Each is
+ * refused as the client's mistake (`-32602` at its path, or a 400), never an internal error; and a
+ * REST error's message is rooted at the tool's arguments like its `param`.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { createRequest, NOW } from "../support/acp-fixtures.ts"
+import { request, testApp } from "../support/http.ts"
+import { callTool, connectMcp } from "../support/mcp-client.ts"
+
+const VERSION = "2026-04-17"
+const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+  Effect.provide(Effect.zipRight(TestClock.setTime(NOW), effect), testApp()) as Effect.Effect<A, E, never>
+
+let keys = 0
+const meta = () => ({ api_version: VERSION, idempotency_key: `mcp_hostile_${++keys}` })
+
+describe("MCP tool calls with hostile arguments", () => {
+  it.effect("a meta field that is no header text: -32602 at its path", () =>
+    run(Effect.gen(function*() {
+      const client = yield* connectMcp()
+      for (
+        const [field, value] of [
+          ["user_agent", "agent\r\nX-Injected: 1"],
+          ["request_id", "req\u0000"],
+          ["accept_language", "en 🙂"],
+          ["idempotency_key", "key\ud800"],
+          ["api_version", "2026-04-17\n"]
+        ] as const
+      ) {
+        const refused = yield* callTool(client, "create_checkout_session", {
+          meta: { ...meta(), [field]: value },
+          payload: createRequest(VERSION)
+        })
+        expect(refused.ok, field).toBe(false)
+        if (refused.ok) continue
+        expect(refused.error.code, field).toBe(-32602)
+        expect(refused.error.data, field).toMatchObject({ type: "invalid_request", param: `$.meta.${field}` })
+      }
+    })))
+
+  it.effect("a session id storage cannot hold: -32602 at $.id", () =>
+    run(Effect.gen(function*() {
+      const client = yield* connectMcp()
+      for (const id of ["cs_\ud800", "cs_\u0000"]) {
+        const refused = yield* callTool(client, "get_checkout_session", { meta: meta(), id })
+        expect(refused.ok).toBe(false)
+        if (refused.ok) continue
+        expect(refused.error.code).toBe(-32602)
+        expect(refused.error.data).toMatchObject({ param: "$.id" })
+      }
+    })))
+
+  it.effect("a body nested deeper than any REST body: 400 invalid_json before any tool runs", () =>
+    run(Effect.gen(function*() {
+      const depth = 10_000
+      const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_checkout_session",` +
+        `"arguments":{"meta":{"api_version":"${VERSION}","idempotency_key":"deep"},"payload":{"x":` +
+        "[".repeat(depth) + "]".repeat(depth) + "}}}}"
+      const response = yield* request("POST", "/mcp", {
+        body,
+        version: false,
+        headers: { accept: "application/json, text/event-stream" }
+      })
+      expect(response.status).toBe(400)
+      expect(response.body).toMatchObject({ type: "invalid_request", code: "invalid_json" })
+    })))
+
+  it.effect("a REST error's message names the field as its param does: at the tool's arguments", () =>
+    run(Effect.gen(function*() {
+      const client = yield* connectMcp()
+      const refused = yield* callTool(client, "create_checkout_session", {
+        meta: meta(),
+        payload: { ...createRequest(VERSION), currency: undefined }
+      })
+      expect(refused.ok).toBe(false)
+      if (refused.ok) return
+      expect(refused.error.data).toMatchObject({
+        param: "$.payload.currency",
+        message: "$.payload.currency is required"
+      })
+      expect(refused.error.message).toMatch(/: \$\.payload\.currency is required$/)
+    })))
+})
