@@ -194,7 +194,9 @@ export const makeDelegatePaymentParser = <A extends DelegatePaymentRequest, I>(s
   const decode = makeDecoder(schema)
   return (input: unknown, nowMillis: number): Either.Either<ValidatedDelegatePayment, DelegateValidationFailure> => {
     const unstorable = unstorableTextPath(input)
-    if (unstorable !== undefined) return Either.left(invalidCard(400, unstorable, `Text ${UNSTORABLE_TEXT_MESSAGE}.`))
+    if (unstorable !== undefined) {
+      return Either.left(invalidCard(400, unstorable, `The body ${UNSTORABLE_TEXT_MESSAGE}.`))
+    }
     return Either.flatMap(decode(input), (request) => {
       const misplaced = cardNumberOutsideItsField(request)
       return misplaced === undefined

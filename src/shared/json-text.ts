@@ -15,14 +15,14 @@ const pathOf = (visit: Visit | undefined, last?: PropertyKey): string => {
 }
 
 /**
- * The JSONPath of the first string of `json` (a value or an object key; with `numbers`, a number
- * too, as JSON writes it) for which `matches` holds, or undefined. Walks with its own stack and
- * builds a path only for what it reports: nesting depth is bounded only by the body size.
+ * The JSONPath of the first string of `json` (a value or an object key) for which `matches` holds,
+ * or of the first number for which `options.number` does, or undefined. Walks with its own stack
+ * and builds a path only for what it reports: nesting depth is bounded only by the body size.
  */
 export const firstTextPath = (
   json: unknown,
   matches: (text: string) => boolean,
-  options: { readonly numbers?: boolean } = {}
+  options: { readonly number?: (value: number) => boolean } = {}
 ): string | undefined => {
   const stack: Array<Visit> = [{ value: json, key: undefined, parent: undefined }]
   while (stack.length > 0) {
@@ -31,7 +31,7 @@ export const firstTextPath = (
     if (typeof value === "string") {
       if (matches(value)) return pathOf(visit)
     } else if (typeof value === "number") {
-      if (options.numbers === true && matches(String(value))) return pathOf(visit)
+      if (options.number?.(value) === true) return pathOf(visit)
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: visit })
     } else if (typeof value === "object" && value !== null) {
@@ -52,4 +52,4 @@ export const firstTextPath = (
  * shown in clear (the caller leaves the card's own field out).
  */
 export const cardNumberPath = (json: unknown): string | undefined =>
-  firstTextPath(json, containsCardNumber, { numbers: true })
+  firstTextPath(json, containsCardNumber, { number: (value) => containsCardNumber(String(value)) })

@@ -3,6 +3,7 @@
  * unpaired UTF-16 surrogate (which a JSON escape such as `\ud800` produces). Stored as they are,
  * both fail the statement, so every request body is checked once, right after parsing: such input
  * is a 400 naming the field, never a 500, and the memory stores accept exactly what PostgreSQL does.
+ * A number too large for a double is refused the same way: it would be kept as null.
  */
 import { Schema } from "effect"
 import { firstTextPath } from "./json-text.ts"
@@ -10,7 +11,8 @@ import { firstTextPath } from "./json-text.ts"
 // eslint-disable-next-line no-control-regex -- NUL is exactly what it finds
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
-export const UNSTORABLE_TEXT_MESSAGE = "must not contain the NUL character (U+0000) or an unpaired UTF-16 surrogate"
+export const UNSTORABLE_TEXT_MESSAGE =
+  "must not contain the NUL character (U+0000), an unpaired UTF-16 surrogate or a number beyond ±1.8e308"
 
 /** Whether storage can keep `text`. */
 export const isStorableText = (text: string): boolean => !unstorable.test(text)
@@ -22,7 +24,8 @@ export const StorableString = Schema.String.pipe(
 
 /**
  * The JSONPath of the first string (value or object key) of a parsed JSON value that cannot be
- * stored, or undefined.
+ * stored, or of its first number beyond what a double holds (`1e400` parses as Infinity, which
+ * JSON writes back as null), or undefined.
  */
 export const unstorableTextPath = (json: unknown): string | undefined =>
-  firstTextPath(json, (text) => unstorable.test(text))
+  firstTextPath(json, (text) => unstorable.test(text), { number: (value) => !Number.isFinite(value) })

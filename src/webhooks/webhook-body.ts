@@ -60,7 +60,7 @@ export const parseWebhookJson = (rawBody: string | Uint8Array): Either.Either<un
     return Either.left({
       type: "invalid_request",
       code: "invalid",
-      message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`,
+      message: `The body ${UNSTORABLE_TEXT_MESSAGE}.`,
       param: unstorable
     })
   }

@@ -75,6 +75,23 @@ describeCheckoutApiOnEveryStore((run) => {
         }
       })))
 
+    it.effect("a number beyond a double (1e400, kept as null) is 400 invalid at its JSONPath", () =>
+      run(Effect.gen(function*() {
+        const body = (metadata: string) =>
+          `{"line_items":[{"id":"mug-ceramic"}],"currency":"usd","capabilities":{},"metadata":${metadata}}`
+        const refused = yield* request("POST", "/checkout_sessions", {
+          body: body(`{"n":1e400,"m":-1e999}`),
+          version: "2026-01-30"
+        })
+        expect(refused.status).toBe(400)
+        expect(refused.body).toMatchObject({ code: "invalid", param: "$.metadata.n" })
+        const kept = yield* request("POST", "/checkout_sessions", {
+          body: body(`{"n":1.7e308}`),
+          version: "2026-01-30"
+        })
+        expect(kept.status, kept.text).toBe(201)
+      })))
+
     it.effect("authentication comes before the API-Version check", () =>
       run(Effect.gen(function*() {
         const response = yield* get("/checkout_sessions/cs_x", { auth: false, version: false })

@@ -123,7 +123,12 @@ export const unstorableTextError = (json: unknown): BadRequest | undefined => {
   const param = unstorableTextPath(json)
   return param === undefined
     ? undefined
-    : new BadRequest({ type: "invalid_request", code: "invalid", message: `Text ${UNSTORABLE_TEXT_MESSAGE}.`, param })
+    : new BadRequest({
+      type: "invalid_request",
+      code: "invalid",
+      message: `The body ${UNSTORABLE_TEXT_MESSAGE}.`,
+      param
+    })
 }
 
 /**
