@@ -83,6 +83,25 @@ export const describeExpected = (ast: AST.AST): string => {
   }
 }
 
+/**
+ * What a refinement that failed its predicate expects: its identifier (`Schema.Int`: "an integer"),
+ * else its description (the library's filters describe themselves: "a string at most 64
+ * character(s) long", "a positive number"), else what it refines. A value of the right type that
+ * breaks the rule is not told it "must be a string".
+ */
+const describeRefinement = (ast: AST.Refinement): string => {
+  const id = AST.getIdentifierAnnotation(ast)
+  if (id._tag === "Some") return `must be ${article(id.value)}`
+  const description = AST.getDescriptionAnnotation(ast)
+  return description._tag === "Some" ? `must be ${description.value}` : describeExpected(ast.from)
+}
+
+/** The message a filter of ours returned as its verdict (a string in place of `false`). */
+const filterMessage = (issue: ParseResult.Refinement): string | undefined =>
+  issue.kind === "Predicate" && issue.issue._tag === "Type" && typeof issue.issue.message === "string"
+    ? issue.issue.message
+    : undefined
+
 const appendPath = (path: ReadonlyArray<PropertyKey>, segment: ParseResult.Path): ReadonlyArray<PropertyKey> =>
   Array.isArray(segment) ? [...path, ...segment] : [...path, segment as PropertyKey]
 
@@ -173,7 +192,11 @@ export const firstSchemaFailure = (error: ParseResult.ParseError | ParseResult.P
           issue = issue.issue
           continue
         }
-        return failure("invalid", path, annotatedMessage(issue.ast, issue) ?? describeExpected(issue.ast))
+        return failure(
+          "invalid",
+          path,
+          annotatedMessage(issue.ast, issue) ?? filterMessage(issue) ?? describeRefinement(issue.ast)
+        )
       }
       case "Transformation":
         issue = issue.issue

@@ -38,6 +38,29 @@ describe("the first schema failure", () => {
     expect(failureOf(Body, { ...valid, items: [{ quantity: 0 }] }, "$.body").param).toBe("$.body.items[0].quantity")
   })
 
+  it("a value of the right type that breaks a rule is told the rule, not its type", () => {
+    const Card = Schema.Struct({
+      exp_month: Schema.String.pipe(Schema.pattern(/^(0[1-9]|1[0-2])$/)),
+      name: Schema.String.pipe(Schema.maxLength(4)),
+      amount: Schema.Int.pipe(Schema.positive()),
+      count: Schema.Int,
+      browser: Schema.Struct({ js: Schema.Boolean, width: Schema.optional(Schema.Number) }).pipe(
+        Schema.filter((b) => !b.js || b.width !== undefined || "with js, width is required")
+      )
+    })
+    const ok = { exp_month: "01", name: "Ada", amount: 1, count: 1, browser: { js: false } }
+    expect(failureOf(Card, { ...ok, exp_month: "13" }).message).toBe(
+      "$.exp_month must be a string matching the pattern ^(0[1-9]|1[0-2])$"
+    )
+    expect(failureOf(Card, { ...ok, name: "Lovelace" }).message).toBe(
+      "$.name must be a string at most 4 character(s) long"
+    )
+    expect(failureOf(Card, { ...ok, amount: 0 }).message).toBe("$.amount must be a positive number")
+    expect(failureOf(Card, { ...ok, count: 1.5 }).message).toBe("$.count must be an integer")
+    expect(failureOf(Card, { ...ok, browser: { js: true } }).message).toBe("$.browser with js, width is required")
+    expect(failureOf(Card, { ...ok, exp_month: 13 }).message).toBe("$.exp_month must be a string")
+  })
+
   it("never echoes the input value", () => {
     const secret = "4242424242424242"
     const failure = failureOf(Schema.Struct({ number: Schema.Number }), { number: secret })
