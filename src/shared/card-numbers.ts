@@ -28,6 +28,9 @@ export const luhnValid = (digits: string): boolean => {
 
 /** A run of digits, with single spaces or dashes between them. */
 const DIGIT_RUN = /\d(?:[ -]?\d)*/g
+/** Thirteen digits in one run at least: text without them holds no card number (most text). */
+const LONG_ENOUGH = /\d(?:[ -]?\d){12}/
+
 /** A group of a run: digits between separators. */
 const GROUP = /\d+/g
 
@@ -71,6 +74,7 @@ export const MISPLACED_CARD_NUMBER =
 
 /** Whether `text` holds something that reads as a card number. */
 export const containsCardNumber = (text: string): boolean => {
+  if (!LONG_ENOUGH.test(text)) return false
   for (const run of text.matchAll(DIGIT_RUN)) if (cardNumbersInRun(run[0]).length > 0) return true
   return false
 }
@@ -83,7 +87,7 @@ const masked = (number: string): string => {
 
 /** `text` with everything that reads as a card number masked (`424242******4242`). */
 export const maskCardNumbers = (text: string): string =>
-  text.replace(DIGIT_RUN, (run) => {
+  !LONG_ENOUGH.test(text) ? text : text.replace(DIGIT_RUN, (run) => {
     const numbers = cardNumbersInRun(run)
     if (numbers.length === 0) return run
     let out = ""
