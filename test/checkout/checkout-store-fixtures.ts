@@ -5,6 +5,7 @@ import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { CheckoutStore, type PaymentAttempt } from "../../src/checkout/checkout-store.ts"
 import type { Session } from "../../src/checkout/session-model.ts"
+import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 
 export const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
   sessionId,
@@ -122,3 +123,13 @@ export const levelsOf = (productIds: ReadonlyArray<string>, now: number) =>
   Effect.flatMap(CheckoutStore, (store) => store.inventory.stockLevels(now)).pipe(
     Effect.map((levels) => levels.filter((level) => productIds.includes(level.productId)))
   )
+
+/** The order a completion of `session` makes (a new order id, the session's lines and totals). */
+export const orderFor = (session: Session) =>
+  makeOrder({
+    id: uid("ord"),
+    checkoutSessionId: session.id,
+    permalinkUrl: "https://merchant.example/orders/1",
+    lineItems: session.line_items.map((line) => ({ ...line, title: "T-shirt", kind: "physical" as const })),
+    totals: session.totals
+  })

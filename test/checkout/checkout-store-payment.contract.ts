@@ -11,10 +11,18 @@ import { StorageError } from "../../src/db/storage-error.ts"
 import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
 import { claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
 import { makeOrderEvent } from "../../src/orders/order-event.ts"
-import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { claimedKey } from "../support/idempotency-claims.ts"
-import { attemptOf, Boom, FAR_FUTURE, latestAttemptOf, levelsOf, makeSession, uid } from "./checkout-store-fixtures.ts"
+import {
+  attemptOf,
+  Boom,
+  FAR_FUTURE,
+  latestAttemptOf,
+  levelsOf,
+  makeSession,
+  orderFor,
+  uid
+} from "./checkout-store-fixtures.ts"
 import type { StoreUnderContract } from "./checkout-store.contract.ts"
 
 export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>) => {
@@ -156,13 +164,7 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
       const version = yield* store.startPaymentAttempt(paying, attemptOf(session.id, 1))
       expect(Option.getOrThrow(yield* store.sessions.getVersioned(session.id)).version).toBe(version)
 
-      const order = makeOrder({
-        id: uid("ord"),
-        checkoutSessionId: session.id,
-        permalinkUrl: "https://merchant.example/orders/1",
-        lineItems: session.line_items.map((line) => ({ ...line, title: "T-shirt", kind: "physical" as const })),
-        totals: session.totals
-      })
+      const order = orderFor(session)
       const completed = { ...paying, status: "completed" as const, updated_at: "2026-01-30T12:00:02.000Z" }
       const completion = (overrides: Partial<PaidCompletion> = {}): PaidCompletion => ({
         session: completed,
@@ -235,13 +237,7 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
       yield* store.sessions.insert(session)
       yield* store.inventory.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
       const version = yield* store.startPaymentAttempt(session, attemptOf(session.id, 1))
-      const order = makeOrder({
-        id: uid("ord"),
-        checkoutSessionId: session.id,
-        permalinkUrl: "https://merchant.example/orders/1",
-        lineItems: session.line_items.map((line) => ({ ...line, title: "T-shirt", kind: "physical" as const })),
-        totals: session.totals
-      })
+      const order = orderFor(session)
       const completed = { ...session, status: "completed" as const, updated_at: "2026-01-30T12:00:02.000Z" }
       const completion = (overrides: Partial<PaidCompletion> = {}): PaidCompletion => ({
         session: completed,
