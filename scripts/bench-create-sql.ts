@@ -53,6 +53,14 @@ const workDir = mkdtempSync(join(tmpdir(), "acp-create-sql-"))
 requireCommand("pgbench", "pgbench is not installed (Debian: postgresql-client): nothing measured.")
 if (!(await postgresReachable(ADMIN_URL))) exitWith(`PostgreSQL at ${ADMIN_URL} does not answer: nothing measured.`)
 
+/** A session document as the arguments of a create: wire form and internal fields, or one jsonb. */
+const documentArguments = (document: string, split: boolean): string => {
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
+  if (!split) return `${literal(JSON.stringify(JSON.parse(document)))}::jsonb`
+  const { items, ...wire } = JSON.parse(document)
+  return `${literal(JSON.stringify(wire))}::json, ${literal(JSON.stringify({ items }))}::json`
+}
+
 /**
  * The `checkout_create_session` definition at `ref`, renamed to `name`: the ref's function modules
  * extracted to the work directory and imported, so that a body built from constants is built as
@@ -91,13 +99,17 @@ try {
      CREATE TABLE floor_events (id bigserial PRIMARY KEY, item_id integer NOT NULL, quantity integer NOT NULL, created_at timestamptz NOT NULL);
      INSERT INTO floor_items SELECT g, 0, '${document.replaceAll("'", "''")}'::jsonb FROM generate_series(0, 499) g`
   )
-  const variants: Array<{ readonly name: string; readonly fn: string }> = [
-    { name: "create (this checkout)", fn: "checkout_create_session" }
+  // Since migration 0020 the session's wire form and its internal fields are two `json` texts;
+  // before, the whole document was one `jsonb`.
+  const variants: Array<{ readonly name: string; readonly fn: string; readonly document: string }> = [
+    { name: "create (this checkout)", fn: "checkout_create_session", document: documentArguments(document, true) }
   ]
   if (args.against !== undefined) {
     const name = "checkout_create_session_before"
-    await admin.query(await definitionAt(args.against, name))
-    variants.push({ name: `create (${args.against})`, fn: name })
+    const definition = await definitionAt(args.against, name)
+    await admin.query(definition)
+    const split = /p_internal json/.test(definition)
+    variants.push({ name: `create (${args.against})`, fn: name, document: documentArguments(document, split) })
   }
   const scripts = new Map<string, string>()
   const sorted = [...FLOW_ITEMS].sort((a, b) => a.id.localeCompare(b.id))
@@ -106,7 +118,7 @@ try {
     writeFileSync(
       file,
       `\\set n random(1, 1000000000000)
-SELECT ${variant.fn}('cs_' || :n, 'ready_for_payment', '${document.replaceAll("\n", " ").replaceAll("'", "''")}'::jsonb,
+SELECT ${variant.fn}('cs_' || :n, 'ready_for_payment', ${variant.document},
   now() + interval '6 hours', now(), now(), '{${sorted.map((item) => item.id).join(",")}}'::text[],
   '{${sorted.map((item) => item.quantity).join(",")}}'::int[], now() + interval '6 hours', now());
 `.replaceAll("\n  ", " ")

@@ -48,8 +48,8 @@ const internalSessionFields: { readonly [K in InternalSessionField]: true } = {
 }
 
 /**
- * The names of those fields, for stores that project the wire form themselves
- * (`SessionStore.getJson`); the compiler keeps the list complete.
+ * The names of those fields, which stores keep apart from the wire form (`internalSessionJson`);
+ * the compiler keeps the list complete.
  */
 export const INTERNAL_SESSION_FIELDS = Object.keys(internalSessionFields) as ReadonlyArray<InternalSessionField>
 
@@ -81,16 +81,25 @@ export const checkoutSessionJson = (session: Session): string => {
 }
 
 /**
+ * The internal fields of a session (those its wire form lacks) as a JSON object's text: with the
+ * wire form's text (`checkoutSessionJson`) what a store keeps of a session, the SQL stores in
+ * columns of their own so that a read of the wire form takes one column as it is.
+ */
+export const internalSessionJson = (session: Session): string => {
+  const encoded: typeof Session.Encoded = session
+  const internal: Partial<Record<InternalSessionField, unknown>> = {}
+  for (const field of INTERNAL_SESSION_FIELDS) internal[field] = encoded[field]
+  return JSON.stringify(internal)
+}
+
+/**
  * A session as stores keep it, in JSON text: the session as typed (the schema has no
  * transformations, checked here), which `JSON.parse` gives back whole. It is the wire form's text
  * (`checkoutSessionJson`, which the response may share) with the internal fields added: the wire
  * form always has an `id`, so it is a non-empty object.
  */
 export const sessionJson = (session: Session): string => {
-  const encoded: typeof Session.Encoded = session
-  const internal: Partial<Record<InternalSessionField, unknown>> = {}
-  for (const field of INTERNAL_SESSION_FIELDS) internal[field] = encoded[field]
-  const internalJson = JSON.stringify(internal)
+  const internalJson = internalSessionJson(session)
   const wire = checkoutSessionJson(session)
   return internalJson === "{}" ? wire : `${wire.slice(0, -1)},${internalJson.slice(1)}`
 }

@@ -29,7 +29,7 @@ import {
   type PaymentAttempt,
   type SessionForPayment
 } from "./checkout-store.ts"
-import { type Session, sessionJson } from "./session-model.ts"
+import { checkoutSessionJson, internalSessionJson, type Session } from "./session-model.ts"
 import { holdsUntil } from "./session-view.ts"
 import { makeSqlCouponStore } from "./sql-coupon-store.ts"
 import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.ts"
@@ -57,7 +57,8 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     const { session } = transition
     const { products, quantities } = reservationArrays(transition.reservations)
     const create = sql`checkout_create_session(
-        ${session.id}, ${session.status}, ${sessionJson(session)}::jsonb, ${session.expires_at}::timestamptz,
+        ${session.id}, ${session.status}, ${checkoutSessionJson(session)}::json,
+        ${internalSessionJson(session)}::json, ${session.expires_at}::timestamptz,
         ${session.created_at}::timestamptz, ${session.updated_at}::timestamptz,
         ${products}::text[], ${quantities}::int[], ${iso(holdsUntil(session))}::timestamptz, ${iso(now)}::timestamptz
       )`
@@ -141,18 +142,19 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       sql<
         {
           out_data: unknown
+          out_internal: unknown
           out_version: number | string
           out_attempt: unknown
           out_coupon_holds: ReadonlyArray<string> | null
         }
       >`
-      SELECT out_data, out_version, out_attempt, out_coupon_holds FROM checkout_session_for_payment(${id}, ${lock})`
+      SELECT out_data, out_internal, out_version, out_attempt, out_coupon_holds FROM checkout_session_for_payment(${id}, ${lock})`
     ).pipe(
       Effect.flatMap((rows) => {
         const row = rows[0]
         if (row === undefined) return Effect.succeed(Option.none<SessionForPayment>())
         return Effect.map(
-          sessionFromRow({ data: row.out_data }),
+          sessionFromRow({ data: row.out_data, internal: row.out_internal }),
           (session) =>
             Option.map(session, (session): SessionForPayment => ({
               session,
@@ -197,8 +199,10 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   // in the same statement (a lost claim raises, and the statement writes nothing).
   const completePaidCheckout: CheckoutStoreService["completePaidCheckout"] = (completion, answer) => {
     const { session } = completion
+    const data = checkoutSessionJson(session)
+    const internal = internalSessionJson(session)
     const complete = sql`checkout_complete_paid(
-        ${session.id}, ${completion.version}, ${session.status}, ${sessionJson(session)}::jsonb,
+        ${session.id}, ${completion.version}, ${session.status}, ${data}::json, ${internal}::json,
         ${session.expires_at}::timestamptz, ${session.updated_at}::timestamptz, ${completion.attemptSequence},
         ${completion.chargeId}, ${iso(completion.now)}::timestamptz, ${
       orderSaveArguments(sql, encodeOrderChange(completion.order))

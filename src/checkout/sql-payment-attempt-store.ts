@@ -6,7 +6,7 @@ import { statementRunner } from "../db/statement-runner.ts"
 import type { PaymentAttempt, PaymentAttemptStore } from "./checkout-store.ts"
 import { storedDataFailure } from "./sql-session-row.ts"
 
-/** An attempt as `checkout_lock_session_for_payment` answers it (JSON, times as epoch ms). */
+/** An attempt as `checkout_session_for_payment` answers it (JSON, times as epoch ms). */
 export interface AttemptRow {
   readonly session_id: string
   readonly sequence: number

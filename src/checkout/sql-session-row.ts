@@ -1,8 +1,9 @@
 /**
- * How the SQL checkout stores keep a session in its `checkout_sessions` row: the session as JSON in
- * `data` (`sessionJson` of the session model; `status`, `expires_at`, `created_at`, `updated_at`
- * and `version` in columns of their own), read back with a structural check instead of a schema
- * decode.
+ * How the SQL checkout stores keep a session in its `checkout_sessions` row: its wire form as JSON
+ * text in `data` (`checkoutSessionJson`), the fields the wire form lacks in `internal`
+ * (`internalSessionJson`), `status`, `expires_at`, `created_at`, `updated_at` and `version` in
+ * columns of their own; read back as the two objects joined, with a structural check instead of a
+ * schema decode.
  */
 import { Effect, Option } from "effect"
 import { jsonValue } from "../db/sql-values.ts"
@@ -18,23 +19,35 @@ export const storedDataFailure = (message: string) => new StorageError({ reason:
 
 /**
  * A stored session. The JSON is written only by these stores, from an already typed `Session`
- * (`sessionJson`), so a full schema decode on every read would only re-check what was checked
+ * (`checkoutSessionJson`, `internalSessionJson`), so a full schema decode on every read would only re-check what was checked
  * before writing: a structural check that it is what they write (an object with a string `id`
  * and a known `status`) is enough.
  */
 const isStoredSession = (value: unknown): value is Session =>
-  typeof value === "object" && value !== null && !Array.isArray(value) &&
+  isObject(value) &&
   typeof (value as { readonly id?: unknown }).id === "string" &&
   SESSION_STATUSES.has((value as { readonly status?: unknown }).status)
 
-/** The session of a row's `data`, or none without a row. */
+/** The columns a stored session is read from. */
+export interface StoredSessionRow {
+  readonly data: unknown
+  readonly internal: unknown
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The session of a row's `data` and `internal`, or none without a row. */
 export const sessionFromRow = (
-  row: { readonly data: unknown } | undefined
+  row: StoredSessionRow | undefined
 ): Effect.Effect<Option.Option<Session>, StorageError> => {
   if (row === undefined) return Effect.succeed(Option.none())
   let json: unknown
   try {
-    json = jsonValue(row.data)
+    const wire = jsonValue(row.data)
+    const internal = jsonValue(row.internal)
+    // Both are parsed afresh for this read: joining them in place copies nothing.
+    json = isObject(wire) && isObject(internal) ? Object.assign(wire, internal) : undefined
   } catch (cause) {
     return Effect.fail(new StorageError({ reason: "failure", cause }))
   }

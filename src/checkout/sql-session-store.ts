@@ -9,14 +9,17 @@ import { Effect, Option } from "effect"
 import { statementRunner } from "../db/statement-runner.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import type { SessionJson, SessionStore, VersionedSession } from "./checkout-store.ts"
-import { INTERNAL_SESSION_FIELDS, type Session, sessionJson } from "./session-model.ts"
-import { sessionFromRow, sessionJsonFromRow, storedDataFailure } from "./sql-session-row.ts"
+import { checkoutSessionJson, internalSessionJson, type Session } from "./session-model.ts"
+import { sessionFromRow, sessionJsonFromRow, storedDataFailure, type StoredSessionRow } from "./sql-session-row.ts"
 
 /** The columns an update of `session` sets, its version moved on. */
-export const sessionAssignments = (sql: SqlClient.SqlClient, session: Session) =>
-  sql`status = ${session.status}, data = ${sessionJson(session)}::jsonb,
+export const sessionAssignments = (sql: SqlClient.SqlClient, session: Session) => {
+  const data = checkoutSessionJson(session)
+  const internal = internalSessionJson(session)
+  return sql`status = ${session.status}, data = ${data}::json, internal = ${internal}::json,
       expires_at = ${session.expires_at}::timestamptz, updated_at = ${session.updated_at}::timestamptz,
       version = version + 1`
+}
 
 /** An update of `session` that must have matched its row: answers the new version. */
 export const updatedVersion = (session: Session) => (rows: ReadonlyArray<{ readonly version: number | string }>) =>
@@ -26,26 +29,27 @@ export const updatedVersion = (session: Session) => (rows: ReadonlyArray<{ reado
 
 export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
   const run = statementRunner(sql)
-  const versioned = (rows: ReadonlyArray<{ readonly data: unknown; readonly version: number | string }>) =>
+  const versioned = (rows: ReadonlyArray<StoredSessionRow & { readonly version: number | string }>) =>
     Effect.map(
       sessionFromRow(rows[0]),
       Option.map((session): VersionedSession => ({ session, version: Number(rows[0]!.version) }))
     )
 
   const get = (id: string) =>
-    run(sql<{ data: unknown }>`SELECT data FROM checkout_sessions WHERE id = ${id}`).pipe(
+    run(sql<StoredSessionRow>`SELECT data, internal FROM checkout_sessions WHERE id = ${id}`).pipe(
       Effect.flatMap((rows) => sessionFromRow(rows[0]))
     )
 
   /**
-   * The wire form projected and serialized by PostgreSQL (`data` without the internal fields, as
-   * text): no JSON parsed or built here. jsonb's text form spaces its separators and orders keys
-   * its own way; it is the same JSON value.
+   * The wire form as stored (`data`, the text the service wrote), with the status and deadline of
+   * the columns every write keeps equal to it: no JSON parsed or built here, nor by PostgreSQL.
+   * (Rows written before the column was `json` have jsonb's text form: keys in its own order,
+   * spaced separators; the same JSON value.)
    */
   const getJson = (id: string): Effect.Effect<Option.Option<SessionJson>, StorageError> =>
     run(sql<{ status: unknown; expires_at: unknown; json: unknown }>`
-      SELECT data->>'status' AS status, data->>'expires_at' AS expires_at,
-             (data - ${INTERNAL_SESSION_FIELDS}::text[])::text AS json
+      SELECT status, to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at,
+             data::text AS json
       FROM checkout_sessions WHERE id = ${id}`).pipe(
       Effect.flatMap((rows) => {
         if (rows[0] === undefined) return Effect.succeed(Option.none())
@@ -58,8 +62,8 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
 
   // Decoded as `get` decodes; the status filter is on the `status` column the writes keep.
   const list: SessionStore["list"] = (filter) =>
-    run(sql<{ data: unknown }>`
-      SELECT data FROM checkout_sessions
+    run(sql<StoredSessionRow>`
+      SELECT data, internal FROM checkout_sessions
       WHERE ${filter.status === undefined ? sql`TRUE` : sql`status = ${filter.status}`}
       ORDER BY created_at DESC, id DESC
       LIMIT ${Math.max(0, Math.floor(filter.limit))}`).pipe(
@@ -68,17 +72,20 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
     )
 
   const getVersioned = (id: string) =>
-    run(sql<{ data: unknown; version: number | string }>`
-      SELECT data, version FROM checkout_sessions WHERE id = ${id}`).pipe(Effect.flatMap(versioned))
+    run(sql<StoredSessionRow & { version: number | string }>`
+      SELECT data, internal, version FROM checkout_sessions WHERE id = ${id}`).pipe(Effect.flatMap(versioned))
 
   const lock = (id: string) =>
-    run(sql<{ data: unknown; version: number | string }>`
-      SELECT data, version FROM checkout_sessions WHERE id = ${id} FOR UPDATE`).pipe(Effect.flatMap(versioned))
+    run(sql<StoredSessionRow & { version: number | string }>`
+      SELECT data, internal, version FROM checkout_sessions WHERE id = ${id} FOR UPDATE`).pipe(
+      Effect.flatMap(versioned)
+    )
 
   const insert = (session: Session) =>
     run(sql`
-      INSERT INTO checkout_sessions (id, status, data, expires_at, created_at, updated_at, version)
-      VALUES (${session.id}, ${session.status}, ${sessionJson(session)}::jsonb, ${session.expires_at}::timestamptz,
+      INSERT INTO checkout_sessions (id, status, data, internal, expires_at, created_at, updated_at, version)
+      VALUES (${session.id}, ${session.status}, ${checkoutSessionJson(session)}::json,
+              ${internalSessionJson(session)}::json, ${session.expires_at}::timestamptz,
               ${session.created_at}::timestamptz, ${session.updated_at}::timestamptz, 1)`).pipe(Effect.asVoid)
 
   const update = (session: Session) =>

@@ -20,7 +20,6 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { checkoutCompletePaid } from "./functions/checkout-complete-paid.ts"
 import { checkoutCreateSession } from "./functions/checkout-create-session.ts"
-import { checkoutLockSessionForPayment } from "./functions/checkout-lock-session-for-payment.ts"
 import { checkoutLockStock } from "./functions/checkout-lock-stock.ts"
 import { checkoutRemoveReservations } from "./functions/checkout-remove-reservations.ts"
 import { checkoutSessionForPayment } from "./functions/checkout-session-for-payment.ts"
@@ -41,7 +40,6 @@ export const sqlFunctions: ReadonlyArray<SqlFunction> = [
   checkoutRemoveReservations,
   checkoutCreateSession,
   checkoutSessionForPayment,
-  checkoutLockSessionForPayment,
   orderSaveWithEvent,
   checkoutCompletePaid,
   rateLimitTakeUpTo,

@@ -281,7 +281,7 @@ describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database",
         // on hand + consumed by completed sessions = initial; reserved never above on hand.
         const consumed = yield* sql<{ product_id: string; quantity: number }>`
         SELECT li->'item'->>'id' AS product_id, SUM((li->'item'->>'quantity')::int)::int AS quantity
-        FROM checkout_sessions s, jsonb_array_elements(s.data->'line_items') li
+        FROM checkout_sessions s, json_array_elements(s.data->'line_items') li
         WHERE s.status = 'completed'
         GROUP BY 1`
         const consumedBy = new Map(consumed.map((c) => [c.product_id, Number(c.quantity)]))

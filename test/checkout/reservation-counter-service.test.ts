@@ -245,16 +245,17 @@ describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
         }
         // Units held equal what the active sessions ask for; units gone equal what was completed.
         const sql = yield* SqlClient.SqlClient
-        const created = yield* sql<{ data: Session }>`SELECT data FROM checkout_sessions`
+        const created = yield* sql<{ data: Session; internal: Pick<Session, "items"> }>`
+          SELECT data, internal FROM checkout_sessions`
         const held = new Map<string, number>()
         const sold = new Map<string, number>()
-        for (const { data } of created) {
+        for (const { data, internal } of created) {
           const target = ["not_ready_for_payment", "ready_for_payment"].includes(data.status)
             ? held
             : data.status === "completed"
             ? sold
             : undefined
-          for (const item of target === undefined ? [] : data.items) {
+          for (const item of target === undefined ? [] : internal.items) {
             target!.set(item.id, (target!.get(item.id) ?? 0) + item.quantity)
           }
         }

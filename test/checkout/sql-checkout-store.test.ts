@@ -37,8 +37,10 @@ const sqlStoreDetails = (name: string, database: TestDatabase) =>
           for (const data of cases) {
             const id = uid("cs")
             yield* sql`
-              INSERT INTO checkout_sessions (id, status, data, expires_at)
-              VALUES (${id}, 'ready_for_payment', ${JSON.stringify(data)}::jsonb, now())`.pipe(Effect.orDie)
+              INSERT INTO checkout_sessions (id, status, data, internal, expires_at)
+              VALUES (${id}, 'ready_for_payment', ${JSON.stringify(data)}::json, '{"items": []}', now())`.pipe(
+              Effect.orDie
+            )
             const read = yield* Effect.flip(store.sessions.get(id))
             expect(read).toBeInstanceOf(StorageError)
             expect(read.reason).toBe("failure")

@@ -59,7 +59,7 @@ describe.skipIf(!hasPostgres)("migration 0017: order permalinks", () => {
         expect(order!.url).toMatch(/^https:\/\/shop\.example\/order-status\/[0-9A-Za-z]{22}$/)
         expect(order!.token).toBe(permalinkTokenOf(order!.url))
         const [session] = yield* sql<{ url: string }>`
-          SELECT data->'order'->>'permalink_url' AS url FROM checkout_sessions WHERE id = 'cs_legacy1'`
+          SELECT internal->'order'->>'permalink_url' AS url FROM checkout_sessions WHERE id = 'cs_legacy1'`
         expect(session!.url).toBe(order!.url)
         const store = yield* Effect.provide(OrderStore, SqlOrderStore)
         const found = yield* store.findOrderByPermalink(order!.token)

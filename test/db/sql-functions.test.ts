@@ -35,17 +35,13 @@ const pinned: Record<string, { readonly version: number; readonly hash: string }
     version: 3,
     hash: "056c2ef10ab0c4776a1044a283e4dc6e495c6167311d0fab6e70addcbebe7fd7"
   },
-  checkout_create_session: { version: 6, hash: "dfceeb5c01db50dccc7112f3e5205ef62fe94162153ca399d809ad6a5b1b4bce" },
+  checkout_create_session: { version: 7, hash: "a2411f78b53b3b8fec5df84f1f0db27ed05dde41a97f44efd0b025b8445434c1" },
   checkout_session_for_payment: {
-    version: 1,
-    hash: "7664ad72c0d9a7ec9d61dcf74e518ed96510d629e320a31a4b2b9d15f400dd57"
-  },
-  checkout_lock_session_for_payment: {
-    version: 4,
-    hash: "38f39ec1319df073df397ec83f9b40f97d1a3383a7bf32b14f84c4bef5b3399e"
+    version: 2,
+    hash: "dacdec36ed9d2b4e5cca09c1d4b7c35a79f08e763667f47cf9bed1c920cd4035"
   },
   order_save_with_event: { version: 2, hash: "81d81d3a92c7be452315ff1235217b2530d8e242d057f634551b1a5be5dd5a95" },
-  checkout_complete_paid: { version: 2, hash: "93387a0e0cbafbd3301dbb13c9de5d1e39e5ac3c7998c8672aad6033f879474e" },
+  checkout_complete_paid: { version: 3, hash: "93a147e85d9b4e728e76ea04334b1daed6752fd0290d41723dbf9879132ba22f" },
   rate_limit_take_up_to: {
     version: 1,
     hash: "76c1e86bea470d1227fdb9c6addae381e1fafe5d9d72b56cc8ed019947d65675"
@@ -123,17 +119,14 @@ describe.skipIf(!hasPostgres)("SQL functions on PostgreSQL", () => {
           yield* sql.unsafe(`
           CREATE OR REPLACE FUNCTION checkout_lock_stock(p_products text[], p_session text, p_now timestamptz)
           RETURNS TABLE (out_product text, out_available integer) LANGUAGE sql AS $$ SELECT 'old', -1 $$`)
-          // The earlier results of the two functions migration 0014 drops.
-          yield* sql.unsafe(`
-          DROP FUNCTION checkout_create_session(
-            text, text, jsonb, timestamptz, timestamptz, timestamptz, text[], integer[], timestamptz, timestamptz)`)
+          // The earlier results of the two functions migration 0014 drops (with the earlier
+          // signatures, which migration 0020 drops in turn).
           yield* sql.unsafe(`
           CREATE FUNCTION checkout_create_session(
             p_id text, p_status text, p_data jsonb, p_expires_at timestamptz, p_created_at timestamptz,
             p_updated_at timestamptz, p_products text[], p_quantities integer[], p_reserved_until timestamptz,
             p_now timestamptz
           ) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{"inserted": false}'::jsonb $$`)
-          yield* sql.unsafe(`DROP FUNCTION checkout_lock_session_for_payment(text)`)
           yield* sql.unsafe(`
           CREATE FUNCTION checkout_lock_session_for_payment(p_session text)
           RETURNS TABLE (out_data jsonb, out_attempt jsonb, out_coupon_holds text[])

@@ -11,10 +11,10 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutCompletePaid: SqlFunction = {
   name: "checkout_complete_paid",
-  version: 2,
+  version: 3,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_complete_paid(
-    p_session text, p_version bigint, p_status text, p_data jsonb, p_expires_at timestamptz,
+    p_session text, p_version bigint, p_status text, p_data json, p_internal json, p_expires_at timestamptz,
     p_updated_at timestamptz, p_sequence integer, p_charge_id text, p_paid_at timestamptz,
     -- then the arguments of order_save_with_event
     p_order_id text, p_order_session text, p_order_data jsonb, p_order_created_at timestamptz,
@@ -36,7 +36,7 @@ export const checkoutCompletePaid: SqlFunction = {
       RETURN NULL;
     END IF;
     UPDATE checkout_sessions
-    SET status = p_status, data = p_data, expires_at = p_expires_at, updated_at = p_updated_at,
+    SET status = p_status, data = p_data, internal = p_internal, expires_at = p_expires_at, updated_at = p_updated_at,
         version = version + 1
     WHERE id = p_session;
     v_sequence := order_save_with_event(p_order_id, p_order_session, p_order_data, p_order_created_at,

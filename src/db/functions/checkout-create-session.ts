@@ -32,10 +32,10 @@ import { STOCK_LEND } from "./stock-shards.ts"
 
 export const checkoutCreateSession: SqlFunction = {
   name: "checkout_create_session",
-  version: 6,
+  version: 7,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_create_session(
-    p_id text, p_status text, p_data jsonb, p_expires_at timestamptz, p_created_at timestamptz,
+    p_id text, p_status text, p_data json, p_internal json, p_expires_at timestamptz, p_created_at timestamptz,
     p_updated_at timestamptz, p_products text[], p_quantities integer[], p_reserved_until timestamptz,
     p_now timestamptz
   ) RETURNS boolean
@@ -51,8 +51,8 @@ export const checkoutCreateSession: SqlFunction = {
     v_fits boolean;
   BEGIN
     BEGIN
-      INSERT INTO checkout_sessions (id, status, data, expires_at, created_at, updated_at, version)
-      VALUES (p_id, p_status, p_data, p_expires_at, p_created_at, p_updated_at, 1);
+      INSERT INTO checkout_sessions (id, status, data, internal, expires_at, created_at, updated_at, version)
+      VALUES (p_id, p_status, p_data, p_internal, p_expires_at, p_created_at, p_updated_at, 1);
       INSERT INTO reservations (session_id, product_id, quantity, expires_at)
       SELECT p_id, w.product_id, w.quantity, p_reserved_until
       FROM unnest(p_products, p_quantities) AS w (product_id, quantity);
@@ -93,8 +93,8 @@ export const checkoutCreateSession: SqlFunction = {
     IF NOT v_fits THEN
       RETURN false;
     END IF;
-    INSERT INTO checkout_sessions (id, status, data, expires_at, created_at, updated_at, version)
-    VALUES (p_id, p_status, p_data, p_expires_at, p_created_at, p_updated_at, 1);
+    INSERT INTO checkout_sessions (id, status, data, internal, expires_at, created_at, updated_at, version)
+    VALUES (p_id, p_status, p_data, p_internal, p_expires_at, p_created_at, p_updated_at, 1);
     INSERT INTO reservations (session_id, product_id, quantity, expires_at)
     SELECT p_id, w.product_id, w.quantity, p_reserved_until
     FROM unnest(p_products, p_quantities) AS w (product_id, quantity);

@@ -1,7 +1,7 @@
 /**
  * `CheckoutStore.lockSessionForPayment` and `readSessionForPayment` in one round trip: the session
- * row (its data and version), locked when `p_lock`, then its latest payment attempt and its coupon
- * holds in statements of their own, so that after waiting for the lock they see what the
+ * row (its wire form, internal fields and version), locked when `p_lock`, then its latest payment
+ * attempt and its coupon holds in statements of their own, so that after waiting for the lock they see what the
  * transaction it waited for committed (in one plain statement they would be read on the snapshot
  * taken before the wait). No row when the session is absent.
  */
@@ -9,16 +9,16 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutSessionForPayment: SqlFunction = {
   name: "checkout_session_for_payment",
-  version: 1,
+  version: 2,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_session_for_payment(p_session text, p_lock boolean)
-  RETURNS TABLE (out_data jsonb, out_version bigint, out_attempt jsonb, out_coupon_holds text[])
+  RETURNS TABLE (out_data json, out_internal json, out_version bigint, out_attempt jsonb, out_coupon_holds text[])
   LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   BEGIN
     IF p_lock THEN
-      SELECT s.data, s.version INTO out_data, out_version FROM checkout_sessions s WHERE s.id = p_session FOR UPDATE;
+      SELECT s.data, s.internal, s.version INTO out_data, out_internal, out_version FROM checkout_sessions s WHERE s.id = p_session FOR UPDATE;
     ELSE
-      SELECT s.data, s.version INTO out_data, out_version FROM checkout_sessions s WHERE s.id = p_session;
+      SELECT s.data, s.internal, s.version INTO out_data, out_internal, out_version FROM checkout_sessions s WHERE s.id = p_session;
     END IF;
     IF NOT FOUND THEN
       RETURN;

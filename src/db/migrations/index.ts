@@ -22,6 +22,7 @@ import m0016 from "./0016_charge_authentication.ts"
 import m0017 from "./0017_order_permalinks.ts"
 import m0018 from "./0018_console_sessions.ts"
 import m0019 from "./0019_stock_shards.ts"
+import m0020 from "./0020_session_json_text.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -39,7 +40,8 @@ export const migrations: Record<string, Migration> = {
   "0016_charge_authentication": m0016,
   "0017_order_permalinks": m0017,
   "0018_console_sessions": m0018,
-  "0019_stock_shards": m0019
+  "0019_stock_shards": m0019,
+  "0020_session_json_text": m0020
 }
 
 /** The loader for `PgMigrator.run({ loader })`. */
