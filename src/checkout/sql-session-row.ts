@@ -19,9 +19,9 @@ export const storedDataFailure = (message: string) => new StorageError({ reason:
 
 /**
  * A stored session. The JSON is written only by these stores, from an already typed `Session`
- * (`checkoutSessionJson`, `internalSessionJson`), so a full schema decode on every read would only re-check what was checked
- * before writing: a structural check that it is what they write (an object with a string `id`
- * and a known `status`) is enough.
+ * (`checkoutSessionJson`, `internalSessionJson`), so a full schema decode on every read would
+ * only re-check what was checked before writing: a structural check that it is what they write
+ * (an object with a string `id` and a known `status`) is enough.
  */
 const isStoredSession = (value: unknown): value is Session =>
   isObject(value) &&

@@ -48,6 +48,17 @@ const sqlStoreDetails = (name: string, database: TestDatabase) =>
             expect(locked).toBeInstanceOf(StorageError)
             expect(locked.reason).toBe("failure")
           }
+          // A wire form as written, with internal fields that are not an object.
+          for (const internal of ["[]", "\"items\"", "null"]) {
+            const id = uid("cs")
+            yield* sql`
+              INSERT INTO checkout_sessions (id, status, data, internal, expires_at)
+              VALUES (${id}, 'ready_for_payment', ${JSON.stringify({ id, status: "ready_for_payment" })}::json,
+                      ${internal}::json, now())`.pipe(Effect.orDie)
+            const read = yield* Effect.flip(store.sessions.get(id))
+            expect(read).toBeInstanceOf(StorageError)
+            expect(read.reason).toBe("failure")
+          }
         }))
 
       it.effect("a stock row seeded after reservations of its product starts with their sum", () =>
