@@ -12,7 +12,7 @@ import { answeredWith, type RouteAnswer } from "../idempotency/idempotent-answer
 import { AppConfig } from "../platform/config.ts"
 import { BadRequest, NotFound } from "../platform/http/errors.ts"
 import { groupHandlers } from "../platform/http/group-context.ts"
-import { decodeDeclaredBody } from "../platform/http/request-body.ts"
+import { decodeDeclaredBody, mediaTypeOf } from "../platform/http/request-body.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../platform/http/retry-after.ts"
 import { CurrentClient, makeBearerCheck, RequestedApiVersion } from "../platform/http/security.ts"
 import { RateLimiter } from "../rate-limit/rate-limiter-service.ts"
@@ -293,7 +293,7 @@ const AcsFormBodyLive = Layer.succeed(
   Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
     (request) =>
-      request.headers["content-type"]?.split(";")[0]!.trim().toLowerCase() === "application/x-www-form-urlencoded"
+      mediaTypeOf(request.headers["content-type"]) === "application/x-www-form-urlencoded"
         ? Effect.void
         : Effect.fail(
           new BadRequest({

@@ -8,7 +8,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { AppConfig } from "../platform/config.ts"
-import { readRawBody } from "../platform/http/request-body.ts"
+import { mediaTypeOf, readRawBody } from "../platform/http/request-body.ts"
 import { makeApiKeyResolver } from "../platform/http/security.ts"
 import { Ids } from "../platform/ids.ts"
 import { CONSOLE_SESSION_TTL_MS, sameToken, SESSION_COOKIE, tokenHash } from "./console-cookies.ts"
@@ -83,8 +83,9 @@ export const ConsoleAccessLive = Layer.effect(
     const readForm = (expectedToken: string | undefined) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
-        if (type !== FORM_TYPE) return yield* Effect.fail<FormRefusal>("unreadable")
+        if (mediaTypeOf(request.headers["content-type"]) !== FORM_TYPE) {
+          return yield* Effect.fail<FormRefusal>("unreadable")
+        }
         const body = yield* Effect.mapError(readRawBody, (): FormRefusal => "unreadable")
         const fields = new Map<string, string>()
         for (const [name, value] of new URLSearchParams(new TextDecoder().decode(body))) {

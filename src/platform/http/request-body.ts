@@ -27,10 +27,12 @@ const tooLarge = () =>
 
 const invalidJson = (message: string) => new BadRequest({ type: "invalid_request", code: "invalid_json", message })
 
+/** The media type of a Content-Type value, lowercased, its parameters left out ("" without one). */
+export const mediaTypeOf = (value: string | undefined): string => (value ?? "").split(";")[0]!.trim().toLowerCase()
+
 /** `application/json` or `application/<anything>+json`, parameters ignored. */
 export const isJsonContentType = (value: string | undefined) => {
-  if (value === undefined) return false
-  const mediaType = value.split(";")[0]!.trim().toLowerCase()
+  const mediaType = mediaTypeOf(value)
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
 }
 
