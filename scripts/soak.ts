@@ -101,7 +101,7 @@ const soak = async () => {
       { product_id: string; on_hand: number; reserved: number; consumed: string | null; held: string | null }
     >(`
       SELECT s.product_id, s.on_hand, s.reserved,
-        (SELECT SUM((li->'quantity'->>'ordered')::int) FROM orders o, jsonb_array_elements(o.data->'line_items') li
+        (SELECT SUM((li->'quantity'->>'ordered')::int) FROM orders o, json_array_elements(o.data->'line_items') li
           WHERE li->>'product_id' = s.product_id) AS consumed,
         (SELECT SUM(r.quantity) FROM reservations r WHERE r.product_id = s.product_id) AS held
       FROM stock_totals s ORDER BY s.product_id`)

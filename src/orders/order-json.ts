@@ -8,15 +8,16 @@ const encodeOrder = Schema.encodeSync(Order)
 
 /**
  * An order in the schema's canonical form: its properties in the schema's order, whatever order the
- * value was built or read back in (PostgreSQL's jsonb keeps its own). Answers and tags use it.
+ * value was built or read back in (orders stored as jsonb, before migration 0021, come back in its
+ * key order). Answers and tags use it.
  */
 export const orderJson = (order: Order): string => JSON.stringify(encodeOrder(order))
 
 /**
  * An order as stored in `orders.data`. The order schemas have no transformations (the encoded
  * form is the type, checked here by the compiler), so the typed value is its encoded form as is:
- * no pass of the schema over the whole order on every write. Key order is the value's own, which
- * storage (jsonb) does not keep anyway.
+ * no pass of the schema over the whole order on every write. Key order is the value's own: answers
+ * and tags use `orderJson`, which does not depend on it.
  */
 export const storedOrderJson = (order: Order): string => {
   const encoded: typeof Order.Encoded = order

@@ -160,7 +160,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   const saveOrder = (stored: StoredFullOrder) =>
     run(sql`
       INSERT INTO orders (id, checkout_session_id, data, created_at)
-      VALUES (${stored.order.id}, ${stored.sessionId}, ${storedOrderJson(stored.order)}::jsonb,
+      VALUES (${stored.order.id}, ${stored.sessionId}, ${storedOrderJson(stored.order)}::json,
               ${iso(stored.createdAt)}::timestamptz)
       ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data`).pipe(Effect.asVoid)
 
@@ -168,7 +168,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
     run(sql<OutboxRow>`
       INSERT INTO webhook_outbox (id, order_id, sequence, type, payload, state, attempts, next_attempt_at, created_at)
       SELECT ${id}, ${payload.data.id}, COALESCE(MAX(sequence), 0) + 1, ${payload.type},
-             ${storedEventJson(payload)}::jsonb, 'pending', 0, ${iso(now)}::timestamptz,
+             ${storedEventJson(payload)}::json, 'pending', 0, ${iso(now)}::timestamptz,
              ${iso(now)}::timestamptz
       FROM webhook_outbox WHERE order_id = ${payload.data.id}
       RETURNING ${columns}`).pipe(

@@ -64,7 +64,7 @@ export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.Sq
 
   // One statement (atomic by itself, one round trip): the event row, and — only when the event
   // is new — the order's latest state, which `order_create` never overwrites. The order's state
-  // is taken from the inserted row: the body is sent and parsed into jsonb once.
+  // is taken from the inserted row: the body is sent once.
   const recordEvent = (event: ReceivedEvent) =>
     Effect.suspend(() => {
       // Parsed JSON within the depth bound (`ReceivedEvent.payload`): stringify cannot throw on it.
@@ -73,7 +73,7 @@ export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.Sq
         WITH inserted AS (
           INSERT INTO received_events (request_id, body_hash, order_id, type, status, payload, received_at)
           VALUES (${event.requestId}, ${event.bodyHash}, ${event.orderId}, ${event.type}, ${event.status},
-                  ${payload}::jsonb, ${iso(event.receivedAt)}::timestamptz)
+                  ${payload}::json, ${iso(event.receivedAt)}::timestamptz)
           ON CONFLICT DO NOTHING
           RETURNING request_id, order_id, status, payload, received_at
         ), latest AS (

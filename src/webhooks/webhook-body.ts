@@ -54,7 +54,7 @@ export const parseWebhookJson = (rawBody: string | Uint8Array): Either.Either<un
   if (tooDeep !== undefined) {
     return Either.left({ type: "invalid_request", code: "invalid_json", message: TOO_DEEP_MESSAGE, param: tooDeep })
   }
-  // The whole payload is kept (jsonb), so all of its text must be storable.
+  // The whole payload is kept and served back: all of its text must be storable, as every body's.
   const unstorable = unstorableTextPath(json)
   if (unstorable !== undefined) {
     return Either.left({

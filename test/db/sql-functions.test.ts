@@ -40,8 +40,8 @@ const pinned: Record<string, { readonly version: number; readonly hash: string }
     version: 2,
     hash: "dacdec36ed9d2b4e5cca09c1d4b7c35a79f08e763667f47cf9bed1c920cd4035"
   },
-  order_save_with_event: { version: 2, hash: "81d81d3a92c7be452315ff1235217b2530d8e242d057f634551b1a5be5dd5a95" },
-  checkout_complete_paid: { version: 3, hash: "93a147e85d9b4e728e76ea04334b1daed6752fd0290d41723dbf9879132ba22f" },
+  order_save_with_event: { version: 3, hash: "234a1fc9c173b48091cb1233d9ec2769fa49a696c986a9e033b11391cfda292c" },
+  checkout_complete_paid: { version: 4, hash: "f0a68aa7e7319b5350bfbe085452c71743ee33f129192ebc7097174fb999af8b" },
   rate_limit_take_up_to: {
     version: 1,
     hash: "76c1e86bea470d1227fdb9c6addae381e1fafe5d9d72b56cc8ed019947d65675"
@@ -127,6 +127,19 @@ describe.skipIf(!hasPostgres)("SQL functions on PostgreSQL", () => {
             p_updated_at timestamptz, p_products text[], p_quantities integer[], p_reserved_until timestamptz,
             p_now timestamptz
           ) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{"inserted": false}'::jsonb $$`)
+          // The signatures taking an order's and an event's document as jsonb, which 0021 drops.
+          yield* sql.unsafe(`
+          CREATE FUNCTION order_save_with_event(
+            p_order_id text, p_session text, p_order_data jsonb, p_order_created_at timestamptz,
+            p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
+          ) RETURNS integer LANGUAGE sql AS $$ SELECT NULL::integer $$`)
+          yield* sql.unsafe(`
+          CREATE FUNCTION checkout_complete_paid(
+            p_session text, p_version bigint, p_status text, p_data json, p_internal json, p_expires_at timestamptz,
+            p_updated_at timestamptz, p_sequence integer, p_charge_id text, p_paid_at timestamptz,
+            p_order_id text, p_order_session text, p_order_data jsonb, p_order_created_at timestamptz,
+            p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
+          ) RETURNS integer LANGUAGE sql AS $$ SELECT NULL::integer $$`)
           yield* sql.unsafe(`
           CREATE FUNCTION checkout_lock_session_for_payment(p_session text)
           RETURNS TABLE (out_data jsonb, out_attempt jsonb, out_coupon_holds text[])

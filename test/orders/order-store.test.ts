@@ -41,7 +41,7 @@ const sqlOnlyRows = (name: string, database: TestDatabase) =>
         }
         yield* sql`
           INSERT INTO orders (id, checkout_session_id, data, created_at)
-          VALUES (${summary.id}, ${summary.checkout_session_id}, ${JSON.stringify(summary)}::jsonb,
+          VALUES (${summary.id}, ${summary.checkout_session_id}, ${JSON.stringify(summary)}::json,
                   ${new Date(createdAt + 1000).toISOString()}::timestamptz)`
         expect(yield* store.getOrder(summary.id)).toEqual(Option.none())
         expect((yield* store.listOrders({ limit: 1 })).map((stored) => stored.order.id)).toEqual([full.id])
@@ -59,7 +59,7 @@ const sqlOnlyRows = (name: string, database: TestDatabase) =>
           { order, sessionId: order.checkout_session_id, createdAt: now },
           { id: "evt_unreadable", payload: makeOrderEvent("order_create", order), now }
         )
-        yield* sql`UPDATE webhook_outbox SET payload = '{"type":"order_create","data":{"id":"x"}}'::jsonb
+        yield* sql`UPDATE webhook_outbox SET payload = '{"type":"order_create","data":{"id":"x"}}'::json
                    WHERE id = 'evt_unreadable'`
         const claimed = yield* Effect.flip(store.claimDue(now, 100, 60_000))
         expect(claimed._tag).toBe("StorageError")

@@ -11,14 +11,14 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const checkoutCompletePaid: SqlFunction = {
   name: "checkout_complete_paid",
-  version: 3,
+  version: 4,
   definition: `
   CREATE OR REPLACE FUNCTION checkout_complete_paid(
     p_session text, p_version bigint, p_status text, p_data json, p_internal json, p_expires_at timestamptz,
     p_updated_at timestamptz, p_sequence integer, p_charge_id text, p_paid_at timestamptz,
     -- then the arguments of order_save_with_event
-    p_order_id text, p_order_session text, p_order_data jsonb, p_order_created_at timestamptz,
-    p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
+    p_order_id text, p_order_session text, p_order_data json, p_order_created_at timestamptz,
+    p_event_id text, p_event_type text, p_event_payload json, p_now timestamptz
   ) RETURNS integer
   LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE

@@ -9,11 +9,11 @@ import type { SqlFunction } from "./sql-function.ts"
 
 export const orderSaveWithEvent: SqlFunction = {
   name: "order_save_with_event",
-  version: 2,
+  version: 3,
   definition: `
   CREATE OR REPLACE FUNCTION order_save_with_event(
-    p_order_id text, p_session text, p_order_data jsonb, p_order_created_at timestamptz,
-    p_event_id text, p_event_type text, p_event_payload jsonb, p_now timestamptz
+    p_order_id text, p_session text, p_order_data json, p_order_created_at timestamptz,
+    p_event_id text, p_event_type text, p_event_payload json, p_now timestamptz
   ) RETURNS integer
   LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $fn$
   DECLARE
@@ -50,5 +50,5 @@ export interface OrderSaveArguments {
  * `checkout_complete_paid`).
  */
 export const orderSaveArguments = (sql: SqlClient.SqlClient, a: OrderSaveArguments) =>
-  sql`${a.orderId}, ${a.sessionId}, ${a.orderJson}::jsonb, ${a.orderCreatedAt}::timestamptz, ${a.eventId},
-      ${a.eventType}, ${a.eventJson}::jsonb, ${a.eventAt}::timestamptz`
+  sql`${a.orderId}, ${a.sessionId}, ${a.orderJson}::json, ${a.orderCreatedAt}::timestamptz, ${a.eventId},
+      ${a.eventType}, ${a.eventJson}::json, ${a.eventAt}::timestamptz`
