@@ -4,9 +4,9 @@
  * `received_events.payload` and `received_orders.payload`.
  *
  * Why: every checkout writes an order and its event and, at the receiver, the event and the
- * order's latest state, each a document of a few KB that `jsonb` had PostgreSQL parse into its
- * binary form and compress with pglz on write and render back to text on read. Nothing needs the
- * binary form: the only paths read inside a document are `orders.data`'s `type`, `status` and
+ * order's latest state, each a document of about 1 KB (more for orders of many lines) that
+ * `jsonb` had PostgreSQL parse into its binary form on write and render back to text on read,
+ * and compress with pglz once past 2 KB. Nothing needs the binary form: the only paths read inside a document are `orders.data`'s `type`, `status` and
  * `permalink_url` (the console's listing and the generated `permalink_token`), which `json`'s
  * `->>` answers from the text. The documents are compressed with LZ4 where the server has it.
  *
