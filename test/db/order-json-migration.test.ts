@@ -4,15 +4,9 @@
  * token (a generated column dropped and added again), the queued event still delivered, and the
  * unique token still enforced. Needs TEST_DATABASE_URL.
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
-import * as Migrator from "@effect/sql/Migrator"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Option, Redacted } from "effect"
-import { makeDatabaseLayer } from "../../src/db/database.ts"
-import { migrations } from "../../src/db/migrations/index.ts"
+import { Effect, Exit, Layer, Option } from "effect"
 import { makeOrderEvent } from "../../src/orders/order-event.ts"
 import { permalinkTokenOf } from "../../src/orders/order-permalink.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
@@ -20,9 +14,12 @@ import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
 import { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
 import { SqlReceivedEventsStore } from "../../src/webhooks/sql-received-events-store.ts"
 import { sampleOrder } from "../orders/order-store.contract.ts"
-import { freshPostgresDatabaseUrl, hasPostgres } from "../support/test-database.ts"
-
-const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0021"))
+import {
+  atMigrationsBefore,
+  freshPostgresDatabaseUrl,
+  hasPostgres,
+  migratedPostgres
+} from "../support/test-database.ts"
 
 const token = "AbCdEfGhIjKlMnOpQrStUv"
 const stored = { ...sampleOrder("ord_legacy_json"), permalink_url: `https://merchant.test/order-status/${token}` }
@@ -34,29 +31,27 @@ describe.skipIf(!hasPostgres)("migration 0021: orders and order events as JSON t
   it.live("orders, queued and received events stored as jsonb read back the same, found and delivered", () =>
     Effect.gen(function*() {
       const url = yield* freshPostgresDatabaseUrl
-      yield* Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        yield* PgMigrator.run({ loader: Migrator.fromRecord(before) })
-        yield* sql`
+      yield* atMigrationsBefore(
+        url,
+        "0021",
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`
           INSERT INTO orders (id, checkout_session_id, data, created_at)
           VALUES (${stored.id}, ${stored.checkout_session_id}, ${JSON.stringify(stored)}::jsonb, ${at})`
-        yield* sql`
+          yield* sql`
           INSERT INTO webhook_outbox (id, order_id, sequence, type, payload, state, next_attempt_at, created_at)
           VALUES ('evt_legacy', ${stored.id}, 1, 'order_create', ${
-          JSON.stringify(event)
-        }::jsonb, 'pending', ${at}, ${at})`
-        yield* sql`
+            JSON.stringify(event)
+          }::jsonb, 'pending', ${at}, ${at})`
+          yield* sql`
           INSERT INTO received_events (request_id, body_hash, order_id, type, status, payload, received_at)
           VALUES ('req_legacy', 'hash_legacy', 'ord_elsewhere', 'order_update', 'shipped',
                   ${JSON.stringify(received)}::jsonb, ${at})`
-        yield* sql`
+          yield* sql`
           INSERT INTO received_orders (order_id, status, last_request_id, payload, updated_at)
           VALUES ('ord_elsewhere', 'shipped', 'req_legacy', ${JSON.stringify(received)}::jsonb, ${at})`
-      }).pipe(
-        Effect.provide(Layer.merge(
-          Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }), Reactivity.layer),
-          NodeContext.layer
-        ))
+        })
       )
 
       yield* Effect.gen(function*() {
@@ -117,12 +112,7 @@ describe.skipIf(!hasPostgres)("migration 0021: orders and order events as JSON t
         expect((yield* receiver.listEvents("ord_elsewhere")).map((found) => found.payload)).toEqual([received])
       }).pipe(
         Effect.provide(
-          Layer.mergeAll(SqlOrderStore, SqlReceivedEventsStore).pipe(
-            Layer.provideMerge(
-              makeDatabaseLayer({ kind: "postgres", url: Redacted.make(url), poolSize: 2, source: "TEST_DATABASE_URL" })
-                .pipe(Layer.orDie)
-            )
-          )
+          Layer.mergeAll(SqlOrderStore, SqlReceivedEventsStore).pipe(Layer.provideMerge(migratedPostgres(url)))
         )
       )
     }).pipe(Effect.scoped))

@@ -3,20 +3,17 @@
  * fields) are split by migration 0020 into the wire form and the internal fields, and read back
  * whole by the store, the wire form answered as it is. Needs TEST_DATABASE_URL.
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
-import * as Migrator from "@effect/sql/Migrator"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
-import { makeDatabaseLayer } from "../../src/db/database.ts"
-import { migrations } from "../../src/db/migrations/index.ts"
-import { freshPostgresDatabaseUrl, hasPostgres } from "../support/test-database.ts"
-
-const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0020"))
+import {
+  atMigrationsBefore,
+  freshPostgresDatabaseUrl,
+  hasPostgres,
+  migratedPostgres
+} from "../support/test-database.ts"
 
 /** What a session's wire form holds here (a store checks only an id and a known status). */
 const wire = (id: string, status: string) => ({
@@ -44,19 +41,17 @@ describe.skipIf(!hasPostgres)("migration 0020: session documents as JSON text", 
   it.live("sessions stored as one jsonb document read back whole, their wire form without the internal fields", () =>
     Effect.gen(function*() {
       const url = yield* freshPostgresDatabaseUrl
-      yield* Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        yield* PgMigrator.run({ loader: Migrator.fromRecord(before) })
-        for (const session of legacy) {
-          yield* sql`
+      yield* atMigrationsBefore(
+        url,
+        "0020",
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          for (const session of legacy) {
+            yield* sql`
             INSERT INTO checkout_sessions (id, status, data, expires_at)
             VALUES (${session.id}, ${session.status}, ${JSON.stringify(session)}::jsonb, ${session.expires_at})`
-        }
-      }).pipe(
-        Effect.provide(Layer.merge(
-          Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }), Reactivity.layer),
-          NodeContext.layer
-        ))
+          }
+        })
       )
 
       yield* Effect.gen(function*() {
@@ -86,14 +81,7 @@ describe.skipIf(!hasPostgres)("migration 0020: session documents as JSON text", 
           { id: "cs_legacy_open", internal: { items: legacy[0].items } }
         ])
       }).pipe(
-        Effect.provide(
-          SqlCheckoutStore.pipe(
-            Layer.provideMerge(
-              makeDatabaseLayer({ kind: "postgres", url: Redacted.make(url), poolSize: 2, source: "TEST_DATABASE_URL" })
-                .pipe(Layer.orDie)
-            )
-          )
-        )
+        Effect.provide(SqlCheckoutStore.pipe(Layer.provideMerge(migratedPostgres(url))))
       )
     }).pipe(Effect.scoped))
 })

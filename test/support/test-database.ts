@@ -8,10 +8,14 @@
  * - `postgresDatabase()`: a fresh `test_<random>` database on the server of `TEST_DATABASE_URL`,
  *   migrated, dropped `WITH (FORCE)` at scope end.
  * - `hasPostgres`: whether `TEST_DATABASE_URL` is set, for `describe.skipIf(!hasPostgres)`.
+ * - `atMigrationsBefore` and `migratedPostgres`: a migration's test, the rows of the release before
+ *   it and then the database as the service opens it.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
+import { NodeContext } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import * as Migrator from "@effect/sql/Migrator"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
@@ -20,6 +24,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type DatabaseError, makeDatabaseLayer } from "../../src/db/database.ts"
 import { initializeDataDir } from "../../src/db/embedded-database.ts"
+import { migrations } from "../../src/db/migrations/index.ts"
 
 const rawTestDatabaseUrl = process.env["TEST_DATABASE_URL"]?.trim()
 
@@ -121,4 +126,31 @@ export const postgresDatabase = (options?: { readonly poolSize?: number }): Test
         poolSize: options?.poolSize ?? 10,
         source: "TEST_DATABASE_URL"
       }))
+  )
+
+/**
+ * Runs `setup` on the database at `url` migrated by the migrations before `id` alone (one
+ * connection, no SQL functions): what a release before migration `id` stored, for its test.
+ */
+export const atMigrationsBefore = <A, E>(
+  url: string,
+  id: string,
+  setup: Effect.Effect<A, E, SqlClient.SqlClient>
+) =>
+  Effect.zipRight(
+    PgMigrator.run({
+      loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([name]) => name < id)))
+    }),
+    setup
+  ).pipe(
+    Effect.provide(Layer.merge(
+      Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }), Reactivity.layer),
+      NodeContext.layer
+    ))
+  )
+
+/** The database at `url` as the service opens it: every migration, then the SQL functions. */
+export const migratedPostgres = (url: string) =>
+  makeDatabaseLayer({ kind: "postgres", url: Redacted.make(url), poolSize: 2, source: "TEST_DATABASE_URL" }).pipe(
+    Layer.orDie
   )

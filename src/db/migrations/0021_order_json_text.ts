@@ -6,9 +6,10 @@
  * Why: every checkout writes an order and its event and, at the receiver, the event and the
  * order's latest state, each a document of about 1 KB (more for orders of many lines) that
  * `jsonb` had PostgreSQL parse into its binary form on write and render back to text on read,
- * and compress with pglz once past 2 KB. Nothing needs the binary form: the only paths read inside a document are `orders.data`'s `type`, `status` and
- * `permalink_url` (the console's listing and the generated `permalink_token`), which `json`'s
- * `->>` answers from the text. The documents are compressed with LZ4 where the server has it.
+ * and compress with pglz once past 2 KB. Nothing needs the binary form: the only paths read
+ * inside a document are `orders.data`'s `type`, `status` and `permalink_url` (the console's
+ * listing and the generated `permalink_token`), which `json`'s `->>` answers from the text. The
+ * documents are compressed with LZ4 where the server has it.
  *
  * `permalink_token` is generated from `data`, and PostgreSQL cannot change the type of a column a
  * generated column reads: it is dropped with its unique index and added again, computed by the
