@@ -134,7 +134,7 @@ describe("POST /agentic_checkout/webhooks/order_events: body", () => {
           "invalid",
           "$.data.refunds[0].type"
         ],
-        // Kept as jsonb, which holds neither NUL nor an unpaired surrogate (was a 500).
+        // Text storage cannot keep is refused as in every body (a 500 when kept as jsonb).
         [
           JSON.stringify({ type: "order_create", data: { ...order("created"), note: "a\u0000b" } }),
           "invalid",
