@@ -102,8 +102,9 @@ try {
      INSERT INTO floor_items SELECT g, 0, '${document.replaceAll("'", "''")}'::jsonb FROM generate_series(0, 499) g`
   )
   // Since migration 0020 the session's wire form and its internal fields are two `json` texts.
-  const variants: Array<{ readonly name: string; readonly fn: string; readonly document: string }> = [
-    { name: "create (this checkout)", fn: "checkout_create_session", document: documentArguments(document) }
+  const sessionArguments = documentArguments(document)
+  const variants: Array<{ readonly name: string; readonly fn: string }> = [
+    { name: "create (this checkout)", fn: "checkout_create_session" }
   ]
   if (args.against !== undefined) {
     const name = "checkout_create_session_before"
@@ -115,7 +116,7 @@ try {
       )
     }
     await admin.query(definition)
-    variants.push({ name: `create (${args.against})`, fn: name, document: documentArguments(document) })
+    variants.push({ name: `create (${args.against})`, fn: name })
   }
   const scripts = new Map<string, string>()
   const sorted = [...FLOW_ITEMS].sort((a, b) => a.id.localeCompare(b.id))
@@ -124,7 +125,7 @@ try {
     writeFileSync(
       file,
       `\\set n random(1, 1000000000000)
-SELECT ${variant.fn}('cs_' || :n, 'ready_for_payment', ${variant.document},
+SELECT ${variant.fn}('cs_' || :n, 'ready_for_payment', ${sessionArguments},
   now() + interval '6 hours', now(), now(), '{${sorted.map((item) => item.id).join(",")}}'::text[],
   '{${sorted.map((item) => item.quantity).join(",")}}'::int[], now() + interval '6 hours', now());
 `.replaceAll("\n  ", " ")

@@ -29,12 +29,12 @@ import {
   type PaymentAttempt,
   type SessionForPayment
 } from "./checkout-store.ts"
-import { checkoutSessionJson, internalSessionJson, type Session } from "./session-model.ts"
+import type { Session } from "./session-model.ts"
 import { holdsUntil } from "./session-view.ts"
 import { makeSqlCouponStore } from "./sql-coupon-store.ts"
 import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.ts"
 import { attemptFromRow, type AttemptRow, makeSqlPaymentAttemptStore } from "./sql-payment-attempt-store.ts"
-import { sessionFromRow } from "./sql-session-row.ts"
+import { sessionDocuments, sessionFromRow } from "./sql-session-row.ts"
 import { makeSqlSessionStore, sessionAssignments, updatedVersion } from "./sql-session-store.ts"
 
 export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClient> = Effect.gen(function*() {
@@ -57,8 +57,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     const { session } = transition
     const { products, quantities } = reservationArrays(transition.reservations)
     const create = sql`checkout_create_session(
-        ${session.id}, ${session.status}, ${checkoutSessionJson(session)}::json,
-        ${internalSessionJson(session)}::json, ${session.expires_at}::timestamptz,
+        ${session.id}, ${session.status}, ${sessionDocuments(sql, session)}, ${session.expires_at}::timestamptz,
         ${session.created_at}::timestamptz, ${session.updated_at}::timestamptz,
         ${products}::text[], ${quantities}::int[], ${iso(holdsUntil(session))}::timestamptz, ${iso(now)}::timestamptz
       )`
@@ -199,10 +198,8 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   // in the same statement (a lost claim raises, and the statement writes nothing).
   const completePaidCheckout: CheckoutStoreService["completePaidCheckout"] = (completion, answer) => {
     const { session } = completion
-    const data = checkoutSessionJson(session)
-    const internal = internalSessionJson(session)
     const complete = sql`checkout_complete_paid(
-        ${session.id}, ${completion.version}, ${session.status}, ${data}::json, ${internal}::json,
+        ${session.id}, ${completion.version}, ${session.status}, ${sessionDocuments(sql, session)},
         ${session.expires_at}::timestamptz, ${session.updated_at}::timestamptz, ${completion.attemptSequence},
         ${completion.chargeId}, ${iso(completion.now)}::timestamptz, ${
       orderSaveArguments(sql, encodeOrderChange(completion.order))

@@ -5,17 +5,21 @@
  * columns of their own; read back as the two objects joined, with a structural check instead of a
  * schema decode.
  */
+import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { jsonValue } from "../db/sql-values.ts"
 import { StorageError } from "../db/storage-error.ts"
 import { SessionStatus } from "./checkout-schemas.ts"
 import type { SessionJson } from "./checkout-store.ts"
-import type { Session } from "./session-model.ts"
+import { checkoutSessionJson, internalSessionJson, type Session } from "./session-model.ts"
 
 const SESSION_STATUSES: ReadonlySet<unknown> = new Set(SessionStatus.literals)
 
 /** A failure of what the store reads back (not what it was asked). */
 export const storedDataFailure = (message: string) => new StorageError({ reason: "failure", cause: new Error(message) })
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * A stored session. The JSON is written only by these stores, from an already typed `Session`
@@ -33,9 +37,6 @@ export interface StoredSessionRow {
   readonly data: unknown
   readonly internal: unknown
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The session of a row's `data` and `internal`, or none without a row. */
 export const sessionFromRow = (
@@ -63,3 +64,10 @@ export const sessionJsonFromRow = (
   SESSION_STATUSES.has(row.status) && typeof row.expires_at === "string" && typeof row.json === "string"
     ? { status: row.status as SessionJson["status"], expires_at: row.expires_at, json: row.json }
     : undefined
+
+/**
+ * What a write puts in `data` and `internal`, in that order, as SQL values: a session's wire form
+ * and its internal fields as two `json` texts.
+ */
+export const sessionDocuments = (sql: SqlClient.SqlClient, session: Session) =>
+  sql`${checkoutSessionJson(session)}::json, ${internalSessionJson(session)}::json`

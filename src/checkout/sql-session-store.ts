@@ -10,7 +10,13 @@ import { statementRunner } from "../db/statement-runner.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import type { SessionJson, SessionStore, VersionedSession } from "./checkout-store.ts"
 import { checkoutSessionJson, internalSessionJson, type Session } from "./session-model.ts"
-import { sessionFromRow, sessionJsonFromRow, storedDataFailure, type StoredSessionRow } from "./sql-session-row.ts"
+import {
+  sessionDocuments,
+  sessionFromRow,
+  sessionJsonFromRow,
+  storedDataFailure,
+  type StoredSessionRow
+} from "./sql-session-row.ts"
 
 /** The columns an update of `session` sets, its version moved on. */
 export const sessionAssignments = (sql: SqlClient.SqlClient, session: Session) => {
@@ -84,8 +90,7 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
   const insert = (session: Session) =>
     run(sql`
       INSERT INTO checkout_sessions (id, status, data, internal, expires_at, created_at, updated_at, version)
-      VALUES (${session.id}, ${session.status}, ${checkoutSessionJson(session)}::json,
-              ${internalSessionJson(session)}::json, ${session.expires_at}::timestamptz,
+      VALUES (${session.id}, ${session.status}, ${sessionDocuments(sql, session)}, ${session.expires_at}::timestamptz,
               ${session.created_at}::timestamptz, ${session.updated_at}::timestamptz, 1)`).pipe(Effect.asVoid)
 
   const update = (session: Session) =>
