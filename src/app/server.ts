@@ -33,6 +33,7 @@ import { BuiltInPaymentProcessor } from "../payments/builtin-payment-processor.t
 import { SqlChargeStore } from "../payments/sql-charge-store.ts"
 import { forkBatchSweep } from "../platform/batch-sweep.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
+import { answerClientError } from "../platform/http/client-error.ts"
 import { Ids } from "../platform/ids.ts"
 import { SqlRateLimiter } from "../rate-limit/sql-rate-limiter.ts"
 import { NodeWebhookTransport } from "../webhooks/node-webhook-transport.ts"
@@ -202,7 +203,10 @@ export const makeNodeServer = (
             })
         })
       })
-  }).pipe(Effect.map(withKeepAlive(config.httpKeepAliveTimeoutSeconds)))
+  }).pipe(Effect.map((server) => answeringClientErrors(withKeepAlive(config.httpKeepAliveTimeoutSeconds)(server))))
+
+/** Requests Node's parser refuses get our error object (`client-error.ts`), not a bare status line. */
+const answeringClientErrors = (server: HttpNodeServer): HttpNodeServer => server.on("clientError", answerClientError)
 
 /**
  * Idle keep-alive connections close after `seconds` (Node announces it in each answer's

@@ -55,7 +55,7 @@ import { internalError, serviceUnavailable } from "../platform/http/errors.ts"
 import { isValidIdempotencyKey } from "../platform/http/idempotency-key.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
 import { MAX_BODY_BYTES, requestBodyText } from "../platform/http/request-body-bytes.ts"
-import { isJsonContentType } from "../platform/http/request-body.ts"
+import { hasReadableJsonBody } from "../platform/http/request-body.ts"
 import { makeRequestSignatureCheck, RequestSignature } from "../platform/http/request-signature.ts"
 import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, withRetryAfter } from "../platform/http/retry-after.ts"
 import {
@@ -212,10 +212,11 @@ interface ClaimedRun {
   /** Keeps the claim's lease alive while the route runs. */
   readonly renewal: ClaimRenewal
   /**
-   * Whether the request said its body is JSON. A 400 to a request that did not is not kept: it is
-   * most likely the route refusing the content type, which the client fixes in a header.
+   * Whether the request said its body is JSON, unencoded (`hasReadableJsonBody`). A 400 to a
+   * request that did not is not kept: it is most likely the route refusing the content type or
+   * coding, which the client fixes in a header.
    */
-  readonly jsonContentType: boolean
+  readonly jsonBody: boolean
   readonly faults: FaultInjectionShape
 }
 
@@ -243,7 +244,7 @@ const runClaimed = <E, R>(app: HttpApp.Default<E, R>, run: ClaimedRun) => {
   const settle = (response: HttpServerResponse.HttpServerResponse) =>
     Effect.gen(function*() {
       if (claim.committed !== undefined) return fromStored(claim.committed.stored)
-      const keep = isReplayableStatus(response.status) && (run.jsonContentType || response.status !== 400)
+      const keep = isReplayableStatus(response.status) && (run.jsonBody || response.status !== 400)
       const stored = keep ? toStoredResponse(response) : undefined
       if (stored === undefined) {
         yield* release
@@ -361,7 +362,7 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
           claimId,
           timing,
           renewal,
-          jsonContentType: isJsonContentType(request.headers["content-type"]),
+          jsonBody: hasReadableJsonBody(request.headers),
           faults
         })
       })

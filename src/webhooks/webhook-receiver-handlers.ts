@@ -4,11 +4,11 @@
  * `POST /agentic_checkout/webhooks/order_events`, in this order:
  * 1. rate limit per source address (`WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE`, burst = the
  *    per-minute budget) → 429 `too_many_requests` with `Retry-After`;
- * 2. raw body (≤ 1 MiB → else 413);
+ * 2. raw body (no content coding → else 400 `invalid_content_type`; ≤ 1 MiB → else 413);
  * 3. `Merchant-Signature` over the exact bytes, against every `WEBHOOK_RECEIVER_SECRETS` entry,
  *    timestamp within `WEBHOOK_TOLERANCE_SECONDS` of the Clock → else 401 `invalid_signature`
  *    (nothing about the payload is revealed before the signature holds);
- * 4. `Content-Type: application/json` → else 400 `invalid_content_type`; an `API-Version` header,
+ * 4. `Content-Type: application/json` (UTF-8) → else 400 `invalid_content_type`; an `API-Version` header,
  *    when given, one of `API_VERSIONS` → else 400 `unsupported_api_version`; JSON nested at most
  *    `MAX_JSON_DEPTH` levels deep (`parseWebhookJson`), and the event
  *    shape of that version, or of the version the body's shape shows when no header names one
@@ -25,7 +25,7 @@ import { AppConfig } from "../platform/config.ts"
 import { BadRequest, NotFound, TooManyRequests, Unauthorized } from "../platform/http/errors.ts"
 import { groupHandlers } from "../platform/http/group-context.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
-import { isJsonContentType, readRawBody } from "../platform/http/request-body.ts"
+import { contentTypeProblem, readRawBody } from "../platform/http/request-body.ts"
 import { withRetryAfter } from "../platform/http/retry-after.ts"
 import { requireRole, storageFailure } from "../platform/http/route-guards.ts"
 import { randomId } from "../platform/ids.ts"
@@ -107,13 +107,8 @@ export const WebhookReceiverHandlers = groupHandlers(
               message: "Missing or invalid Merchant-Signature."
             })
           }
-          if (!isJsonContentType(request.headers["content-type"])) {
-            return yield* new BadRequest({
-              type: "invalid_request",
-              code: "invalid_content_type",
-              message: "Requests with a body must have Content-Type: application/json."
-            })
-          }
+          const badContentType = contentTypeProblem(request.headers["content-type"])
+          if (badContentType !== undefined) return yield* badContentType
           const named = request.headers["api-version"]
           if (named !== undefined && !accepted.has(named)) {
             return yield* new BadRequest({

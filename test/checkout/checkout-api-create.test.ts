@@ -2,7 +2,7 @@
  * The Checkout Session API's create (POST /checkout_sessions) through its public surface
  * (in-process HTTP), on every store (see `./checkout-api-fixtures.ts`): the priced session with its
  * options, totals and readiness messages, and the 400, 413 and content-type answers to malformed,
- * odd or oversized bodies.
+ * odd or oversized bodies, and to bodies in another charset or with a content coding.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -214,6 +214,36 @@ describeCheckoutApiOnEveryStore((run) => {
           contentType: "application/json; charset=utf-8"
         })
         expect(charset.status).toBe(201)
+      })))
+
+    it.effect("a body in another charset, or with a content coding, is refused before it is read (400)", () =>
+      run(Effect.gen(function*() {
+        const body = { items: [{ id: "mug-ceramic", quantity: 1 }] }
+        for (const contentType of ["application/json; charset=\"UTF-8\"", "application/json;charset=utf8"]) {
+          expect((yield* post("/checkout_sessions", body, { contentType })).status).toBe(201)
+        }
+        for (const charset of ["utf-16", "ISO-8859-1", "\"latin1\""]) {
+          const refused = yield* post("/checkout_sessions", body, {
+            contentType: `application/json; charset=${charset}`
+          })
+          expect(refused.status).toBe(400)
+          expect(refused.body).toEqual({
+            type: "invalid_request",
+            code: "invalid_content_type",
+            message: "Request bodies must be JSON in UTF-8: the Content-Type's charset must be utf-8 or absent."
+          })
+        }
+        for (const coding of ["gzip", "identity, br"]) {
+          const encoded = yield* post("/checkout_sessions", body, { headers: { "content-encoding": coding } })
+          expect(encoded.status).toBe(400)
+          expect(encoded.body).toMatchObject({
+            type: "invalid_request",
+            code: "invalid_content_type",
+            param: "$.headers['Content-Encoding']"
+          })
+        }
+        const identity = yield* post("/checkout_sessions", body, { headers: { "content-encoding": "Identity" } })
+        expect(identity.status).toBe(201)
       })))
   })
 })

@@ -206,6 +206,12 @@ describe("every refusal of the official versions is a code of their enum", () =>
           [400, codeOf(version, "invalid_card", "invalid_card"), delegateRequestWith((r) => delete r.allowance), {}],
           [400, codeOf(version, "invalid_json", "invalid_card"), `{"payment_method":{"cvc":"${CARD_CVC}"`, {}],
           [400, codeOf(version, "invalid_content_type", "invalid_card"), "x", { contentType: "text/plain" }],
+          [400, codeOf(version, "invalid_content_type", "invalid_card"), validDelegateRequest(), {
+            contentType: "application/json; charset=utf-16"
+          }],
+          [400, codeOf(version, "invalid_content_type", "invalid_card"), validDelegateRequest(), {
+            headers: { "content-encoding": "gzip" }
+          }],
           [413, codeOf(version, "request_too_large", "invalid_card"), `"${"x".repeat(1024 * 1024)}"`, {}],
           [422, "invalid_card", delegateRequestWith((r) => (r.payment_method.exp_year = "2020")), {}]
         ]
@@ -216,6 +222,8 @@ describe("every refusal of the official versions is a code of their enum", () =>
           expect(response.body.code).toBe(code)
           expect(response.text).not.toContain(CARD_NUMBER)
           if (version !== "2025-09-29") expect(isErrorOf(version, response.body), response.text).toBe(true)
+          // A refused content coding names its header in every version.
+          if (options.headers !== undefined) expect(response.body.param).toBe("$.headers['Content-Encoding']")
         }
       })))
 

@@ -1,6 +1,6 @@
 /**
  * Which answers an Idempotency-Key keeps, and for how long: a 400 for the request's headers
- * (API-Version, Content-Type) is not kept, nor is a 500 or a 503, so the retry runs again; an
+ * (API-Version, Content-Type, Content-Encoding) is not kept, nor is a 500 or a 503, so the retry runs again; an
  * unreachable idempotency store refuses the request; after IDEMPOTENCY_TTL_SECONDS the key runs
  * again, and the sweeper deletes expired keys.
  */
@@ -56,6 +56,23 @@ describe("requests the route refuses for their headers", () => {
       expect(invalid.status).toBe(400)
       const again = yield* post("/checkout_sessions", { items: [] }, withKey("ct-2"))
       expect(isReplay(again)).toBe(true)
+    })))
+
+  it.effect("nor is a 400 for a body in another charset or with a content coding", () =>
+    run(Effect.gen(function*() {
+      const options = [
+        { contentType: "application/json; charset=utf-16" },
+        { headers: { "content-encoding": "gzip" } }
+      ]
+      for (const [index, refusedWith] of options.entries()) {
+        const key = `coding-${index}`
+        const refused = yield* post("/checkout_sessions", createBody, withKey(key, refusedWith))
+        expect(refused.status).toBe(400)
+        expect(refused.body.code).toBe("invalid_content_type")
+        const retried = yield* post("/checkout_sessions", createBody, withKey(key))
+        expect(retried.status).toBe(201)
+        expect(isReplay(retried)).toBe(false)
+      }
     })))
 })
 

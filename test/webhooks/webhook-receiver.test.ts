@@ -41,6 +41,7 @@ interface DeliverOptions {
   /** Signs this text instead of the body sent. */
   readonly signedBody?: string
   readonly contentType?: string
+  readonly contentEncoding?: string
 }
 
 /** POSTs `body` to the receiver as the sender would: no bearer, no API-Version, signed. */
@@ -55,7 +56,8 @@ const deliver = (body: string, options: DeliverOptions = {}) => {
     contentType: options.contentType ?? "application/json",
     headers: {
       ...(signature !== null ? { "merchant-signature": signature } : {}),
-      ...(options.requestId !== undefined ? { "request-id": options.requestId } : {})
+      ...(options.requestId !== undefined ? { "request-id": options.requestId } : {}),
+      ...(options.contentEncoding !== undefined ? { "content-encoding": options.contentEncoding } : {})
     }
   })
 }
@@ -150,6 +152,15 @@ describe("POST /agentic_checkout/webhooks/order_events: body", () => {
       const wrongType = yield* deliver(eventBody("order_create", "created"), { contentType: "text/plain" })
       expect(wrongType.status).toBe(400)
       expect(wrongType.body.code).toBe("invalid_content_type")
+      const utf16 = yield* deliver(eventBody("order_create", "created"), {
+        contentType: "application/json; charset=utf-16"
+      })
+      expect(utf16.status).toBe(400)
+      expect(utf16.body.code).toBe("invalid_content_type")
+      const gzip = yield* deliver(eventBody("order_create", "created"), { contentEncoding: "gzip" })
+      expect(gzip.status).toBe(400)
+      expect(gzip.body).toMatchObject({ code: "invalid_content_type", param: "$.headers['Content-Encoding']" })
+      expect((yield* get("/agentic_checkout/orders/ord_1")).status).toBe(404)
     })))
 
   it.effect("unknown order statuses are accepted and kept", () =>

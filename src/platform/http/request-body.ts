@@ -1,7 +1,8 @@
 /**
- * Reading a JSON request body by the common rules (CONTRACT §3): `Content-Type: application/json`,
- * at most 1 MiB, well-formed JSON nested at most `MAX_JSON_DEPTH` levels deep, then a strict decode
- * whose first problem is reported as 400 `{code: missing | invalid, param: <JSONPath>}`.
+ * Reading a JSON request body by the common rules (CONTRACT §3): `Content-Type: application/json`
+ * (UTF-8, no content coding), at most 1 MiB, well-formed JSON nested at most `MAX_JSON_DEPTH`
+ * levels deep, then a strict decode whose first problem is reported as 400
+ * `{code: missing | invalid, param: <JSONPath>}`.
  *
  * Routes with a body read it themselves (`handleRaw`): the framework's own payload decoding runs
  * before these checks and keeps only formatted issues, so it could not answer these errors. They
@@ -25,16 +26,75 @@ const tooLarge = () =>
     message: `The request body must be at most ${MAX_BODY_BYTES} bytes.`
   })
 
+const invalidContentType = () =>
+  new BadRequest({
+    type: "invalid_request",
+    code: "invalid_content_type",
+    message: "Requests with a body must have Content-Type: application/json."
+  })
+
 const invalidJson = (message: string) => new BadRequest({ type: "invalid_request", code: "invalid_json", message })
 
 /** The media type of a Content-Type value, lowercased, its parameters left out ("" without one). */
 export const mediaTypeOf = (value: string | undefined): string => (value ?? "").split(";")[0]!.trim().toLowerCase()
 
-/** `application/json` or `application/<anything>+json`, parameters ignored. */
-export const isJsonContentType = (value: string | undefined) => {
-  const mediaType = mediaTypeOf(value)
-  return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
+/** The `charset` parameter of a Content-Type value, lowercased and unquoted; undefined without one. */
+const charsetOf = (value: string): string | undefined => {
+  for (const parameter of value.split(";").slice(1)) {
+    const equals = parameter.indexOf("=")
+    if (equals >= 0 && parameter.slice(0, equals).trim().toLowerCase() === "charset") {
+      return parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase()
+    }
+  }
+  return undefined
 }
+
+/** JSON exchanged between systems is UTF-8 (RFC 8259 §8.1): the only charset a body may name. */
+const UTF8_NAMES: ReadonlySet<string> = new Set(["utf-8", "utf8"])
+
+/**
+ * Why a Content-Type value is not one of a JSON body: `application/json` or
+ * `application/<anything>+json`, its other parameters ignored, and a `charset` only if UTF-8 (a
+ * body in another encoding would be read as UTF-8 and its text changed). Undefined when it is.
+ */
+export const contentTypeProblem = (value: string | undefined): BadRequest | undefined => {
+  const mediaType = mediaTypeOf(value)
+  if (mediaType !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
+    return invalidContentType()
+  }
+  const charset = charsetOf(value!)
+  return charset === undefined || UTF8_NAMES.has(charset)
+    ? undefined
+    : new BadRequest({
+      type: "invalid_request",
+      code: "invalid_content_type",
+      message: "Request bodies must be JSON in UTF-8: the Content-Type's charset must be utf-8 or absent."
+    })
+}
+
+/** `contentTypeProblem` finds nothing wrong with the value. */
+const isJsonContentType = (value: string | undefined) => contentTypeProblem(value) === undefined
+
+/**
+ * 400 when the body has a content coding (gzip, br, …): bodies are read as sent, so an encoded one
+ * would be taken for its compressed bytes. `identity` (no coding) is accepted.
+ */
+export const contentEncodingProblem = (value: string | undefined): BadRequest | undefined => {
+  if (value === undefined) return undefined
+  const codings = value.split(",").map((coding) => coding.trim().toLowerCase())
+  return codings.every((coding) => coding === "" || coding === "identity")
+    ? undefined
+    : new BadRequest({
+      type: "invalid_request",
+      code: "invalid_content_type",
+      message: "Request bodies must be sent without content coding: Content-Encoding is not supported.",
+      param: "$.headers['Content-Encoding']"
+    })
+}
+
+/** A request whose body, if it has one, is read as JSON: a JSON content type and no content coding. */
+export const hasReadableJsonBody = (headers: Readonly<Record<string, string | undefined>>) =>
+  isJsonContentType(headers["content-type"]) && contentEncodingProblem(headers["content-encoding"]) === undefined
 
 /** A body that could not be read: 413 when too large, else 400. */
 const bodyReadError = (failure: BodyReadFailure) =>
@@ -46,20 +106,19 @@ const declaresTooMuch = (request: HttpServerRequest.HttpServerRequest) => {
   return Number.isFinite(declared) && declared > MAX_BODY_BYTES
 }
 
-/** The exact request bytes, size-checked, whatever the content type (a signed body is verified as sent). */
+/**
+ * The exact request bytes, size-checked, whatever the content type (a signed body is verified as
+ * sent); a body with a content coding is refused (`contentEncodingProblem`).
+ */
 export const readRawBody: Effect.Effect<Uint8Array, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
   Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
-    (request) =>
-      declaresTooMuch(request) ? Effect.fail(tooLarge()) : Effect.mapError(requestBody(request), bodyReadError)
+    (request): Effect.Effect<Uint8Array, BadRequest | PayloadTooLarge> => {
+      const encoded = contentEncodingProblem(request.headers["content-encoding"])
+      if (encoded !== undefined) return Effect.fail(encoded)
+      return declaresTooMuch(request) ? Effect.fail(tooLarge()) : Effect.mapError(requestBody(request), bodyReadError)
+    }
   )
-
-const invalidContentType = () =>
-  new BadRequest({
-    type: "invalid_request",
-    code: "invalid_content_type",
-    message: "Requests with a body must have Content-Type: application/json."
-  })
 
 /** 400 `invalid_json` at the first value of `json` nested deeper than `MAX_JSON_DEPTH`. */
 const tooDeepError = (json: unknown): BadRequest | undefined => {
@@ -98,14 +157,16 @@ export const parseJson = (text: string): Either.Either<unknown, BadRequest> => {
 }
 
 /**
- * The JSON body: content type and size enforced, read (`request-body-bytes.ts`) and parsed
- * (`parseJson`) in one step once it has arrived.
+ * The JSON body: content type, content coding and size enforced, read (`request-body-bytes.ts`)
+ * and parsed (`parseJson`) in one step once it has arrived.
  */
 export const readJson: Effect.Effect<unknown, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
   Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
     (request): Effect.Effect<unknown, BadRequest | PayloadTooLarge> => {
-      if (!isJsonContentType(request.headers["content-type"])) return Effect.fail(invalidContentType())
+      const refused = contentTypeProblem(request.headers["content-type"]) ??
+        contentEncodingProblem(request.headers["content-encoding"])
+      if (refused !== undefined) return Effect.fail(refused)
       if (declaresTooMuch(request)) return Effect.fail(tooLarge())
       return Effect.matchEffect(requestBody(request), {
         onFailure: (failure) => Effect.fail(bodyReadError(failure)),
