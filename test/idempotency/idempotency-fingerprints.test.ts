@@ -11,7 +11,7 @@ import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
 import { canonicalJson } from "../../src/idempotency/idempotency.ts"
 import { apiKeyId } from "../../src/platform/http/security.ts"
 import { DELEGATE_PATH, NOW as DELEGATE_NOW, validDelegateRequest } from "../support/delegate.ts"
-import { address, API_KEY, buyer, post, type TestAppOptions } from "../support/http.ts"
+import { address, API_KEY, buyer, get, post, type TestAppOptions } from "../support/http.ts"
 import {
   createBody,
   expectIdempotencyError,
@@ -117,11 +117,26 @@ describe("one route, one scope", () => {
       const first = yield* post("/checkout_sessions", createBody, withKey("spell-1"))
       expect(first.status).toBe(201)
       // Other spellings are not the route: 404, nothing created, nothing stored under the key.
-      for (const path of ["/checkout_sessions/", "//checkout_sessions", "/CHECKOUT_SESSIONS"]) {
+      for (
+        const path of ["/checkout_sessions/", "//checkout_sessions", "/CHECKOUT_SESSIONS", "/checkout_sessions;v=1"]
+      ) {
         const other = yield* post(path, createBody, withKey("spell-1"))
         expect(other.status).toBe(404)
         expect(isReplay(other)).toBe(false)
       }
+      // The router would end a path at ';': a session's path with one is no route either, for
+      // any method, and the session is left as it was.
+      const id: string = first.body.id
+      const update = yield* post(`/checkout_sessions/${id};x`, { items: [{ id: "mug-ceramic", quantity: 1 }] })
+      expect(update.status).toBe(404)
+      expect(update.body).toMatchObject({ code: "not_found", message: `No route POST /checkout_sessions/${id};x.` })
+      expect((yield* get(`/checkout_sessions/${id};x=1`)).status).toBe(404)
+      const read = yield* get(`/checkout_sessions/${id}`)
+      expect(read.body.line_items.map((line: { item: { id: string } }) => line.item.id)).toEqual(["tshirt-classic"])
+      // A ';' in the query is not the path's: the route answers (its own 404 for an unknown id).
+      const queried = yield* get("/checkout_sessions/cs_none?note=a;b")
+      expect(queried.body.code).toBe("not_found")
+      expect(queried.body.message).not.toMatch(/^No route/)
       // The router decodes %5F to "_": the same route, so the same scope (a replay, not a second session).
       const encoded = yield* post("/checkout%5Fsessions", createBody, withKey("spell-1"))
       expect(encoded.status).toBe(201)

@@ -2,7 +2,8 @@
  * Rules that hold for every request, whichever route answers (CONTRACT §3):
  * - `Request-Id` is taken from the request (or generated), echoed, and annotates every log line;
  * - one access log line per request (method, path, status, duration) — never headers or bodies;
- * - unknown routes → 404 and known paths with another method → 405, in the error envelope;
+ * - unknown routes → 404 (a path with a ';' too) and known paths with another method → 405, in
+ *   the error envelope;
  * - anything unexpected → 500 `processing_error` without stack, SQL or input data;
  * - every 503 (storage unreachable) carries `Retry-After` (`./retry-after.ts`);
  * - a valid `Idempotency-Key` of the request is echoed (`./idempotency-key.ts`);
@@ -33,8 +34,7 @@ const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 /** How much of an unknown path a 404 or 405 message repeats. */
 const SHOWN_PATH_LENGTH = 200
 
-const notFoundOrMethod = (routes: RouteTable, method: string, url: string) => {
-  const path = url.split("?")[0]!
+const notFoundOrMethod = (routes: RouteTable, method: string, path: string) => {
   // The path is the client's text, shown back in the message: never a card number in it, and
   // no more of it than a reader needs.
   const masked = maskCardNumbers(path)
@@ -74,12 +74,17 @@ export const requestMiddleware =
       const given = request.headers["request-id"]
       const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
       const started = Date.now()
+      const path = request.url.split("?")[0]!
+      // The router ends a path at ';' as at '?': `/checkout_sessions/cs_1;x` would be served as
+      // `/checkout_sessions/cs_1`, one resource under many spellings (each its own idempotency
+      // scope). No route has a ';' in it, so such a path is not found.
+      const routed = path.includes(";") ? Effect.succeed(notFoundOrMethod(routes, request.method, path)) : app
       // One log annotation for the request's whole run, the access log line included.
       return FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("request_id", requestId as unknown)).pipe(
-        Effect.zipRight(app),
+        Effect.zipRight(routed),
         Effect.catchAllCause((cause) => {
           const failure = Cause.squash(cause)
-          if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, request.url))
+          if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, path))
           // The client went away and the request was interrupted: nothing to answer, nothing wrong
           // on our side (499 "client closed request" in the access log).
           if (Cause.isInterruptedOnly(cause)) {
@@ -91,7 +96,7 @@ export const requestMiddleware =
           )
         }),
         Effect.tap((response) =>
-          Effect.logInfo(`${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+          Effect.logInfo(`${request.method} ${path} ${response.status} ${Date.now() - started}ms`)
         ),
         Effect.map((response) =>
           withIdempotencyKeyEcho(request.headers["idempotency-key"])(
