@@ -18,7 +18,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Runtime, Schema } from "effect"
 import { internalError } from "../platform/http/errors.ts"
 import { errorResponse } from "../platform/http/middleware.ts"
-import { readRawBody, tooDeepJson } from "../platform/http/request-body.ts"
+import { parseJsonWithinDepth, readRawBody } from "../platform/http/request-body.ts"
 import { makeBearerCheck, unauthorized } from "../platform/http/security.ts"
 import { maskCardNumbers } from "../shared/card-numbers.ts"
 import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
@@ -226,15 +226,17 @@ export const makeMcpEndpoint = Effect.gen(function*() {
       const body = yield* readRawBody
       const text = new TextDecoder().decode(body)
       // Nested deeper than any REST body may be: refused before the SDK (or anything recursive)
-      // reads it. Malformed JSON is the SDK's to answer (JSON-RPC -32700).
-      const tooDeep = tooDeepJson(text)
-      if (tooDeep !== undefined) return errorResponse(tooDeep)
+      // reads it. Parsed once: the SDK takes the value; malformed JSON it reads and answers
+      // itself (JSON-RPC -32700).
+      const parsed = parseJsonWithinDepth(text)
+      if (Either.isLeft(parsed)) return errorResponse(parsed.left)
+      const parsedBody = parsed.right
       const headers = new Headers(request.headers as Record<string, string>)
       headers.delete("content-length")
       const web = new Request(`http://mcp.internal${MCP_PATH}`, {
         method: request.method,
         headers,
-        body: text
+        ...(parsedBody === undefined ? { body: text } : {})
       })
       const runtime = yield* Effect.runtime<never>()
       const loaded = yield* sdk
@@ -244,7 +246,7 @@ export const makeMcpEndpoint = Effect.gen(function*() {
         try: async () => {
           await server.connect(transport)
           try {
-            return await transport.handleRequest(web)
+            return await transport.handleRequest(web, parsedBody === undefined ? undefined : { parsedBody })
           } finally {
             await transport.close()
             await server.close()

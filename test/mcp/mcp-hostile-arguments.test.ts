@@ -1,7 +1,7 @@
 /**
  * MCP tool calls with arguments no REST request could carry: `meta` values that are no header
- * text, a session id storage cannot hold, a body nested deeper than any REST body may be. Each is
- * refused as the client's mistake (`-32602` at its path, or a 400), never an internal error; and a
+ * text, a session id storage cannot hold, a body nested deeper than any REST body may be, a body
+ * that is not JSON. Each is refused as the client's mistake (`-32602` at its path, or a 400), never an internal error; and a
  * REST error's message is rooted at the tool's arguments like its `param`.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -66,6 +66,16 @@ describe("MCP tool calls with hostile arguments", () => {
       })
       expect(response.status).toBe(400)
       expect(response.body).toMatchObject({ type: "invalid_request", code: "invalid_json" })
+    })))
+
+  it.effect("malformed JSON is the MCP transport's to answer: JSON-RPC -32700", () =>
+    run(Effect.gen(function*() {
+      const headers = { accept: "application/json, text/event-stream" }
+      for (const body of ["{\"jsonrpc\":\"2.0\",", "not json"]) {
+        const response = yield* request("POST", "/mcp", { body, version: false, headers })
+        expect(response.status, body).toBe(400)
+        expect(response.body, body).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } })
+      }
     })))
 
   it.effect("a REST error's message names the field as its param does: at the tool's arguments", () =>

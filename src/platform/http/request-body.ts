@@ -128,15 +128,19 @@ const tooDeepError = (json: unknown): BadRequest | undefined => {
     : new BadRequest({ type: "invalid_request", code: "invalid_json", message: TOO_DEEP_MESSAGE, param })
 }
 
-/** 400 `invalid_json` when `text` is JSON nested deeper than `MAX_JSON_DEPTH`; undefined otherwise (malformed text too). */
-export const tooDeepJson = (text: string): BadRequest | undefined => {
+/**
+ * `text` parsed, for a route whose own parser answers malformed JSON: the value (undefined when
+ * `text` is not JSON), or 400 `invalid_json` when it is nested deeper than `MAX_JSON_DEPTH`.
+ */
+export const parseJsonWithinDepth = (text: string): Either.Either<unknown, BadRequest> => {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    return undefined
+    return Either.right(undefined)
   }
-  return tooDeepError(json)
+  const tooDeep = tooDeepError(json)
+  return tooDeep === undefined ? Either.right(json) : Either.left(tooDeep)
 }
 
 /**
