@@ -90,6 +90,17 @@ const prepareCompletion = (request: CompleteSessionInput) =>
     authenticating: request.authentication_result !== undefined
   })
 
+/** The order summary of a session being completed: a new id, and its buyer's capability URL. */
+export const newOrderSummary = (ctx: CheckoutContext, sessionId: string) =>
+  Effect.map(
+    Effect.all([ctx.ids.make("ord_"), ctx.ids.make("")]),
+    ([orderId, token]): OrderSummary => ({
+      id: orderId,
+      checkout_session_id: sessionId,
+      permalink_url: permalinkUrl(ctx.config.publicBaseUrl, token)
+    })
+  )
+
 export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
   const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
@@ -240,17 +251,6 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
     })
 
-  /** The order summary of a session being completed: a new id, and its buyer's capability URL. */
-  const newOrder = (sessionId: string) =>
-    Effect.map(
-      Effect.all([ctx.ids.make("ord_"), ctx.ids.make("")]),
-      ([orderId, token]): OrderSummary => ({
-        id: orderId,
-        checkout_session_id: sessionId,
-        permalink_url: permalinkUrl(ctx.config.publicBaseUrl, token)
-      })
-    )
-
   /**
    * Step 3 after a successful charge: the completed session, the attempt's success, the order with
    * its `order_create` event, the coupon redemptions and the stock consumption in one store step —
@@ -290,7 +290,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
               ? Effect.fail(new SessionFinal({ status: "completed", command: "complete" }))
               : Effect.fail(new PaymentInProgress({ sessionId: session.id }))
           }
-          const order = yield* newOrder(session.id)
+          const order = yield* newOrderSummary(ctx, session.id)
           const completed =
             (yield* reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))).session
           return {

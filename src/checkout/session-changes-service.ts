@@ -16,6 +16,7 @@ import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
 import { SessionNotFound } from "./checkout-errors.ts"
 import { type VersionedSession, writeOptimistically } from "./checkout-store.ts"
+import { makePaymentSettlement } from "./payment-settlement-service.ts"
 import {
   ACTIVE_STATUSES,
   type CancelSessionInput,
@@ -40,6 +41,7 @@ const uniqueProductIds = (...lists: ReadonlyArray<ReadonlyArray<{ readonly id: s
 
 export const makeSessionChanges = (ctx: CheckoutContext) => {
   const { ids, store } = ctx
+  const { settlePendingPayment } = makePaymentSettlement(ctx)
 
   /**
    * The reducer runs first with the stock `unchecked` (no lock held), then one store step locks
@@ -184,16 +186,26 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       )
     })
 
-  /** Marks sessions idle past their TTL as expired and releases their stock; returns how many. */
+  /**
+   * Marks sessions idle past their TTL as expired and releases their stock; returns how many it
+   * expired or completed. A due session whose payment a request left pending is not expired in
+   * the batch but settled after it, in a transaction of its own (`payment-settlement-service.ts`):
+   * completed if its charge was made, else expired.
+   */
   const expireDue = (limit: number): Effect.Effect<number, StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      return yield* store.transaction(Effect.gen(function*() {
+      const { expired, paymentPending } = yield* store.transaction(Effect.gen(function*() {
         const due = yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, limit)
         let expired = 0
+        const paymentPending: Array<string> = []
         for (const id of due) {
-          const locked = yield* store.sessions.lock(id)
+          const locked = yield* store.lockSessionForPayment(id)
           if (Option.isNone(locked)) continue
+          if (Option.exists(locked.value.latestAttempt, (attempt) => attempt.state === "pending")) {
+            paymentPending.push(id)
+            continue
+          }
           const transition = yield* reduce(locked.value.session, SessionCommand.Expire(), ctx.reducerContext(now)).pipe(
             Effect.orDie
           )
@@ -202,8 +214,18 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
             expired++
           }
         }
-        return expired
+        return { expired, paymentPending }
       }))
+      let settled = 0
+      let completed = false
+      for (const id of paymentPending) {
+        const settlement = yield* settlePendingPayment(id, now)
+        if (settlement !== "none") settled++
+        if (settlement === "completed") completed = true
+      }
+      // A completion committed its order with its `order_create` event: it may go out now.
+      if (completed) yield* ctx.orderEvents.queued
+      return expired + settled
     })
 
   return { create, get, getJson, update, cancel, expireDue }

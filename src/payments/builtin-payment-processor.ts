@@ -280,7 +280,15 @@ export const BuiltInPaymentProcessor = Layer.effect(
       release: (request) =>
         isVaultToken(request.credential.token)
           ? tokens.releaseToken(request.credential.token, request.sessionId)
-          : Effect.void
+          : Effect.void,
+      chargeMadeUnder: (idempotencyKey) =>
+        Effect.flatMap(
+          charges.findCharge(idempotencyKey),
+          Option.match({
+            onNone: () => Effect.succeedNone,
+            onSome: (stored) => Effect.asSome(Effect.either(answer(stored)))
+          })
+        )
     }
   })
 )

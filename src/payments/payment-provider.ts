@@ -12,8 +12,11 @@
  * 3. `release`, when the charge was declined, inside the transaction that records the decline:
  *    gives the credential back. A successful charge needs no third step: the credential stays
  *    held by the session it paid for.
+ *
+ * `chargeMadeUnder` says what a key's charge came to without charging: how a payment whose
+ * request died between its charge and its completion is settled when no retry comes.
  */
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Either, type Option } from "effect"
 import type { AuthenticationRequest, AuthenticationResult } from "../checkout/session-authentication.ts"
 import type { StorageError } from "../db/storage-error.ts"
 
@@ -88,6 +91,13 @@ export interface PaymentProviderService {
   ) => Effect.Effect<void, PaymentRejected | AuthenticationRequired | StorageError>
   readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | StorageError>
   readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
+  /**
+   * The outcome of the charge made under `idempotencyKey`, none if no charge was made under it.
+   * Never charges.
+   */
+  readonly chargeMadeUnder: (
+    idempotencyKey: string
+  ) => Effect.Effect<Option.Option<Either.Either<Charge, PaymentDeclined>>, StorageError>
 }
 
 export class PaymentProvider extends Context.Tag("acp/PaymentProvider")<PaymentProvider, PaymentProviderService>() {}

@@ -115,7 +115,8 @@ describeCheckoutApiOnEveryStore((run) => {
         threeDSecure: false,
         authorize: () => Effect.void,
         charge: () => Effect.fail(new PaymentDeclined({ reason: "card_declined", message: "Your card was declined." })),
-        release: () => Effect.void
+        release: () => Effect.void,
+        chargeMadeUnder: () => Effect.succeedNone
       })
       return run(
         Effect.gen(function*() {

@@ -4,7 +4,7 @@
  * Idempotency-Key and the checks on their answers (replayed or not, the 409s).
  */
 import { expect } from "@effect/vitest"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Either, Layer, Option } from "effect"
 import type { CheckoutStoreService } from "../../src/checkout/checkout-store.ts"
 import { type Charge, type ChargeRequest, PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { make as makeMemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
@@ -28,6 +28,7 @@ export const memoryIdempotencyStore = Effect.provide(makeMemoryIdempotencyStore,
 /** A payment provider that approves everything and records every `charge` call. */
 export const countingPayments = (options: { readonly dieOnFirstCharge?: boolean } = {}) => {
   const calls: Array<ChargeRequest> = []
+  const made = new Map<string, Charge>()
   const layer = Layer.succeed(PaymentProvider, {
     threeDSecure: false,
     authorize: () => Effect.void,
@@ -35,9 +36,12 @@ export const countingPayments = (options: { readonly dieOnFirstCharge?: boolean 
       Effect.suspend(() => {
         calls.push(request)
         if (options.dieOnFirstCharge === true && calls.length === 1) return Effect.die(new Error("processor crashed"))
-        return Effect.succeed<Charge>({ id: `ch_${calls.length}`, amount: request.amount, currency: request.currency })
+        const charge: Charge = { id: `ch_${calls.length}`, amount: request.amount, currency: request.currency }
+        made.set(request.idempotencyKey, charge)
+        return Effect.succeed(charge)
       }),
-    release: () => Effect.void
+    release: () => Effect.void,
+    chargeMadeUnder: (key) => Effect.sync(() => Option.map(Option.fromNullable(made.get(key)), Either.right))
   })
   return { calls, layer }
 }
