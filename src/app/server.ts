@@ -60,10 +60,11 @@ export const DatabaseFromConfig = Layer.unwrapEffect(
 export const EXPIRY_BATCH = 50
 
 /**
- * Expires idle sessions and releases their stock (safe with several processes). A sweep expires
- * batches of `EXPIRY_BATCH` sessions, one transaction each, until a batch is not full, then waits
- * 5 seconds: small batches, because a batch holds the stock rows of its sessions' products locked
- * until it commits and creates of those products wait for it.
+ * Expires idle sessions and releases their stock, and settles payments their requests left
+ * pending (`expireDue`; safe with several processes). A sweep expires batches of `EXPIRY_BATCH`
+ * sessions, one transaction each, until a batch is not full, then waits 5 seconds: small batches,
+ * because a batch holds the stock rows of its sessions' products locked until it commits and
+ * creates of those products wait for it.
  */
 export const ExpirySweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -72,7 +73,7 @@ export const ExpirySweeper = Layer.scopedDiscard(
       batch: checkout.expireDue(EXPIRY_BATCH),
       batchSize: EXPIRY_BATCH,
       every: "5 seconds",
-      logSwept: (count) => `expired ${count} idle sessions`,
+      logSwept: (count) => `expired ${count} idle sessions or settled their pending payments`,
       logFailure: { message: "session expiry sweep failed", detail: (error) => error.reason }
     })
   })

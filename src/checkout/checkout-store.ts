@@ -235,6 +235,15 @@ export interface CheckoutStoreService {
     limit: number
   ) => Effect.Effect<ReadonlyArray<string>, StorageError>
   /**
+   * The settlement sweep: the ids of sessions with a payment attempt still pending that was made
+   * at or before `before`, oldest first, at most `limit` (the settlement checks under the
+   * session's lock that it is still the latest attempt, and still pending).
+   */
+  readonly sessionsWithPaymentPendingSince: (
+    before: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<string>, StorageError>
+  /**
    * Completing, steps 1 and 3 under the lock: `sessions.lock`, with the session's latest payment
    * attempt and coupon holds as they are once the lock is held.
    */

@@ -2,42 +2,63 @@
  * Settling a payment its request left pending: the request died (a crash, a deploy) after step 1
  * of completing recorded the attempt, before or after the charge, and the agent never retried
  * (`docs/concurrency.md`, "When a process dies"). A retry would have resumed the attempt with its
- * key; without one, the session would expire with the buyer charged and no order.
+ * key; without one, the buyer could be charged with no order, and the session could not be paid
+ * with another credential.
  *
- * The expiry sweep settles a session due to expire whose latest attempt is still pending, once
- * `PENDING_PAYMENT_GRACE_MILLIS` have passed since its expiry: a request can pay a session only
- * before it expires, so by then none can still be charging for it. Until then the session is
- * left as it is (neither expired nor settled). One transaction under the session's lock, in the
- * completion's lock order (session, coupons, stock), decided on what the provider says of the
- * attempt's key (`chargeMadeUnder`, which never charges):
+ * A session is settled once `PENDING_PAYMENT_GRACE_MILLIS` have passed since it was last written:
+ * every request paying it writes it in step 1 (a new attempt with the session, a resumed one
+ * re-priced), before its charge, so by then none can still be charging for it. One transaction
+ * under the session's lock, in the completion's lock order (session, coupons, stock), decided on
+ * what the provider says of the attempt's key (`chargeMadeUnder`, which never charges):
  *
  * - an approved charge: the session is completed with its order and `order_create` event, as the
  *   request would have completed it (one charge, one order);
- * - a declined charge, or none: the attempt is recorded declined, the coupon holds given back, and
- *   the session expires as any other. The credential stays held by the session: its allowance
- *   names this session, which is ending, so it can pay for nothing else.
+ * - a declined charge: recorded as a decline is (the session keeps the message, payable);
+ * - no charge: the attempt is recorded declined, and the session is payable again;
+ * - either way the coupon holds are given back, and a session past its expiry expires. The
+ *   credential stays held by the session: its allowance names this session, whose next payment
+ *   takes it as its own.
  */
 import { Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
 import { newOrderSummary } from "./checkout-completion-service.ts"
 import type { CheckoutContext } from "./checkout-context-service.ts"
-import { isActive, SessionCommand } from "./session-model.ts"
+import { paymentMessage } from "./checkout-payment-service.ts"
+import { isActive, type Session, SessionCommand } from "./session-model.ts"
 import { reduce } from "./session-reducer.ts"
+import { isExpiredAt } from "./session-view.ts"
 
 /**
- * How long after a session's expiry its pending payment is settled: longer than any request can
- * spend between step 1 of completing (before the expiry) and the end of its charge.
+ * How long after a session's last write a payment still pending on it is settled: longer than
+ * any request can spend between its step 1 and the end of its charge.
  */
 export const PENDING_PAYMENT_GRACE_MILLIS = 10 * 60_000
 
 /**
- * What settling did: the session completed, expired, or neither (settled by another request
- * first, or still within the grace).
+ * What settling did: the session completed, expired, left payable, or nothing (settled by
+ * another request first, or written within the grace).
  */
-export type Settlement = "completed" | "expired" | "none"
+export type Settlement = "completed" | "expired" | "payable" | "none"
 
 export const makePaymentSettlement = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
+
+  /** The session's state after a payment that did not go through, at `now`, written. */
+  const afterFailedPayment = (session: Session, message: SessionCommand | undefined, now: number) =>
+    Effect.gen(function*() {
+      if (isExpiredAt(session, now)) {
+        yield* store.updateSessionAndReservations(
+          yield* Effect.orDie(reduce(session, SessionCommand.Expire(), ctx.reducerContext(now)))
+        )
+        return "expired" as const
+      }
+      if (message !== undefined) {
+        yield* store.updateSessionAndReservations(
+          yield* Effect.orDie(reduce(session, message, ctx.reducerContext(now)))
+        )
+      }
+      return "payable" as const
+    })
 
   /** Settles the pending payment of session `id` at `now` (see the module comment). */
   const settlePendingPayment = (id: string, now: number): Effect.Effect<Settlement, StorageError> =>
@@ -47,7 +68,7 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
       const { latestAttempt, session, version } = locked.value
       const attempt = Option.getOrUndefined(latestAttempt)
       if (attempt?.state !== "pending" || !isActive(session.status)) return "none"
-      if (Date.parse(session.expires_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
+      if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
       const made = yield* payments.chargeMadeUnder(attempt.idempotencyKey)
       if (Option.isSome(made) && Either.isRight(made.value)) {
         const order = yield* newOrderSummary(ctx, id)
@@ -70,9 +91,10 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
       }
       yield* store.coupons.releaseHolds(id)
       yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
-      const expiring = yield* Effect.orDie(reduce(session, SessionCommand.Expire(), ctx.reducerContext(now)))
-      yield* store.updateSessionAndReservations(expiring)
-      return "expired"
+      const declined = Option.isSome(made) && Either.isLeft(made.value)
+        ? SessionCommand.RecordPaymentFailure({ message: paymentMessage(made.value.left) })
+        : undefined
+      return yield* afterFailedPayment(session, declined, now)
     }))
 
   return { settlePendingPayment }

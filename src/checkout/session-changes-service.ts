@@ -16,7 +16,7 @@ import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
 import { SessionNotFound } from "./checkout-errors.ts"
 import { type VersionedSession, writeOptimistically } from "./checkout-store.ts"
-import { makePaymentSettlement } from "./payment-settlement-service.ts"
+import { makePaymentSettlement, PENDING_PAYMENT_GRACE_MILLIS } from "./payment-settlement-service.ts"
 import {
   ACTIVE_STATUSES,
   type CancelSessionInput,
@@ -187,10 +187,11 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     })
 
   /**
-   * Marks sessions idle past their TTL as expired and releases their stock; returns how many it
-   * expired or completed. A due session whose payment a request left pending is not expired in
-   * the batch but settled after it, in a transaction of its own (`payment-settlement-service.ts`):
-   * completed if its charge was made, else expired.
+   * Marks sessions idle past their TTL as expired and releases their stock, and settles payments
+   * their requests left pending (`payment-settlement-service.ts`); returns how many sessions it
+   * expired or settled. A due session with a payment pending is not expired in the batch but
+   * settled after it, each such session in a transaction of its own, with those whose payment has
+   * been pending longer than the grace (at most `limit` of them).
    */
   const expireDue = (limit: number): Effect.Effect<number, StorageError> =>
     Effect.gen(function*() {
@@ -216,9 +217,10 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
         }
         return { expired, paymentPending }
       }))
+      const stale = yield* store.sessionsWithPaymentPendingSince(now - PENDING_PAYMENT_GRACE_MILLIS, limit)
       let settled = 0
       let completed = false
-      for (const id of paymentPending) {
+      for (const id of new Set([...paymentPending, ...stale])) {
         const settlement = yield* settlePendingPayment(id, now)
         if (settlement !== "none") settled++
         if (settlement === "completed") completed = true

@@ -223,6 +223,14 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
     updateSessionKeepingItems,
     updateSessionAndReservations,
     lockExpiredSessions,
+    sessionsWithPaymentPendingSince: (before, limit) =>
+      limit <= 0
+        ? Effect.succeed([])
+        : run(sql<{ session_id: string }>`
+          SELECT session_id FROM payment_attempts
+          WHERE state = 'pending' AND created_at <= ${iso(before)}::timestamptz
+          ORDER BY created_at
+          LIMIT ${Math.floor(limit)}`).pipe(Effect.map((rows) => rows.map((row) => row.session_id))),
     lockSessionForPayment: (id) => sessionForPayment(id, true),
     readSessionForPayment: (id) => sessionForPayment(id, false),
     startPaymentAttempt,

@@ -14,7 +14,7 @@
  *    held by the session it paid for.
  *
  * `chargeMadeUnder` says what a key's charge came to without charging: how a payment whose
- * request died between its charge and its completion is settled when no retry comes.
+ * request died after step 1 is settled when no retry comes (`payment-settlement-service.ts`).
  */
 import { Context, Data, type Effect, type Either, type Option } from "effect"
 import type { AuthenticationRequest, AuthenticationResult } from "../checkout/session-authentication.ts"

@@ -47,6 +47,35 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
       expect(missing).toBeInstanceOf(StorageError)
     }))
 
+  it.effect("sessionsWithPaymentPendingSince: sessions of pending attempts made by then, oldest first", () =>
+    Effect.gen(function*() {
+      const store = yield* CheckoutStore
+      // Before every other case's attempts (made at 1970 + seconds): only these are that old.
+      const base = Date.parse("1950-01-01T00:00:00.000Z")
+      const made = (id: string, at: number, state: "pending" | "declined" = "pending") =>
+        Effect.gen(function*() {
+          const session = makeSession(id)
+          yield* store.sessions.insert(session)
+          yield* store.startPaymentAttempt(session, { ...attemptOf(id, 1), state, createdAt: at, updatedAt: at })
+        })
+      const [older, newer, settled, later] = [uid("cs_older"), uid("cs_newer"), uid("cs_settled"), uid("cs_later")]
+      yield* made(newer, base + 1_000)
+      yield* made(older, base)
+      yield* made(settled, base + 500, "declined")
+      yield* made(later, base + 5_000)
+      expect(yield* store.sessionsWithPaymentPendingSince(base + 1_000, 10)).toEqual([older, newer])
+      expect(yield* store.sessionsWithPaymentPendingSince(base + 1_000, 1)).toEqual([older])
+      expect(yield* store.sessionsWithPaymentPendingSince(base + 1_000, 0)).toEqual([])
+      yield* store.paymentAttempts.update({
+        ...attemptOf(older, 1),
+        state: "succeeded",
+        chargeId: "ch_1",
+        createdAt: base,
+        updatedAt: base
+      })
+      expect(yield* store.sessionsWithPaymentPendingSince(base + 1_000, 10)).toEqual([newer])
+    }))
+
   it.effect("lockSessionForPayment: the session with its version, latest attempt and coupon holds", () =>
     Effect.gen(function*() {
       const store = yield* CheckoutStore

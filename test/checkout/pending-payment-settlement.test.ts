@@ -1,12 +1,12 @@
 /**
  * A payment whose request died after step 1 of completing and was never retried, on every store:
- * the expiry sweep settles it once the session has been expired for the grace
+ * the sweep settles it once the session has not been written for the grace
  * (`src/checkout/payment-settlement-service.ts`): completed with its order when the charge was
- * made, expired with its stock back and the attempt declined when it was not. Within the grace
- * the session is left as it is.
+ * made; payable again, the attempt declined, when it was not (with the decline's message when
+ * declined); expired with its stock back when past its expiry. Within the grace nothing changes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, TestClock } from "effect"
+import { Clock, Effect, Option, TestClock } from "effect"
 import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { PENDING_PAYMENT_GRACE_MILLIS } from "../../src/checkout/payment-settlement-service.ts"
@@ -30,8 +30,29 @@ const latestAttempt = (sessionId: string) =>
   )
 
 completeAndPayOnEveryStore((run) => {
+  /** Step 1 committed (the attempt recorded with the session), then the process died. */
+  const pendingAttempt = (sessionId: string, token: string) =>
+    Effect.gen(function*() {
+      const store = yield* CheckoutStore
+      const { session } = Option.getOrThrow(yield* store.readSessionForPayment(sessionId))
+      const total = session.totals.find((line) => line.type === "total")!.amount
+      yield* store.startPaymentAttempt(session, {
+        sessionId,
+        sequence: 1,
+        idempotencyKey: `${sessionId}:1`,
+        amount: total,
+        currency: session.currency,
+        credentialRef: token,
+        state: "pending",
+        chargeId: undefined,
+        createdAt: yield* Clock.currentTimeMillis,
+        updatedAt: yield* Clock.currentTimeMillis
+      })
+      return { total, currency: session.currency }
+    })
+
   describe("a payment left pending by its request", () => {
-    it.effect("charged: completed with its order and event once expired for the grace, charged once", () =>
+    it.effect("charged: completed with its order and event once the grace has passed, charged once", () =>
       run(
         Effect.gen(function*() {
           const checkout = yield* CheckoutService
@@ -41,12 +62,12 @@ completeAndPayOnEveryStore((run) => {
           expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(500)
           expect(yield* approvedCharges).toHaveLength(1) // charged, not committed, and no retry comes
 
-          // Due to expire, but within the grace: neither expired nor settled.
-          yield* TestClock.adjust(TTL_MILLIS + 1_000)
+          // Within the grace: nothing settled (a request could still be charging).
+          yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS - 1_000)
           expect(yield* checkout.expireDue(50)).toBe(0)
           expect(yield* latestAttempt(session.id)).toEqual(Option.some([1, "pending"]))
 
-          yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
+          yield* TestClock.adjust(2_000)
           expect(yield* checkout.expireDue(50)).toBe(1)
           expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
           expect(yield* latestAttempt(session.id)).toEqual(Option.some([1, "succeeded"]))
@@ -54,8 +75,7 @@ completeAndPayOnEveryStore((run) => {
           const orders = yield* OrderStore
           const events = yield* orders.listEvents({ limit: 10 })
           expect(events.map((event) => event.type)).toEqual(["order_create"])
-          const order = Option.getOrThrow(yield* orders.getOrder(events[0]!.orderId))
-          expect(order.sessionId).toBe(session.id)
+          expect(Option.getOrThrow(yield* orders.getOrder(events[0]!.orderId)).sessionId).toBe(session.id)
           expect(yield* onHand("print-limited")).toBe(before! - 1)
           // Settled once: the next sweep finds nothing, and a late retry is answered as completed.
           expect(yield* checkout.expireDue(50)).toBe(0)
@@ -66,69 +86,89 @@ completeAndPayOnEveryStore((run) => {
         { crash: true }
       ))
 
-    for (const charged of ["no charge", "a declined charge"] as const) {
-      it.effect(`${charged}: the attempt declined, the session expired, its stock back`, () =>
-        run(Effect.gen(function*() {
-          const checkout = yield* CheckoutService
-          const store = yield* CheckoutStore
-          const before = yield* onHand("print-limited")
-          const created = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
-          const token = yield* tokenize(created.id)
-          // Step 1 committed (the attempt recorded with the session), then the process died.
-          const { session } = Option.getOrThrow(yield* store.readSessionForPayment(created.id))
-          const total = session.totals.find((line) => line.type === "total")!.amount
-          yield* store.startPaymentAttempt(session, {
-            sessionId: session.id,
-            sequence: 1,
-            idempotencyKey: `${session.id}:1`,
+    it.effect("not charged: the attempt declined and the session payable again, with the same token", () =>
+      run(Effect.gen(function*() {
+        const checkout = yield* CheckoutService
+        const created = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+        const token = yield* tokenize(created.id)
+        yield* pendingAttempt(created.id, token)
+        // Another credential is refused while the attempt is pending.
+        const other = yield* post(`/checkout_sessions/${created.id}/complete`, {
+          payment_data: { token: "tok_visa", provider: "stripe" }
+        })
+        expect(other.body.code).toBe("idempotency_in_flight")
+
+        yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
+        expect(yield* checkout.expireDue(50)).toBe(1)
+        expect(yield* latestAttempt(created.id)).toEqual(Option.some([1, "declined"]))
+        const payable = yield* get(`/checkout_sessions/${created.id}`)
+        expect(payable.body.status).toBe("ready_for_payment")
+        expect(payable.body.messages).toEqual([])
+        expect(yield* approvedCharges).toHaveLength(0)
+        expect(yield* checkout.expireDue(50)).toBe(0)
+
+        const paid = yield* post(`/checkout_sessions/${created.id}/complete`, handlerPayment(token))
+        expect(paid.status).toBe(200)
+        expect(yield* latestAttempt(created.id)).toEqual(Option.some([2, "succeeded"]))
+        expect(yield* approvedCharges).toHaveLength(1)
+      })))
+
+    it.effect("a declined charge: recorded as a decline, the session payable with its message", () =>
+      run(Effect.gen(function*() {
+        const checkout = yield* CheckoutService
+        const created = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+        const token = yield* tokenize(created.id)
+        const { currency, total } = yield* pendingAttempt(created.id, token)
+        // The processor declined it; the process died before recording the decline.
+        yield* Effect.flatMap(ChargeStore, (charges) =>
+          charges.recordCharge({
+            idempotencyKey: `${created.id}:1`,
+            id: "ch_declined",
             amount: total,
-            currency: session.currency,
-            credentialRef: token,
-            state: "pending",
-            chargeId: undefined,
+            currency,
+            outcome: "card_declined",
             createdAt: 0,
-            updatedAt: 0
-          })
-          if (charged === "a declined charge") {
-            // The processor declined it; the process died before recording the decline.
-            yield* Effect.flatMap(ChargeStore, (charges) =>
-              charges.recordCharge({
-                idempotencyKey: `${session.id}:1`,
-                id: "ch_declined",
-                amount: total,
-                currency: session.currency,
-                outcome: "card_declined",
-                createdAt: 0,
-                authentication: undefined
-              }))
-          }
-          expect(yield* onHand("print-limited")).toBe(before)
+            authentication: undefined
+          }))
 
-          yield* TestClock.adjust(TTL_MILLIS + PENDING_PAYMENT_GRACE_MILLIS + 1_000)
-          expect(yield* checkout.expireDue(50)).toBe(1)
-          expect((yield* get(`/checkout_sessions/${created.id}`)).body.status).toBe("expired")
-          expect(yield* latestAttempt(created.id)).toEqual(Option.some([1, "declined"]))
-          expect(yield* approvedCharges).toHaveLength(0)
-          const orders = yield* OrderStore
-          expect(yield* orders.listEvents({ limit: 10 })).toEqual([])
-          expect(yield* checkout.expireDue(50)).toBe(0)
-        })))
-    }
+        yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
+        expect(yield* checkout.expireDue(50)).toBe(1)
+        expect(yield* latestAttempt(created.id)).toEqual(Option.some([1, "declined"]))
+        const payable = yield* get(`/checkout_sessions/${created.id}`)
+        expect(payable.body.status).toBe("ready_for_payment")
+        expect(payable.body.messages).toEqual([
+          expect.objectContaining({ type: "error", code: "payment_declined", param: "$.payment_data" })
+        ])
+        const orders = yield* OrderStore
+        expect(yield* orders.listEvents({ limit: 10 })).toEqual([])
+      })))
 
-    it.effect("a session without a pending payment expires in the batch beside one that waits its grace", () =>
+    it.effect("past the session's expiry: not charged, expired with its stock back; charged, completed", () =>
       run(
         Effect.gen(function*() {
           const checkout = yield* CheckoutService
+          const before = yield* onHand("print-limited")
           const paying = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
-          const token = yield* tokenize(paying.id)
-          expect((yield* post(`/checkout_sessions/${paying.id}/complete`, handlerPayment(token))).status).toBe(500)
+          const payingToken = yield* tokenize(paying.id)
+          expect((yield* post(`/checkout_sessions/${paying.id}/complete`, handlerPayment(payingToken))).status).toBe(
+            500
+          )
+          const unpaid = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          yield* pendingAttempt(unpaid.id, yield* tokenize(unpaid.id))
           const idle = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+          expect(yield* onHand("print-limited")).toBe(before)
+
+          // No sweep ran before the sessions expired: the idle one expires in the batch, the
+          // other two are settled after it.
           yield* TestClock.adjust(TTL_MILLIS + 1_000)
-          expect(yield* checkout.expireDue(50)).toBe(1)
+          expect(yield* checkout.expireDue(50)).toBe(3)
           const store = yield* CheckoutStore
-          const statuses = yield* Effect.forEach([paying.id, idle.id], (id) =>
+          const statuses = yield* Effect.forEach([paying.id, unpaid.id, idle.id], (id) =>
             Effect.map(store.readSessionForPayment(id), Option.map((found) => found.session.status)))
-          expect(statuses).toEqual([Option.some("ready_for_payment"), Option.some("expired")])
+          expect(statuses).toEqual([Option.some("completed"), Option.some("expired"), Option.some("expired")])
+          expect(yield* latestAttempt(unpaid.id)).toEqual(Option.some([1, "declined"]))
+          expect(yield* onHand("print-limited")).toBe(before! - 1)
+          expect(yield* approvedCharges).toHaveLength(1)
         }),
         { crash: true }
       ))

@@ -259,6 +259,15 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
           .slice(0, Math.max(0, Math.floor(limit)))
           .map((session) => session.id)
       ),
+    sessionsWithPaymentPendingSince: (before, limit) =>
+      db.sync(() =>
+        [...attempts.values()]
+          .flat()
+          .filter((attempt) => attempt.state === "pending" && attempt.createdAt <= before)
+          .sort((a, b) => a.createdAt - b.createdAt)
+          .slice(0, Math.max(0, Math.floor(limit)))
+          .map((attempt) => attempt.sessionId)
+      ),
     lockSessionForPayment: (id) => db.sync(() => sessionForPayment(id)),
     readSessionForPayment: (id) => db.sync(() => sessionForPayment(id)),
     startPaymentAttempt: (session, attempt) =>

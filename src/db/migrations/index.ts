@@ -24,6 +24,7 @@ import m0018 from "./0018_console_sessions.ts"
 import m0019 from "./0019_stock_shards.ts"
 import m0020 from "./0020_session_json_text.ts"
 import m0021 from "./0021_order_json_text.ts"
+import m0022 from "./0022_pending_payments.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -43,7 +44,8 @@ export const migrations: Record<string, Migration> = {
   "0018_console_sessions": m0018,
   "0019_stock_shards": m0019,
   "0020_session_json_text": m0020,
-  "0021_order_json_text": m0021
+  "0021_order_json_text": m0021,
+  "0022_pending_payments": m0022
 }
 
 /** The loader for `PgMigrator.run({ loader })`. */
