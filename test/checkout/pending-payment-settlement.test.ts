@@ -51,15 +51,21 @@ completeAndPayOnEveryStore((run) => {
       return { total, currency: session.currency }
     })
 
+  /** A complete whose process died after the charge, before its commit (the run's `crash`). */
+  const crashedPayment = Effect.gen(function*() {
+    const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+    const token = yield* tokenize(session.id)
+    expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(500)
+    return { session, token }
+  })
+
   describe("a payment left pending by its request", () => {
     it.effect("charged: completed with its order and event once the grace has passed, charged once", () =>
       run(
         Effect.gen(function*() {
           const checkout = yield* CheckoutService
           const before = yield* onHand("print-limited")
-          const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
-          const token = yield* tokenize(session.id)
-          expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(500)
+          const { session, token } = yield* crashedPayment
           expect(yield* approvedCharges).toHaveLength(1) // charged, not committed, and no retry comes
 
           // Within the grace: nothing settled (a request could still be charging).
@@ -148,11 +154,7 @@ completeAndPayOnEveryStore((run) => {
         Effect.gen(function*() {
           const checkout = yield* CheckoutService
           const before = yield* onHand("print-limited")
-          const paying = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
-          const payingToken = yield* tokenize(paying.id)
-          expect((yield* post(`/checkout_sessions/${paying.id}/complete`, handlerPayment(payingToken))).status).toBe(
-            500
-          )
+          const { session: paying } = yield* crashedPayment
           const unpaid = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
           yield* pendingAttempt(unpaid.id, yield* tokenize(unpaid.id))
           const idle = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
