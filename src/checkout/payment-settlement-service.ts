@@ -12,7 +12,8 @@
  * what the provider says of the attempt's key (`chargeMadeUnder`, which never charges):
  *
  * - an approved charge: the session is completed with its order and `order_create` event, as the
- *   request would have completed it (one charge, one order);
+ *   request would have completed it (one charge, one order; an error is logged when the session
+ *   was updated since to another total);
  * - a declined charge: recorded as a decline is (the session keeps the message, payable);
  * - no charge: the attempt is recorded declined, and the session is payable again;
  * - either way the coupon holds are given back, and a session past its expiry expires. The
@@ -23,7 +24,7 @@ import { Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
 import { newOrderSummary } from "./checkout-completion-service.ts"
 import type { CheckoutContext } from "./checkout-context-service.ts"
-import { paymentMessage } from "./checkout-payment-service.ts"
+import { paymentMessage, sessionTotal } from "./checkout-payment-service.ts"
 import { isActive, type Session, SessionCommand } from "./session-model.ts"
 import { reduce } from "./session-reducer.ts"
 import { isExpiredAt } from "./session-view.ts"
@@ -71,6 +72,14 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
       if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
       const made = yield* payments.chargeMadeUnder(attempt.idempotencyKey)
       if (Option.isSome(made) && Either.isRight(made.value)) {
+        // The session may have been updated since its charge (an update does not wait for a
+        // pending payment): the buyer paid, so the order is made, and the difference is told.
+        if (attempt.amount !== sessionTotal(session)) {
+          yield* Effect.logError(
+            `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency}, ` +
+              `the session's total is now ${sessionTotal(session)}; reconcile the order`
+          )
+        }
         const order = yield* newOrderSummary(ctx, id)
         const completed = (yield* Effect.orDie(
           reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))

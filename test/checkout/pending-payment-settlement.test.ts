@@ -6,7 +6,7 @@
  * declined); expired with its stock back when past its expiry. Within the grace nothing changes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Option, TestClock } from "effect"
+import { Clock, Effect, Logger, Option, TestClock } from "effect"
 import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { PENDING_PAYMENT_GRACE_MILLIS } from "../../src/checkout/payment-settlement-service.ts"
@@ -88,6 +88,32 @@ completeAndPayOnEveryStore((run) => {
           const late = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
           expect(late.status).toBe(409)
           expect(yield* approvedCharges).toHaveLength(1)
+        }),
+        { crash: true }
+      ))
+
+    it.effect("charged, then the session updated to another total: completed, the difference logged", () =>
+      run(
+        Effect.gen(function*() {
+          const checkout = yield* CheckoutService
+          const { session } = yield* crashedPayment
+          const updated = yield* post(`/checkout_sessions/${session.id}`, {
+            items: [{ id: "print-limited", quantity: 2 }]
+          })
+          expect(updated.status).toBe(200)
+          yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
+          const logged: Array<string> = []
+          const logger = Logger.make(({ message }) => void logged.push(String(message)))
+          expect(yield* checkout.expireDue(50).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
+            .toBe(1)
+          expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
+          const total = (body: { totals: Array<{ type: string; amount: number }> }) =>
+            body.totals.find((line) => line.type === "total")!.amount
+          expect(logged).toEqual([
+            `settled payment ${session.id}:1: charged ${total(session)} usd, the session's total is now ${
+              total(updated.body)
+            }; reconcile the order`
+          ])
         }),
         { crash: true }
       ))
