@@ -91,7 +91,7 @@ const prepareCompletion = (request: CompleteSessionInput) =>
   })
 
 /** The order summary of a session being completed: a new id, and its buyer's capability URL. */
-export const newOrderSummary = (ctx: CheckoutContext, sessionId: string) =>
+const newOrderSummary = (ctx: CheckoutContext, sessionId: string) =>
   Effect.map(
     Effect.all([ctx.ids.make("ord_"), ctx.ids.make("")]),
     ([orderId, token]): OrderSummary => ({
@@ -100,6 +100,20 @@ export const newOrderSummary = (ctx: CheckoutContext, sessionId: string) =>
       permalink_url: permalinkUrl(ctx.config.publicBaseUrl, token)
     })
   )
+
+/**
+ * `session` completed at `now` with a new order, and the order's `order_create` change: what the
+ * paid completion's store step writes together (`completePaidCheckout`).
+ */
+export const completedWithNewOrder = (ctx: CheckoutContext, session: Session, now: number) =>
+  Effect.gen(function*() {
+    const order = yield* newOrderSummary(ctx, session.id)
+    const completed = (yield* reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))).session
+    return {
+      completed: { ...completed, order },
+      change: yield* ctx.orderEvents.orderCreated({ order, session: completed })
+    }
+  })
 
 export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
@@ -290,13 +304,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
               ? Effect.fail(new SessionFinal({ status: "completed", command: "complete" }))
               : Effect.fail(new PaymentInProgress({ sessionId: session.id }))
           }
-          const order = yield* newOrderSummary(ctx, session.id)
-          const completed =
-            (yield* reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))).session
-          return {
-            completed: { ...completed, order },
-            change: yield* ctx.orderEvents.orderCreated({ order, session: completed })
-          }
+          return yield* completedWithNewOrder(ctx, session, now)
         }),
       write: (decided, snapshot) => store.completePaidCheckout(completion(decided, snapshot)),
       // A keyed request's answer goes in the completion's own statement: no transaction around it.

@@ -22,7 +22,7 @@
  */
 import { Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
-import { newOrderSummary } from "./checkout-completion-service.ts"
+import { completedWithNewOrder } from "./checkout-completion-service.ts"
 import type { CheckoutContext } from "./checkout-context-service.ts"
 import { paymentMessage, sessionTotal } from "./checkout-payment-service.ts"
 import { isActive, type Session, SessionCommand } from "./session-model.ts"
@@ -80,17 +80,14 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
               `the session's total is now ${sessionTotal(session)}; reconcile the order`
           )
         }
-        const order = yield* newOrderSummary(ctx, id)
-        const completed = (yield* Effect.orDie(
-          reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))
-        )).session
+        const { change, completed } = yield* Effect.orDie(completedWithNewOrder(ctx, session, now))
         const written = yield* store.completePaidCheckout({
-          session: { ...completed, order },
+          session: completed,
           version,
           attemptSequence: attempt.sequence,
           chargeId: made.value.right.id,
           now,
-          order: yield* ctx.orderEvents.orderCreated({ order, session: completed })
+          order: change
         })
         // Under the session's lock, at the version read: nothing else can have moved it.
         if (!written) {
