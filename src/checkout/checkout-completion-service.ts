@@ -209,15 +209,14 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   /**
    * Step 1 without the lock, for the usual payment: no coupon involved, no authentication result
    * presented, no attempt pending. Decided on the session as read, or first as this process last
-   * wrote it when that write knew its payment side (`known`, `written-sessions-service.ts`); the
-   * provider holds the credential (a statement of its own); the attempt is written with the
-   * session only if the session is still at the version read. Anything else, including a
-   * refusal, or a session changed meanwhile, is none: step 1 then runs under the lock
-   * (`beginPayment`), which decides and answers it, finding the credential held by this session
-   * if this step held it. A
-   * credential held so can pay only this session (the vault holds a token only for the session
-   * its allowance names), so leaving it held when the locked step refuses takes nothing from
-   * anyone, and nothing here needs undoing if the process dies.
+   * wrote it (`known`, `written-sessions-service.ts`); the provider holds the credential (a
+   * statement of its own); the attempt is written with the session only if the session is still
+   * at the version read. Anything else, including a refusal, or a session changed meanwhile, is
+   * none: step 1 then runs under the lock (`beginPayment`), which decides and answers it, finding
+   * the credential held by this session if this step held it. A credential held so can pay only
+   * this session (the vault holds a token only for the session its allowance names), so leaving
+   * it held when the locked step refuses takes nothing from anyone, and nothing here needs
+   * undoing if the process dies.
    */
   const beginUnlocked = (
     id: string,
@@ -232,10 +231,10 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       store.readSessionForPayment(id),
       (read) => (Option.isNone(read) ? Effect.succeed(none) : beginOn(read.value, request, credential, started))
     )
-    if (known?.payment === undefined) return onRead
+    if (known === undefined) return onRead
     // Another process may have written the session since: what does not go through is tried on a read.
     return Effect.flatMap(
-      beginOn({ ...known.payment, session: known.session, version: known.version }, request, credential, started),
+      beginOn(known, request, credential, started),
       (begun) => (Option.isSome(begun) ? Effect.succeed(begun) : onRead)
     )
   }

@@ -4,7 +4,7 @@
  * amount, the attempt it is paid under and the provider's request for it, whether issuer
  * authentication can be asked of the agent, and the message a failed payment leaves on the session.
  */
-import { Either, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { CatalogSnapshot } from "../catalog/catalog.ts"
 import { BUILTIN_PROVIDER_ALIASES } from "../payments/builtin-payment-processor.ts"
 import {
@@ -16,8 +16,25 @@ import {
 } from "../payments/payment-provider.ts"
 import { InvalidPaymentData, PaymentInProgress } from "./checkout-errors.ts"
 import type { MessageError, PaymentData } from "./checkout-schemas.ts"
-import type { PaymentAttempt } from "./checkout-store.ts"
+import type { PaymentAttempt, SessionForPayment } from "./checkout-store.ts"
 import type { CompleteSessionInput, Session } from "./session-model.ts"
+
+/**
+ * Whether a payment of the session is under way: its latest attempt is pending, from step 1 of
+ * completing (which recorded it) until the payment is settled (its completion, its decline, or
+ * the sweep's settlement).
+ */
+export const paymentPending = (latest: Option.Option<PaymentAttempt>): boolean =>
+  Option.exists(latest, (attempt) => attempt.state === "pending")
+
+/**
+ * Fails while a payment of the session is under way: a session being paid is not changed (its
+ * items, total or status), so the order a charge makes is the session that was charged.
+ */
+export const refuseWhilePaying = (
+  { latestAttempt, session }: Pick<SessionForPayment, "latestAttempt" | "session">
+): Effect.Effect<void, PaymentInProgress> =>
+  paymentPending(latestAttempt) ? Effect.fail(new PaymentInProgress({ sessionId: session.id })) : Effect.void
 
 /**
  * The credential of a complete request, checked against what the merchant offers: a payment

@@ -8,7 +8,7 @@ import { Context, Effect, Layer } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { type CompleteError, makeCheckoutCompletion } from "./checkout-completion-service.ts"
 import { makeCheckoutContext } from "./checkout-context-service.ts"
-import type { SessionNotFound } from "./checkout-errors.ts"
+import type { PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
 import { makeSessionChanges } from "./session-changes-service.ts"
 import type {
   CancelSessionInput,
@@ -34,7 +34,7 @@ export interface CheckoutServiceShape {
   readonly update: (
     id: string,
     request: UpdateSessionInput
-  ) => Effect.Effect<Session, ReducerError | SessionNotFound | StorageError>
+  ) => Effect.Effect<Session, ReducerError | PaymentInProgress | SessionNotFound | StorageError>
   /**
    * The completed session with its `order`, or the session in `authentication_required` (the card
    * needs issuer authentication; nothing charged, stock still held).
@@ -43,7 +43,7 @@ export interface CheckoutServiceShape {
   readonly cancel: (
     id: string,
     request?: CancelSessionInput
-  ) => Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError>
+  ) => Effect.Effect<Session, SessionFinal | PaymentInProgress | SessionNotFound | StorageError>
   /** Marks sessions idle past their TTL as expired and releases their stock; returns how many. */
   readonly expireDue: (limit: number) => Effect.Effect<number, StorageError>
 }

@@ -107,8 +107,6 @@ export interface SessionStore {
   readonly list: (
     filter: { readonly status?: SessionStatus; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<Session>, StorageError>
-  /** Reads a session without locking, with its version, for a conditional write. */
-  readonly getVersioned: (id: string) => Effect.Effect<Option.Option<VersionedSession>, StorageError>
   /** Reads and locks a session, with its version, for the rest of the transaction. */
   readonly lock: (id: string) => Effect.Effect<Option.Option<VersionedSession>, StorageError>
   /** Inserts a session (version 1); a duplicate id fails. */

@@ -14,13 +14,15 @@ import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
 import { type CheckoutContext, found } from "./checkout-context-service.ts"
-import { SessionNotFound } from "./checkout-errors.ts"
-import { type VersionedSession, writeOptimistically } from "./checkout-store.ts"
+import { type PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
+import { paymentPending, refuseWhilePaying } from "./checkout-payment-service.ts"
+import { writeOptimistically } from "./checkout-store.ts"
 import { makePaymentSettlement, PENDING_PAYMENT_GRACE_MILLIS } from "./payment-settlement-service.ts"
 import {
   ACTIVE_STATUSES,
   type CancelSessionInput,
   type CreateSessionInput,
+  isActive,
   type ReducerError,
   type Session,
   SessionCommand,
@@ -31,7 +33,6 @@ import {
 } from "./session-model.ts"
 import { reduce } from "./session-reducer.ts"
 import { isExpiredAt, view } from "./session-view.ts"
-import type { WrittenSession } from "./written-sessions-service.ts"
 
 /** A use case whose answer is the session it wrote. */
 const answerSession = (session: Session) => Option.some(Either.right(session))
@@ -73,7 +74,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
                 writeAnswering: (transition, _, answer) => store.createSessionReservingStock(transition, now, answer),
                 outcome: (transition) => Either.right(transition.session),
                 written: ({ session }) =>
-                  ctx.written.put({ session, version: 1, payment: { latestAttempt: Option.none(), couponHolds: [] } })
+                  ctx.written.put({ session, version: 1, latestAttempt: Option.none(), couponHolds: [] })
               }),
               (created) => created.session
             )))
@@ -102,10 +103,6 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
             : Effect.succeed(stored.json))
     )
 
-  /** A stored session as read, its payment side not read. */
-  const readWritable = (id: string, read: Effect.Effect<Option.Option<VersionedSession>, StorageError>) =>
-    Effect.map(found(id, read), (stored): WrittenSession => ({ ...stored, payment: undefined }))
-
   /** Runs the update on `session` (coupon redemptions read without locking). */
   const decideUpdate = (
     session: Session,
@@ -121,14 +118,17 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
 
   /**
    * An update that keeps the items keeps their reservations (only their expiry follows the
-   * session's), so it needs no stock lock: read the session with its version, reduce, write if
-   * unchanged (a refusal answers at once: it was true when read). An update that changes the items
-   * locks the session and the stock of its old and new items.
+   * session's), so it needs no stock lock: read the session with its version and its payment
+   * side, reduce, write if unchanged (a refusal answers at once: it was true when read). An update
+   * that changes the items locks the session and the stock of its old and new items. Either way a
+   * session being paid is refused (`refuseWhilePaying`): every step 1 of completing writes the
+   * session, so a payment begun after the read makes the write find the session changed, and the
+   * update is decided again under the lock.
    */
   const update = (
     id: string,
     request: UpdateSessionInput
-  ): Effect.Effect<Session, ReducerError | SessionNotFound | StorageError> =>
+  ): Effect.Effect<Session, ReducerError | PaymentInProgress | SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       // Taken either way: a change of the items, under the lock, leaves none behind.
@@ -136,22 +136,25 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       if (request.items === undefined) {
         const updated = yield* writeOptimistically(store.transaction, {
           known,
-          snapshot: readWritable(id, store.sessions.getVersioned(id)),
-          lockedSnapshot: readWritable(id, store.sessions.lock(id)),
-          decide: ({ session }) => decideUpdate(session, request, now),
+          snapshot: found(id, store.readSessionForPayment(id)),
+          lockedSnapshot: found(id, store.lockSessionForPayment(id)),
+          decide: (snapshot) =>
+            Effect.zipRight(refuseWhilePaying(snapshot), decideUpdate(snapshot.session, request, now)),
           write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version),
           writeAnswering: (transition, { version }, answer) =>
             store.updateSessionKeepingItems(transition.session, version, answer),
           outcome: (transition) => Either.right(transition.session),
           // Keeping the items changes neither the attempts nor the coupon holds.
-          written: ({ session }, { payment, version }) => ctx.written.put({ session, version: version + 1, payment })
+          written: ({ session }, snapshot) => ctx.written.put({ ...snapshot, session, version: snapshot.version + 1 })
         })
         return updated.session
       }
       return yield* commitWithAnswer(
         store.transaction,
         Effect.gen(function*() {
-          const { session } = yield* found(id, store.sessions.lock(id))
+          const locked = yield* found(id, store.lockSessionForPayment(id))
+          yield* refuseWhilePaying(locked)
+          const { session } = locked
           const available = yield* store.inventory.lockStock(uniqueProductIds(session.items, request.items), now, id)
           const transition = yield* decideUpdate(session, request, now, available)
           yield* store.updateSessionAndReservations(transition)
@@ -161,17 +164,20 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       )
     })
 
+  /** Cancels the session under its lock, unless it is final or being paid (`refuseWhilePaying`). */
   const cancel = (
     id: string,
     request: CancelSessionInput = {}
-  ): Effect.Effect<Session, SessionFinal | SessionNotFound | StorageError> =>
+  ): Effect.Effect<Session, SessionFinal | PaymentInProgress | SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       ctx.written.take(id)
       return yield* commitWithAnswer(
         store.transaction,
         Effect.gen(function*() {
-          const { session } = yield* found(id, store.sessions.lock(id))
+          const locked = yield* found(id, store.lockSessionForPayment(id))
+          const { session } = locked
+          if (isActive(session.status)) yield* refuseWhilePaying(locked)
           const transition = yield* reduce(
             session,
             SessionCommand.Cancel({ details: request.details }),
@@ -196,15 +202,15 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   const expireDue = (limit: number): Effect.Effect<number, StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const { expired, paymentPending } = yield* store.transaction(Effect.gen(function*() {
+      const { beingPaid, expired } = yield* store.transaction(Effect.gen(function*() {
         const due = yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, limit)
         let expired = 0
-        const paymentPending: Array<string> = []
+        const beingPaid: Array<string> = []
         for (const id of due) {
           const locked = yield* store.lockSessionForPayment(id)
           if (Option.isNone(locked)) continue
-          if (Option.exists(locked.value.latestAttempt, (attempt) => attempt.state === "pending")) {
-            paymentPending.push(id)
+          if (paymentPending(locked.value.latestAttempt)) {
+            beingPaid.push(id)
             continue
           }
           const transition = yield* reduce(locked.value.session, SessionCommand.Expire(), ctx.reducerContext(now)).pipe(
@@ -215,12 +221,12 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
             expired++
           }
         }
-        return { expired, paymentPending }
+        return { beingPaid, expired }
       }))
       const stale = yield* store.sessionsWithPaymentPendingSince(now - PENDING_PAYMENT_GRACE_MILLIS, limit)
       let settled = 0
       let completed = false
-      for (const id of new Set([...paymentPending, ...stale])) {
+      for (const id of new Set([...beingPaid, ...stale])) {
         const settlement = yield* settlePendingPayment(id, now)
         if (settlement !== "none") settled++
         if (settlement === "completed") completed = true

@@ -77,10 +77,6 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
       Effect.map((found) => found.flatMap(Option.toArray))
     )
 
-  const getVersioned = (id: string) =>
-    run(sql<StoredSessionRow & { version: number | string }>`
-      SELECT data, internal, version FROM checkout_sessions WHERE id = ${id}`).pipe(Effect.flatMap(versioned))
-
   const lock = (id: string) =>
     run(sql<StoredSessionRow & { version: number | string }>`
       SELECT data, internal, version FROM checkout_sessions WHERE id = ${id} FOR UPDATE`).pipe(
@@ -99,5 +95,5 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
       WHERE id = ${session.id}
       RETURNING version`).pipe(Effect.flatMap(updatedVersion(session)))
 
-  return { get, getJson, list, getVersioned, lock, insert, update }
+  return { get, getJson, list, lock, insert, update }
 }

@@ -17,23 +17,18 @@
  * session instead of its object graph, which every young-generation collection it lives through
  * would copy.
  */
-import type { Option } from "effect"
-import type { PaymentAttempt, VersionedSession } from "./checkout-store.ts"
+import type { SessionForPayment } from "./checkout-store.ts"
 import { type Session, sessionJson } from "./session-model.ts"
 
 /** How many sessions a process keeps. */
 export const WRITTEN_SESSIONS_KEPT = 512
 
-/** A session as this process wrote it, with its version. */
-export interface WrittenSession extends VersionedSession {
-  /**
-   * What completing reads with the session, when the write knew it: its latest payment attempt
-   * and its coupon holds at this version (both change only with a write of the session).
-   */
-  readonly payment:
-    | { readonly latestAttempt: Option.Option<PaymentAttempt>; readonly couponHolds: ReadonlyArray<string> }
-    | undefined
-}
+/**
+ * A session as this process wrote it, with its version, its latest payment attempt and its coupon
+ * holds at that version (both change only with a write of the session): what completing and
+ * updating read.
+ */
+export type WrittenSession = SessionForPayment
 
 export interface WrittenSessions {
   /** The entry of `id`, removed: undefined when this process has none. */
@@ -55,11 +50,11 @@ export const makeWrittenSessions = (kept = WRITTEN_SESSIONS_KEPT): WrittenSessio
       if (entry === undefined) return undefined
       entries.delete(id)
       const session: Session = JSON.parse(entry.json)
-      return { session, version: entry.version, payment: entry.payment }
+      return { session, version: entry.version, latestAttempt: entry.latestAttempt, couponHolds: entry.couponHolds }
     },
-    put: ({ payment, session, version }) => {
+    put: ({ couponHolds, latestAttempt, session, version }) => {
       entries.delete(session.id)
-      entries.set(session.id, { json: sessionJson(session), version, payment })
+      entries.set(session.id, { json: sessionJson(session), version, latestAttempt, couponHolds })
       if (entries.size > kept) entries.delete(entries.keys().next().value!)
     }
   }

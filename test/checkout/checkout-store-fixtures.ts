@@ -3,7 +3,7 @@
  */
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { CheckoutStore, type PaymentAttempt } from "../../src/checkout/checkout-store.ts"
+import { CheckoutStore, type CheckoutStoreService, type PaymentAttempt } from "../../src/checkout/checkout-store.ts"
 import type { Session } from "../../src/checkout/session-model.ts"
 import { makeOrder } from "../../src/orders/order-from-checkout.ts"
 
@@ -26,6 +26,10 @@ export const latestAttemptOf = (sessionId: string) =>
     store.transaction(store.lockSessionForPayment(sessionId)).pipe(
       Effect.map((found) => Option.flatMap(found, (payment) => payment.latestAttempt))
     ))
+
+/** A stored session with its version, read without locking (None when there is none). */
+export const versionedSession = (store: CheckoutStoreService, id: string) =>
+  Effect.map(store.readSessionForPayment(id), Option.map(({ session, version }) => ({ session, version })))
 
 export const uid = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
 

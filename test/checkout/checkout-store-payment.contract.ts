@@ -21,7 +21,8 @@ import {
   levelsOf,
   makeSession,
   orderFor,
-  uid
+  uid,
+  versionedSession
 } from "./checkout-store-fixtures.ts"
 import type { StoreUnderContract } from "./checkout-store.contract.ts"
 
@@ -158,12 +159,12 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
       // Read at version 1, written since: nothing is written, neither the session nor the attempt.
       const moved = yield* store.sessions.update({ ...session, status: "ready_for_payment" })
       expect(yield* store.startPaymentAttemptAt(paying, attempt, 1)).toEqual(Option.none())
-      const unchanged = Option.getOrThrow(yield* store.sessions.getVersioned(session.id))
+      const unchanged = Option.getOrThrow(yield* versionedSession(store, session.id))
       expect(unchanged).toEqual({ session: { ...session, status: "ready_for_payment" }, version: moved })
       expect(yield* latestAttemptOf(session.id)).toEqual(Option.none())
       // At the version it is at: both, and the new version.
       const written = Option.getOrThrow(yield* store.startPaymentAttemptAt(paying, attempt, moved))
-      expect(yield* store.sessions.getVersioned(session.id)).toEqual(
+      expect(yield* versionedSession(store, session.id)).toEqual(
         Option.some({ session: paying, version: written })
       )
       expect(written).toBeGreaterThan(moved)
@@ -191,7 +192,7 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
       yield* store.coupons.hold(session.id, [redeemed], now + 60_000)
       const paying = { ...session, updated_at: "2026-01-30T12:00:01.000Z" }
       const version = yield* store.startPaymentAttempt(paying, attemptOf(session.id, 1))
-      expect(Option.getOrThrow(yield* store.sessions.getVersioned(session.id)).version).toBe(version)
+      expect(Option.getOrThrow(yield* versionedSession(store, session.id)).version).toBe(version)
 
       const order = orderFor(session)
       const completed = { ...paying, status: "completed" as const, updated_at: "2026-01-30T12:00:02.000Z" }
@@ -208,7 +209,7 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
         ...overrides
       })
       const unchanged = Effect.gen(function*() {
-        expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session: paying, version }))
+        expect(yield* versionedSession(store, session.id)).toEqual(Option.some({ session: paying, version }))
         expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attemptOf(session.id, 1)))
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
         const redemptions = yield* store.coupons.redemptions
@@ -226,7 +227,7 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
 
       expect(yield* store.completePaidCheckout(completion())).toBe(true)
       expect(yield* store.sessions.get(session.id)).toEqual(Option.some(completed))
-      expect(Option.getOrThrow(yield* store.sessions.getVersioned(session.id)).version).toBeGreaterThan(version)
+      expect(Option.getOrThrow(yield* versionedSession(store, session.id)).version).toBeGreaterThan(version)
       expect(yield* latestAttemptOf(session.id)).toEqual(
         Option.some({ ...attemptOf(session.id, 1), state: "succeeded", chargeId: "ch_paid", updatedAt: now + 2_000 })
       )
@@ -292,7 +293,7 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
       const { completed, completion, order, p1, session, version } = yield* pendingCompletion(now)
       const { answerOf, completed: answered, scope } = yield* claimedKey(now)
       const nothingWritten = Effect.gen(function*() {
-        expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session, version }))
+        expect(yield* versionedSession(store, session.id)).toEqual(Option.some({ session, version }))
         expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attemptOf(session.id, 1)))
         expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
         expect(yield* orders.getOrder(order.id)).toEqual(Option.none())
@@ -328,7 +329,7 @@ export const paymentCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>
       expect(failed).toBeInstanceOf(Boom)
       expect(yield* orders.getOrder(order.id)).toEqual(Option.none())
       expect(yield* orders.listEvents({ orderId: order.id, limit: 10 })).toEqual([])
-      expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session, version }))
+      expect(yield* versionedSession(store, session.id)).toEqual(Option.some({ session, version }))
       expect(yield* latestAttemptOf(session.id)).toEqual(Option.some(attemptOf(session.id, 1)))
       expect(yield* levelsOf([p1], now)).toEqual([{ productId: p1, onHand: 10, reserved: 3 }])
     }))

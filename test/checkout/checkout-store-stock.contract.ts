@@ -11,7 +11,7 @@ import { StorageError } from "../../src/db/storage-error.ts"
 import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
 import { claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
 import { claimedKey } from "../support/idempotency-claims.ts"
-import { attemptOf, iso, levelsOf, makeSession, uid } from "./checkout-store-fixtures.ts"
+import { attemptOf, iso, levelsOf, makeSession, uid, versionedSession } from "./checkout-store-fixtures.ts"
 import type { StoreUnderContract } from "./checkout-store.contract.ts"
 
 export const stockCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>) => {
@@ -124,11 +124,11 @@ export const stockCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>) 
       const changed = { ...session, updated_at: "2026-01-30T12:01:00.000Z" }
 
       expect(yield* Effect.flip(store.updateSessionKeepingItems(changed, 1, answerOf("claim_b")))).toBe(claimLost)
-      expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session, version: 1 }))
+      expect(yield* versionedSession(store, session.id)).toEqual(Option.some({ session, version: 1 }))
       expect(yield* store.updateSessionKeepingItems(changed, 2, answerOf("claim_a"))).toBe(false)
       expect(Option.map(yield* keys.find(scope, now), (record) => record.state)).toEqual(Option.some("in_flight"))
       expect(yield* store.updateSessionKeepingItems(changed, 1, answerOf("claim_a"))).toBe(true)
-      expect(yield* store.sessions.getVersioned(session.id)).toEqual(Option.some({ session: changed, version: 2 }))
+      expect(yield* versionedSession(store, session.id)).toEqual(Option.some({ session: changed, version: 2 }))
       expect(yield* keys.find(scope, now)).toEqual(Option.some(completed))
     }))
 
@@ -138,17 +138,17 @@ export const stockCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>) 
       const p1 = uid("prod_a")
       const now = Date.parse("2026-01-30T12:00:00.000Z")
       yield* store.inventory.seedStock([{ id: p1, stock: 10 }])
-      expect(yield* store.sessions.getVersioned(uid("cs_missing"))).toEqual(Option.none())
+      expect(yield* versionedSession(store, uid("cs_missing"))).toEqual(Option.none())
       const session = makeSession(uid("cs"))
       yield* store.sessions.insert(session)
       yield* store.inventory.setReservations(session.id, new Map([[p1, 3]]), now + 60_000)
-      const v1 = Option.getOrThrow(yield* store.sessions.getVersioned(session.id))
+      const v1 = Option.getOrThrow(yield* versionedSession(store, session.id))
       expect(v1).toEqual({ session, version: 1 })
       const written: Array<number> = [v1.version]
       const later = now + 3_600_000
       const first = { ...session, updated_at: "2026-01-30T12:01:00.000Z", expires_at: iso(later) }
       expect(yield* store.updateSessionKeepingItems(first, v1.version)).toBe(true)
-      const v2 = Option.getOrThrow(yield* store.sessions.getVersioned(session.id))
+      const v2 = Option.getOrThrow(yield* versionedSession(store, session.id))
       expect(v2.session).toEqual(first)
       written.push(v2.version)
       // Still 3 held after the old expiry, until the session's new one; the counters did not move.
@@ -162,7 +162,7 @@ export const stockCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>) 
       // Read at v1, written since: nothing written.
       const stale = { ...session, status: "canceled" as const, expires_at: iso(now) }
       expect(yield* store.updateSessionKeepingItems(stale, v1.version)).toBe(false)
-      expect(Option.getOrThrow(yield* store.sessions.getVersioned(session.id))).toEqual(v2)
+      expect(Option.getOrThrow(yield* versionedSession(store, session.id))).toEqual(v2)
       expect(yield* store.transaction(store.inventory.lockStock([p1], now + 120_000, other))).toEqual(
         new Map([[p1, 7]])
       )
@@ -171,7 +171,7 @@ export const stockCases = (it: Vitest.MethodsNonLive<StoreUnderContract, true>) 
       written.push(yield* store.sessions.update({ ...first, status: "ready_for_payment" }))
       written.push(yield* store.startPaymentAttempt(first, attemptOf(session.id, 1)))
       yield* store.updateSessionAndReservations({ session: first, reservations: new Map([[p1, 2]]) })
-      written.push(Option.getOrThrow(yield* store.sessions.getVersioned(session.id)).version)
+      written.push(Option.getOrThrow(yield* versionedSession(store, session.id)).version)
       expect(Option.getOrThrow(yield* store.transaction(store.sessions.lock(session.id))).version).toBe(
         written.at(-1)
       )

@@ -100,7 +100,6 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
           .slice(0, Math.max(0, Math.floor(filter.limit)))
           .map((row) => structuredClone(row.session))
       ),
-    getVersioned: (id) => db.sync(() => versioned(id)),
     lock: (id) => db.sync(() => versioned(id)),
     insert: (session) =>
       db.atomic(() =>

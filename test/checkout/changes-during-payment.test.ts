@@ -1,0 +1,86 @@
+/**
+ * A session being paid cannot be changed: from step 1 of completing (the attempt recorded) until
+ * the payment is settled, an update (keeping the items or not) or a cancel gets 409 with a
+ * Retry-After, and the order the payment makes is the session that was charged. Once the payment
+ * is settled (declined, or settled by the sweep), the session can be changed again. On every store.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import { createReadySession, get, post, type TestResponse } from "../support/http.ts"
+import { approvedCharges, completeAndPayOnEveryStore, handlerPayment, tokenize } from "./complete-payment-fixtures.ts"
+
+/** The answer every change of a session being paid gets. */
+const expectPaymentInProgress = (response: TestResponse) => {
+  expect(response.status).toBe(409)
+  expect(response.body.code).toBe("idempotency_in_flight")
+  expect(response.headers.get("retry-after")).not.toBeNull()
+}
+
+/** Each change an agent could send while the session is being paid. */
+const changes: ReadonlyArray<readonly [string, (id: string) => Effect.Effect<TestResponse, unknown, any>]> = [
+  ["an update keeping the items", (id) => post(`/checkout_sessions/${id}`, { fulfillment_option_id: "express" })],
+  ["an update of the items", (id) => post(`/checkout_sessions/${id}`, { items: [{ id: "mug-ceramic", quantity: 3 }] })],
+  ["a cancel", (id) => post(`/checkout_sessions/${id}/cancel`, {})]
+]
+
+completeAndPayOnEveryStore((run) => {
+  describe("changes while a payment is in progress", () => {
+    for (const [name, change] of changes) {
+      it.effect(`${name} between the charge and the completion is refused; the order is what was charged`, () => {
+        const charged = Effect.runSync(Effect.makeLatch(false))
+        const proceed = Effect.runSync(Effect.makeLatch(false))
+        return run(
+          Effect.gen(function*() {
+            const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+            const token = yield* tokenize(session.id)
+            const paying = yield* Effect.fork(post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token)))
+            yield* charged.await
+            expectPaymentInProgress(yield* change(session.id))
+            yield* proceed.open
+            const completed = yield* Fiber.join(paying)
+            expect(completed.status).toBe(200)
+            expect(completed.body.status).toBe("completed")
+            const charges = yield* approvedCharges
+            expect(charges.map((charge) => charge.amount)).toEqual([
+              completed.body.totals.find((total: { type: string }) => total.type === "total").amount
+            ])
+            expect(completed.body.totals).toEqual(session.totals)
+            expect(completed.body.fulfillment_option_id).toBe("standard")
+            expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
+          }),
+          {
+            aroundCompleting: (_store, _completion, complete) =>
+              charged.open.pipe(Effect.zipRight(proceed.await), Effect.zipRight(complete))
+          }
+        )
+      })
+
+      it.effect(`${name} after a crash mid-payment is refused until the payment is resumed`, () =>
+        run(
+          Effect.gen(function*() {
+            const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+            const token = yield* tokenize(session.id)
+            const crashed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+            expect(crashed.status).toBe(500)
+            expectPaymentInProgress(yield* change(session.id))
+            expect((yield* get(`/checkout_sessions/${session.id}`)).body.totals).toEqual(session.totals)
+            const resumed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+            expect(resumed.status).toBe(200)
+            expect(resumed.body.totals).toEqual(session.totals)
+            expect(yield* approvedCharges).toHaveLength(1)
+          }),
+          { crash: true }
+        ))
+    }
+
+    it.effect("a declined payment leaves the session changeable", () =>
+      run(Effect.gen(function*() {
+        const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+        const token = yield* tokenize(session.id, { number: "4000000000000002" })
+        const declined = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+        expect(declined.status).toBe(402)
+        for (const [, change] of changes) expect((yield* change(session.id)).status).toBe(200)
+        expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("canceled")
+      })))
+  })
+})
