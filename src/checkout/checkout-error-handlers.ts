@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { checkoutIdempotencyError } from "../idempotency/idempotency-errors.ts"
+import { answerIsNotNow } from "../idempotency/idempotent-answer-service.ts"
 import type { PaymentDeclined, PaymentRejected } from "../payments/payment-provider.ts"
 import {
   BadRequest,
@@ -208,8 +209,9 @@ export const mapCheckoutErrors = <A, E extends CheckoutFailure, R, Final extends
       error._tag === "StorageError"
         ? Effect.logError("storage error", error.reason, error.cause)
         : error._tag === "PaymentInProgress"
-        // The in-flight 409 says when to retry, like the idempotency middleware's own.
-        ? setRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS)
+        // The in-flight 409 says when to retry, like the idempotency middleware's own, and is not
+        // kept under the request's key: the retry with that key runs again.
+        ? Effect.zipRight(setRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS), answerIsNotNow)
         : Effect.void
     ),
     Effect.mapError((error) => toApiError(error, codec, final ?? 409) as ApiErrorOf<E, Final>)

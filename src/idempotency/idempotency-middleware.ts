@@ -25,7 +25,8 @@
  * 5. the key is claimed atomically in `IdempotencyStore`, scoped to (API key id, method, path
  *    with canonical percent-encoding):
  *    - claimed → the route runs; its result is stored (2xx–4xx) or the key released (5xx, 429, 401:
- *      `isReplayableStatus`; a 400 to a body not sent as JSON), so a retry runs again;
+ *      `isReplayableStatus`; a 400 to a body not sent as JSON; an answer its handler marked "not
+ *      now", `answerIsNotNow`), so a retry runs again;
  *    - a record with another fingerprint (another body, or another API-Version) → `conflict`
  *      (409, or 422 from 2026-04-17);
  *    - in flight → 409 `in_flight` with `Retry-After`;
@@ -223,7 +224,7 @@ interface ClaimedRun {
 /**
  * Runs the claimed request with its `ClaimedRequest` in `CurrentClaim`, then settles the key: an
  * answer the use case committed with its effect is the response, already stored; any other answer
- * is stored now (2xx–4xx, `isReplayableStatus`) or the key released.
+ * is stored now (2xx–4xx, `isReplayableStatus`, unless marked "not now") or the key released.
  */
 const runClaimed = <E, R>(app: HttpApp.Default<E, R>, run: ClaimedRun) => {
   const { claimId, scope, store, timing } = run
@@ -244,7 +245,7 @@ const runClaimed = <E, R>(app: HttpApp.Default<E, R>, run: ClaimedRun) => {
   const settle = (response: HttpServerResponse.HttpServerResponse) =>
     Effect.gen(function*() {
       if (claim.committed !== undefined) return fromStored(claim.committed.stored)
-      const keep = isReplayableStatus(response.status) && (run.jsonBody || response.status !== 400)
+      const keep = !claim.notNow && isReplayableStatus(response.status) && (run.jsonBody || response.status !== 400)
       const stored = keep ? toStoredResponse(response) : undefined
       if (stored === undefined) {
         yield* release

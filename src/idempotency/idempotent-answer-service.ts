@@ -66,6 +66,8 @@ export class ClaimedRequest {
   answer: RouteAnswer<any, any> | undefined = undefined
   /** Set once the transaction that stored the answer committed. */
   committed: CommittedAnswer | undefined = undefined
+  /** Set by a handler whose answer is "not now" (`answerIsNotNow`): the key is released, not kept. */
+  notNow = false
   constructor(
     /** Stores `response` as the claim's result, in the transaction it runs in; false if the claim is lost. */
     readonly complete: (response: StoredResponse) => Effect.Effect<boolean, StorageError>,
@@ -74,6 +76,19 @@ export class ClaimedRequest {
 }
 
 export const CurrentClaim = FiberRef.unsafeMake<ClaimedRequest | undefined>(undefined)
+
+/**
+ * Marks the answer of the request being run as "not now" (a 409 while a payment of the session is
+ * in progress, with `Retry-After`): not the answer to the request, so not kept under its key. The
+ * protocol has a retry with the same key honour `Retry-After`; kept, the refusal would answer it.
+ */
+export const answerIsNotNow: Effect.Effect<void> = Effect.flatMap(
+  FiberRef.get(CurrentClaim),
+  (claim) =>
+    Effect.sync(() => {
+      if (claim !== undefined) claim.notNow = true
+    })
+)
 
 /**
  * Headers never stored: per-request ones (Request-Id, the echo, the replay marker, Content-Language

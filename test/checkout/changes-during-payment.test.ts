@@ -2,7 +2,8 @@
  * A session being paid cannot be changed: from step 1 of completing (the attempt recorded) until
  * the payment is settled, an update (keeping the items or not) or a cancel gets 409 with a
  * Retry-After, and the order the payment makes is the session that was charged. Once the payment
- * is settled (declined, or settled by the sweep), the session can be changed again. On every store.
+ * is settled (declined, or settled by the sweep), the session can be changed again; a refusal is
+ * not kept under the request's Idempotency-Key. On every store.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
@@ -72,6 +73,22 @@ completeAndPayOnEveryStore((run) => {
           { crash: true }
         ))
     }
+
+    it.effect("a refusal while paying is not kept under the request's Idempotency-Key: its retry runs again", () =>
+      run(
+        Effect.gen(function*() {
+          const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+          const token = yield* tokenize(session.id)
+          expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(500)
+          const keyed = { headers: { "Idempotency-Key": "cancel-while-paying" } }
+          expectPaymentInProgress(yield* post(`/checkout_sessions/${session.id}/cancel`, {}, keyed))
+          expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(200)
+          const retried = yield* post(`/checkout_sessions/${session.id}/cancel`, {}, keyed)
+          expect(retried.headers.get("idempotent-replayed")).toBeNull()
+          expect([retried.status, retried.body.code]).toEqual([405, "session_completed"])
+        }),
+        { crash: true }
+      ))
 
     it.effect("a declined payment leaves the session changeable", () =>
       run(Effect.gen(function*() {
