@@ -137,10 +137,13 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         // Lock the coupon rows (id order) and count redemptions and holds.
         const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
         const result = request.authentication_result
+        // A payment under way (a retry after a crash) is priced as when it began: a discount that
+        // ended since does not re-price it, and the retry charges what the first try did.
+        const pending = Option.filter(latestAttempt, (attempt) => attempt.state === "pending")
         const preparing = reduce(
           session,
           prepareCompletion(request),
-          ctx.reducerContext(started, new Map(), redemptions)
+          ctx.reducerContext(started, new Map(), redemptions, Option.getOrUndefined(pending)?.createdAt)
         )
         if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
           // Store the session re-priced without the discount, then answer 422: never charge more

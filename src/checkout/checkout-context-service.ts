@@ -28,11 +28,15 @@ export interface CheckoutContext {
   readonly orderEvents: OrderEventsShape
   /** The sessions this process wrote last, for the next step of each (`written-sessions-service.ts`). */
   readonly written: WrittenSessions
-  /** The reducer's context at `now`: no stock available unless given, redemptions as counted. */
+  /**
+   * The reducer's context at `now`: no stock available unless given, redemptions as counted,
+   * priced at `pricedAt` when given.
+   */
   readonly reducerContext: (
     now: number,
     available?: ReducerContext["available"],
-    redemptions?: ReadonlyMap<string, number>
+    redemptions?: ReadonlyMap<string, number>,
+    pricedAt?: number
   ) => ReducerContext
   /**
    * Redemptions of the coupons `codes` name and of the automatic ones, other sessions' live holds
@@ -63,12 +67,13 @@ export const makeCheckoutContext = Effect.gen(function*() {
     payments,
     orderEvents: yield* OrderEvents,
     written: makeWrittenSessions(),
-    reducerContext: (now, available = new Map(), redemptions) => ({
+    reducerContext: (now, available = new Map(), redemptions, pricedAt) => ({
       catalog,
       now,
       sessionTtlSeconds: config.sessionTtlSeconds,
       available,
-      redemptions
+      redemptions,
+      pricedAt
     }),
     couponUsage: (codes, now, sessionId, lock) => {
       const ids = relevantCoupons(catalog.coupons, codes).map((coupon) => coupon.id)

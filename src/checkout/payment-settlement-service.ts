@@ -13,7 +13,7 @@
  *
  * - an approved charge: the session is completed with its order and `order_create` event, as the
  *   request would have completed it (one charge, one order; an error is logged when the session
- *   was re-priced since to another total);
+ *   was written since to another total, which only a process of an earlier release does);
  * - a declined charge: recorded as a decline is (the session keeps the message, payable);
  * - no charge: the attempt is recorded declined, and the session is payable again;
  * - either way the coupon holds are given back, and a session past its expiry expires. The
@@ -72,8 +72,9 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
       if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
       const made = yield* payments.chargeMadeUnder(attempt.idempotencyKey)
       if (Option.isSome(made) && Either.isRight(made.value)) {
-        // Changes are refused while a payment is pending, but a retry that found a discount ended
-        // re-prices the session: the buyer paid, so the order is made, and the difference is told.
+        // Changes are refused while a payment is pending, but a process of an earlier release (in
+        // a rolling deploy) did not refuse them: the buyer paid, so the order is made, and the
+        // difference is told.
         if (attempt.amount !== sessionTotal(session)) {
           yield* Effect.logError(
             `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency}, ` +

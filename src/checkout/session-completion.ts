@@ -13,6 +13,7 @@ import {
   AuthenticationResultRequired,
   DiscountUnavailable,
   FulfillmentAddressChanged,
+  pricingTime,
   type ReducerContext,
   type ReducerError,
   type Session,
@@ -37,7 +38,7 @@ const lostAutomatic = (
 ): RejectedDiscount & { readonly index: number } => {
   const coupon = ctx.catalog.coupons.find((c) => c.id === couponId)
   const base = session.line_items.reduce((sum, line) => sum + line.base_amount, 0)
-  const why = coupon === undefined ? undefined : ineligibility(coupon, base, ctx.now, ctx.redemptions)
+  const why = coupon === undefined ? undefined : ineligibility(coupon, base, pricingTime(ctx), ctx.redemptions)
   return {
     index: -1,
     code,

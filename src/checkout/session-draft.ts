@@ -21,6 +21,7 @@ import { unitsFit } from "./inventory.ts"
 import { cheapestOption, computeTotals, fulfillmentOptions, priceLineItems, resolveTaxRule } from "./pricing.ts"
 import {
   OutOfStock,
+  pricingTime,
   type ReducerContext,
   type Session,
   UnknownFulfillmentOption,
@@ -147,7 +148,7 @@ export const priceDraft = (
       coupons: ctx.catalog.coupons,
       codes: draft.codes,
       lineBases: lines.map((line) => multiplyAmount(line.product.unit_amount, line.item.quantity)),
-      now: ctx.now,
+      now: pricingTime(ctx),
       redemptions: ctx.redemptions
     })
     const line_items = priceLineItems(lines, rule, evaluated.lineDiscounts)
@@ -158,7 +159,13 @@ export const priceDraft = (
         applied: evaluated.applied,
         rejected: evaluated.rejected.map(({ code, message, reason }) => ({ code, reason, message }))
       }
-    const options = fulfillmentOptions({ catalog: ctx.catalog, products, address: draft.address, rule, now: ctx.now })
+    const options = fulfillmentOptions({
+      catalog: ctx.catalog,
+      products,
+      address: draft.address,
+      rule,
+      now: pricingTime(ctx)
+    })
     return Either.map(selectOption(options, draft), (selected) => {
       const messages = readinessMessages({
         itemCount: draft.items.length,

@@ -210,7 +210,16 @@ export interface ReducerContext {
    * of other sessions (see `discounts.ts`). Absent coupons count their catalog `times_redeemed`.
    */
   readonly redemptions?: ReadonlyMap<string, number> | undefined
+  /**
+   * When prices are taken (discount eligibility, fulfillment options), when not `now`: a payment
+   * under way, resumed by a retry, is priced as when it began, so the retry charges what the first
+   * try did (`pricingTime`).
+   */
+  readonly pricedAt?: number | undefined
 }
+
+/** The time a reducer step prices at: `pricedAt` when given, else `now`. */
+export const pricingTime = (ctx: ReducerContext): number => ctx.pricedAt ?? ctx.now
 
 export type SessionCommand = Data.TaggedEnum<{
   /** New session with the id the caller minted. */

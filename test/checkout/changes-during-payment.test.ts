@@ -3,12 +3,16 @@
  * the payment is settled, an update (keeping the items or not) or a cancel gets 409 with a
  * Retry-After, and the order the payment makes is the session that was charged. Once the payment
  * is settled (declined, or settled by the sweep), the session can be changed again; a refusal is
- * not kept under the request's Idempotency-Key. On every store.
+ * not kept under the request's Idempotency-Key; a payment resumed after a crash is priced as when
+ * it began. On every store.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
-import { createReadySession, get, post, type TestResponse } from "../support/http.ts"
+import { Effect, Fiber, TestClock } from "effect"
+import { address, buyer, createReadySession, get, post, type TestResponse } from "../support/http.ts"
 import { approvedCharges, completeAndPayOnEveryStore, handlerPayment, tokenize } from "./complete-payment-fixtures.ts"
+
+const totalOf = (body: { totals: ReadonlyArray<{ type: string; amount: number }> }) =>
+  body.totals.find((total) => total.type === "total")!.amount
 
 /** The answer every change of a session being paid gets. */
 const expectPaymentInProgress = (response: TestResponse) => {
@@ -42,9 +46,7 @@ completeAndPayOnEveryStore((run) => {
             expect(completed.status).toBe(200)
             expect(completed.body.status).toBe("completed")
             const charges = yield* approvedCharges
-            expect(charges.map((charge) => charge.amount)).toEqual([
-              completed.body.totals.find((total: { type: string }) => total.type === "total").amount
-            ])
+            expect(charges.map((charge) => charge.amount)).toEqual([totalOf(completed.body)])
             expect(completed.body.totals).toEqual(session.totals)
             expect(completed.body.fulfillment_option_id).toBe("standard")
             expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
@@ -86,6 +88,39 @@ completeAndPayOnEveryStore((run) => {
           const retried = yield* post(`/checkout_sessions/${session.id}/cancel`, {}, keyed)
           expect(retried.headers.get("idempotent-replayed")).toBeNull()
           expect([retried.status, retried.body.code]).toEqual([405, "session_completed"])
+        }),
+        { crash: true }
+      ))
+
+    it.effect("a retry after a crash, once an applied code has ended, resumes the payment as priced when it began", () =>
+      run(
+        Effect.gen(function*() {
+          const end = Date.parse("2025-09-01T00:00:00Z")
+          yield* TestClock.setTime(end - 60_000)
+          const created = yield* post("/checkout_sessions", {
+            items: [{ id: "tshirt-classic", quantity: 2 }],
+            buyer,
+            fulfillment_address: address,
+            discounts: { codes: ["SUMMER25"] }
+          })
+          const session = created.body
+          expect(session.discounts.applied.map((applied: { code: string }) => applied.code)).toEqual(["SUMMER25"])
+          const token = yield* tokenize(session.id)
+          expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(500)
+          yield* TestClock.adjust(60_000)
+          const resumed = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(resumed.status).toBe(200)
+          expect(resumed.body.status).toBe("completed")
+          expect(resumed.body.totals).toEqual(session.totals)
+          expect((yield* approvedCharges).map((charge) => charge.amount)).toEqual([totalOf(session)])
+          // A new payment is priced at its own time: the code has ended for every other session.
+          const later = yield* post("/checkout_sessions", {
+            items: [{ id: "tshirt-classic", quantity: 2 }],
+            buyer,
+            fulfillment_address: address,
+            discounts: { codes: ["SUMMER25"] }
+          })
+          expect(later.body.discounts.applied).toEqual([])
         }),
         { crash: true }
       ))

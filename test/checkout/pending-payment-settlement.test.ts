@@ -13,7 +13,7 @@ import { PENDING_PAYMENT_GRACE_MILLIS } from "../../src/checkout/payment-settlem
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { testConfig } from "../../src/platform/config.ts"
-import { address, buyer, createReadySession, get, post } from "../support/http.ts"
+import { createReadySession, get, post } from "../support/http.ts"
 import { approvedCharges, completeAndPayOnEveryStore, handlerPayment, tokenize } from "./complete-payment-fixtures.ts"
 
 const TTL_MILLIS = testConfig().sessionTtlSeconds * 1000
@@ -92,39 +92,31 @@ completeAndPayOnEveryStore((run) => {
         { crash: true }
       ))
 
-    it.effect("charged, then the session re-priced by a retry: completed, the difference logged", () =>
+    it.effect("charged, then the session written to another total by an earlier release: completed, logged", () =>
       run(
         Effect.gen(function*() {
           const checkout = yield* CheckoutService
-          // A code that ends a minute after the session is made.
-          const end = Date.parse("2025-09-01T00:00:00Z")
-          yield* TestClock.setTime(end - 60_000)
-          const created = yield* post("/checkout_sessions", {
-            items: [{ id: "tshirt-classic", quantity: 2 }],
-            buyer,
-            fulfillment_address: address,
-            discounts: { codes: ["SUMMER25"] }
-          })
-          const session = created.body
-          const token = yield* tokenize(session.id)
-          expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(500)
-          // The only change a session being paid takes: its retry after the code ended re-prices it.
-          yield* TestClock.adjust(60_000)
-          const retried = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
-          expect([retried.status, retried.body.code]).toEqual([422, "discount_code_expired"])
-          const repriced = (yield* get(`/checkout_sessions/${session.id}`)).body
+          const store = yield* CheckoutStore
+          const { session } = yield* crashedPayment
+          // This release refuses changes while a payment is pending; a process of the release
+          // before it, in a rolling deploy, still updates the session.
+          const stored = Option.getOrThrow(yield* store.readSessionForPayment(session.id)).session
+          const changed = {
+            ...stored,
+            totals: stored.totals.map((line) => line.type === "total" ? { ...line, amount: line.amount + 500 } : line)
+          }
+          yield* store.sessions.update(changed)
           yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
           const logged: Array<string> = []
           const logger = Logger.make(({ message }) => void logged.push(String(message)))
           expect(yield* checkout.expireDue(50).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
             .toBe(1)
           expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
-          const total = (body: { totals: Array<{ type: string; amount: number }> }) =>
+          const total = (body: { totals: ReadonlyArray<{ type: string; amount: number }> }) =>
             body.totals.find((line) => line.type === "total")!.amount
-          expect(total(repriced)).toBeGreaterThan(total(session))
           expect(logged).toEqual([
             `settled payment ${session.id}:1: charged ${total(session)} usd, the session's total is now ${
-              total(repriced)
+              total(changed)
             }; reconcile the order`
           ])
         }),
