@@ -19,6 +19,11 @@
  * - either way the coupon holds are given back, and a session past its expiry expires. The
  *   credential stays held by the session: its allowance names this session, whose next payment
  *   takes it as its own.
+ *
+ * A session already final with a payment pending (canceled or expired by a process of an earlier
+ * release, which did not refuse changes while paying) gets no order: an approved charge is
+ * recorded as the attempt's, with an error logged for the merchant to refund it; otherwise the
+ * attempt is declined. Either way the sweep does not find it again.
  */
 import { Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
@@ -36,10 +41,11 @@ import { isExpiredAt } from "./session-view.ts"
 export const PENDING_PAYMENT_GRACE_MILLIS = 10 * 60_000
 
 /**
- * What settling did: the session completed, expired, left payable, or nothing (settled by
- * another request first, or written within the grace).
+ * What settling did: the session completed, expired, left payable, the attempt of a session
+ * already final settled, or nothing (settled by another request first, or written within the
+ * grace).
  */
-export type Settlement = "completed" | "expired" | "payable" | "none"
+export type Settlement = "completed" | "expired" | "payable" | "final" | "none"
 
 export const makePaymentSettlement = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
@@ -68,9 +74,25 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
       if (Option.isNone(locked)) return "none"
       const { latestAttempt, session, version } = locked.value
       const attempt = Option.getOrUndefined(latestAttempt)
-      if (attempt?.state !== "pending" || !isActive(session.status)) return "none"
+      if (attempt?.state !== "pending") return "none"
       if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
       const made = yield* payments.chargeMadeUnder(attempt.idempotencyKey)
+      if (!isActive(session.status)) {
+        const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
+        if (charged !== undefined) {
+          yield* Effect.logError(
+            `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency} ` +
+              `for a session ${session.status}, with no order; refund it`
+          )
+        }
+        yield* store.coupons.releaseHolds(id)
+        yield* store.paymentAttempts.update(
+          charged === undefined
+            ? { ...attempt, state: "declined", updatedAt: now }
+            : { ...attempt, state: "succeeded", chargeId: charged.id, updatedAt: now }
+        )
+        return "final"
+      }
       if (Option.isSome(made) && Either.isRight(made.value)) {
         // Changes are refused while a payment is pending, but a process of an earlier release (in
         // a rolling deploy) did not refuse them: the buyer paid, so the order is made, and the

@@ -123,6 +123,40 @@ completeAndPayOnEveryStore((run) => {
         { crash: true }
       ))
 
+    it.effect("charged, on a session an earlier release canceled: recorded as charged, the refund logged", () =>
+      run(
+        Effect.gen(function*() {
+          const checkout = yield* CheckoutService
+          const store = yield* CheckoutStore
+          const { session } = yield* crashedPayment
+          // A process of the release before this one, in a rolling deploy, still cancels a
+          // session being paid: the buyer is charged and the session has no order.
+          const stored = Option.getOrThrow(yield* store.readSessionForPayment(session.id)).session
+          yield* store.sessions.update({ ...stored, status: "canceled" })
+          // A second such session, not charged: its attempt is simply declined.
+          const other = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+          yield* pendingAttempt(other.id, "tok_visa")
+          const otherStored = Option.getOrThrow(yield* store.readSessionForPayment(other.id)).session
+          yield* store.sessions.update({ ...otherStored, status: "canceled" })
+          yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
+          const logged: Array<string> = []
+          const logger = Logger.make(({ message }) => void logged.push(String(message)))
+          expect(yield* checkout.expireDue(50).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
+            .toBe(2)
+          expect(yield* latestAttempt(session.id)).toEqual(Option.some([1, "succeeded"]))
+          expect(yield* latestAttempt(other.id)).toEqual(Option.some([1, "declined"]))
+          expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("canceled")
+          const charged = session.totals.find((line) => line.type === "total")!.amount
+          expect(logged).toEqual([
+            `settled payment ${session.id}:1: charged ${charged} usd for a session canceled, with no order; refund it`
+          ])
+          // Settled: the next sweep finds neither.
+          expect(yield* checkout.expireDue(50)).toBe(0)
+          expect(yield* store.sessionsWithPaymentPendingSince(yield* Clock.currentTimeMillis, 50)).toEqual([])
+        }),
+        { crash: true }
+      ))
+
     it.effect("not charged: the attempt declined and the session payable again, with the same token", () =>
       run(Effect.gen(function*() {
         const checkout = yield* CheckoutService
