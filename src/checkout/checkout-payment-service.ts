@@ -17,7 +17,7 @@ import {
 import { InvalidPaymentData, PaymentInProgress } from "./checkout-errors.ts"
 import type { MessageError, PaymentData } from "./checkout-schemas.ts"
 import type { PaymentAttempt, SessionForPayment } from "./checkout-store.ts"
-import type { CompleteSessionInput, Session } from "./session-model.ts"
+import { type CompleteSessionInput, isActive, type Session } from "./session-model.ts"
 
 /**
  * Whether a payment of the session is under way: its latest attempt is pending, from step 1 of
@@ -28,13 +28,16 @@ export const paymentPending = (latest: Option.Option<PaymentAttempt>): boolean =
   Option.exists(latest, (attempt) => attempt.state === "pending")
 
 /**
- * Fails while a payment of the session is under way: a session being paid is not changed (its
- * items, total or status), so the order a charge makes is the session that was charged.
+ * Fails while a payment of the active session is under way: a session being paid is not changed
+ * (its items, total or status), so the order a charge makes is the session that was charged. A
+ * final session is answered as final, whatever an earlier release left pending on it.
  */
 export const refuseWhilePaying = (
   { latestAttempt, session }: Pick<SessionForPayment, "latestAttempt" | "session">
 ): Effect.Effect<void, PaymentInProgress> =>
-  paymentPending(latestAttempt) ? Effect.fail(new PaymentInProgress({ sessionId: session.id })) : Effect.void
+  isActive(session.status) && paymentPending(latestAttempt)
+    ? Effect.fail(new PaymentInProgress({ sessionId: session.id }))
+    : Effect.void
 
 /**
  * The credential of a complete request, checked against what the merchant offers: a payment

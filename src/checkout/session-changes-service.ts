@@ -22,7 +22,6 @@ import {
   ACTIVE_STATUSES,
   type CancelSessionInput,
   type CreateSessionInput,
-  isActive,
   type ReducerError,
   type Session,
   SessionCommand,
@@ -176,8 +175,8 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
         store.transaction,
         Effect.gen(function*() {
           const locked = yield* found(id, store.lockSessionForPayment(id))
+          yield* refuseWhilePaying(locked)
           const { session } = locked
-          if (isActive(session.status)) yield* refuseWhilePaying(locked)
           const transition = yield* reduce(
             session,
             SessionCommand.Cancel({ details: request.details }),
