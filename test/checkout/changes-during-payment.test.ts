@@ -8,6 +8,15 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
+import {
+  cancelRequest,
+  clientOf,
+  completeRequest,
+  createRequest,
+  idempotencyKey,
+  LINE_ITEMS_VERSIONS,
+  updateRequest
+} from "../support/acp-fixtures.ts"
 import { address, buyer, createReadySession, get, post, type TestResponse } from "../support/http.ts"
 import { approvedCharges, completeAndPayOnEveryStore, handlerPayment, tokenize } from "./complete-payment-fixtures.ts"
 
@@ -124,6 +133,31 @@ completeAndPayOnEveryStore((run) => {
         }),
         { crash: true }
       ))
+
+    for (const version of LINE_ITEMS_VERSIONS) {
+      it.effect(`${version}: a cancel while paying gets the version's 409, not kept under its key`, () =>
+        run(
+          Effect.gen(function*() {
+            const client = clientOf(version)
+            const created = yield* client.created(createRequest(version))
+            const ready = (yield* client.update(created.id, updateRequest(version))).body
+            const token = yield* client.delegate(ready.id, 1_000_000)
+            const completeKey = { headers: { "idempotency-key": idempotencyKey() } }
+            const complete = completeRequest(version, token)
+            expect((yield* client.complete(ready.id, complete, completeKey)).status).toBe(500)
+            const cancelKey = { headers: { "idempotency-key": idempotencyKey() } }
+            const refused = yield* client.cancel(ready.id, cancelRequest, cancelKey)
+            expectPaymentInProgress(refused)
+            expect(refused.body.type).toBe(version === "2026-04-17" ? "invalid_request" : "request_not_idempotent")
+            // The complete's 500 was not kept either: its retry with the same key resumes the payment.
+            expect((yield* client.complete(ready.id, complete, completeKey)).status).toBe(200)
+            const retried = yield* client.cancel(ready.id, cancelRequest, cancelKey)
+            expect(retried.headers.get("idempotent-replayed")).toBeNull()
+            expect(retried.body.code).toBe("session_completed")
+          }),
+          { crash: true }
+        ))
+    }
 
     it.effect("a declined payment leaves the session changeable", () =>
       run(Effect.gen(function*() {
