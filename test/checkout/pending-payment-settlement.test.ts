@@ -10,6 +10,7 @@ import { Clock, Effect, Logger, Option, TestClock } from "effect"
 import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { PENDING_PAYMENT_GRACE_MILLIS } from "../../src/checkout/payment-settlement-service.ts"
+import type { Session } from "../../src/checkout/session-model.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { testConfig } from "../../src/platform/config.ts"
@@ -17,6 +18,9 @@ import { createReadySession, get, post } from "../support/http.ts"
 import { approvedCharges, completeAndPayOnEveryStore, handlerPayment, tokenize } from "./complete-payment-fixtures.ts"
 
 const TTL_MILLIS = testConfig().sessionTtlSeconds * 1000
+
+const totalOf = (session: { readonly totals: ReadonlyArray<{ type: string; amount: number }> }) =>
+  session.totals.find((line) => line.type === "total")!.amount
 
 const onHand = (productId: string) =>
   Effect.flatMap(CheckoutStore, (store) => store.inventory.stockLevels(0)).pipe(
@@ -50,6 +54,28 @@ completeAndPayOnEveryStore((run) => {
       })
       return { total, currency: session.currency }
     })
+
+  /**
+   * `change` of the stored session, written as a process of the release before this one wrote it:
+   * that release did not refuse changes while a payment was pending (a rolling deploy runs both).
+   */
+  const writtenByEarlierRelease = (sessionId: string, change: (session: Session) => Session) =>
+    Effect.gen(function*() {
+      const store = yield* CheckoutStore
+      const changed = change(Option.getOrThrow(yield* store.readSessionForPayment(sessionId)).session)
+      yield* store.sessions.update(changed)
+      return changed
+    })
+
+  /** A sweep of the checkout service, with the messages it logged. */
+  const sweepLogging = Effect.gen(function*() {
+    const logged: Array<string> = []
+    const logger = Logger.make(({ message }) => void logged.push(String(message)))
+    const settled = yield* Effect.flatMap(CheckoutService, (checkout) => checkout.expireDue(50)).pipe(
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+    )
+    return { logged, settled }
+  })
 
   /** A complete whose process died after the charge, before its commit (the run's `crash`). */
   const crashedPayment = Effect.gen(function*() {
@@ -95,28 +121,18 @@ completeAndPayOnEveryStore((run) => {
     it.effect("charged, then the session written to another total by an earlier release: completed, logged", () =>
       run(
         Effect.gen(function*() {
-          const checkout = yield* CheckoutService
-          const store = yield* CheckoutStore
           const { session } = yield* crashedPayment
-          // This release refuses changes while a payment is pending; a process of the release
-          // before it, in a rolling deploy, still updates the session.
-          const stored = Option.getOrThrow(yield* store.readSessionForPayment(session.id)).session
-          const changed = {
+          const changed = yield* writtenByEarlierRelease(session.id, (stored) => ({
             ...stored,
             totals: stored.totals.map((line) => line.type === "total" ? { ...line, amount: line.amount + 500 } : line)
-          }
-          yield* store.sessions.update(changed)
+          }))
           yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
-          const logged: Array<string> = []
-          const logger = Logger.make(({ message }) => void logged.push(String(message)))
-          expect(yield* checkout.expireDue(50).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
-            .toBe(1)
+          const { logged, settled } = yield* sweepLogging
+          expect(settled).toBe(1)
           expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
-          const total = (body: { totals: ReadonlyArray<{ type: string; amount: number }> }) =>
-            body.totals.find((line) => line.type === "total")!.amount
           expect(logged).toEqual([
-            `settled payment ${session.id}:1: charged ${total(session)} usd, the session's total is now ${
-              total(changed)
+            `settled payment ${session.id}:1: charged ${totalOf(session)} usd, the session's total is now ${
+              totalOf(changed)
             }; reconcile the order`
           ])
         }),
@@ -126,32 +142,28 @@ completeAndPayOnEveryStore((run) => {
     it.effect("charged, on a session an earlier release canceled: recorded as charged, the refund logged", () =>
       run(
         Effect.gen(function*() {
-          const checkout = yield* CheckoutService
-          const store = yield* CheckoutStore
           const { session } = yield* crashedPayment
-          // A process of the release before this one, in a rolling deploy, still cancels a
-          // session being paid: the buyer is charged and the session has no order.
-          const stored = Option.getOrThrow(yield* store.readSessionForPayment(session.id)).session
-          yield* store.sessions.update({ ...stored, status: "canceled" })
+          const canceled = (stored: Session): Session => ({ ...stored, status: "canceled" })
+          // The buyer is charged and the session has no order.
+          yield* writtenByEarlierRelease(session.id, canceled)
           // A second such session, not charged: its attempt is simply declined.
           const other = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
           yield* pendingAttempt(other.id, "tok_visa")
-          const otherStored = Option.getOrThrow(yield* store.readSessionForPayment(other.id)).session
-          yield* store.sessions.update({ ...otherStored, status: "canceled" })
+          yield* writtenByEarlierRelease(other.id, canceled)
           yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
-          const logged: Array<string> = []
-          const logger = Logger.make(({ message }) => void logged.push(String(message)))
-          expect(yield* checkout.expireDue(50).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
-            .toBe(2)
+          const { logged, settled } = yield* sweepLogging
+          expect(settled).toBe(2)
           expect(yield* latestAttempt(session.id)).toEqual(Option.some([1, "succeeded"]))
           expect(yield* latestAttempt(other.id)).toEqual(Option.some([1, "declined"]))
           expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("canceled")
-          const charged = session.totals.find((line) => line.type === "total")!.amount
           expect(logged).toEqual([
-            `settled payment ${session.id}:1: charged ${charged} usd for a session canceled, with no order; refund it`
+            `settled payment ${session.id}:1: charged ${
+              totalOf(session)
+            } usd for a session canceled, with no order; refund it`
           ])
           // Settled: the next sweep finds neither.
-          expect(yield* checkout.expireDue(50)).toBe(0)
+          expect((yield* sweepLogging).settled).toBe(0)
+          const store = yield* CheckoutStore
           expect(yield* store.sessionsWithPaymentPendingSince(yield* Clock.currentTimeMillis, 50)).toEqual([])
         }),
         { crash: true }
