@@ -77,23 +77,8 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
       if (attempt?.state !== "pending") return "none"
       if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
       const made = yield* payments.chargeMadeUnder(attempt.idempotencyKey)
-      if (!isActive(session.status)) {
-        const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
-        if (charged !== undefined) {
-          yield* Effect.logError(
-            `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency} ` +
-              `for a session ${session.status}, with no order; refund it`
-          )
-        }
-        yield* store.coupons.releaseHolds(id)
-        yield* store.paymentAttempts.update(
-          charged === undefined
-            ? { ...attempt, state: "declined", updatedAt: now }
-            : { ...attempt, state: "succeeded", chargeId: charged.id, updatedAt: now }
-        )
-        return "final"
-      }
-      if (Option.isSome(made) && Either.isRight(made.value)) {
+      const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
+      if (charged !== undefined && isActive(session.status)) {
         // Changes are refused while a payment is pending, but a process of an earlier release (in
         // a rolling deploy) did not refuse them: the buyer paid, so the order is made, and the
         // difference is told.
@@ -108,7 +93,7 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
           session: completed,
           version,
           attemptSequence: attempt.sequence,
-          chargeId: made.value.right.id,
+          chargeId: charged.id,
           now,
           order: change
         })
@@ -118,8 +103,20 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
         }
         return "completed"
       }
+      if (charged !== undefined) {
+        yield* Effect.logError(
+          `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency} ` +
+            `for a session ${session.status}, with no order; refund it`
+        )
+      }
       yield* store.coupons.releaseHolds(id)
-      yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
+      yield* store.paymentAttempts.update(
+        charged === undefined
+          ? { ...attempt, state: "declined", updatedAt: now }
+          : { ...attempt, state: "succeeded", chargeId: charged.id, updatedAt: now }
+      )
+      // A session already final (see the module comment) stays as it is.
+      if (!isActive(session.status)) return "final"
       const declined = Option.isSome(made) && Either.isLeft(made.value)
         ? SessionCommand.RecordPaymentFailure({ message: paymentMessage(made.value.left) })
         : undefined
