@@ -178,6 +178,12 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         if (Either.isLeft(authorized)) {
           const failure = authorized.left
           if (failure._tag === "StorageError") return yield* failure
+          // A resumed attempt may have been charged by the request that began it: a refusal now
+          // (its allowance expired since, say) says nothing of that charge, so neither a decline
+          // is recorded nor answered; the settlement decides the attempt on the provider's answer.
+          if (failure._tag !== "AuthenticationRequired" && !isNew) {
+            return yield* new PaymentInProgress({ sessionId: id })
+          }
           if (failure._tag !== "AuthenticationRequired") return yield* refuse(failure)
           // The pending attempt of this credential was authenticated: it is another request's payment.
           if (!isNew) return yield* new PaymentInProgress({ sessionId: id })

@@ -15,7 +15,13 @@ import { OrderStore } from "../../src/orders/order-store.ts"
 import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { testConfig } from "../../src/platform/config.ts"
 import { createReadySession, get, post } from "../support/http.ts"
-import { approvedCharges, completeAndPayOnEveryStore, handlerPayment, tokenize } from "./complete-payment-fixtures.ts"
+import {
+  approvedCharges,
+  completeAndPayOnEveryStore,
+  handlerPayment,
+  tokenize,
+  type TokenOptions
+} from "./complete-payment-fixtures.ts"
 
 const TTL_MILLIS = testConfig().sessionTtlSeconds * 1000
 
@@ -78,12 +84,14 @@ completeAndPayOnEveryStore((run) => {
   })
 
   /** A complete whose process died after the charge, before its commit (the run's `crash`). */
-  const crashedPayment = Effect.gen(function*() {
-    const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
-    const token = yield* tokenize(session.id)
-    expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(500)
-    return { session, token }
-  })
+  const crashedPaymentWith = (options: TokenOptions) =>
+    Effect.gen(function*() {
+      const session = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+      const token = yield* tokenize(session.id, options)
+      expect((yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))).status).toBe(500)
+      return { session, token }
+    })
+  const crashedPayment = crashedPaymentWith({})
 
   describe("a payment left pending by its request", () => {
     it.effect("charged: completed with its order and event once the grace has passed, charged once", () =>
@@ -113,6 +121,30 @@ completeAndPayOnEveryStore((run) => {
           expect(yield* checkout.expireDue(50)).toBe(0)
           const late = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
           expect(late.status).toBe(409)
+          expect(yield* approvedCharges).toHaveLength(1)
+        }),
+        { crash: true }
+      ))
+
+    it.effect("a retry its token's allowance no longer allows: 409 in flight, no decline; settled as charged", () =>
+      run(
+        Effect.gen(function*() {
+          // The allowance ends two minutes in; the retry comes after it, the charge already made.
+          const { session, token } = yield* crashedPaymentWith({ expiresAt: new Date(120_000).toISOString() })
+          yield* TestClock.adjust(180_000)
+          const retry = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+          expect(retry.status).toBe(409)
+          expect(retry.body.code).toBe("idempotency_in_flight")
+          expect(retry.headers.get("retry-after")).not.toBeNull()
+          // Nothing recorded: not a decline, and the attempt still pending.
+          const unchanged = yield* get(`/checkout_sessions/${session.id}`)
+          expect(unchanged.body.status).toBe("ready_for_payment")
+          expect(unchanged.body.messages).toEqual([])
+          expect(yield* latestAttempt(session.id)).toEqual(Option.some([1, "pending"]))
+
+          yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
+          expect((yield* sweepLogging).settled).toBe(1)
+          expect((yield* get(`/checkout_sessions/${session.id}`)).body.status).toBe("completed")
           expect(yield* approvedCharges).toHaveLength(1)
         }),
         { crash: true }
