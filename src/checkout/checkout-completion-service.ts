@@ -145,6 +145,12 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
           prepareCompletion(request),
           ctx.reducerContext(started, new Map(), redemptions, Option.getOrUndefined(pending)?.createdAt)
         )
+        // A payment under way may have been charged: a retry past the session's expiry is not
+        // answered expired, nor is a refusal to authorize it recorded as a decline (below); the
+        // settlement decides the attempt on the provider's answer.
+        if (Option.isSome(pending) && Either.isLeft(preparing) && preparing.left._tag === "SessionFinal") {
+          return yield* new PaymentInProgress({ sessionId: id })
+        }
         if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
           // Store the session re-priced without the discount, then answer 422: never charge more
           // than the total the agent saw.
@@ -178,13 +184,9 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         if (Either.isLeft(authorized)) {
           const failure = authorized.left
           if (failure._tag === "StorageError") return yield* failure
-          // A resumed attempt may have been charged by the request that began it: a refusal now
-          // (its allowance expired since, say) says nothing of that charge, so neither a decline
-          // is recorded nor answered; the settlement decides the attempt on the provider's answer.
-          if (failure._tag !== "AuthenticationRequired" && !isNew) {
-            return yield* new PaymentInProgress({ sessionId: id })
+          if (failure._tag !== "AuthenticationRequired") {
+            return yield* isNew ? refuse(failure) : new PaymentInProgress({ sessionId: id })
           }
-          if (failure._tag !== "AuthenticationRequired") return yield* refuse(failure)
           // The pending attempt of this credential was authenticated: it is another request's payment.
           if (!isNew) return yield* new PaymentInProgress({ sessionId: id })
           if (!canAuthenticate(request, paying)) {

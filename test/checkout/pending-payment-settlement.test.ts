@@ -150,6 +150,27 @@ completeAndPayOnEveryStore((run) => {
         { crash: true }
       ))
 
+    it.effect("a retry past the session's expiry: 409 in flight, not expired; settled charged or not", () =>
+      run(
+        Effect.gen(function*() {
+          const { session: charged, token } = yield* crashedPayment
+          const unpaid = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          const unpaidToken = yield* tokenize(unpaid.id)
+          yield* pendingAttempt(unpaid.id, unpaidToken)
+          yield* TestClock.adjust(TTL_MILLIS + 1_000)
+          for (const [id, credential] of [[charged.id, token], [unpaid.id, unpaidToken]] as const) {
+            const retry = yield* post(`/checkout_sessions/${id}/complete`, handlerPayment(credential))
+            expect([retry.status, retry.body.code]).toEqual([409, "idempotency_in_flight"])
+            expect(yield* latestAttempt(id)).toEqual(Option.some([1, "pending"]))
+          }
+          expect((yield* sweepLogging).settled).toBe(2)
+          expect((yield* get(`/checkout_sessions/${charged.id}`)).body.status).toBe("completed")
+          expect((yield* get(`/checkout_sessions/${unpaid.id}`)).body.status).toBe("expired")
+          expect(yield* approvedCharges).toHaveLength(1)
+        }),
+        { crash: true }
+      ))
+
     it.effect("charged, then the session written to another total by an earlier release: completed, logged", () =>
       run(
         Effect.gen(function*() {
