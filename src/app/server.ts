@@ -9,7 +9,7 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
-import { Context, Data, Effect, Layer, Option, Scope } from "effect"
+import { Context, Data, Effect, Layer, Option, Runtime, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
@@ -204,10 +204,20 @@ export const makeNodeServer = (
             })
         })
       })
-  }).pipe(Effect.map((server) => answeringClientErrors(withKeepAlive(config.httpKeepAliveTimeoutSeconds)(server))))
+  }).pipe(
+    Effect.map(withKeepAlive(config.httpKeepAliveTimeoutSeconds)),
+    Effect.flatMap(answeringClientErrors)
+  )
 
-/** Requests Node's parser refuses get our error object (`client-error.ts`), not a bare status line. */
-const answeringClientErrors = (server: HttpNodeServer): HttpNodeServer => server.on("clientError", answerClientError)
+/**
+ * Requests Node's parser refuses get our error object (`client-error.ts`), not a bare status line,
+ * and an access log line of their own, through this fiber's loggers as every other line.
+ */
+const answeringClientErrors = (server: HttpNodeServer) =>
+  Effect.map(Effect.runtime<never>(), (runtime) => {
+    const log = Runtime.runSync(runtime)
+    return server.on("clientError", answerClientError((line) => log(Effect.logInfo(line))))
+  })
 
 /**
  * Idle keep-alive connections close after `seconds` (Node announces it in each answer's

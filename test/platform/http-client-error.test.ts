@@ -5,7 +5,7 @@
  * request answered before on the same connection is unaffected.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { connect } from "node:net"
 import { HttpServerLive } from "../../src/app/server.ts"
 import { testApp } from "../support/http.ts"
@@ -51,6 +51,13 @@ const lastResponse = (received: string) => {
   return { status: Number(head.slice(9, 12)), head: head.toLowerCase(), body: JSON.parse(body) }
 }
 
+/** The messages logged while `effect` runs, by the loggers the server's layer is built under. */
+const loggedDuring = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+  const messages: Array<string> = []
+  const logger = Logger.make(({ message }) => void messages.push(String(message)))
+  return Effect.map(Effect.provide(effect, Logger.replace(Logger.defaultLogger, logger)), () => messages)
+}
+
 describe("requests Node's parser refuses", () => {
   it.live("a malformed request is 400 with the error object, and the connection is closed", () =>
     Effect.gen(function*() {
@@ -78,6 +85,26 @@ describe("requests Node's parser refuses", () => {
       expect(answer.body).toMatchObject({ type: "invalid_request", code: "request_too_large" })
       expect(received).not.toContain("4242424242424242")
     }).pipe(Effect.scoped))
+
+  it.live("each answer has an access log line: its status and Node's code, nothing of the request", () =>
+    Effect.gen(function*() {
+      const port = yield* freePort
+      const logged = yield* loggedDuring(
+        Effect.gen(function*() {
+          yield* serve(port)
+          yield* exchange(port, "NOT 4242424242424242 HTTP\r\n\r\n")
+          yield* exchange(
+            port,
+            `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Card: ${"4242424242424242".repeat(1_500)}\r\n\r\n`
+          )
+        }).pipe(Effect.scoped)
+      )
+      const lines = logged.filter((message) => message.startsWith("client error"))
+      expect(lines).toEqual([
+        expect.stringMatching(/^client error 400 HPE_[A-Z_]+$/),
+        "client error 431 HPE_HEADER_OVERFLOW"
+      ])
+    }))
 
   it.live("after an answered request on a kept connection, a malformed one still gets its 400", () =>
     Effect.gen(function*() {

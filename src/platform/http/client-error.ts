@@ -72,15 +72,25 @@ export const clientErrorResponse = (code: string | undefined): string => {
 }
 
 /**
+ * The access log line of a refused request: its status and Node's code for the failure, never
+ * anything of the request itself (its bytes are not valid HTTP and may hold anything).
+ */
+export const clientErrorLogLine = (code: string | undefined): string =>
+  `client error ${answerOf(code).status} ${code ?? "unknown"}`
+
+/**
  * The server's `clientError` listener. As Node's own default: an answer only while the socket is
  * writable and no response of it has begun (a keep-alive connection may have one in flight), none
- * to a connection the client reset; the socket is then destroyed.
+ * to a connection the client reset; the socket is then destroyed. Each answer is reported to
+ * `answered` with its access log line.
  */
-export const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
-  // The response Node is writing on this connection, if any (its own check, `_httpMessage`).
-  const inFlight = (socket as Duplex & { readonly _httpMessage?: { readonly headersSent?: boolean } })._httpMessage
-  if (error.code !== "ECONNRESET" && socket.writable && inFlight?.headersSent !== true) {
-    socket.write(clientErrorResponse(error.code))
+export const answerClientError =
+  (answered: (logLine: string) => void) => (error: Error & { readonly code?: string }, socket: Duplex): void => {
+    // The response Node is writing on this connection, if any (its own check, `_httpMessage`).
+    const inFlight = (socket as Duplex & { readonly _httpMessage?: { readonly headersSent?: boolean } })._httpMessage
+    if (error.code !== "ECONNRESET" && socket.writable && inFlight?.headersSent !== true) {
+      socket.write(clientErrorResponse(error.code))
+      answered(clientErrorLogLine(error.code))
+    }
+    socket.destroy()
   }
-  socket.destroy()
-}
