@@ -184,11 +184,9 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         if (Either.isLeft(authorized)) {
           const failure = authorized.left
           if (failure._tag === "StorageError") return yield* failure
-          if (failure._tag !== "AuthenticationRequired") {
-            return yield* isNew ? refuse(failure) : new PaymentInProgress({ sessionId: id })
-          }
-          // The pending attempt of this credential was authenticated: it is another request's payment.
+          // A resumed attempt is pending (charged, maybe) or, authenticated, another request's payment.
           if (!isNew) return yield* new PaymentInProgress({ sessionId: id })
+          if (failure._tag !== "AuthenticationRequired") return yield* refuse(failure)
           if (!canAuthenticate(request, paying)) {
             return yield* refuse(
               new PaymentDeclined({ reason: "authentication_unavailable", message: authenticationUnavailable(request) })
