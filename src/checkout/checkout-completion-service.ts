@@ -28,6 +28,7 @@ import { type CheckoutContext, found } from "./checkout-context-service.ts"
 import type { InvalidPaymentData } from "./checkout-errors.ts"
 import { PaymentInProgress, type SessionNotFound } from "./checkout-errors.ts"
 import {
+  attemptUnderWay,
   authenticationUnavailable,
   canAuthenticate,
   chargeRequest,
@@ -139,7 +140,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         const result = request.authentication_result
         // A payment under way (a retry after a crash) is priced as when it began: a discount that
         // ended since does not re-price it, and the retry charges what the first try did.
-        const pending = Option.filter(latestAttempt, (attempt) => attempt.state === "pending")
+        const pending = attemptUnderWay(latestAttempt)
         const preparing = reduce(
           session,
           prepareCompletion(request),

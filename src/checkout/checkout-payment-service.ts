@@ -24,8 +24,11 @@ import { type CompleteSessionInput, isActive, type Session } from "./session-mod
  * completing (which recorded it) until the payment is settled (its completion, its decline, or
  * the sweep's settlement).
  */
-export const paymentPending = (latest: Option.Option<PaymentAttempt>): boolean =>
-  Option.exists(latest, (attempt) => attempt.state === "pending")
+export const paymentPending = (latest: Option.Option<PaymentAttempt>): boolean => Option.isSome(attemptUnderWay(latest))
+
+/** The latest attempt when it is pending (see `paymentPending`). */
+export const attemptUnderWay = (latest: Option.Option<PaymentAttempt>): Option.Option<PaymentAttempt> =>
+  Option.filter(latest, (attempt) => attempt.state === "pending")
 
 /**
  * Fails while a payment of the active session is under way: a session being paid is not changed
