@@ -79,18 +79,27 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
             )))
     )
 
+  /**
+   * The session as seen at the Clock's time (`view`), except that one past its deadline with a
+   * payment under way shows as stored: the payment, begun before the deadline, may still complete
+   * it (a retry is answered "in progress", and the sweep completes or expires it once settled).
+   * The payment side is read only for a session past its deadline.
+   */
   const get = (id: string): Effect.Effect<Session, SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const session = yield* store.sessions.get(id)
       if (Option.isNone(session)) return yield* new SessionNotFound({ id })
-      return view(session.value, now)
+      if (!isExpiredAt(session.value, now)) return session.value
+      const forPayment = yield* store.readSessionForPayment(id)
+      return Option.isSome(forPayment) && paymentPending(forPayment.value.latestAttempt)
+        ? forPayment.value.session
+        : view(session.value, now)
     })
 
   /**
    * `get` as the session's wire form in JSON text: the store's own serialization when the session
-   * shows as stored (one statement, nothing decoded), the view of `get` serialized when it must
-   * show expired.
+   * is within its deadline (one statement, nothing decoded), else what `get` shows, serialized.
    */
   const getJson = (id: string): Effect.Effect<string, SessionNotFound | StorageError> =>
     Effect.flatMap(

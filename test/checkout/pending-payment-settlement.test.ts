@@ -150,7 +150,7 @@ completeAndPayOnEveryStore((run) => {
         { crash: true }
       ))
 
-    it.effect("a retry past the session's expiry: 409 in flight, not expired; settled charged or not", () =>
+    it.effect("past the session's expiry: a retry 409 in flight, a read not expired; settled charged or not", () =>
       run(
         Effect.gen(function*() {
           const { session: charged, token } = yield* crashedPayment
@@ -162,6 +162,8 @@ completeAndPayOnEveryStore((run) => {
             const retry = yield* post(`/checkout_sessions/${id}/complete`, handlerPayment(credential))
             expect([retry.status, retry.body.code]).toEqual([409, "idempotency_in_flight"])
             expect(yield* latestAttempt(id)).toEqual(Option.some([1, "pending"]))
+            // Shown as stored, not expired: the payment under way may still complete it.
+            expect((yield* get(`/checkout_sessions/${id}`)).body.status).toBe("ready_for_payment")
           }
           expect((yield* sweepLogging).settled).toBe(2)
           expect((yield* get(`/checkout_sessions/${charged.id}`)).body.status).toBe("completed")
