@@ -91,10 +91,11 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       const session = yield* store.sessions.get(id)
       if (Option.isNone(session)) return yield* new SessionNotFound({ id })
       if (!isExpiredAt(session.value, now)) return session.value
+      // Read again with its payment side: what it shows is what that read found.
       const forPayment = yield* store.readSessionForPayment(id)
-      return Option.isSome(forPayment) && paymentPending(forPayment.value.latestAttempt)
-        ? forPayment.value.session
-        : view(session.value, now)
+      if (Option.isNone(forPayment)) return view(session.value, now)
+      const { latestAttempt, session: latest } = forPayment.value
+      return paymentPending(latestAttempt) ? latest : view(latest, now)
     })
 
   /**
