@@ -9,7 +9,9 @@
  * every request paying it writes it in step 1 (a new attempt with the session, a resumed one
  * re-priced), before its charge, so by then none can still be charging for it. One transaction
  * under the session's lock, in the completion's lock order (session, coupons, stock), decided on
- * what the provider says of the attempt's key (`chargeMadeUnder`, which never charges):
+ * what the provider says of the attempt's key (`settleCharge`, which never charges, and closes a
+ * key under which no charge was made, so that a request still on its way to the charge cannot
+ * charge for a session made payable again):
  *
  * - an approved charge: the session is completed with its order and `order_create` event, as the
  *   request would have completed it (one charge, one order; an error is logged when the session
@@ -76,7 +78,7 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
       const attempt = Option.getOrUndefined(latestAttempt)
       if (attempt?.state !== "pending") return "none"
       if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
-      const made = yield* payments.chargeMadeUnder(attempt.idempotencyKey)
+      const made = yield* payments.settleCharge(attempt)
       const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
       if (charged !== undefined && isActive(session.status)) {
         // Changes are refused while a payment is pending, but a process of an earlier release (in

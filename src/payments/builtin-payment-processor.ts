@@ -68,10 +68,14 @@ export const TEST_CARD_OUTCOMES: Readonly<Record<string, ChargeOutcome>> = {
 /** Provider names the built-in processor answers to in the legacy `{token, provider}` shape. */
 export const BUILTIN_PROVIDER_ALIASES: ReadonlyArray<string> = ["stripe"]
 
-const declineMessages: Record<Exclude<ChargeOutcome, "approved">, string> = {
+const declineMessages: Record<Exclude<ChargeOutcome, "approved" | "voided">, string> = {
   card_declined: "The card was declined.",
   insufficient_funds: "The card has insufficient funds."
 }
+
+/** What a charge under a key the settlement closed is refused with (see `settleCharge`). */
+export const VOIDED_KEY_MESSAGE =
+  "This payment attempt was settled without a charge; nothing was charged. Complete the checkout again to pay."
 
 const isVaultToken = (token: string) => token.startsWith("vt_")
 
@@ -247,10 +251,18 @@ export const BuiltInPaymentProcessor = Layer.effect(
      * one read fewer than looking the key up first, in the usual case of a first try. When the
      * token can no longer be read (gone, unreadable), an earlier charge still answers a retry.
      */
-    const answer = (stored: ProcessorCharge): Effect.Effect<Charge, PaymentDeclined> =>
+    const answer = (
+      stored: ProcessorCharge & { readonly outcome: Exclude<ChargeOutcome, "voided"> }
+    ): Effect.Effect<Charge, PaymentDeclined> =>
       stored.outcome === "approved"
         ? Effect.succeed({ id: stored.id, amount: stored.amount, currency: stored.currency })
         : Effect.fail(new PaymentDeclined({ reason: stored.outcome, message: declineMessages[stored.outcome] }))
+
+    /** The stored outcome of the request's key; a key the settlement closed is refused. */
+    const answerTo = (request: ChargeRequest) => (stored: ProcessorCharge) =>
+      stored.outcome === "voided"
+        ? Effect.fail(rejected(request, VOIDED_KEY_MESSAGE))
+        : answer({ ...stored, outcome: stored.outcome })
 
     const charge = (request: ChargeRequest) =>
       Effect.gen(function*() {
@@ -258,9 +270,9 @@ export const BuiltInPaymentProcessor = Layer.effect(
         if (Either.isLeft(outcome)) {
           if (outcome.left._tag === "StorageError") return yield* outcome.left
           const earlier = yield* charges.findCharge(request.idempotencyKey)
-          return yield* Option.isSome(earlier) ? answer(earlier.value) : Effect.fail(outcome.left)
+          return yield* Option.isSome(earlier) ? answerTo(request)(earlier.value) : Effect.fail(outcome.left)
         }
-        return yield* answer(
+        return yield* answerTo(request)(
           yield* charges.recordCharge({
             idempotencyKey: request.idempotencyKey,
             id: yield* ids.make("ch_"),
@@ -281,14 +293,22 @@ export const BuiltInPaymentProcessor = Layer.effect(
         isVaultToken(request.credential.token)
           ? tokens.releaseToken(request.credential.token, request.sessionId)
           : Effect.void,
-      chargeMadeUnder: (idempotencyKey) =>
-        Effect.flatMap(
-          charges.findCharge(idempotencyKey),
-          Option.match({
-            onNone: () => Effect.succeedNone,
-            onSome: (stored) => Effect.asSome(Effect.either(answer(stored)))
+      // The key is closed by recording it voided, unless a charge under it came first: the store
+      // keeps the first record of a key, so a charge and the settlement cannot both win.
+      settleCharge: ({ amount, currency, idempotencyKey }) =>
+        Effect.gen(function*() {
+          const stored = yield* charges.recordCharge({
+            idempotencyKey,
+            id: yield* ids.make("ch_"),
+            amount,
+            currency,
+            outcome: "voided",
+            createdAt: yield* Clock.currentTimeMillis
           })
-        )
+          return stored.outcome === "voided"
+            ? Option.none()
+            : Option.some(yield* Effect.either(answer({ ...stored, outcome: stored.outcome })))
+        })
     }
   })
 )

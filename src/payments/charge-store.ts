@@ -6,7 +6,11 @@
 import { Context, type Effect, type Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 
-export type ChargeOutcome = "approved" | "card_declined" | "insufficient_funds"
+/**
+ * What a key came to. `voided`: no charge was made under the key and none ever will be: the
+ * settlement of a payment its request left pending closed it (`PaymentProvider.settleCharge`).
+ */
+export type ChargeOutcome = "approved" | "card_declined" | "insufficient_funds" | "voided"
 
 export interface ProcessorCharge {
   readonly idempotencyKey: string

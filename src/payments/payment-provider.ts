@@ -13,8 +13,11 @@
  *    gives the credential back. A successful charge needs no third step: the credential stays
  *    held by the session it paid for.
  *
- * `chargeMadeUnder` says what a key's charge came to without charging: how a payment whose
- * request died after step 1 is settled when no retry comes (`payment-settlement-service.ts`).
+ * `settleCharge` says what a key's charge came to without charging, and closes a key under which
+ * none was made, so that none ever will be: how a payment whose request died (or stalled) after
+ * step 1 is settled when no retry comes (`payment-settlement-service.ts`). A request still on its
+ * way to the charge then finds the key closed, instead of charging for a session the settlement
+ * made payable again.
  */
 import { Context, Data, type Effect, type Either, type Option } from "effect"
 import type { AuthenticationRequest, AuthenticationResult } from "../checkout/session-authentication.ts"
@@ -92,11 +95,12 @@ export interface PaymentProviderService {
   readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | StorageError>
   readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
   /**
-   * The outcome of the charge made under `idempotencyKey`, none if no charge was made under it.
-   * Never charges.
+   * The outcome of the charge made under the attempt's key; none if no charge was made under it,
+   * and then none ever will be: a later `charge` under the key fails with `PaymentRejected`. Never
+   * charges; atomic with a concurrent `charge` under the key (one of the two comes first).
    */
-  readonly chargeMadeUnder: (
-    idempotencyKey: string
+  readonly settleCharge: (
+    attempt: { readonly idempotencyKey: string; readonly amount: number; readonly currency: string }
   ) => Effect.Effect<Option.Option<Either.Either<Charge, PaymentDeclined>>, StorageError>
 }
 

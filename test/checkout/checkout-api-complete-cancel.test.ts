@@ -116,7 +116,7 @@ describeCheckoutApiOnEveryStore((run) => {
         authorize: () => Effect.void,
         charge: () => Effect.fail(new PaymentDeclined({ reason: "card_declined", message: "Your card was declined." })),
         release: () => Effect.void,
-        chargeMadeUnder: () => Effect.succeedNone
+        settleCharge: () => Effect.succeedNone
       })
       return run(
         Effect.gen(function*() {

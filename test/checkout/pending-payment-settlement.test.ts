@@ -7,12 +7,15 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Logger, Option, TestClock } from "effect"
+import { PaymentsLive } from "../../src/app/server.ts"
 import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { PENDING_PAYMENT_GRACE_MILLIS } from "../../src/checkout/payment-settlement-service.ts"
 import type { Session } from "../../src/checkout/session-model.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
+import { VOIDED_KEY_MESSAGE } from "../../src/payments/builtin-payment-processor.ts"
 import { ChargeStore } from "../../src/payments/charge-store.ts"
+import { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { testConfig } from "../../src/platform/config.ts"
 import { createReadySession, get, post } from "../support/http.ts"
 import {
@@ -244,6 +247,38 @@ completeAndPayOnEveryStore((run) => {
         expect(payable.body.messages).toEqual([])
         expect(yield* approvedCharges).toHaveLength(0)
         expect(yield* checkout.expireDue(50)).toBe(0)
+
+        const paid = yield* post(`/checkout_sessions/${created.id}/complete`, handlerPayment(token))
+        expect(paid.status).toBe(200)
+        expect(yield* latestAttempt(created.id)).toEqual(Option.some([2, "succeeded"]))
+        expect(yield* approvedCharges).toHaveLength(1)
+      })))
+
+    it.effect("not charged, then the request's own charge comes late: refused, nothing charged; paying again charges once", () =>
+      run(Effect.gen(function*() {
+        const checkout = yield* CheckoutService
+        // The application's processor, over the same stores (the application keeps its own private).
+        const payments = yield* Effect.provide(PaymentProvider, PaymentsLive)
+        const created = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+        const token = yield* tokenize(created.id)
+        const { currency, total } = yield* pendingAttempt(created.id, token)
+        yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS)
+        expect(yield* checkout.expireDue(50)).toBe(1)
+        expect(yield* latestAttempt(created.id)).toEqual(Option.some([1, "declined"]))
+
+        // The request that began the attempt stalled, and reaches its charge only now: the
+        // settlement closed the key, so the session made payable again is not charged by it.
+        const late = {
+          sessionId: created.id,
+          amount: total,
+          currency,
+          credential: { kind: "legacy", provider: "stripe", token } as const,
+          idempotencyKey: `${created.id}:1`
+        }
+        const refused = yield* Effect.flip(payments.charge(late))
+        expect([refused._tag, refused.message]).toEqual(["PaymentRejected", VOIDED_KEY_MESSAGE])
+        expect(yield* payments.settleCharge(late)).toEqual(Option.none())
+        expect(yield* approvedCharges).toHaveLength(0)
 
         const paid = yield* post(`/checkout_sessions/${created.id}/complete`, handlerPayment(token))
         expect(paid.status).toBe(200)

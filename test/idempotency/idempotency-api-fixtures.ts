@@ -6,7 +6,12 @@
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Either, Layer, Option } from "effect"
 import type { CheckoutStoreService } from "../../src/checkout/checkout-store.ts"
-import { type Charge, type ChargeRequest, PaymentProvider } from "../../src/payments/payment-provider.ts"
+import {
+  type Charge,
+  type ChargeRequest,
+  PaymentProvider,
+  PaymentRejected
+} from "../../src/payments/payment-provider.ts"
 import { make as makeMemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { make as makeMemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
@@ -25,23 +30,35 @@ export const memoryCheckoutStore = Effect.provide(makeMemoryCheckoutStore, fresh
 /** A memory idempotency store on a memory database of its own. */
 export const memoryIdempotencyStore = Effect.provide(makeMemoryIdempotencyStore, freshMemoryDatabase)
 
-/** A payment provider that approves everything and records every `charge` call. */
+/**
+ * A payment provider that approves everything and records every `charge` call; a key the
+ * settlement closed (`settleCharge` with no charge under it) is refused.
+ */
 export const countingPayments = (options: { readonly dieOnFirstCharge?: boolean } = {}) => {
   const calls: Array<ChargeRequest> = []
   const made = new Map<string, Charge>()
+  const closed = new Set<string>()
   const layer = Layer.succeed(PaymentProvider, {
     threeDSecure: false,
     authorize: () => Effect.void,
     charge: (request) =>
       Effect.suspend(() => {
         calls.push(request)
+        if (closed.has(request.idempotencyKey)) {
+          return Effect.fail(new PaymentRejected({ message: "settled without a charge", param: "$.payment_data" }))
+        }
         if (options.dieOnFirstCharge === true && calls.length === 1) return Effect.die(new Error("processor crashed"))
         const charge: Charge = { id: `ch_${calls.length}`, amount: request.amount, currency: request.currency }
         made.set(request.idempotencyKey, charge)
         return Effect.succeed(charge)
       }),
     release: () => Effect.void,
-    chargeMadeUnder: (key) => Effect.sync(() => Option.map(Option.fromNullable(made.get(key)), Either.right))
+    settleCharge: ({ idempotencyKey }) =>
+      Effect.sync(() => {
+        const charge = made.get(idempotencyKey)
+        if (charge === undefined) closed.add(idempotencyKey)
+        return Option.map(Option.fromNullable(charge), Either.right)
+      })
   })
   return { calls, layer }
 }

@@ -25,6 +25,7 @@ import m0019 from "./0019_stock_shards.ts"
 import m0020 from "./0020_session_json_text.ts"
 import m0021 from "./0021_order_json_text.ts"
 import m0022 from "./0022_pending_payments.ts"
+import m0023 from "./0023_voided_charges.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -45,7 +46,8 @@ export const migrations: Record<string, Migration> = {
   "0019_stock_shards": m0019,
   "0020_session_json_text": m0020,
   "0021_order_json_text": m0021,
-  "0022_pending_payments": m0022
+  "0022_pending_payments": m0022,
+  "0023_voided_charges": m0023
 }
 
 /** The loader for `PgMigrator.run({ loader })`. */
