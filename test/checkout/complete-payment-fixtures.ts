@@ -13,6 +13,7 @@ import type { Session } from "../../src/checkout/session-model.ts"
 import { type StorageError } from "../../src/db/storage-error.ts"
 import { VaultStore, type VaultTokenRecord } from "../../src/delegate/vault-store.ts"
 import { ChargeStore } from "../../src/payments/charge-store.ts"
+import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import type { MemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
@@ -147,6 +148,30 @@ const withBeforeStartingAttempt = (
     })
   ).pipe(Layer.provide(base))
 
+/**
+ * The charge store, except that `before()` runs first when the processor records its first charge
+ * (a request stalled between its step 1 and its charge, while `before` happens).
+ */
+const stallingFirstCharge = (
+  base: Layer.Layer<ChargeStore, unknown, MemoryDatabase>,
+  before: () => Effect.Effect<void>
+) =>
+  Layer.effect(
+    ChargeStore,
+    Effect.map(ChargeStore, (store) => {
+      let first = true
+      return ChargeStore.of({
+        ...store,
+        recordCharge: (charge) =>
+          Effect.suspend(() => {
+            if (!first || charge.outcome === "voided") return store.recordCharge(charge)
+            first = false
+            return Effect.zipRight(before(), store.recordCharge(charge))
+          })
+      })
+    })
+  ).pipe(Layer.provide(base))
+
 /** The vault store, except that no token can be read any more once `gone()` (purged, or its key retired). */
 const forgettingTokens = (base: Layer.Layer<VaultStore, unknown, MemoryDatabase>, gone: () => boolean) =>
   Layer.effect(
@@ -182,7 +207,8 @@ const unreadableCards = (base: Layer.Layer<VaultStore, unknown, MemoryDatabase>)
  * `getToken` finds no vault token any more (the charge's own read); `aroundCompleting`: what each
  * one-step completion runs instead; `beforeStartingAttempt`: what runs before the first unlocked
  * write of a payment attempt, and who hears what each one answered; `unreadableCards`: no token
- * read has a card the vault can open.
+ * read has a card the vault can open; `beforeFirstCharge`: what runs before the processor records
+ * its first charge.
  */
 const runOn = (storeUnderTest: StoreUnderTest) =>
 <A, E>(
@@ -193,6 +219,7 @@ const runOn = (storeUnderTest: StoreUnderTest) =>
     aroundCompleting?: AroundCompleting
     beforeStartingAttempt?: readonly [BeforeStartingAttempt, (version: Option.Option<number>) => void]
     unreadableCards?: boolean
+    beforeFirstCharge?: () => Effect.Effect<void>
   } = {}
 ) =>
   Effect.flatMap(storeUnderTest.freshStores, (stores) => {
@@ -205,12 +232,14 @@ const runOn = (storeUnderTest: StoreUnderTest) =>
     const baseVault = stores.vaultStore ?? MemoryVaultStore
     const forgetting = options.tokensGoneAfterCrash ? forgettingTokens(baseVault, () => crashed) : baseVault
     const vaultStore = options.unreadableCards ? unreadableCards(forgetting) : forgetting
+    const charges = stores.chargeStore ?? MemoryChargeStore
     return Effect.provide(
       effect,
       testApp({
         ...stores,
         store: options.crash ? crashingOnce(store, () => void (crashed = true)) : store,
-        vaultStore
+        vaultStore,
+        chargeStore: options.beforeFirstCharge ? stallingFirstCharge(charges, options.beforeFirstCharge) : charges
       })
     )
   }) as Effect.Effect<A, E, never>

@@ -286,6 +286,34 @@ completeAndPayOnEveryStore((run) => {
         expect(yield* approvedCharges).toHaveLength(1)
       })))
 
+    it.effect("a request that stalls past the grace before its charge: 422, nothing charged; paying again charges once", () => {
+      let settle: Effect.Effect<void> = Effect.void
+      return run(
+        Effect.gen(function*() {
+          const checkout = yield* CheckoutService
+          settle = Effect.zipRight(TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS), checkout.expireDue(50)).pipe(
+            Effect.flatMap((settled) => Effect.sync(() => expect(settled).toBe(1))),
+            Effect.orDie
+          )
+          const created = yield* createReadySession([{ id: "print-limited", quantity: 1 }])
+          const token = yield* tokenize(created.id)
+          const stalled = yield* post(`/checkout_sessions/${created.id}/complete`, handlerPayment(token))
+          expect([stalled.status, stalled.body.code, stalled.body.message]).toEqual([
+            422,
+            "payment_declined",
+            VOIDED_KEY_MESSAGE
+          ])
+          expect(yield* latestAttempt(created.id)).toEqual(Option.some([1, "declined"]))
+          expect(yield* approvedCharges).toHaveLength(0)
+
+          const paid = yield* post(`/checkout_sessions/${created.id}/complete`, handlerPayment(token))
+          expect(paid.status).toBe(200)
+          expect(yield* approvedCharges).toHaveLength(1)
+        }),
+        { beforeFirstCharge: () => settle }
+      )
+    })
+
     it.effect("a declined charge: recorded as a decline, the session payable with its message", () =>
       run(Effect.gen(function*() {
         const checkout = yield* CheckoutService
