@@ -80,27 +80,29 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     )
 
   /**
-   * The session as seen at the Clock's time (`view`), except that one past its deadline with a
-   * payment under way shows as stored: the payment, begun before the deadline, may still complete
-   * it (a retry is answered "in progress", and the sweep completes or expires it once settled).
-   * The payment side is read only for a session past its deadline.
+   * A session read past its deadline, as seen at `now`: read with its payment side, it shows as
+   * stored while a payment is under way (begun before the deadline, it may still complete it: a
+   * retry is answered "in progress", and the sweep completes or expires it once settled), else
+   * as `view` shows it.
    */
+  const pastDeadline = (id: string, now: number): Effect.Effect<Session, SessionNotFound | StorageError> =>
+    Effect.map(
+      found(id, store.readSessionForPayment(id)),
+      ({ latestAttempt, session }) => paymentPending(latestAttempt) ? session : view(session, now)
+    )
+
+  /** The session at the Clock's time; its payment side is read only past its deadline (`pastDeadline`). */
   const get = (id: string): Effect.Effect<Session, SessionNotFound | StorageError> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const session = yield* store.sessions.get(id)
       if (Option.isNone(session)) return yield* new SessionNotFound({ id })
-      if (!isExpiredAt(session.value, now)) return session.value
-      // Read again with its payment side: what it shows is what that read found.
-      const forPayment = yield* store.readSessionForPayment(id)
-      if (Option.isNone(forPayment)) return view(session.value, now)
-      const { latestAttempt, session: latest } = forPayment.value
-      return paymentPending(latestAttempt) ? latest : view(latest, now)
+      return isExpiredAt(session.value, now) ? yield* pastDeadline(id, now) : session.value
     })
 
   /**
    * `get` as the session's wire form in JSON text: the store's own serialization when the session
-   * is within its deadline (one statement, nothing decoded), else what `get` shows, serialized.
+   * is within its deadline (one statement, nothing decoded), else what `pastDeadline` shows, serialized.
    */
   const getJson = (id: string): Effect.Effect<string, SessionNotFound | StorageError> =>
     Effect.flatMap(
@@ -108,7 +110,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       (stored) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           isExpiredAt(stored, now)
-            ? Effect.map(get(id), (session) => JSON.stringify(toCheckoutSession(session)))
+            ? Effect.map(pastDeadline(id, now), (session) => JSON.stringify(toCheckoutSession(session)))
             : Effect.succeed(stored.json))
     )
 

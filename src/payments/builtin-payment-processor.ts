@@ -252,17 +252,18 @@ export const BuiltInPaymentProcessor = Layer.effect(
      * token can no longer be read (gone, unreadable), an earlier charge still answers a retry.
      */
     const answer = (
-      stored: ProcessorCharge & { readonly outcome: Exclude<ChargeOutcome, "voided"> }
+      stored: ProcessorCharge,
+      outcome: Exclude<ChargeOutcome, "voided">
     ): Effect.Effect<Charge, PaymentDeclined> =>
-      stored.outcome === "approved"
+      outcome === "approved"
         ? Effect.succeed({ id: stored.id, amount: stored.amount, currency: stored.currency })
-        : Effect.fail(new PaymentDeclined({ reason: stored.outcome, message: declineMessages[stored.outcome] }))
+        : Effect.fail(new PaymentDeclined({ reason: outcome, message: declineMessages[outcome] }))
 
     /** The stored outcome of the request's key; a key the settlement closed is refused. */
-    const answerTo = (request: ChargeRequest) => (stored: ProcessorCharge) =>
-      stored.outcome === "voided"
-        ? Effect.fail(rejected(request, VOIDED_KEY_MESSAGE))
-        : answer({ ...stored, outcome: stored.outcome })
+    const answerTo = (request: ChargeRequest) => (stored: ProcessorCharge) => {
+      const outcome = stored.outcome
+      return outcome === "voided" ? Effect.fail(rejected(request, VOIDED_KEY_MESSAGE)) : answer(stored, outcome)
+    }
 
     const charge = (request: ChargeRequest) =>
       Effect.gen(function*() {
@@ -305,9 +306,8 @@ export const BuiltInPaymentProcessor = Layer.effect(
             outcome: "voided",
             createdAt: yield* Clock.currentTimeMillis
           })
-          return stored.outcome === "voided"
-            ? Option.none()
-            : Option.some(yield* Effect.either(answer({ ...stored, outcome: stored.outcome })))
+          const outcome = stored.outcome
+          return outcome === "voided" ? Option.none() : Option.some(yield* Effect.either(answer(stored, outcome)))
         })
     }
   })
