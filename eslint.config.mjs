@@ -63,6 +63,23 @@ export default defineConfig(
     }
   },
   {
+    // A generator function is an object of its own each time its expression runs, and V8 gives each
+    // one its own map in the old generation, which points back at the function: everything the
+    // function captures (a request's values) then outlives the young generation, is copied into the
+    // old one and waits there for a full collection. A function run per request or per call writes
+    // its generator once, `Effect.fnUntraced(function*(args) { ... })`, instead of returning
+    // `Effect.gen(function*() { ... })` from a closure (docs/performance.md, "generators made once").
+    files: ["src/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": ["error", {
+        selector:
+          ":matches(ArrowFunctionExpression, FunctionExpression[generator=false], FunctionDeclaration) CallExpression[callee.object.name='Effect'][callee.property.name='gen']",
+        message:
+          "A generator made per call outlives the young generation (V8 gives it an old-generation map): define it once with Effect.fnUntraced(function*(args) { ... })."
+      }]
+    }
+  },
+  {
     // Node loads every module a package's index re-exports: @effect/platform's would bring in the
     // Scalar and Swagger UI bundles (≈ 20 MB of heap in a server that never serves them), so the
     // service imports its modules one by one (`import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"`).

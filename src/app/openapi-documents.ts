@@ -25,23 +25,21 @@ const newestFirst = (versions: ReadonlyArray<ApiVersionName>) => [...versions].s
 export const documentationRoutes = (versions: ReadonlyArray<ApiVersionName>): ReadonlyArray<ExtraRoute> =>
   ["/openapi.json", "/docs", ...versions.map(openApiPath)].map((path) => ({ method: "GET", path }))
 
-export const DocumentationRoutesLive = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function*() {
-    const versions = newestFirst((yield* AppConfig).apiVersions)
-    for (const version of versions) {
-      const document = HttpServerResponse.unsafeJson(OpenApi.fromApi(apiFor(version)))
-      yield* router.get(openApiPath(version), Effect.succeed(document))
-      if (version === versions[0]) yield* router.get("/openapi.json", Effect.succeed(document))
-    }
-    const page = yield* Effect.cached(Effect.sync(() =>
-      HttpServerResponse.html(
-        docsPage(
-          "Agentic Checkout Service Documentation",
-          // Relative to `/docs`, so the page keeps working behind a path prefix.
-          versions.map((version) => ({ name: `ACP ${version}`, url: openApiPath(version).slice(1) }))
-        )
+export const DocumentationRoutesLive = HttpApiBuilder.Router.use(Effect.fnUntraced(function*(router) {
+  const versions = newestFirst((yield* AppConfig).apiVersions)
+  for (const version of versions) {
+    const document = HttpServerResponse.unsafeJson(OpenApi.fromApi(apiFor(version)))
+    yield* router.get(openApiPath(version), Effect.succeed(document))
+    if (version === versions[0]) yield* router.get("/openapi.json", Effect.succeed(document))
+  }
+  const page = yield* Effect.cached(Effect.sync(() =>
+    HttpServerResponse.html(
+      docsPage(
+        "Agentic Checkout Service Documentation",
+        // Relative to `/docs`, so the page keeps working behind a path prefix.
+        versions.map((version) => ({ name: `ACP ${version}`, url: openApiPath(version).slice(1) }))
       )
-    ))
-    yield* router.get("/docs", page)
-  })
-)
+    )
+  ))
+  yield* router.get("/docs", page)
+}))

@@ -181,29 +181,28 @@ export const makeNodeServer = (
 ): Effect.Effect<HttpNodeServer, TlsConfigError> =>
   Option.match(config.tls, {
     onNone: () => Effect.sync(() => createServer()),
-    onSome: ({ certFile, keyFile }) =>
-      Effect.gen(function*() {
-        const read = (file: string, variable: string) =>
-          Effect.try({
-            try: () => readFileSync(file),
-            catch: (e) =>
-              new TlsConfigError({
-                message: `${variable}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`
-              })
-          })
-        const cert = yield* read(certFile, "TLS_CERT_FILE")
-        const key = yield* read(keyFile, "TLS_KEY_FILE")
-        return yield* Effect.try({
-          // An https.Server emits the same "request"/"upgrade" events the platform listens to.
-          try: () => createHttpsServer({ cert, key, minVersion: "TLSv1.3" }) as unknown as HttpNodeServer,
+    onSome: Effect.fnUntraced(function*({ certFile, keyFile }) {
+      const read = (file: string, variable: string) =>
+        Effect.try({
+          try: () => readFileSync(file),
           catch: (e) =>
             new TlsConfigError({
-              message: `TLS_CERT_FILE/TLS_KEY_FILE: not a usable certificate and key (${
-                e instanceof Error ? e.message : String(e)
-              })`
+              message: `${variable}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`
             })
         })
+      const cert = yield* read(certFile, "TLS_CERT_FILE")
+      const key = yield* read(keyFile, "TLS_KEY_FILE")
+      return yield* Effect.try({
+        // An https.Server emits the same "request"/"upgrade" events the platform listens to.
+        try: () => createHttpsServer({ cert, key, minVersion: "TLSv1.3" }) as unknown as HttpNodeServer,
+        catch: (e) =>
+          new TlsConfigError({
+            message: `TLS_CERT_FILE/TLS_KEY_FILE: not a usable certificate and key (${
+              e instanceof Error ? e.message : String(e)
+            })`
+          })
       })
+    })
   }).pipe(
     Effect.map(withKeepAlive(config.httpKeepAliveTimeoutSeconds)),
     Effect.flatMap(answeringClientErrors)
@@ -243,6 +242,7 @@ export const SHUTDOWN_GRACE_MILLIS = 10_000
  */
 const shutdownGrace = (server: HttpNodeServer) =>
   Layer.scopedDiscard(
+    // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
     Effect.gen(function*() {
       yield* HttpServer.HttpServer // built after the server, so this finalizer runs before its close
       yield* Effect.addFinalizer(() =>

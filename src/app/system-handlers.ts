@@ -18,8 +18,10 @@ import { discoveryDocument, DiscoveryResponse, SELLER_ROLES } from "./discovery.
 /** The RFC asks for at least an hour: the document changes only with the configuration or catalog. */
 const DISCOVERY_CACHE_CONTROL = "public, max-age=3600"
 
-export const SystemHandlers = groupHandlers(Api, "system", (handlers) =>
-  Effect.gen(function*() {
+export const SystemHandlers = groupHandlers(
+  Api,
+  "system",
+  Effect.fnUntraced(function*(handlers) {
     const store = yield* CheckoutStore
     const config = yield* AppConfig
     // Built once, its inputs being fixed for the life of the process; through the schema, so that
@@ -35,4 +37,5 @@ export const SystemHandlers = groupHandlers(Api, "system", (handlers) =>
           Effect.mapError(() => serviceUnavailable())
         ))
       .handleRaw("wellKnown", () => Effect.as(requireRole(config, ...SELLER_ROLES), discovery))
-  }))
+  })
+)

@@ -19,6 +19,7 @@ export const isWorkerProcess = cluster.isWorker
 const RESPAWN_DELAY = Duration.seconds(1)
 
 export const superviseWorkers = (count: number): Effect.Effect<never, Error> =>
+  // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
   Effect.gen(function*() {
     const workers = new Set<Worker>()
     let stopping = false

@@ -79,10 +79,48 @@ const resultPage = (session: AuthenticationSession) => {
   )
 }
 
-export const AcsHandlers = groupHandlers(AcsApi, "acs", (handlers) =>
-  Effect.gen(function*() {
+export const AcsHandlers = groupHandlers(
+  AcsApi,
+  "acs",
+  Effect.fnUntraced(function*(handlers) {
     const service = yield* IssuerAuthentication
     const notFound = page("Test issuer", "<p>No such authentication transaction.</p>", 404)
+    /** The challenge page's form, shown or answered (made once, run per request). */
+    const challenge = Effect.fnUntraced(
+      function*(
+        id: string,
+        payload: { readonly creq: string; readonly code?: string | undefined; readonly abandon?: string | undefined }
+      ) {
+        const creq = decodeMessage(Creq, payload.creq)
+        if (creq === undefined) return page("Test issuer", "<p>The challenge request (CReq) is not valid.</p>", 400)
+        if (payload.code === undefined && payload.abandon === undefined) {
+          const session = yield* service.forAcs(id, creq.acsTransID)
+          if (session.status !== "action_required" || session.action !== "challenge") return resultPage(session)
+          return page(
+            "Test issuer: confirm your purchase",
+            `<p>Card ending ${escapeHtml(session.card.last4)}: ${session.amount} (minor units) ` +
+              `${escapeHtml(session.currency)}. Enter the code sent to you (test code: 123456).</p>` +
+              `<form method="post"><input type="hidden" name="creq" value="${escapeHtml(payload.creq)}">` +
+              `<label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label> ` +
+              `<button type="submit">Confirm</button></form>` +
+              `<form method="post"><input type="hidden" name="creq" value="${escapeHtml(payload.creq)}">` +
+              `<input type="hidden" name="abandon" value="1"><button type="submit">Cancel</button></form>`
+          )
+        }
+        const session = yield* service.answerChallenge(
+          id,
+          creq.acsTransID,
+          payload.abandon ? undefined : payload.code
+        )
+        return resultPage(session)
+      },
+      Effect.catchTags({
+        AuthenticationSessionNotFound: () => Effect.succeed(notFound),
+        AuthenticationStepRefused: (error) =>
+          Effect.succeed(page("Test issuer", `<p>${escapeHtml(error.message)}</p>`, 409)),
+        StorageError: () => Effect.succeed(page("Test issuer", "<p>Temporarily unavailable; try again.</p>", 503))
+      })
+    )
     return handlers
       .handle("method", ({ path, payload }) =>
         Effect.sync(() => {
@@ -102,37 +140,6 @@ export const AcsHandlers = groupHandlers(AcsApi, "acs", (handlers) =>
                 : "")
           )
         }))
-      .handle("challenge", ({ path, payload }) =>
-        Effect.gen(function*() {
-          const creq = decodeMessage(Creq, payload.creq)
-          if (creq === undefined) return page("Test issuer", "<p>The challenge request (CReq) is not valid.</p>", 400)
-          const id = path.authentication_session_id
-          if (payload.code === undefined && payload.abandon === undefined) {
-            const session = yield* service.forAcs(id, creq.acsTransID)
-            if (session.status !== "action_required" || session.action !== "challenge") return resultPage(session)
-            return page(
-              "Test issuer: confirm your purchase",
-              `<p>Card ending ${escapeHtml(session.card.last4)}: ${session.amount} (minor units) ` +
-                `${escapeHtml(session.currency)}. Enter the code sent to you (test code: 123456).</p>` +
-                `<form method="post"><input type="hidden" name="creq" value="${escapeHtml(payload.creq)}">` +
-                `<label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label> ` +
-                `<button type="submit">Confirm</button></form>` +
-                `<form method="post"><input type="hidden" name="creq" value="${escapeHtml(payload.creq)}">` +
-                `<input type="hidden" name="abandon" value="1"><button type="submit">Cancel</button></form>`
-            )
-          }
-          const session = yield* service.answerChallenge(
-            id,
-            creq.acsTransID,
-            payload.abandon ? undefined : payload.code
-          )
-          return resultPage(session)
-        }).pipe(
-          Effect.catchTags({
-            AuthenticationSessionNotFound: () => Effect.succeed(notFound),
-            AuthenticationStepRefused: (error) =>
-              Effect.succeed(page("Test issuer", `<p>${escapeHtml(error.message)}</p>`, 409)),
-            StorageError: () => Effect.succeed(page("Test issuer", "<p>Temporarily unavailable; try again.</p>", 503))
-          })
-        ))
-  }))
+      .handle("challenge", ({ path, payload }) => challenge(path.authentication_session_id, payload))
+  })
+)

@@ -176,84 +176,89 @@ const decodeAuthenticate = inThisApi(decodeDeclaredBody(DelegateAuthenticationGr
 export const DelegateAuthenticationHandlers = groupHandlers(
   DelegateAuthenticationApi,
   "delegateAuthentication",
-  (handlers) =>
-    Effect.gen(function*() {
-      const service = yield* IssuerAuthentication
-      const limiter = yield* RateLimiter
-      const config = yield* AppConfig
-      const perMinute = config.delegateRateLimitPerMinute
-      const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }
-      const answer = (status: 200 | 201): RouteAnswer<AuthenticationSession> => ({
-        success: (session) =>
-          HttpServerResponse.unsafeJson(encodeSession(sessionWire(session, config.publicBaseUrl, false)), { status })
-      })
-      /** Version, then the API key's budget: each request spends a token before its body is read. */
-      const admitted = Effect.gen(function*() {
-        yield* requireVersion
-        const client = yield* CurrentClient
-        yield* limiter.consume(`delegate_authentication:${client.keyId}`, bucket).pipe(
-          Effect.catchTag("RateLimited", (limited) =>
-            Effect.zipRight(
-              setRetryAfter(limited.retryAfterSeconds),
-              Effect.fail(
-                new AuthnRateLimited({
-                  type: "rate_limit_exceeded",
-                  code: "duplicate_request",
-                  message: `Too many authentication requests; retry after ${limited.retryAfterSeconds} s.`
-                })
-              )
-            ))
-        )
-        return client
-      })
-      return handlers
-        .handleRaw("create", () =>
-          Effect.gen(function*() {
-            const client = yield* admitted
-            const body = yield* decodeCreate
-            if (!luhnValid(body.payment_method.number)) {
-              return yield* badRequest("The card number is not valid.", "$.payment_method.number")
-            }
-            yield* noCardNumberOutsideItsField({
-              ...body,
-              payment_method: { ...body.payment_method, number: "" }
-            })
-            return yield* service.create({
-              merchantId: body.merchant_id,
-              acquirerDetails: body.acquirer_details,
-              card: {
-                number: body.payment_method.number,
-                expMonth: body.payment_method.exp_month,
-                expYear: body.payment_method.exp_year
-              },
-              amount: body.amount.value,
-              currency: body.amount.currency,
-              channelGiven: body.channel !== undefined,
-              checkoutSessionId: body.checkout_session_id,
-              challengeNotificationUrl: body.challenge_notification_url
-            }, client.keyId).pipe(answeredWith(answer(201)), Effect.catchTag("StorageError", storageFailure))
-          }))
-        .handleRaw("authenticate", ({ path }) =>
-          Effect.gen(function*() {
-            const client = yield* admitted
-            const body = yield* decodeAuthenticate
-            yield* noCardNumberOutsideItsField(body)
-            return yield* service.authenticate(path.authentication_session_id, client.keyId, {
-              fingerprintCompletion: body.fingerprint_completion,
-              channelGiven: body.channel !== undefined,
-              challengeNotificationUrl: body.challenge_notification_url,
-              checkoutSessionId: body.checkout_session_id
-            }).pipe(answeredWith(answer(200)), Effect.catchAll(stepFailure))
-          }))
-        .handle("get", ({ path }) =>
-          Effect.gen(function*() {
-            const client = yield* admitted
-            const session = yield* service.get(path.authentication_session_id, client.keyId).pipe(
-              Effect.catchAll(stepFailure)
-            )
-            return HttpServerResponse.unsafeJson(encodeWithResult(sessionWire(session, config.publicBaseUrl, true)))
-          }))
+  Effect.fnUntraced(function*(handlers) {
+    const service = yield* IssuerAuthentication
+    const limiter = yield* RateLimiter
+    const config = yield* AppConfig
+    const perMinute = config.delegateRateLimitPerMinute
+    const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }
+    const answer = (status: 200 | 201): RouteAnswer<AuthenticationSession> => ({
+      success: (session) =>
+        HttpServerResponse.unsafeJson(encodeSession(sessionWire(session, config.publicBaseUrl, false)), { status })
     })
+    /** Version, then the API key's budget: each request spends a token before its body is read. */
+    const admitted = Effect.gen(function*() {
+      yield* requireVersion
+      const client = yield* CurrentClient
+      yield* limiter.consume(`delegate_authentication:${client.keyId}`, bucket).pipe(
+        Effect.catchTag("RateLimited", (limited) =>
+          Effect.zipRight(
+            setRetryAfter(limited.retryAfterSeconds),
+            Effect.fail(
+              new AuthnRateLimited({
+                type: "rate_limit_exceeded",
+                code: "duplicate_request",
+                message: `Too many authentication requests; retry after ${limited.retryAfterSeconds} s.`
+              })
+            )
+          ))
+      )
+      return client
+    })
+    return handlers
+      .handleRaw(
+        "create",
+        Effect.fnUntraced(function*() {
+          const client = yield* admitted
+          const body = yield* decodeCreate
+          if (!luhnValid(body.payment_method.number)) {
+            return yield* badRequest("The card number is not valid.", "$.payment_method.number")
+          }
+          yield* noCardNumberOutsideItsField({
+            ...body,
+            payment_method: { ...body.payment_method, number: "" }
+          })
+          return yield* service.create({
+            merchantId: body.merchant_id,
+            acquirerDetails: body.acquirer_details,
+            card: {
+              number: body.payment_method.number,
+              expMonth: body.payment_method.exp_month,
+              expYear: body.payment_method.exp_year
+            },
+            amount: body.amount.value,
+            currency: body.amount.currency,
+            channelGiven: body.channel !== undefined,
+            checkoutSessionId: body.checkout_session_id,
+            challengeNotificationUrl: body.challenge_notification_url
+          }, client.keyId).pipe(answeredWith(answer(201)), Effect.catchTag("StorageError", storageFailure))
+        })
+      )
+      .handleRaw(
+        "authenticate",
+        Effect.fnUntraced(function*({ path }) {
+          const client = yield* admitted
+          const body = yield* decodeAuthenticate
+          yield* noCardNumberOutsideItsField(body)
+          return yield* service.authenticate(path.authentication_session_id, client.keyId, {
+            fingerprintCompletion: body.fingerprint_completion,
+            channelGiven: body.channel !== undefined,
+            challengeNotificationUrl: body.challenge_notification_url,
+            checkoutSessionId: body.checkout_session_id
+          }).pipe(answeredWith(answer(200)), Effect.catchAll(stepFailure))
+        })
+      )
+      .handle(
+        "get",
+        Effect.fnUntraced(function*({ path }) {
+          const client = yield* admitted
+          const session = yield* service.get(path.authentication_session_id, client.keyId).pipe(
+            Effect.catchAll(stepFailure)
+          )
+          return HttpServerResponse.unsafeJson(encodeWithResult(sessionWire(session, config.publicBaseUrl, true)))
+        })
+      )
+  })
 )
 
 // ---------------------------------------------------------------------------------------------

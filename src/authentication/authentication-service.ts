@@ -121,34 +121,33 @@ export const IssuerAuthenticationLive = Layer.effect(
         )
       )
 
-    const create: IssuerAuthenticationShape["create"] = (input, clientKeyId) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const session = createSession(
-          {
-            id: yield* ids.make("authn_"),
-            clientKeyId,
-            merchantId: input.merchantId,
-            checkoutSessionId: input.checkoutSessionId,
-            amount: input.amount,
-            currency: input.currency,
-            card: {
-              fingerprint: cardFingerprint(fingerprintKey, input.card.number, input.card.expMonth, input.card.expYear),
-              brand: detectCardBrand(input.card.number),
-              last4: input.card.number.slice(-4)
-            },
-            scenario: scenarioOf(input.card.number),
-            acquirerDetails: input.acquirerDetails,
-            channelGiven: input.channelGiven,
-            challengeNotificationUrl: input.challengeNotificationUrl
+    const create: IssuerAuthenticationShape["create"] = Effect.fnUntraced(function*(input, clientKeyId) {
+      const now = yield* Clock.currentTimeMillis
+      const session = createSession(
+        {
+          id: yield* ids.make("authn_"),
+          clientKeyId,
+          merchantId: input.merchantId,
+          checkoutSessionId: input.checkoutSessionId,
+          amount: input.amount,
+          currency: input.currency,
+          card: {
+            fingerprint: cardFingerprint(fingerprintKey, input.card.number, input.card.expMonth, input.card.expYear),
+            brand: detectCardBrand(input.card.number),
+            last4: input.card.number.slice(-4)
           },
-          draw(),
-          now,
-          AUTHENTICATION_SESSION_TTL_SECONDS * 1000
-        )
-        yield* commitWithAnswer(store.transaction, store.insert(session), () => answered(session), true)
-        return session
-      })
+          scenario: scenarioOf(input.card.number),
+          acquirerDetails: input.acquirerDetails,
+          channelGiven: input.channelGiven,
+          challengeNotificationUrl: input.challengeNotificationUrl
+        },
+        draw(),
+        now,
+        AUTHENTICATION_SESSION_TTL_SECONDS * 1000
+      )
+      yield* commitWithAnswer(store.transaction, store.insert(session), () => answered(session), true)
+      return session
+    })
 
     const stepped = (
       current: AuthenticationSession,

@@ -106,19 +106,101 @@ const newOrderSummary = (ctx: CheckoutContext, sessionId: string) =>
  * `session` completed at `now` with a new order, and the order's `order_create` change: what the
  * paid completion's store step writes together (`completePaidCheckout`).
  */
-export const completedWithNewOrder = (ctx: CheckoutContext, session: Session, now: number) =>
-  Effect.gen(function*() {
-    const order = yield* newOrderSummary(ctx, session.id)
-    const completed = (yield* reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))).session
-    return {
-      completed: { ...completed, order },
-      change: yield* ctx.orderEvents.orderCreated({ order, session: completed })
-    }
-  })
+export const completedWithNewOrder = Effect.fnUntraced(function*(ctx: CheckoutContext, session: Session, now: number) {
+  const order = yield* newOrderSummary(ctx, session.id)
+  const completed = (yield* reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))).session
+  return {
+    completed: { ...completed, order },
+    change: yield* ctx.orderEvents.orderCreated({ order, session: completed })
+  }
+})
 
 export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
   const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
+
+  /** The payment cannot be made: the session records why and stays payable. */
+  const refusePayment = Effect.fnUntraced(function*(
+    paying: Session,
+    started: number,
+    failure: PaymentDeclined | PaymentRejected
+  ) {
+    const failed = yield* reduce(
+      paying,
+      SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
+      ctx.reducerContext(started)
+    )
+    yield* store.updateSessionAndReservations(failed)
+    return Either.left<BeginFailure>(failure)
+  })
+
+  const beginLocked = Effect.fnUntraced(
+    function*(id: string, request: CompleteSessionInput, credential: PaymentCredential, started: number) {
+      const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
+      // Lock the coupon rows (id order) and count redemptions and holds.
+      const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
+      const result = request.authentication_result
+      // A payment under way (a retry after a crash) is priced as when it began: a discount that
+      // ended since does not re-price it, and the retry charges what the first try did.
+      const pending = attemptUnderWay(latestAttempt)
+      const preparing = reduce(
+        session,
+        prepareCompletion(request),
+        ctx.reducerContext(started, new Map(), redemptions, Option.getOrUndefined(pending)?.createdAt)
+      )
+      // A payment under way may have been charged: a retry past the session's expiry is not
+      // answered expired, nor is a refusal to authorize it recorded as a decline (below); the
+      // settlement decides the attempt on the provider's answer.
+      if (Option.isSome(pending) && Either.isLeft(preparing) && preparing.left._tag === "SessionFinal") {
+        return yield* new PaymentInProgress({ sessionId: id })
+      }
+      if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
+        // Store the session re-priced without the discount, then answer 422: never charge more
+        // than the total the agent saw.
+        yield* store.sessions.update(preparing.left.session)
+        return Either.left<BeginFailure>(preparing.left)
+      }
+      const paying = (yield* preparing).session
+      const refuse = (failure: PaymentDeclined | PaymentRejected) => refusePayment(paying, started, failure)
+      if (result !== undefined && !isPayingOutcome(result)) {
+        return yield* refuse(
+          new PaymentDeclined({
+            reason: "authentication_failed",
+            message: notAuthenticatedReason(result),
+            param: "$.authentication_result"
+          })
+        )
+      }
+      const { attempt, isNew } = yield* chooseAttempt(latestAttempt, paying, credential, started)
+      const charge = chargeRequest(attempt, credential, result)
+      const authorized = yield* Effect.either(payments.authorize(charge))
+      if (Either.isLeft(authorized)) {
+        const failure = authorized.left
+        if (failure._tag === "StorageError") return yield* failure
+        // A resumed attempt is pending (charged, maybe) or, authenticated, another request's payment.
+        if (!isNew) return yield* new PaymentInProgress({ sessionId: id })
+        if (failure._tag !== "AuthenticationRequired") return yield* refuse(failure)
+        if (!canAuthenticate(request, paying)) {
+          return yield* refuse(
+            new PaymentDeclined({ reason: "authentication_unavailable", message: authenticationUnavailable(request) })
+          )
+        }
+        const required = yield* reduce(
+          paying,
+          SessionCommand.RequireAuthentication({ request: failure.request }),
+          ctx.reducerContext(started)
+        )
+        yield* store.updateSessionAndReservations(required)
+        return Either.right<Begun>({ _tag: "AuthenticationRequired", session: required.session })
+      }
+      // Hold the applied coupons until the completion counts them (or a decline frees them); with
+      // nothing to hold and nothing held, there is nothing to write.
+      const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
+      if (held.length > 0 || couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
+      const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
+      return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version })
+    }
+  )
 
   /**
    * Step 1 (see the module comment). The buyer of the request is applied whatever the payment's
@@ -133,81 +215,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   ) =>
     commitWithAnswer(
       store.transaction,
-      Effect.gen(function*() {
-        const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
-        // Lock the coupon rows (id order) and count redemptions and holds.
-        const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
-        const result = request.authentication_result
-        // A payment under way (a retry after a crash) is priced as when it began: a discount that
-        // ended since does not re-price it, and the retry charges what the first try did.
-        const pending = attemptUnderWay(latestAttempt)
-        const preparing = reduce(
-          session,
-          prepareCompletion(request),
-          ctx.reducerContext(started, new Map(), redemptions, Option.getOrUndefined(pending)?.createdAt)
-        )
-        // A payment under way may have been charged: a retry past the session's expiry is not
-        // answered expired, nor is a refusal to authorize it recorded as a decline (below); the
-        // settlement decides the attempt on the provider's answer.
-        if (Option.isSome(pending) && Either.isLeft(preparing) && preparing.left._tag === "SessionFinal") {
-          return yield* new PaymentInProgress({ sessionId: id })
-        }
-        if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
-          // Store the session re-priced without the discount, then answer 422: never charge more
-          // than the total the agent saw.
-          yield* store.sessions.update(preparing.left.session)
-          return Either.left<BeginFailure>(preparing.left)
-        }
-        const paying = (yield* preparing).session
-        /** The payment cannot be made: the session records why and stays payable. */
-        const refuse = (failure: PaymentDeclined | PaymentRejected) =>
-          Effect.gen(function*() {
-            const failed = yield* reduce(
-              paying,
-              SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
-              ctx.reducerContext(started)
-            )
-            yield* store.updateSessionAndReservations(failed)
-            return Either.left<BeginFailure>(failure)
-          })
-        if (result !== undefined && !isPayingOutcome(result)) {
-          return yield* refuse(
-            new PaymentDeclined({
-              reason: "authentication_failed",
-              message: notAuthenticatedReason(result),
-              param: "$.authentication_result"
-            })
-          )
-        }
-        const { attempt, isNew } = yield* chooseAttempt(latestAttempt, paying, credential, started)
-        const charge = chargeRequest(attempt, credential, result)
-        const authorized = yield* Effect.either(payments.authorize(charge))
-        if (Either.isLeft(authorized)) {
-          const failure = authorized.left
-          if (failure._tag === "StorageError") return yield* failure
-          // A resumed attempt is pending (charged, maybe) or, authenticated, another request's payment.
-          if (!isNew) return yield* new PaymentInProgress({ sessionId: id })
-          if (failure._tag !== "AuthenticationRequired") return yield* refuse(failure)
-          if (!canAuthenticate(request, paying)) {
-            return yield* refuse(
-              new PaymentDeclined({ reason: "authentication_unavailable", message: authenticationUnavailable(request) })
-            )
-          }
-          const required = yield* reduce(
-            paying,
-            SessionCommand.RequireAuthentication({ request: failure.request }),
-            ctx.reducerContext(started)
-          )
-          yield* store.updateSessionAndReservations(required)
-          return Either.right<Begun>({ _tag: "AuthenticationRequired", session: required.session })
-        }
-        // Hold the applied coupons until the completion counts them (or a decline frees them); with
-        // nothing to hold and nothing held, there is nothing to write.
-        const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
-        if (held.length > 0 || couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
-        const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
-        return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version })
-      }),
+      beginLocked(id, request, credential, started),
       (begun) =>
         Either.isLeft(begun)
           ? Option.some(Either.left(begun.left))
@@ -250,29 +258,43 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   }
 
   /** `beginUnlocked` on one snapshot of the session: none when it does not go through on it. */
-  const beginOn = (
+  const beginOn = Effect.fnUntraced(function*(
     snapshot: SessionForPayment,
     request: CompleteSessionInput,
     credential: PaymentCredential,
     started: number
-  ) =>
-    Effect.gen(function*() {
-      const none = Option.none<Charging>()
-      const { couponHolds, latestAttempt, session, version } = snapshot
-      const coupons = relevantCoupons(ctx.catalog.coupons, session.discounts?.codes ?? [])
-      if (couponHolds.length > 0 || coupons.length > 0) return none
-      const preparing = reduce(session, prepareCompletion(request), ctx.reducerContext(started, new Map(), new Map()))
-      if (Either.isLeft(preparing)) return none
-      const paying = preparing.right.session
-      const chosen = chooseAttempt(latestAttempt, paying, credential, started)
-      if (Either.isLeft(chosen) || !chosen.right.isNew) return none
-      const { attempt } = chosen.right
-      const charge = chargeRequest(attempt, credential, undefined)
-      const authorized = yield* Effect.either(payments.authorize(charge))
-      if (Either.isLeft(authorized)) return authorized.left._tag === "StorageError" ? yield* authorized.left : none
-      const written = yield* store.startPaymentAttemptAt(paying, attempt, version)
-      return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
-    })
+  ) {
+    const none = Option.none<Charging>()
+    const { couponHolds, latestAttempt, session, version } = snapshot
+    const coupons = relevantCoupons(ctx.catalog.coupons, session.discounts?.codes ?? [])
+    if (couponHolds.length > 0 || coupons.length > 0) return none
+    const preparing = reduce(session, prepareCompletion(request), ctx.reducerContext(started, new Map(), new Map()))
+    if (Either.isLeft(preparing)) return none
+    const paying = preparing.right.session
+    const chosen = chooseAttempt(latestAttempt, paying, credential, started)
+    if (Either.isLeft(chosen) || !chosen.right.isNew) return none
+    const { attempt } = chosen.right
+    const charge = chargeRequest(attempt, credential, undefined)
+    const authorized = yield* Effect.either(payments.authorize(charge))
+    if (Either.isLeft(authorized)) return authorized.left._tag === "StorageError" ? yield* authorized.left : none
+    const written = yield* store.startPaymentAttemptAt(paying, attempt, version)
+    return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
+  })
+
+  /** The completion decided on `snapshot`: refused unless `attempt` is still its latest, pending. */
+  const completeOn = Effect.fnUntraced(function*(
+    { latestAttempt, session }: SessionForPayment,
+    attempt: PaymentAttempt,
+    now: number
+  ) {
+    const current = Option.getOrUndefined(latestAttempt)
+    if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+      return yield* session.status === "completed"
+        ? Effect.fail(new SessionFinal({ status: "completed", command: "complete" }))
+        : Effect.fail(new PaymentInProgress({ sessionId: session.id }))
+    }
+    return yield* completedWithNewOrder(ctx, session, now)
+  })
 
   /**
    * Step 3 after a successful charge: the completed session, the attempt's success, the order with
@@ -305,16 +327,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         couponHolds: []
       }),
       lockedSnapshot: lockForPayment(paid.attempt.sessionId),
-      decide: ({ latestAttempt, session }) =>
-        Effect.gen(function*() {
-          const current = Option.getOrUndefined(latestAttempt)
-          if (current?.sequence !== paid.attempt.sequence || current.state !== "pending") {
-            return yield* session.status === "completed"
-              ? Effect.fail(new SessionFinal({ status: "completed", command: "complete" }))
-              : Effect.fail(new PaymentInProgress({ sessionId: session.id }))
-          }
-          return yield* completedWithNewOrder(ctx, session, now)
-        }),
+      decide: (snapshot) => completeOn(snapshot, paid.attempt, now),
       write: (decided, snapshot) => store.completePaidCheckout(completion(decided, snapshot)),
       // A keyed request's answer goes in the completion's own statement: no transaction around it.
       writeAnswering: (decided, snapshot, answer) => store.completePaidCheckout(completion(decided, snapshot), answer),
@@ -325,6 +338,31 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       Effect.map(({ completed }) => completed)
     )
   }
+
+  const declineLocked = Effect.fnUntraced(
+    function*(attempt: PaymentAttempt, charge: ChargeRequest, failure: PaymentDeclined | PaymentRejected, now: number) {
+      const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
+      const current = Option.getOrUndefined(latestAttempt)
+      if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+        if (session.status === "completed") {
+          return yield* new SessionFinal({ status: "completed", command: "complete" })
+        }
+        if (current?.state !== "declined") return yield* new PaymentInProgress({ sessionId: session.id })
+        return failure
+      }
+      yield* payments.release(charge)
+      yield* store.coupons.releaseHolds(session.id)
+      yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
+      yield* store.updateSessionAndReservations(
+        yield* reduce(
+          session,
+          SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
+          ctx.reducerContext(now)
+        )
+      )
+      return failure
+    }
+  )
 
   /**
    * Step 3 after a decline, under the session's lock: the decline is recorded (committed), the
@@ -340,28 +378,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     Effect.flatMap(
       commitWithAnswer(
         store.transaction,
-        Effect.gen(function*() {
-          const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
-          const current = Option.getOrUndefined(latestAttempt)
-          if (current?.sequence !== attempt.sequence || current.state !== "pending") {
-            if (session.status === "completed") {
-              return yield* new SessionFinal({ status: "completed", command: "complete" })
-            }
-            if (current?.state !== "declined") return yield* new PaymentInProgress({ sessionId: session.id })
-            return failure
-          }
-          yield* payments.release(charge)
-          yield* store.coupons.releaseHolds(session.id)
-          yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
-          yield* store.updateSessionAndReservations(
-            yield* reduce(
-              session,
-              SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
-              ctx.reducerContext(now)
-            )
-          )
-          return failure
-        }),
+        declineLocked(attempt, charge, failure, now),
         (declined) => Option.some(Either.left(declined))
       ),
       Effect.fail
@@ -374,8 +391,8 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
    * instead of making a second; a concurrent complete of the same session does the same and then
    * finds the session completed (409).
    */
-  const complete = (id: string, request: CompleteSessionInput): Effect.Effect<Session, CompleteError> =>
-    Effect.gen(function*() {
+  const complete = Effect.fnUntraced(
+    function*(id: string, request: CompleteSessionInput): Effect.fn.Return<Session, CompleteError> {
       const credential = yield* resolveCredential(request.payment_data, ctx.catalog)
       const started = yield* Clock.currentTimeMillis
       const unlocked = yield* beginUnlocked(id, request, credential, started, ctx.written.take(id))
@@ -393,7 +410,8 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         Either.isRight(charged)
           ? completePaid(paid, charged.right, now)
           : recordDecline(paid.attempt, paid.charge, charged.left as PaymentDeclined | PaymentRejected, now)))
-    })
+    }
+  )
 
   return { complete }
 }

@@ -53,8 +53,8 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
 
   /** The session's state after a payment that did not go through, at `now`, written. */
-  const afterFailedPayment = (session: Session, message: SessionCommand | undefined, now: number) =>
-    Effect.gen(function*() {
+  const afterFailedPayment = Effect.fnUntraced(
+    function*(session: Session, message: SessionCommand | undefined, now: number) {
       if (isExpiredAt(session, now)) {
         yield* store.updateSessionAndReservations(
           yield* Effect.orDie(reduce(session, SessionCommand.Expire(), ctx.reducerContext(now)))
@@ -67,63 +67,66 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
         )
       }
       return "payable" as const
-    })
+    }
+  )
+
+  const settleLocked = Effect.fnUntraced(function*(id: string, now: number) {
+    const locked = yield* store.lockSessionForPayment(id)
+    if (Option.isNone(locked)) return "none"
+    const { latestAttempt, session, version } = locked.value
+    const attempt = Option.getOrUndefined(latestAttempt)
+    if (attempt?.state !== "pending") return "none"
+    if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
+    const made = yield* payments.settleCharge(attempt)
+    const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
+    if (charged !== undefined && isActive(session.status)) {
+      // Changes are refused while a payment is pending, but a process of an earlier release (in
+      // a rolling deploy) did not refuse them: the buyer paid, so the order is made, and the
+      // difference is told.
+      if (attempt.amount !== sessionTotal(session)) {
+        yield* Effect.logError(
+          `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency}, ` +
+            `the session's total is now ${sessionTotal(session)}; reconcile the order`
+        )
+      }
+      const { change, completed } = yield* Effect.orDie(completedWithNewOrder(ctx, session, now))
+      const written = yield* store.completePaidCheckout({
+        session: completed,
+        version,
+        attemptSequence: attempt.sequence,
+        chargeId: charged.id,
+        now,
+        order: change
+      })
+      // Under the session's lock, at the version read: nothing else can have moved it.
+      if (!written) {
+        return yield* new StorageError({ reason: "failure", cause: new Error("a settled payment was not written") })
+      }
+      return "completed"
+    }
+    if (charged !== undefined) {
+      yield* Effect.logError(
+        `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency} ` +
+          `for a session ${session.status}, with no order; refund it`
+      )
+    }
+    yield* store.coupons.releaseHolds(id)
+    yield* store.paymentAttempts.update(
+      charged === undefined
+        ? { ...attempt, state: "declined", updatedAt: now }
+        : { ...attempt, state: "succeeded", chargeId: charged.id, updatedAt: now }
+    )
+    // A session already final (see the module comment) stays as it is.
+    if (!isActive(session.status)) return "final"
+    const declined = Option.isSome(made) && Either.isLeft(made.value)
+      ? SessionCommand.RecordPaymentFailure({ message: paymentMessage(made.value.left) })
+      : undefined
+    return yield* afterFailedPayment(session, declined, now)
+  })
 
   /** Settles the pending payment of session `id` at `now` (see the module comment). */
   const settlePendingPayment = (id: string, now: number): Effect.Effect<Settlement, StorageError> =>
-    store.transaction(Effect.gen(function*() {
-      const locked = yield* store.lockSessionForPayment(id)
-      if (Option.isNone(locked)) return "none"
-      const { latestAttempt, session, version } = locked.value
-      const attempt = Option.getOrUndefined(latestAttempt)
-      if (attempt?.state !== "pending") return "none"
-      if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
-      const made = yield* payments.settleCharge(attempt)
-      const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
-      if (charged !== undefined && isActive(session.status)) {
-        // Changes are refused while a payment is pending, but a process of an earlier release (in
-        // a rolling deploy) did not refuse them: the buyer paid, so the order is made, and the
-        // difference is told.
-        if (attempt.amount !== sessionTotal(session)) {
-          yield* Effect.logError(
-            `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency}, ` +
-              `the session's total is now ${sessionTotal(session)}; reconcile the order`
-          )
-        }
-        const { change, completed } = yield* Effect.orDie(completedWithNewOrder(ctx, session, now))
-        const written = yield* store.completePaidCheckout({
-          session: completed,
-          version,
-          attemptSequence: attempt.sequence,
-          chargeId: charged.id,
-          now,
-          order: change
-        })
-        // Under the session's lock, at the version read: nothing else can have moved it.
-        if (!written) {
-          return yield* new StorageError({ reason: "failure", cause: new Error("a settled payment was not written") })
-        }
-        return "completed"
-      }
-      if (charged !== undefined) {
-        yield* Effect.logError(
-          `settled payment ${attempt.idempotencyKey}: charged ${attempt.amount} ${attempt.currency} ` +
-            `for a session ${session.status}, with no order; refund it`
-        )
-      }
-      yield* store.coupons.releaseHolds(id)
-      yield* store.paymentAttempts.update(
-        charged === undefined
-          ? { ...attempt, state: "declined", updatedAt: now }
-          : { ...attempt, state: "succeeded", chargeId: charged.id, updatedAt: now }
-      )
-      // A session already final (see the module comment) stays as it is.
-      if (!isActive(session.status)) return "final"
-      const declined = Option.isSome(made) && Either.isLeft(made.value)
-        ? SessionCommand.RecordPaymentFailure({ message: paymentMessage(made.value.left) })
-        : undefined
-      return yield* afterFailedPayment(session, declined, now)
-    }))
+    store.transaction(settleLocked(id, now))
 
   return { settlePendingPayment }
 }

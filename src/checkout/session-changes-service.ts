@@ -92,13 +92,12 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     )
 
   /** The session at the Clock's time; its payment side is read only past its deadline (`pastDeadline`). */
-  const get = (id: string): Effect.Effect<Session, SessionNotFound | StorageError> =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const session = yield* store.sessions.get(id)
-      if (Option.isNone(session)) return yield* new SessionNotFound({ id })
-      return isExpiredAt(session.value, now) ? yield* pastDeadline(id, now) : session.value
-    })
+  const get = Effect.fnUntraced(function*(id: string): Effect.fn.Return<Session, SessionNotFound | StorageError> {
+    const now = yield* Clock.currentTimeMillis
+    const session = yield* store.sessions.get(id)
+    if (Option.isNone(session)) return yield* new SessionNotFound({ id })
+    return isExpiredAt(session.value, now) ? yield* pastDeadline(id, now) : session.value
+  })
 
   /**
    * `get` as the session's wire form in JSON text: the store's own serialization when the session
@@ -136,72 +135,96 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
    * session, so a payment begun after the read makes the write find the session changed, and the
    * update is decided again under the lock.
    */
-  const update = (
+  const update = Effect.fnUntraced(function*(
     id: string,
     request: UpdateSessionInput
-  ): Effect.Effect<Session, ReducerError | PaymentInProgress | SessionNotFound | StorageError> =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      // Taken either way: a change of the items, under the lock, leaves none behind.
-      const known = ctx.written.take(id)
-      if (request.items === undefined) {
-        const updated = yield* writeOptimistically(store.transaction, {
-          known,
-          snapshot: found(id, store.readSessionForPayment(id)),
-          lockedSnapshot: found(id, store.lockSessionForPayment(id)),
-          decide: (snapshot) =>
-            Effect.zipRight(refuseWhilePaying(snapshot), decideUpdate(snapshot.session, request, now)),
-          write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version),
-          writeAnswering: (transition, { version }, answer) =>
-            store.updateSessionKeepingItems(transition.session, version, answer),
-          outcome: (transition) => Either.right(transition.session),
-          // Keeping the items changes neither the attempts nor the coupon holds.
-          written: ({ session }, snapshot) => ctx.written.put({ ...snapshot, session, version: snapshot.version + 1 })
-        })
-        return updated.session
-      }
-      return yield* commitWithAnswer(
-        store.transaction,
-        Effect.gen(function*() {
-          const locked = yield* found(id, store.lockSessionForPayment(id))
-          yield* refuseWhilePaying(locked)
-          const { session } = locked
-          const available = yield* store.inventory.lockStock(uniqueProductIds(session.items, request.items), now, id)
-          const transition = yield* decideUpdate(session, request, now, available)
-          yield* store.updateSessionAndReservations(transition)
-          return transition.session
-        }),
-        answerSession
-      )
-    })
+  ): Effect.fn.Return<Session, ReducerError | PaymentInProgress | SessionNotFound | StorageError> {
+    const now = yield* Clock.currentTimeMillis
+    // Taken either way: a change of the items, under the lock, leaves none behind.
+    const known = ctx.written.take(id)
+    if (request.items === undefined) {
+      const updated = yield* writeOptimistically(store.transaction, {
+        known,
+        snapshot: found(id, store.readSessionForPayment(id)),
+        lockedSnapshot: found(id, store.lockSessionForPayment(id)),
+        decide: (snapshot) =>
+          Effect.zipRight(refuseWhilePaying(snapshot), decideUpdate(snapshot.session, request, now)),
+        write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version),
+        writeAnswering: (transition, { version }, answer) =>
+          store.updateSessionKeepingItems(transition.session, version, answer),
+        outcome: (transition) => Either.right(transition.session),
+        // Keeping the items changes neither the attempts nor the coupon holds.
+        written: ({ session }, snapshot) => ctx.written.put({ ...snapshot, session, version: snapshot.version + 1 })
+      })
+      return updated.session
+    }
+    return yield* commitWithAnswer(
+      store.transaction,
+      updateItemsLocked(id, request, now),
+      answerSession
+    )
+  })
+
+  const cancelLocked = Effect.fnUntraced(function*(id: string, request: CancelSessionInput, now: number) {
+    const locked = yield* found(id, store.lockSessionForPayment(id))
+    yield* refuseWhilePaying(locked)
+    const { session } = locked
+    const transition = yield* reduce(
+      session,
+      SessionCommand.Cancel({ details: request.details }),
+      ctx.reducerContext(now)
+    ).pipe(
+      Effect.catchIf((error) => error._tag !== "SessionFinal", Effect.die)
+    ) as Effect.Effect<Transition, SessionFinal>
+    yield* store.updateSessionAndReservations(transition)
+    return transition.session
+  })
+
+  const updateItemsLocked = Effect.fnUntraced(function*(id: string, request: UpdateSessionInput, now: number) {
+    const locked = yield* found(id, store.lockSessionForPayment(id))
+    yield* refuseWhilePaying(locked)
+    const { session } = locked
+    const available = yield* store.inventory.lockStock(uniqueProductIds(session.items, request.items), now, id)
+    const transition = yield* decideUpdate(session, request, now, available)
+    yield* store.updateSessionAndReservations(transition)
+    return transition.session
+  })
 
   /** Cancels the session under its lock, unless it is final or being paid (`refuseWhilePaying`). */
-  const cancel = (
+  const cancel = Effect.fnUntraced(function*(
     id: string,
     request: CancelSessionInput = {}
-  ): Effect.Effect<Session, SessionFinal | PaymentInProgress | SessionNotFound | StorageError> =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      ctx.written.take(id)
-      return yield* commitWithAnswer(
-        store.transaction,
-        Effect.gen(function*() {
-          const locked = yield* found(id, store.lockSessionForPayment(id))
-          yield* refuseWhilePaying(locked)
-          const { session } = locked
-          const transition = yield* reduce(
-            session,
-            SessionCommand.Cancel({ details: request.details }),
-            ctx.reducerContext(now)
-          ).pipe(
-            Effect.catchIf((error) => error._tag !== "SessionFinal", Effect.die)
-          ) as Effect.Effect<Transition, SessionFinal>
-          yield* store.updateSessionAndReservations(transition)
-          return transition.session
-        }),
-        answerSession
+  ): Effect.fn.Return<Session, SessionFinal | PaymentInProgress | SessionNotFound | StorageError> {
+    const now = yield* Clock.currentTimeMillis
+    ctx.written.take(id)
+    return yield* commitWithAnswer(
+      store.transaction,
+      cancelLocked(id, request, now),
+      answerSession
+    )
+  })
+
+  const expireBatch = Effect.fnUntraced(function*(now: number, limit: number) {
+    const due = yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, limit)
+    let expired = 0
+    const beingPaid: Array<string> = []
+    for (const id of due) {
+      const locked = yield* store.lockSessionForPayment(id)
+      if (Option.isNone(locked)) continue
+      if (paymentPending(locked.value.latestAttempt)) {
+        beingPaid.push(id)
+        continue
+      }
+      const transition = yield* reduce(locked.value.session, SessionCommand.Expire(), ctx.reducerContext(now)).pipe(
+        Effect.orDie
       )
-    })
+      if (transition.session.status === "expired") {
+        yield* store.updateSessionAndReservations(transition)
+        expired++
+      }
+    }
+    return { beingPaid, expired }
+  })
 
   /**
    * Marks sessions idle past their TTL as expired and releases their stock, and settles payments
@@ -210,42 +233,21 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
    * settled after it, each such session in a transaction of its own, with those whose payment has
    * been pending longer than the grace (at most `limit` of them).
    */
-  const expireDue = (limit: number): Effect.Effect<number, StorageError> =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const { beingPaid, expired } = yield* store.transaction(Effect.gen(function*() {
-        const due = yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, limit)
-        let expired = 0
-        const beingPaid: Array<string> = []
-        for (const id of due) {
-          const locked = yield* store.lockSessionForPayment(id)
-          if (Option.isNone(locked)) continue
-          if (paymentPending(locked.value.latestAttempt)) {
-            beingPaid.push(id)
-            continue
-          }
-          const transition = yield* reduce(locked.value.session, SessionCommand.Expire(), ctx.reducerContext(now)).pipe(
-            Effect.orDie
-          )
-          if (transition.session.status === "expired") {
-            yield* store.updateSessionAndReservations(transition)
-            expired++
-          }
-        }
-        return { beingPaid, expired }
-      }))
-      const stale = yield* store.sessionsWithPaymentPendingSince(now - PENDING_PAYMENT_GRACE_MILLIS, limit)
-      let settled = 0
-      let completed = false
-      for (const id of new Set([...beingPaid, ...stale])) {
-        const settlement = yield* settlePendingPayment(id, now)
-        if (settlement !== "none") settled++
-        if (settlement === "completed") completed = true
-      }
-      // A completion committed its order with its `order_create` event: it may go out now.
-      if (completed) yield* ctx.orderEvents.queued
-      return expired + settled
-    })
+  const expireDue = Effect.fnUntraced(function*(limit: number): Effect.fn.Return<number, StorageError> {
+    const now = yield* Clock.currentTimeMillis
+    const { beingPaid, expired } = yield* store.transaction(expireBatch(now, limit))
+    const stale = yield* store.sessionsWithPaymentPendingSince(now - PENDING_PAYMENT_GRACE_MILLIS, limit)
+    let settled = 0
+    let completed = false
+    for (const id of new Set([...beingPaid, ...stale])) {
+      const settlement = yield* settlePendingPayment(id, now)
+      if (settlement !== "none") settled++
+      if (settlement === "completed") completed = true
+    }
+    // A completion committed its order with its `order_create` event: it may go out now.
+    if (completed) yield* ctx.orderEvents.queued
+    return expired + settled
+  })
 
   return { create, get, getJson, update, cancel, expireDue }
 }

@@ -23,6 +23,7 @@ import { iso, jsonValue } from "../db/sql-values.ts"
 import { statementRunner } from "../db/statement-runner.ts"
 import type { AnswerToStore } from "../idempotency/idempotent-answer-service.ts"
 import { encodeOrderChange } from "../orders/order-store.ts"
+import type { SessionStatus } from "./checkout-schemas.ts"
 import {
   CheckoutStore,
   type CheckoutStoreService,
@@ -100,41 +101,43 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
         : inventory.setReservations(session.id, reservations, holdsUntil(session))
     )
 
+  const lockExpired = Effect.fnUntraced(function*(statuses: ReadonlyArray<SessionStatus>, now: number, limit: number) {
+    const rows = yield* run(sql<{ id: string }>`
+      SELECT id FROM checkout_sessions
+      WHERE status = ANY (${statuses}::text[]) AND expires_at <= ${iso(now)}::timestamptz
+      ORDER BY expires_at
+      LIMIT ${Math.floor(limit)}
+      FOR UPDATE SKIP LOCKED`)
+    const ids = rows.map((row) => row.id)
+    // The sweep then releases these sessions' reservations one session at a time in this
+    // transaction, each release locking its shard of each product (and the stock rows of
+    // products without shards): lock them all now, shards then stock rows, each in one
+    // ascending pass, so that the sweep never locks one out of order (it deadlocked with
+    // creates locking the same rows in order: test/checkout/reservation-counter-service.test.ts).
+    // Outside a transaction the locks would end with the statement: not taken.
+    if (ids.length > 0 && Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
+      yield* run(sql`
+        SELECT h.product_id FROM stock_shards h
+        WHERE (h.product_id, h.shard) IN (
+          SELECT r.product_id, stock_shard_of(r.session_id) FROM reservations r
+          WHERE r.session_id = ANY (${ids}::text[])
+        )
+        ORDER BY h.product_id, h.shard
+        FOR UPDATE`)
+      yield* run(sql`
+        SELECT s.product_id FROM stock s
+        WHERE s.product_id IN (SELECT product_id FROM reservations WHERE session_id = ANY (${ids}::text[]))
+          AND NOT EXISTS (SELECT FROM stock_shards h WHERE h.product_id = s.product_id)
+        ORDER BY s.product_id
+        FOR UPDATE`)
+    }
+    return ids
+  })
+
   const lockExpiredSessions: CheckoutStoreService["lockExpiredSessions"] = (statuses, now, limit) =>
     limit <= 0
       ? Effect.succeed([])
-      : Effect.gen(function*() {
-        const rows = yield* run(sql<{ id: string }>`
-          SELECT id FROM checkout_sessions
-          WHERE status = ANY (${statuses}::text[]) AND expires_at <= ${iso(now)}::timestamptz
-          ORDER BY expires_at
-          LIMIT ${Math.floor(limit)}
-          FOR UPDATE SKIP LOCKED`)
-        const ids = rows.map((row) => row.id)
-        // The sweep then releases these sessions' reservations one session at a time in this
-        // transaction, each release locking its shard of each product (and the stock rows of
-        // products without shards): lock them all now, shards then stock rows, each in one
-        // ascending pass, so that the sweep never locks one out of order (it deadlocked with
-        // creates locking the same rows in order: test/checkout/reservation-counter-service.test.ts).
-        // Outside a transaction the locks would end with the statement: not taken.
-        if (ids.length > 0 && Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
-          yield* run(sql`
-            SELECT h.product_id FROM stock_shards h
-            WHERE (h.product_id, h.shard) IN (
-              SELECT r.product_id, stock_shard_of(r.session_id) FROM reservations r
-              WHERE r.session_id = ANY (${ids}::text[])
-            )
-            ORDER BY h.product_id, h.shard
-            FOR UPDATE`)
-          yield* run(sql`
-            SELECT s.product_id FROM stock s
-            WHERE s.product_id IN (SELECT product_id FROM reservations WHERE session_id = ANY (${ids}::text[]))
-              AND NOT EXISTS (SELECT FROM stock_shards h WHERE h.product_id = s.product_id)
-            ORDER BY s.product_id
-            FOR UPDATE`)
-        }
-        return ids
-      })
+      : lockExpired(statuses, now, limit)
 
   const sessionForPayment = (id: string, lock: boolean) =>
     run(

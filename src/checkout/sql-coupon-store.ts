@@ -19,8 +19,8 @@ export const makeSqlCouponStore = (sql: SqlClient.SqlClient): CouponStore => {
       ON CONFLICT (id) DO NOTHING`).pipe(Effect.asVoid)
   }
 
-  const usage = (couponIds: ReadonlyArray<string>, now: number, forSession: string, lock: boolean) =>
-    Effect.gen(function*() {
+  const usage = Effect.fnUntraced(
+    function*(couponIds: ReadonlyArray<string>, now: number, forSession: string, lock: boolean) {
       const ids = [...new Set(couponIds)].sort()
       const counted = new Map<string, number>()
       if (ids.length === 0) return counted as ReadonlyMap<string, number>
@@ -44,20 +44,20 @@ export const makeSqlCouponStore = (sql: SqlClient.SqlClient): CouponStore => {
       for (const row of rows) counted.set(row.id, Number(row.times_redeemed))
       for (const row of held) counted.set(row.coupon_id, (counted.get(row.coupon_id) ?? 0) + Number(row.held))
       return counted
-    })
+    }
+  )
 
-  const hold = (sessionId: string, couponIds: ReadonlyArray<string>, expiresAt: number) =>
-    Effect.gen(function*() {
-      yield* run(sql`DELETE FROM coupon_holds WHERE session_id = ${sessionId}`)
-      const ids = [...new Set(couponIds)].sort()
-      if (ids.length > 0) {
-        yield* run(
-          sql`INSERT INTO coupon_holds ${
-            sql.insert(ids.map((coupon_id) => ({ coupon_id, session_id: sessionId, expires_at: iso(expiresAt) })))
-          }`
-        )
-      }
-    })
+  const hold = Effect.fnUntraced(function*(sessionId: string, couponIds: ReadonlyArray<string>, expiresAt: number) {
+    yield* run(sql`DELETE FROM coupon_holds WHERE session_id = ${sessionId}`)
+    const ids = [...new Set(couponIds)].sort()
+    if (ids.length > 0) {
+      yield* run(
+        sql`INSERT INTO coupon_holds ${
+          sql.insert(ids.map((coupon_id) => ({ coupon_id, session_id: sessionId, expires_at: iso(expiresAt) })))
+        }`
+      )
+    }
+  })
 
   const releaseHolds = (sessionId: string) =>
     run(sql`DELETE FROM coupon_holds WHERE session_id = ${sessionId}`).pipe(Effect.asVoid)

@@ -38,15 +38,14 @@ export const makeSqlInventoryStore = (
   transaction: CheckoutStoreService["transaction"]
 ): InventoryStore => {
   const run = statementRunner(sql)
-  const lockStock = (productIds: ReadonlyArray<string>, now: number, forSession: string) =>
-    Effect.gen(function*() {
-      const ids = [...new Set(productIds)].sort()
-      if (ids.length === 0) return new Map<string, number>() as ReadonlyMap<string, number>
-      const rows = yield* run(sql<{ product_id: string; available: number }>`
+  const lockStock = Effect.fnUntraced(function*(productIds: ReadonlyArray<string>, now: number, forSession: string) {
+    const ids = [...new Set(productIds)].sort()
+    if (ids.length === 0) return new Map<string, number>() as ReadonlyMap<string, number>
+    const rows = yield* run(sql<{ product_id: string; available: number }>`
         SELECT out_product AS product_id, out_available AS available
         FROM checkout_lock_stock(${ids}::text[], ${forSession}, ${iso(now)}::timestamptz)`)
-      return new Map(rows.map((row) => [row.product_id, Number(row.available)])) as ReadonlyMap<string, number>
-    })
+    return new Map(rows.map((row) => [row.product_id, Number(row.available)])) as ReadonlyMap<string, number>
+  })
 
   const setReservations = (sessionId: string, reservations: Reservations, expiresAt: number) => {
     const { products, quantities } = reservationArrays(reservations)
@@ -67,8 +66,8 @@ export const makeSqlInventoryStore = (
    * while they are inserted, so no reservation lands between the sum and the row. Only when some
    * product is missing, which is at the first start with a new catalog.
    */
-  const seedStock = (products: ReadonlyArray<{ readonly id: string; readonly stock: number }>) =>
-    Effect.gen(function*() {
+  const seedStock = Effect.fnUntraced(
+    function*(products: ReadonlyArray<{ readonly id: string; readonly stock: number }>) {
       const rows = new Map<string, number>()
       for (const product of products) if (!rows.has(product.id)) rows.set(product.id, product.stock)
       if (rows.size === 0) return
@@ -94,7 +93,8 @@ export const makeSqlInventoryStore = (
           FROM inserted i CROSS JOIN generate_series(0, ${STOCK_SHARDS - 1}) AS n (shard)
           ON CONFLICT (product_id, shard) DO NOTHING`)
       ))
-    })
+    }
+  )
 
   /** On hand and live reservations: the stock rows' totals with their shards, less the expired. */
   const stockLevels = (now: number) =>

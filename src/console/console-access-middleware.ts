@@ -61,40 +61,38 @@ export const ConsoleAccessLive = Layer.effect(
       return yield* store.find(tokenHash(token), yield* Clock.currentTimeMillis)
     })
 
-    const signIn = (apiKey: string) =>
-      Effect.gen(function*() {
-        const keyId = resolveKey(apiKey)
-        if (keyId === undefined) return Option.none()
-        const now = yield* Clock.currentTimeMillis
-        // Signing in is rare: a good moment to drop the sessions that ended.
-        yield* store.removeExpired(now)
-        const token = yield* ids.make("")
-        const session: ConsoleSession = {
-          tokenHash: tokenHash(token),
-          csrfToken: yield* ids.make(""),
-          keyId,
-          createdAt: now,
-          expiresAt: now + CONSOLE_SESSION_TTL_MS
-        }
-        yield* store.create(session)
-        return Option.some({ token, session })
-      })
+    const signIn = Effect.fnUntraced(function*(apiKey: string) {
+      const keyId = resolveKey(apiKey)
+      if (keyId === undefined) return Option.none()
+      const now = yield* Clock.currentTimeMillis
+      // Signing in is rare: a good moment to drop the sessions that ended.
+      yield* store.removeExpired(now)
+      const token = yield* ids.make("")
+      const session: ConsoleSession = {
+        tokenHash: tokenHash(token),
+        csrfToken: yield* ids.make(""),
+        keyId,
+        createdAt: now,
+        expiresAt: now + CONSOLE_SESSION_TTL_MS
+      }
+      yield* store.create(session)
+      return Option.some({ token, session })
+    })
 
-    const readForm = (expectedToken: string | undefined) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        if (mediaTypeOf(request.headers["content-type"]) !== FORM_TYPE) {
-          return yield* Effect.fail<FormRefusal>("unreadable")
-        }
-        const body = yield* Effect.mapError(readRawBody, (): FormRefusal => "unreadable")
-        const fields = new Map<string, string>()
-        for (const [name, value] of new URLSearchParams(new TextDecoder().decode(body))) {
-          if (!fields.has(name)) fields.set(name, value)
-        }
-        const genuine = expectedToken !== undefined && sameToken(fields.get("csrf_token"), expectedToken) &&
-          fromThisOrigin(request)
-        return genuine ? fields : yield* Effect.fail<FormRefusal>("forged")
-      })
+    const readForm = Effect.fnUntraced(function*(expectedToken: string | undefined) {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (mediaTypeOf(request.headers["content-type"]) !== FORM_TYPE) {
+        return yield* Effect.fail<FormRefusal>("unreadable")
+      }
+      const body = yield* Effect.mapError(readRawBody, (): FormRefusal => "unreadable")
+      const fields = new Map<string, string>()
+      for (const [name, value] of new URLSearchParams(new TextDecoder().decode(body))) {
+        if (!fields.has(name)) fields.set(name, value)
+      }
+      const genuine = expectedToken !== undefined && sameToken(fields.get("csrf_token"), expectedToken) &&
+        fromThisOrigin(request)
+      return genuine ? fields : yield* Effect.fail<FormRefusal>("forged")
+    })
 
     return ConsoleAccess.of({
       secureCookies: config.publicBaseUrl.startsWith("https:") || Option.isSome(config.tls),

@@ -47,8 +47,10 @@ const orUnavailable = <R>(answer: Effect.Effect<HttpServerResponse.HttpServerRes
     (error) => Effect.as(Effect.logError("storage error", error.reason, error.cause), unavailablePage())
   )
 
-export const ConsoleHandlers = groupHandlers(ConsoleApi, "console", (handlers) =>
-  Effect.gen(function*() {
+export const ConsoleHandlers = groupHandlers(
+  ConsoleApi,
+  "console",
+  Effect.fnUntraced(function*(handlers) {
     const access = yield* ConsoleAccess
     const config = yield* AppConfig
     const catalog = yield* Catalog
@@ -82,67 +84,70 @@ export const ConsoleHandlers = groupHandlers(ConsoleApi, "console", (handlers) =
 
     /** A form of a signed-in page: acted on only with the session's CSRF token. */
     const posted = (roles: ReadonlyArray<Role>, act: (session: ConsoleSession, fields: FormFields) => Answer) =>
-      Effect.zipRight(
-        requireRole(config, ...roles),
-        orUnavailable(Effect.gen(function*() {
-          const session = yield* access.current
-          const fields = yield* Effect.either(access.readForm(Option.getOrUndefined(session)?.csrfToken))
-          if (fields._tag === "Left" || Option.isNone(session)) {
-            return fields._tag === "Left" && fields.left === "unreadable" ? unreadableForm() : forgedForm()
-          }
-          return yield* act(session.value, fields.right)
-        }))
-      )
+      Effect.zipRight(requireRole(config, ...roles), orUnavailable(actOnForm(act)))
+    const actOnForm = Effect.fnUntraced(function*(act: (session: ConsoleSession, fields: FormFields) => Answer) {
+      const session = yield* access.current
+      const fields = yield* Effect.either(access.readForm(Option.getOrUndefined(session)?.csrfToken))
+      if (fields._tag === "Left" || Option.isNone(session)) {
+        return fields._tag === "Left" && fields.left === "unreadable" ? unreadableForm() : forgedForm()
+      }
+      return yield* act(session.value, fields.right)
+    })
 
     /** The sign-in page, with a fresh token in its form and in its own short-lived cookie. */
     const signInForm = (notice?: Notice, status = 200) =>
-      Effect.map(ids.make(""), (token) =>
-        pageResponse({ title: "Sign in", pages: [], notice }, renderSignIn(token), status).pipe(
-          HttpServerResponse.unsafeSetCookie(
-            SIGN_IN_COOKIE,
-            token,
-            cookieOptions(access.secureCookies, SIGN_IN_TTL_SECONDS)
+      Effect.map(
+        ids.make(""),
+        (token) =>
+          pageResponse({ title: "Sign in", pages: [], notice }, renderSignIn(token), status).pipe(
+            HttpServerResponse.unsafeSetCookie(
+              SIGN_IN_COOKIE,
+              token,
+              cookieOptions(access.secureCookies, SIGN_IN_TTL_SECONDS)
+            )
           )
-        ))
+      )
+
+    /** The sign-in form posted: a console session for a valid API key (made once, run per request). */
+    const signIn = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const fields = yield* Effect.either(access.readForm(request.cookies[SIGN_IN_COOKIE]))
+      if (fields._tag === "Left") {
+        return yield* signInForm(
+          { kind: "problem", text: "The sign-in form expired or did not come from this page. Sign in again." },
+          403
+        )
+      }
+      const opened = yield* access.signIn(fields.right.get("api_key") ?? "")
+      if (Option.isNone(opened)) {
+        return yield* signInForm({ kind: "problem", text: "That is not an API key of this service." }, 401)
+      }
+      return redirect(CONSOLE_PATH).pipe(
+        HttpServerResponse.unsafeSetCookie(
+          SESSION_COOKIE,
+          opened.value.token,
+          cookieOptions(
+            access.secureCookies,
+            Math.floor((opened.value.session.expiresAt - opened.value.session.createdAt) / 1000)
+          )
+        ),
+        HttpServerResponse.unsafeSetCookie(SIGN_IN_COOKIE, "", cookieOptions(access.secureCookies, 0))
+      )
+    })
 
     return handlers
-      .handleRaw("home", () =>
-        bySession((session) =>
-          Effect.succeed(redirect(Option.isSome(session) && pages.length > 0 ? pages[0]!.path : SIGN_IN_PATH))
-        ))
-      .handleRaw("signInPage", () =>
-        bySession((session) =>
-          Option.isSome(session) ? Effect.succeed(redirect(CONSOLE_PATH)) : signInForm()
-        ))
-      .handleRaw("signIn", () =>
-        Effect.zipRight(
-          requireRole(config, ...CONSOLE_ROLES),
-          orUnavailable(Effect.gen(function*() {
-            const request = yield* HttpServerRequest.HttpServerRequest
-            const fields = yield* Effect.either(access.readForm(request.cookies[SIGN_IN_COOKIE]))
-            if (fields._tag === "Left") {
-              return yield* signInForm(
-                { kind: "problem", text: "The sign-in form expired or did not come from this page. Sign in again." },
-                403
-              )
-            }
-            const opened = yield* access.signIn(fields.right.get("api_key") ?? "")
-            if (Option.isNone(opened)) {
-              return yield* signInForm({ kind: "problem", text: "That is not an API key of this service." }, 401)
-            }
-            return redirect(CONSOLE_PATH).pipe(
-              HttpServerResponse.unsafeSetCookie(
-                SESSION_COOKIE,
-                opened.value.token,
-                cookieOptions(
-                  access.secureCookies,
-                  Math.floor((opened.value.session.expiresAt - opened.value.session.createdAt) / 1000)
-                )
-              ),
-              HttpServerResponse.unsafeSetCookie(SIGN_IN_COOKIE, "", cookieOptions(access.secureCookies, 0))
-            )
-          }))
-        ))
+      .handleRaw(
+        "home",
+        () =>
+          bySession((session) =>
+            Effect.succeed(redirect(Option.isSome(session) && pages.length > 0 ? pages[0]!.path : SIGN_IN_PATH))
+          )
+      )
+      .handleRaw(
+        "signInPage",
+        () => bySession((session) => Option.isSome(session) ? Effect.succeed(redirect(CONSOLE_PATH)) : signInForm())
+      )
+      .handleRaw("signIn", () => Effect.zipRight(requireRole(config, ...CONSOLE_ROLES), orUnavailable(signIn)))
       .handleRaw("signOut", () =>
         posted(CONSOLE_ROLES, (session) =>
           Effect.as(
@@ -151,20 +156,17 @@ export const ConsoleHandlers = groupHandlers(ConsoleApi, "console", (handlers) =
               HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, "", cookieOptions(access.secureCookies, 0))
             )
           )))
-      .handleRaw("orders", () =>
-        signedIn(["checkout"], orderPages.list))
-      .handleRaw("order", ({ path }) =>
-        signedIn(["checkout"], (session) =>
-          orderPages.view(session, path.order_id)))
+      .handleRaw("orders", () => signedIn(["checkout"], orderPages.list))
+      .handleRaw("order", ({ path }) => signedIn(["checkout"], (session) => orderPages.view(session, path.order_id)))
       .handleRaw(
         "orderAction",
         ({ path }) =>
-          posted(["checkout"], (session, fields) =>
-            orderPages.act(session, path.order_id, path.action, fields))
+          posted(["checkout"], (session, fields) => orderPages.act(session, path.order_id, path.action, fields))
       )
       .handleRaw("deliveries", () =>
-        signedIn(["checkout", "webhook_sender"], (session) =>
-          Effect.gen(function*() {
+        signedIn(
+          ["checkout", "webhook_sender"],
+          Effect.fnUntraced(function*(session) {
             const request = yield* HttpServerRequest.HttpServerRequest
             const given = queryParam(request, "state")
             const state = given === "pending" || given === "delivered" || given === "dead" ? given : undefined
@@ -179,10 +181,12 @@ export const ConsoleHandlers = groupHandlers(ConsoleApi, "console", (handlers) =
               ),
               renderDeliveries(events, counts, state, session.csrfToken, config.roles.has("checkout"))
             )
-          })))
+          })
+        ))
       .handleRaw("redrive", ({ path }) =>
-        posted(["checkout", "webhook_sender"], (session) =>
-          Effect.gen(function*() {
+        posted(
+          ["checkout", "webhook_sender"],
+          Effect.fnUntraced(function*(session) {
             const now = yield* Clock.currentTimeMillis
             const redriven = unstorableId(path.event_id)
               ? Option.none()
@@ -197,7 +201,8 @@ export const ConsoleHandlers = groupHandlers(ConsoleApi, "console", (handlers) =
                 html`<p><a href="${CONSOLE_PATH}/deliveries">Back to the deliveries</a></p>`,
                 409
               )
-          })))
+          })
+        ))
       .handleRaw(
         "received",
         () =>
@@ -206,35 +211,47 @@ export const ConsoleHandlers = groupHandlers(ConsoleApi, "console", (handlers) =
             (session) =>
               Effect.map(
                 received.listOrders(100),
-                (orders) =>
-                  pageResponse(frameOf(session, "Received order events"), renderReceivedOrders(orders))
+                (orders) => pageResponse(frameOf(session, "Received order events"), renderReceivedOrders(orders))
               )
           )
       )
-      .handleRaw("receivedOrder", ({ path }) =>
-        signedIn(["webhook_receiver"], (session) =>
-          Effect.map(unstorableId(path.order_id) ? Effect.succeed([]) : received.listEvents(path.order_id), (events) =>
-            pageResponse(
-              frameOf(session, `Received events of ${path.order_id}`),
-              renderReceivedEvents(events)
-            ))))
-      .handleRaw("stock", () =>
-        signedIn(["checkout"], (session) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.map(checkout.inventory.stockLevels(now), (levels) =>
-              pageResponse(frameOf(session, "Stock"), renderStock(levels, catalog))))))
+      .handleRaw(
+        "receivedOrder",
+        ({ path }) =>
+          signedIn(["webhook_receiver"], (session) =>
+            Effect.map(
+              unstorableId(path.order_id) ? Effect.succeed([]) : received.listEvents(path.order_id),
+              (events) =>
+                pageResponse(
+                  frameOf(session, `Received events of ${path.order_id}`),
+                  renderReceivedEvents(events)
+                )
+            ))
+      )
+      .handleRaw(
+        "stock",
+        () =>
+          signedIn(
+            ["checkout"],
+            (session) =>
+              Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                Effect.map(checkout.inventory.stockLevels(now), (levels) =>
+                  pageResponse(frameOf(session, "Stock"), renderStock(levels, catalog))))
+          )
+      )
       .handleRaw("sessions", () =>
-        signedIn(["checkout"], (session) =>
-          Effect.gen(function*() {
+        signedIn(
+          ["checkout"],
+          Effect.fnUntraced(function*(session) {
             const request = yield* HttpServerRequest.HttpServerRequest
             const given = queryParam(request, "status")
-            const status = SessionStatus.literals.find((name) =>
-              name === given
-            )
+            const status = SessionStatus.literals.find((name) => name === given)
             const sessions = yield* checkout.sessions.list({ ...(status !== undefined ? { status } : {}), limit: 100 })
             return pageResponse(
               frameOf(session, "Checkout sessions"),
               renderSessions(sessions, status, catalog, config.roles.has("checkout"))
             )
-          })))
-  }))
+          })
+        ))
+  })
+)

@@ -91,103 +91,99 @@ const decide = (action: string, fields: FormFields): Decided | undefined =>
     ? { command: STATUS_COMMANDS[action]! }
     : undefined
 
-export const makeOrderHandlers = (frameOf: FrameOf) =>
-  Effect.gen(function*() {
-    const orders = yield* OrderService
-    const store = yield* OrderStore
-    const checkout = yield* CheckoutStore
-    const catalog = yield* Catalog
+export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
+  const orders = yield* OrderService
+  const store = yield* OrderStore
+  const checkout = yield* CheckoutStore
+  const catalog = yield* Catalog
 
-    const list = (session: ConsoleSession) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const given = queryParam(request, "status")
-        const status = ORDER_STATUSES.find((name) => name === given)
-        const search = queryParam(request, "q")?.slice(0, 128)
-        const found = search !== undefined && unstorableId(search) ? [] : yield* store.listOrders({
-          ...(status !== undefined ? { status } : {}),
-          ...(search !== undefined ? { search } : {}),
-          limit: 100
-        })
-        return pageResponse(
-          frameOf(session, "Orders"),
-          renderOrderList(found, { status: status as OrderStatus | undefined, search }, catalog.currency)
-        )
-      })
+  const list = Effect.fnUntraced(function*(session: ConsoleSession) {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const given = queryParam(request, "status")
+    const status = ORDER_STATUSES.find((name) => name === given)
+    const search = queryParam(request, "q")?.slice(0, 128)
+    const found = search !== undefined && unstorableId(search) ? [] : yield* store.listOrders({
+      ...(status !== undefined ? { status } : {}),
+      ...(search !== undefined ? { search } : {}),
+      limit: 100
+    })
+    return pageResponse(
+      frameOf(session, "Orders"),
+      renderOrderList(found, { status: status as OrderStatus | undefined, search }, catalog.currency)
+    )
+  })
 
-    /** The order's page, with `notice`, answered with `status`. */
-    const detail = (session: ConsoleSession, id: string, notice?: Notice, status = 200) =>
-      Effect.gen(function*() {
-        const stored = unstorableId(id) ? Option.none() : yield* store.getOrder(id)
-        if (Option.isNone(stored)) {
-          return notFoundPage(frameOf(session, "Order not found"), `No order ${maskCardNumbers(id)}.`)
-        }
-        const { createdAt, order } = stored.value
-        const events = yield* store.listEvents({ orderId: order.id, limit: 100 })
-        const checkoutSession = yield* checkout.sessions.get(order.checkout_session_id)
-        return pageResponse(
-          frameOf(session, `Order ${order.id}`, notice),
-          renderOrderDetail({
-            order,
-            createdAt,
-            buyer: Option.getOrUndefined(checkoutSession)?.buyer,
-            events,
-            currency: catalog.currency,
-            csrfToken: session.csrfToken,
-            seen: orderTag(order)
-          }),
-          status
-        )
-      })
+  /** The order's page, with `notice`, answered with `status`. */
+  const detail = Effect.fnUntraced(function*(session: ConsoleSession, id: string, notice?: Notice, status = 200) {
+    const stored = unstorableId(id) ? Option.none() : yield* store.getOrder(id)
+    if (Option.isNone(stored)) {
+      return notFoundPage(frameOf(session, "Order not found"), `No order ${maskCardNumbers(id)}.`)
+    }
+    const { createdAt, order } = stored.value
+    const events = yield* store.listEvents({ orderId: order.id, limit: 100 })
+    const checkoutSession = yield* checkout.sessions.get(order.checkout_session_id)
+    return pageResponse(
+      frameOf(session, `Order ${order.id}`, notice),
+      renderOrderDetail({
+        order,
+        createdAt,
+        buyer: Option.getOrUndefined(checkoutSession)?.buyer,
+        events,
+        currency: catalog.currency,
+        csrfToken: session.csrfToken,
+        seen: orderTag(order)
+      }),
+      status
+    )
+  })
 
-    const view = (session: ConsoleSession, id: string) =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const asked = queryParam(request, "done") ?? ""
-        // Own keys only: the query is the client's text (`constructor` is no notice).
-        const done = Object.hasOwn(DONE, asked) ? DONE[asked] : undefined
-        return detail(session, id, done === undefined ? undefined : { kind: "notice", text: done })
-      })
+  const view = (session: ConsoleSession, id: string) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const asked = queryParam(request, "done") ?? ""
+      // Own keys only: the query is the client's text (`constructor` is no notice).
+      const done = Object.hasOwn(DONE, asked) ? DONE[asked] : undefined
+      return detail(session, id, done === undefined ? undefined : { kind: "notice", text: done })
+    })
 
-    const act = (
-      session: ConsoleSession,
-      id: string,
-      action: string,
-      fields: FormFields
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, StorageError> => {
-      if (unstorableId(id)) return detail(session, id)
-      const done = Effect.succeed(redirect(`${orderPath(id)}?done=${action}`))
-      if (action === "new-buyer-link") {
-        return orders.replaceBuyerLink(id).pipe(
-          Effect.zipRight(done),
-          Effect.catchTag("OrderNotFound", () => detail(session, id))
-        )
-      }
-      const decided = decide(action, fields)
-      if (decided === undefined) {
-        return Effect.succeed(notFoundPage(frameOf(session, "No such action"), `No action ${maskCardNumbers(action)}.`))
-      }
-      if ("refused" in decided) return detail(session, id, problem(decided.refused), 400)
-      return orders.applyIfUnchanged(id, decided.command, fields.get("seen") ?? "").pipe(
+  const act = (
+    session: ConsoleSession,
+    id: string,
+    action: string,
+    fields: FormFields
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, StorageError> => {
+    if (unstorableId(id)) return detail(session, id)
+    const done = Effect.succeed(redirect(`${orderPath(id)}?done=${action}`))
+    if (action === "new-buyer-link") {
+      return orders.replaceBuyerLink(id).pipe(
         Effect.zipRight(done),
-        Effect.catchTags({
-          OrderNotFound: () => detail(session, id),
-          OrderChanged: () =>
-            detail(
-              session,
-              id,
-              problem("The order changed since the page was shown; nothing was done. Check it and try again."),
-              409
-            ),
-          InvalidOrderTransition: (error) =>
-            detail(session, id, problem(`The order is ${error.from} and cannot become ${error.to}.`), 409),
-          RefundNotAllowed: (error) =>
-            detail(session, id, problem(`Refunds are not possible while the order is ${error.status}.`), 409),
-          RefundExceedsTotal: () =>
-            detail(session, id, problem("The refund is more than what is left to refund."), 422),
-          InvalidRefundAmount: () => detail(session, id, problem("The refund amount is not valid."), 400)
-        })
+        Effect.catchTag("OrderNotFound", () => detail(session, id))
       )
     }
+    const decided = decide(action, fields)
+    if (decided === undefined) {
+      return Effect.succeed(notFoundPage(frameOf(session, "No such action"), `No action ${maskCardNumbers(action)}.`))
+    }
+    if ("refused" in decided) return detail(session, id, problem(decided.refused), 400)
+    return orders.applyIfUnchanged(id, decided.command, fields.get("seen") ?? "").pipe(
+      Effect.zipRight(done),
+      Effect.catchTags({
+        OrderNotFound: () => detail(session, id),
+        OrderChanged: () =>
+          detail(
+            session,
+            id,
+            problem("The order changed since the page was shown; nothing was done. Check it and try again."),
+            409
+          ),
+        InvalidOrderTransition: (error) =>
+          detail(session, id, problem(`The order is ${error.from} and cannot become ${error.to}.`), 409),
+        RefundNotAllowed: (error) =>
+          detail(session, id, problem(`Refunds are not possible while the order is ${error.status}.`), 409),
+        RefundExceedsTotal: () => detail(session, id, problem("The refund is more than what is left to refund."), 422),
+        InvalidRefundAmount: () => detail(session, id, problem("The refund amount is not valid."), 400)
+      })
+    )
+  }
 
-    return { list, view, act }
-  })
+  return { list, view, act }
+})

@@ -141,8 +141,8 @@ const embeddedPool = (address: string) =>
   })
 
 /** PGlite in this process: tests, where starting a process per database would cost seconds. */
-const inProcessEmbeddedDatabase = (dataDir: string | undefined, loadDataDir: Blob | undefined) =>
-  Effect.gen(function*() {
+const inProcessEmbeddedDatabase = Effect.fnUntraced(
+  function*(dataDir: string | undefined, loadDataDir: Blob | undefined) {
     const loadFrom = yield* prepareDataDir(dataDir, loadDataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
@@ -172,11 +172,13 @@ const inProcessEmbeddedDatabase = (dataDir: string | undefined, loadDataDir: Blo
       (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
     )
     return server.getServerConn()
-  })
+  }
+)
 
 const embeddedClient = (
   options: Extract<DatabaseOptions, { kind: "embedded" }>
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
+  // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
   Layer.unwrapScoped(Effect.gen(function*() {
     const { dataDir, loadDataDir } = options
     if (dataDir !== undefined) {
@@ -214,6 +216,7 @@ const migrationsLayer = (kind: DatabaseOptions["kind"]) =>
     ? Layer.effectDiscard(migrate)
     : Layer.effectDiscard(
       Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
           // The migrator probes its table with a query that fails (aborting this transaction)

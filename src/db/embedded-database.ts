@@ -160,18 +160,17 @@ const awaitExit = (child: ChildProcess) =>
   })
 
 /** Asks the process to stop (it closes PGlite); kills it after `STOP_TIMEOUT`. */
-const stopProcess = (child: ChildProcess): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    if (child.connected) child.send({ type: "stop" })
-    else child.kill("SIGKILL")
-    const exited = yield* awaitExit(child).pipe(Effect.timeout(STOP_TIMEOUT), Effect.option)
-    if (Option.isNone(exited)) {
-      yield* Effect.logWarning("The embedded database did not stop in time; killing it")
-      child.kill("SIGKILL")
-      yield* awaitExit(child)
-    }
-  })
+const stopProcess = Effect.fnUntraced(function*(child: ChildProcess): Effect.fn.Return<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  if (child.connected) child.send({ type: "stop" })
+  else child.kill("SIGKILL")
+  const exited = yield* awaitExit(child).pipe(Effect.timeout(STOP_TIMEOUT), Effect.option)
+  if (Option.isNone(exited)) {
+    yield* Effect.logWarning("The embedded database did not stop in time; killing it")
+    child.kill("SIGKILL")
+    yield* awaitExit(child)
+  }
+})
 
 /** Whether a data directory has still to be created (missing or empty). */
 const isNewDataDir = (dataDir: string): Effect.Effect<boolean, EmbeddedStartError> =>
@@ -190,6 +189,7 @@ export const initializeDataDir = (dataDir: string): Effect.Effect<void, Embedded
       // Nothing to remove, or nothing we can: the failure being reported says why.
     }
   })
+  // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
   return Effect.gen(function*() {
     yield* removeStaging // left over by a first start that was killed mid-way
     yield* run({ mode: "initialize", dataDir: staging })
@@ -209,16 +209,15 @@ export const initializeDataDir = (dataDir: string): Effect.Effect<void, Embedded
  * seed it. The archive to open it with: `loadDataDir` when the directory is new (or in memory),
  * nothing when it exists.
  */
-export const prepareDataDir = (
+export const prepareDataDir = Effect.fnUntraced(function*(
   dataDir: string | undefined,
   loadDataDir: Blob | undefined
-): Effect.Effect<Blob | undefined, EmbeddedStartError> =>
-  Effect.gen(function*() {
-    const isNew = dataDir === undefined || (yield* isNewDataDir(dataDir))
-    if (!isNew) return undefined
-    if (dataDir !== undefined && loadDataDir === undefined) yield* initializeDataDir(dataDir)
-    return loadDataDir
-  })
+): Effect.fn.Return<Blob | undefined, EmbeddedStartError> {
+  const isNew = dataDir === undefined || (yield* isNewDataDir(dataDir))
+  if (!isNew) return undefined
+  if (dataDir !== undefined && loadDataDir === undefined) yield* initializeDataDir(dataDir)
+  return loadDataDir
+})
 
 /** Whether a process with this id exists (EPERM: it does, owned by someone else). */
 const processExists = (pid: number): boolean => {
@@ -325,52 +324,51 @@ export interface EmbeddedDatabaseProcess {
  * supervised until the scope closes, then stopped. `loadDataDir` seeds a new database from a
  * `dumpDataDir` archive instead of initdb (tests).
  */
-export const startEmbeddedDatabaseProcess = (options: {
+export const startEmbeddedDatabaseProcess = Effect.fnUntraced(function*(options: {
   readonly dataDir?: string | undefined
   readonly loadDataDir?: Blob | undefined
   /** PostgreSQL settings added to PGlite's defaults; default `PGLITE_SETTINGS`. */
   readonly startParams?: ReadonlyArray<string>
-}): Effect.Effect<EmbeddedDatabaseProcess, EmbeddedStartError, Scope.Scope> =>
-  Effect.gen(function*() {
-    const { dataDir, startParams = PGLITE_SETTINGS } = options
-    const loadDataDir = yield* prepareDataDir(dataDir, options.loadDataDir)
+}): Effect.fn.Return<EmbeddedDatabaseProcess, EmbeddedStartError, Scope.Scope> {
+  const { dataDir, startParams = PGLITE_SETTINGS } = options
+  const loadDataDir = yield* prepareDataDir(dataDir, options.loadDataDir)
 
-    const serve = (port: number, loadDataDirFile?: string) =>
-      run({
-        mode: "serve",
-        port,
-        startParams,
-        ...(dataDir !== undefined ? { dataDir } : {}),
-        ...(loadDataDirFile !== undefined ? { loadDataDirFile } : {})
-      })
-    // The archive seeds the first start only: a restart opens what that start made.
-    const first = yield* loadDataDir === undefined
-      ? serve(0)
-      : Effect.scoped(Effect.flatMap(writeTemporary(loadDataDir), (file) => serve(0, file)))
-    const current = yield* Ref.make(first)
-    yield* Effect.addFinalizer(() => Effect.flatMap(Ref.get(current), (started) => stopProcess(started.child)))
-
-    const restart = serve(first.port).pipe(
-      Effect.tapError((error) => Effect.logWarning(`The embedded database could not be restarted: ${error.message}`)),
-      Effect.retry(RESTART_SCHEDULE),
-      Effect.orDie // unreachable: the schedule never ends
-    )
-    const supervise: Effect.Effect<void> = Effect.gen(function*() {
-      const started = yield* Ref.get(current)
-      const { code, signal } = yield* awaitExit(started.child)
-      const detail = lastLine(started.stderr())
-      const what = `The embedded database process ${describeExit(code, signal)}${detail === "" ? "" : ` (${detail})`}`
-      if (dataDir === undefined) return yield* Effect.logError(`${what}; it was in memory and is not restarted`)
-      yield* Effect.logError(`${what}; restarting it`)
-      yield* Effect.sleep("100 millis")
-      const again = yield* restart
-      yield* Ref.set(current, again)
-      yield* Effect.logInfo("The embedded database is running again")
-      return yield* supervise
+  const serve = (port: number, loadDataDirFile?: string) =>
+    run({
+      mode: "serve",
+      port,
+      startParams,
+      ...(dataDir !== undefined ? { dataDir } : {}),
+      ...(loadDataDirFile !== undefined ? { loadDataDirFile } : {})
     })
-    yield* Effect.forkScoped(supervise)
-    return { port: first.port, pid: Effect.map(Ref.get(current), (started) => started.child.pid) }
+  // The archive seeds the first start only: a restart opens what that start made.
+  const first = yield* loadDataDir === undefined
+    ? serve(0)
+    : Effect.scoped(Effect.flatMap(writeTemporary(loadDataDir), (file) => serve(0, file)))
+  const current = yield* Ref.make(first)
+  yield* Effect.addFinalizer(() => Effect.flatMap(Ref.get(current), (started) => stopProcess(started.child)))
+
+  const restart = serve(first.port).pipe(
+    Effect.tapError((error) => Effect.logWarning(`The embedded database could not be restarted: ${error.message}`)),
+    Effect.retry(RESTART_SCHEDULE),
+    Effect.orDie // unreachable: the schedule never ends
+  )
+  const supervise: Effect.Effect<void> = Effect.gen(function*() {
+    const started = yield* Ref.get(current)
+    const { code, signal } = yield* awaitExit(started.child)
+    const detail = lastLine(started.stderr())
+    const what = `The embedded database process ${describeExit(code, signal)}${detail === "" ? "" : ` (${detail})`}`
+    if (dataDir === undefined) return yield* Effect.logError(`${what}; it was in memory and is not restarted`)
+    yield* Effect.logError(`${what}; restarting it`)
+    yield* Effect.sleep("100 millis")
+    const again = yield* restart
+    yield* Ref.set(current, again)
+    yield* Effect.logInfo("The embedded database is running again")
+    return yield* supervise
   })
+  yield* Effect.forkScoped(supervise)
+  return { port: first.port, pid: Effect.map(Ref.get(current), (started) => started.child.pid) }
+})
 
 /** Writes a data directory archive to a temporary file, removed when the scope closes. */
 const writeTemporary = (archive: Blob): Effect.Effect<string, EmbeddedStartError, Scope.Scope> =>

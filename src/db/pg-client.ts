@@ -96,6 +96,7 @@ export const pgClientLayer = (
   options: PgPoolOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
   Layer.scopedContext(
+    // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
     Effect.gen(function*() {
       const pool = yield* openPool(options)
       const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })

@@ -54,27 +54,26 @@ export const definitionHash = (definition: string): string => createHash("sha256
  * Applies each function that is missing (never applied, or dropped by a migration) or whose recorded
  * version is lower, or the same with another text; answers the names applied.
  */
-export const applySqlFunctions = (functions: ReadonlyArray<SqlFunction> = sqlFunctions) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ name: string; hash: string; version: number }>`
+export const applySqlFunctions = Effect.fnUntraced(function*(functions: ReadonlyArray<SqlFunction> = sqlFunctions) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ name: string; hash: string; version: number }>`
       SELECT f.name, f.hash, f.version FROM sql_functions f
       WHERE EXISTS (
         SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
         WHERE p.proname = f.name AND n.nspname = current_schema()
       )`
-    const recorded = new Map(rows.map((row) => [row.name, row]))
-    const applied: Array<string> = []
-    for (const fn of functions) {
-      const hash = definitionHash(fn.definition)
-      const current = recorded.get(fn.name)
-      if (current !== undefined && (current.version > fn.version || current.hash === hash)) continue
-      yield* sql.unsafe(fn.definition)
-      yield* sql`
+  const recorded = new Map(rows.map((row) => [row.name, row]))
+  const applied: Array<string> = []
+  for (const fn of functions) {
+    const hash = definitionHash(fn.definition)
+    const current = recorded.get(fn.name)
+    if (current !== undefined && (current.version > fn.version || current.hash === hash)) continue
+    yield* sql.unsafe(fn.definition)
+    yield* sql`
         INSERT INTO sql_functions (name, hash, version) VALUES (${fn.name}, ${hash}, ${fn.version})
         ON CONFLICT (name) DO UPDATE
         SET hash = EXCLUDED.hash, version = EXCLUDED.version, applied_at = now()`
-      applied.push(fn.name)
-    }
-    return applied
-  })
+    applied.push(fn.name)
+  }
+  return applied
+})

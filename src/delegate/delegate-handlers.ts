@@ -85,48 +85,51 @@ const tokenAnswer: RouteAnswer<DelegatePaymentResponse> = {
 /** The bucket of one API key: `DELEGATE_RATE_LIMIT_PER_MINUTE` at once, refilled over a minute. */
 export const delegateBucket = (perMinute: number) => ({ capacity: perMinute, refillPerSecond: perMinute / 60 })
 
-export const DelegateHandlers = groupHandlers(DelegateApi, "delegate", (handlers) =>
-  Effect.gen(function*() {
+export const DelegateHandlers = groupHandlers(
+  DelegateApi,
+  "delegate",
+  Effect.fnUntraced(function*(handlers) {
     const vault = yield* Vault
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const bucket = delegateBucket(config.delegateRateLimitPerMinute)
-    return handlers.handleRaw("tokenize", ({ headers }) =>
-      Effect.gen(function*() {
-        const client = yield* CurrentClient
-        const version = yield* RequestedApiVersion
-        const codec = DELEGATE_WIRE[version]
-        yield* limiter.consume(`delegate_payment:${client.keyId}`, bucket).pipe(
-          Effect.catchTag("RateLimited", (limited) =>
-            Effect.zipRight(
-              setRetryAfter(limited.retryAfterSeconds),
-              Effect.fail(
-                delegateError(
-                  version,
-                  "rate_limited",
-                  `Too many delegate payment requests; retry after ${limited.retryAfterSeconds} s.`
-                )
+    const tokenize = Effect.fnUntraced(function*(headers: Record<string, string | undefined>) {
+      const client = yield* CurrentClient
+      const version = yield* RequestedApiVersion
+      const codec = DELEGATE_WIRE[version]
+      yield* limiter.consume(`delegate_payment:${client.keyId}`, bucket).pipe(
+        Effect.catchTag("RateLimited", (limited) =>
+          Effect.zipRight(
+            setRetryAfter(limited.retryAfterSeconds),
+            Effect.fail(
+              delegateError(
+                version,
+                "rate_limited",
+                `Too many delegate payment requests; retry after ${limited.retryAfterSeconds} s.`
               )
-            ))
-        )
-        const json = yield* readJson.pipe(
-          Effect.mapError((error) => fromBodyError(version, error))
-        )
-        const now = yield* Clock.currentTimeMillis
-        const payment = yield* Either.match(codec.parse(json, now), {
-          onLeft: (failure) => Effect.fail(delegateErrorOf(version, failure)),
-          onRight: Effect.succeed
-        })
-        const idempotencyKey = headers["idempotency-key"]
-        return yield* vault.tokenize(payment, {
-          clientKeyId: client.keyId,
-          ...(idempotencyKey !== undefined && idempotencyKey !== "" ? { idempotencyKey } : {})
-        }).pipe(
-          answeredWith(tokenAnswer),
-          Effect.catchTag("StorageError", (error) => fromStorageError(version, error))
-        )
-      }))
-  }))
+            )
+          ))
+      )
+      const json = yield* readJson.pipe(
+        Effect.mapError((error) => fromBodyError(version, error))
+      )
+      const now = yield* Clock.currentTimeMillis
+      const payment = yield* Either.match(codec.parse(json, now), {
+        onLeft: (failure) => Effect.fail(delegateErrorOf(version, failure)),
+        onRight: Effect.succeed
+      })
+      const idempotencyKey = headers["idempotency-key"]
+      return yield* vault.tokenize(payment, {
+        clientKeyId: client.keyId,
+        ...(idempotencyKey !== undefined && idempotencyKey !== "" ? { idempotencyKey } : {})
+      }).pipe(
+        answeredWith(tokenAnswer),
+        Effect.catchTag("StorageError", (error) => fromStorageError(version, error))
+      )
+    })
+    return handlers.handleRaw("tokenize", ({ headers }) => tokenize(headers))
+  })
+)
 
 // ---------------------------------------------------------------------------------------------
 // Middlewares
@@ -168,6 +171,7 @@ const DelegateSignatureCheckLive = Layer.effect(
   DelegateSignatureCheck,
   Effect.map(AppConfig, (config) => {
     const problemOf = makeRequestSignatureProblem(config.requestSigningSecrets)
+    // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
     return Effect.gen(function*() {
       const problem = yield* problemOf
       if (problem === undefined) return

@@ -79,98 +79,96 @@ export interface VaultKeyOptions {
   readonly retiredVaultKeys?: ReadonlyArray<Redacted.Redacted<string>>
 }
 
-export const makeVault = (
+export const makeVault = Effect.fnUntraced(function*(
   options: VaultKeyOptions
-): Effect.Effect<VaultService, VaultKeyError, VaultStore | Ids> =>
-  Effect.gen(function*() {
-    const store = yield* VaultStore
-    const ids = yield* Ids
-    const current = yield* Either.match(deriveVaultKeys(Redacted.value(options.vaultKey)), {
+): Effect.fn.Return<VaultService, VaultKeyError, VaultStore | Ids> {
+  const store = yield* VaultStore
+  const ids = yield* Ids
+  const current = yield* Either.match(deriveVaultKeys(Redacted.value(options.vaultKey)), {
+    onLeft: Effect.fail,
+    onRight: Effect.succeed
+  })
+  const ring = new Map<string, Buffer>([[current.keyId, current.encryptionKey]])
+  for (const retired of options.retiredVaultKeys ?? []) {
+    const keys = yield* Either.match(deriveVaultKeys(Redacted.value(retired)), {
       onLeft: Effect.fail,
       onRight: Effect.succeed
     })
-    const ring = new Map<string, Buffer>([[current.keyId, current.encryptionKey]])
-    for (const retired of options.retiredVaultKeys ?? []) {
-      const keys = yield* Either.match(deriveVaultKeys(Redacted.value(retired)), {
-        onLeft: Effect.fail,
-        onRight: Effect.succeed
-      })
-      if (!ring.has(keys.keyId)) ring.set(keys.keyId, keys.encryptionKey)
+    if (!ring.has(keys.keyId)) ring.set(keys.keyId, keys.encryptionKey)
+  }
+
+  const tokenize: VaultService["tokenize"] = Effect.fnUntraced(function*(payment, context) {
+    const { request } = payment
+    const card = request.payment_method
+    const id = yield* ids.make("vt_")
+    const now = yield* Clock.currentTimeMillis
+    const secret: RevealedCard = {
+      card_number_type: card.card_number_type,
+      number: card.number,
+      ...(card.exp_month !== undefined ? { exp_month: card.exp_month } : {}),
+      ...(card.exp_year !== undefined ? { exp_year: card.exp_year } : {}),
+      ...(card.name !== undefined ? { name: card.name } : {}),
+      ...(card.cvc !== undefined ? { cvc: card.cvc } : {}),
+      ...(card.cryptogram !== undefined ? { cryptogram: card.cryptogram } : {}),
+      ...(card.eci_value !== undefined ? { eci_value: card.eci_value } : {}),
+      ...(request.billing_address !== undefined ? { billing_address: request.billing_address } : {})
     }
-
-    const tokenize: VaultService["tokenize"] = (payment, context) =>
-      Effect.gen(function*() {
-        const { request } = payment
-        const card = request.payment_method
-        const id = yield* ids.make("vt_")
-        const now = yield* Clock.currentTimeMillis
-        const secret: RevealedCard = {
-          card_number_type: card.card_number_type,
-          number: card.number,
-          ...(card.exp_month !== undefined ? { exp_month: card.exp_month } : {}),
-          ...(card.exp_year !== undefined ? { exp_year: card.exp_year } : {}),
-          ...(card.name !== undefined ? { name: card.name } : {}),
-          ...(card.cvc !== undefined ? { cvc: card.cvc } : {}),
-          ...(card.cryptogram !== undefined ? { cryptogram: card.cryptogram } : {}),
-          ...(card.eci_value !== undefined ? { eci_value: card.eci_value } : {}),
-          ...(request.billing_address !== undefined ? { billing_address: request.billing_address } : {})
-        }
-        const envelope = encryptCard({ id: current.keyId, key: current.encryptionKey }, secret, id)
-        // `merchant_id` and `idempotency_key` are ours (CONTRACT §7): the allowance's merchant and the
-        // request's Idempotency-Key, never a value the client put in its metadata under those names.
-        const { idempotency_key: _notTheHeader, ...given } = request.metadata
-        const metadata: Record<string, string> = {
-          ...given,
-          merchant_id: request.allowance.merchant_id,
-          ...(context.idempotencyKey !== undefined ? { idempotency_key: context.idempotencyKey } : {})
-        }
-        const record: VaultTokenRecord = {
-          id,
-          clientKeyId: context.clientKeyId,
-          allowance: {
-            reason: request.allowance.reason,
-            max_amount: request.allowance.max_amount,
-            currency: request.allowance.currency,
-            checkout_session_id: request.allowance.checkout_session_id,
-            merchant_id: request.allowance.merchant_id,
-            expiresAt: payment.expiresAtMillis
-          },
-          riskSignals: request.risk_signals,
-          metadata,
-          createdAt: now,
-          card: envelope,
-          fingerprint: cardFingerprint(current.fingerprintKey, card.number, card.exp_month, card.exp_year),
-          brand: payment.brand,
-          last4: payment.last4,
-          funding: payment.fundingType,
-          state: "active"
-        }
-        const response: DelegatePaymentResponse = { id, created: new Date(now).toISOString(), metadata }
-        // A keyed request's answer goes in the token's own statement: no transaction around it.
-        yield* writeWithAnswer(
-          (answer) => Effect.as(store.insertToken(record, answer), true),
-          Either.right(response)
-        )
-        yield* Effect.logDebug("card tokenized").pipe(
-          Effect.annotateLogs({ token_id: id, brand: record.brand, last4: record.last4, client: context.clientKeyId })
-        )
-        return response
-      })
-
-    const revealCard: VaultService["revealCard"] = (record) =>
-      Effect.suspend(() => {
-        const opened = decryptCard(ring, record.card, record.id)
-        if (Either.isLeft(opened)) {
-          return Effect.fail(new CardUnreadable({ tokenId: record.id, reason: opened.left.reason }))
-        }
-        const decoded = decodeRevealedCard(opened.right)
-        return Either.isRight(decoded)
-          ? Effect.succeed(decoded.right)
-          : Effect.fail(new CardUnreadable({ tokenId: record.id, reason: "malformed" }))
-      })
-
-    return Vault.of({ tokenize, revealCard })
+    const envelope = encryptCard({ id: current.keyId, key: current.encryptionKey }, secret, id)
+    // `merchant_id` and `idempotency_key` are ours (CONTRACT §7): the allowance's merchant and the
+    // request's Idempotency-Key, never a value the client put in its metadata under those names.
+    const { idempotency_key: _notTheHeader, ...given } = request.metadata
+    const metadata: Record<string, string> = {
+      ...given,
+      merchant_id: request.allowance.merchant_id,
+      ...(context.idempotencyKey !== undefined ? { idempotency_key: context.idempotencyKey } : {})
+    }
+    const record: VaultTokenRecord = {
+      id,
+      clientKeyId: context.clientKeyId,
+      allowance: {
+        reason: request.allowance.reason,
+        max_amount: request.allowance.max_amount,
+        currency: request.allowance.currency,
+        checkout_session_id: request.allowance.checkout_session_id,
+        merchant_id: request.allowance.merchant_id,
+        expiresAt: payment.expiresAtMillis
+      },
+      riskSignals: request.risk_signals,
+      metadata,
+      createdAt: now,
+      card: envelope,
+      fingerprint: cardFingerprint(current.fingerprintKey, card.number, card.exp_month, card.exp_year),
+      brand: payment.brand,
+      last4: payment.last4,
+      funding: payment.fundingType,
+      state: "active"
+    }
+    const response: DelegatePaymentResponse = { id, created: new Date(now).toISOString(), metadata }
+    // A keyed request's answer goes in the token's own statement: no transaction around it.
+    yield* writeWithAnswer(
+      (answer) => Effect.as(store.insertToken(record, answer), true),
+      Either.right(response)
+    )
+    yield* Effect.logDebug("card tokenized").pipe(
+      Effect.annotateLogs({ token_id: id, brand: record.brand, last4: record.last4, client: context.clientKeyId })
+    )
+    return response
   })
+
+  const revealCard: VaultService["revealCard"] = (record) =>
+    Effect.suspend(() => {
+      const opened = decryptCard(ring, record.card, record.id)
+      if (Either.isLeft(opened)) {
+        return Effect.fail(new CardUnreadable({ tokenId: record.id, reason: opened.left.reason }))
+      }
+      const decoded = decodeRevealedCard(opened.right)
+      return Either.isRight(decoded)
+        ? Effect.succeed(decoded.right)
+        : Effect.fail(new CardUnreadable({ tokenId: record.id, reason: "malformed" }))
+    })
+
+  return Vault.of({ tokenize, revealCard })
+})
 
 /** The vault keyed by `AppConfig.vaultKey` (and its retired keys), over the `VaultStore` in context. */
 export const VaultLive: Layer.Layer<Vault, VaultKeyError, AppConfig | VaultStore | Ids> = Layer.effect(

@@ -20,60 +20,59 @@ export interface ClaimRenewal {
   ) => Effect.Effect<A, E, R>
 }
 
-export const startClaimRenewal = (
+export const startClaimRenewal = Effect.fnUntraced(function*(
   store: IdempotencyStoreService,
   timing: { readonly leaseMillis: number; readonly renewEveryMillis: number }
-): Effect.Effect<ClaimRenewal, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const lifetime = yield* Effect.scope
-    const running = new Map<string, IdempotencyScope>()
-    const renewOne = (claimId: string, scope: IdempotencyScope, leaseUntil: number) =>
-      store.renewLease(scope, claimId, leaseUntil).pipe(
-        Effect.catchAll((error) => Effect.logWarning("idempotency lease renewal failed", error.reason))
-      )
-    const round = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.forEach(
-        [...running],
-        ([claimId, scope]) => renewOne(claimId, scope, now + timing.leaseMillis),
-        { concurrency: 16, discard: true }
-      ))
-    const every = Duration.millis(timing.renewEveryMillis)
-    // The loop runs only while claims do: it ends at a round that finds none, and the next claim
-    // starts it again (no timer in an idle process, nor in a test's clock jumps).
-    let looping = false
-    const loop: Effect.Effect<void> = Effect.zipRight(
-      Effect.sleep(every),
-      Effect.suspend(() => {
-        if (running.size === 0) {
-          looping = false
-          return Effect.void
-        }
-        return Effect.zipRight(round, loop)
-      })
+): Effect.fn.Return<ClaimRenewal, never, Scope.Scope> {
+  const lifetime = yield* Effect.scope
+  const running = new Map<string, IdempotencyScope>()
+  const renewOne = (claimId: string, scope: IdempotencyScope, leaseUntil: number) =>
+    store.renewLease(scope, claimId, leaseUntil).pipe(
+      Effect.catchAll((error) => Effect.logWarning("idempotency lease renewal failed", error.reason))
     )
-    // Interruptible (a fork inherits the request's uninterruptible region): the scope's end stops it.
-    const start = Effect.suspend(() => {
-      if (looping) return Effect.void
-      looping = true
-      // A defect ends this loop but not renewal: the next claim starts another.
-      const guarded = Effect.catchAllDefect(loop, (defect) =>
-        Effect.zipRight(
-          Effect.sync(() => {
-            looping = false
-          }),
-          Effect.logError("idempotency lease renewal stopped", defect)
-        ))
-      return Effect.asVoid(Effect.forkIn(Effect.interruptible(guarded), lifetime))
+  const round = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.forEach(
+      [...running],
+      ([claimId, scope]) => renewOne(claimId, scope, now + timing.leaseMillis),
+      { concurrency: 16, discard: true }
+    ))
+  const every = Duration.millis(timing.renewEveryMillis)
+  // The loop runs only while claims do: it ends at a round that finds none, and the next claim
+  // starts it again (no timer in an idle process, nor in a test's clock jumps).
+  let looping = false
+  const loop: Effect.Effect<void> = Effect.zipRight(
+    Effect.sleep(every),
+    Effect.suspend(() => {
+      if (running.size === 0) {
+        looping = false
+        return Effect.void
+      }
+      return Effect.zipRight(round, loop)
     })
-    return {
-      whileRunning: (scope, claimId, effect) =>
-        Effect.zipRight(
-          start,
-          // Registered inside what `ensuring` guards: however the effect ends, the claim leaves.
-          Effect.ensuring(
-            Effect.zipRight(Effect.sync(() => running.set(claimId, scope)), effect),
-            Effect.sync(() => running.delete(claimId))
-          )
-        )
-    }
+  )
+  // Interruptible (a fork inherits the request's uninterruptible region): the scope's end stops it.
+  const start = Effect.suspend(() => {
+    if (looping) return Effect.void
+    looping = true
+    // A defect ends this loop but not renewal: the next claim starts another.
+    const guarded = Effect.catchAllDefect(loop, (defect) =>
+      Effect.zipRight(
+        Effect.sync(() => {
+          looping = false
+        }),
+        Effect.logError("idempotency lease renewal stopped", defect)
+      ))
+    return Effect.asVoid(Effect.forkIn(Effect.interruptible(guarded), lifetime))
   })
+  return {
+    whileRunning: (scope, claimId, effect) =>
+      Effect.zipRight(
+        start,
+        // Registered inside what `ensuring` guards: however the effect ends, the claim leaves.
+        Effect.ensuring(
+          Effect.zipRight(Effect.sync(() => running.set(claimId, scope)), effect),
+          Effect.sync(() => running.delete(claimId))
+        )
+      )
+  }
+})

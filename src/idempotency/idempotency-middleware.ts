@@ -242,47 +242,57 @@ const runClaimed = <E, R>(app: HttpApp.Default<E, R>, run: ClaimedRun) => {
       ),
     { scope, claimId, ttlMillis: timing.ttlMillis }
   )
-  const settle = (response: HttpServerResponse.HttpServerResponse) =>
-    Effect.gen(function*() {
-      if (claim.committed !== undefined) return fromStored(claim.committed.stored)
-      const keep = !claim.notNow && isReplayableStatus(response.status) && (run.jsonBody || response.status !== 400)
-      const stored = keep ? toStoredResponse(response) : undefined
-      if (stored === undefined) {
-        yield* release
-        return response
-      }
-      const kept = yield* claim.complete(stored).pipe(
-        Effect.catchAll((error) =>
-          Effect.as(Effect.logWarning("idempotency result could not be stored", error.reason), false)
-        )
-      )
-      if (!kept) yield* Effect.logWarning("idempotency claim lost before its result was stored")
-      return response
-    })
-  return run.renewal.whileRunning(
-    scope,
-    claimId,
-    Effect.gen(function*() {
-      // Uninterruptible: once claimed, run to the end and settle the key, even if the client left.
-      const exit = yield* Effect.exit(Effect.uninterruptible(Effect.locally(app, CurrentClaim, claim)))
-      if (Exit.isFailure(exit)) {
-        // A failure of the app (unknown route, defect) becomes 404/405/500 outside. An answer
-        // committed with the effect stays (release only frees a claim still in flight).
-        yield* release
-        return yield* Effect.failCause(exit.cause as Cause.Cause<E>)
-      }
-      yield* Effect.flatMap(HttpServerRequest.HttpServerRequest, run.faults.afterRoute)
-      return yield* settle(exit.value)
-    })
-  )
+  return run.renewal.whileRunning(scope, claimId, runToSettlement(app, run, claim, release))
 }
+
+/** The claimed run itself (`runClaimed`): the app, then the key settled on its outcome. */
+const runToSettlement = Effect.fnUntraced(function*<E, R>(
+  app: HttpApp.Default<E, R>,
+  run: ClaimedRun,
+  claim: ClaimedRequest,
+  release: Effect.Effect<void>
+) {
+  // Uninterruptible: once claimed, run to the end and settle the key, even if the client left.
+  const exit = yield* Effect.exit(Effect.uninterruptible(Effect.locally(app, CurrentClaim, claim)))
+  if (Exit.isFailure(exit)) {
+    // A failure of the app (unknown route, defect) becomes 404/405/500 outside. An answer
+    // committed with the effect stays (release only frees a claim still in flight).
+    yield* release
+    return yield* Effect.failCause(exit.cause as Cause.Cause<E>)
+  }
+  yield* Effect.flatMap(HttpServerRequest.HttpServerRequest, run.faults.afterRoute)
+  return yield* settle(run, claim, release, exit.value)
+})
+
+/** The app's answer to a claimed request, with the key settled by it (see `runClaimed`). */
+const settle = Effect.fnUntraced(function*(
+  run: ClaimedRun,
+  claim: ClaimedRequest,
+  release: Effect.Effect<void>,
+  response: HttpServerResponse.HttpServerResponse
+) {
+  if (claim.committed !== undefined) return fromStored(claim.committed.stored)
+  const keep = !claim.notNow && isReplayableStatus(response.status) && (run.jsonBody || response.status !== 400)
+  const stored = keep ? toStoredResponse(response) : undefined
+  if (stored === undefined) {
+    yield* release
+    return response
+  }
+  const kept = yield* claim.complete(stored).pipe(
+    Effect.catchAll((error) =>
+      Effect.as(Effect.logWarning("idempotency result could not be stored", error.reason), false)
+    )
+  )
+  if (!kept) yield* Effect.logWarning("idempotency claim lost before its result was stored")
+  return response
+})
 
 /**
  * Builds the idempotency middleware for the routes of `api` from the store and the configuration
  * (API keys for the scope, `idempotencyTtlSeconds` for the expiry).
  */
-export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: IdempotencyOptions = {}) =>
-  Effect.gen(function*() {
+export const makeIdempotencyMiddleware = Effect.fnUntraced(
+  function*(api: HttpApi.HttpApi.Any, options: IdempotencyOptions = {}) {
     const routeOf = idempotentRoutes(api)
     const store = yield* IdempotencyStore
     const config = yield* AppConfig
@@ -305,8 +315,8 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
     }
     const renewal = yield* startClaimRenewal(store, timing)
 
-    const post = <E, R>(request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default<E, R>) =>
-      Effect.gen(function*() {
+    const post = Effect.fnUntraced(
+      function*<E, R>(request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default<E, R>) {
         const path = canonicalPath(request.url.split("?")[0]!)
         const route = routeOf(path)
         if (route === undefined) return yield* app
@@ -366,7 +376,8 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
           jsonBody: hasReadableJsonBody(request.headers),
           faults
         })
-      })
+      }
+    )
 
     // Every request passes through here: those that are not POSTs go on without a generator.
     return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
@@ -374,7 +385,8 @@ export const makeIdempotencyMiddleware = (api: HttpApi.HttpApi.Any, options: Ide
         HttpServerRequest.HttpServerRequest,
         (request) => request.method !== "POST" ? app : post(request, app)
       )
-  })
+  }
+)
 
 /** Storage failure while claiming: 503 (Retry-After added outside) when unreachable, else 500. */
 const storageFailureResponse = (reason: "unavailable" | "failure") =>

@@ -85,13 +85,12 @@ export const make: Effect.Effect<IdempotencyStoreService, never, SqlClient.SqlCl
     )
 
   /** One attempt; none when the conflicting row vanished before it could be read. */
-  const claimOnce = (
+  const claimOnce = Effect.fnUntraced(function*(
     scope: IdempotencyScope,
     request: ClaimRequest
-  ): Effect.Effect<Option.Option<ClaimOutcome>, StorageError> =>
-    Effect.gen(function*() {
-      const now = iso(request.now)
-      const claimed = yield* run(sql<{ claim_id: string }>`
+  ): Effect.fn.Return<Option.Option<ClaimOutcome>, StorageError> {
+    const now = iso(request.now)
+    const claimed = yield* run(sql<{ claim_id: string }>`
         INSERT INTO idempotency_keys
           (key_id, method, path, idempotency_key, fingerprint, state, claim_id, status, headers, body,
            created_at, expires_at, lease_until)
@@ -107,22 +106,21 @@ export const make: Effect.Effect<IdempotencyStoreService, never, SqlClient.SqlCl
                AND idempotency_keys.lease_until <= EXCLUDED.created_at
                AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
         RETURNING claim_id`)
-      if (claimed[0]?.claim_id === request.claimId) return Option.some<ClaimOutcome>({ _tag: "Claimed" })
-      const existing = yield* readLive(scope, request.now)
-      return Option.map(existing, (record): ClaimOutcome => ({ _tag: "Existing", record }))
-    })
+    if (claimed[0]?.claim_id === request.claimId) return Option.some<ClaimOutcome>({ _tag: "Claimed" })
+    const existing = yield* readLive(scope, request.now)
+    return Option.map(existing, (record): ClaimOutcome => ({ _tag: "Existing", record }))
+  })
 
-  const claim: IdempotencyStoreService["claim"] = (scope, request) =>
-    Effect.gen(function*() {
-      for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-        const outcome = yield* claimOnce(scope, request)
-        if (Option.isSome(outcome)) return outcome.value
-      }
-      return yield* new StorageError({
-        reason: "failure",
-        cause: new Error("idempotency claim: the conflicting record kept disappearing")
-      })
+  const claim: IdempotencyStoreService["claim"] = Effect.fnUntraced(function*(scope, request) {
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      const outcome = yield* claimOnce(scope, request)
+      if (Option.isSome(outcome)) return outcome.value
+    }
+    return yield* new StorageError({
+      reason: "failure",
+      cause: new Error("idempotency claim: the conflicting record kept disappearing")
     })
+  })
 
   const renewLease: IdempotencyStoreService["renewLease"] = (scope, claimId, leaseUntil) =>
     run(sql<{ claim_id: string }>`

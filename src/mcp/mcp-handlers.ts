@@ -131,8 +131,8 @@ const restRequest = (tool: CheckoutTool, args: ToolArguments, authorization: str
 }
 
 /** Runs `tool` with `raw` arguments: the REST call's session, or a `ToolCallError`. */
-const callTool = (dispatch: Dispatch, tool: CheckoutTool, raw: unknown, authorization: string | undefined) =>
-  Effect.gen(function*() {
+const callTool = Effect.fnUntraced(
+  function*(dispatch: Dispatch, tool: CheckoutTool, raw: unknown, authorization: string | undefined) {
     const decoded = Schema.decodeUnknownEither(argumentsOf(tool), { errors: "first", onExcessProperty: "ignore" })(
       raw ?? {}
     )
@@ -157,7 +157,8 @@ const callTool = (dispatch: Dispatch, tool: CheckoutTool, raw: unknown, authoriz
     }
     const error = typeof body["param"] === "string" ? rerooted(body, body["param"]) : body
     return yield* Effect.fail(new ToolCallError(ACP_ERROR, String(error["message"] ?? "Request failed"), error))
-  })
+  }
+)
 
 const TOOLS = CHECKOUT_TOOLS.map((tool) => ({
   name: tool.name,
@@ -216,8 +217,8 @@ const mcpServer = (
 export const makeMcpEndpoint = Effect.gen(function*() {
   const checkBearer = yield* makeBearerCheck(() => unauthorized())
   const sdk = yield* Effect.cached(Effect.promise(loadSdk))
-  return (dispatch: Dispatch) =>
-    Effect.gen(function*() {
+  return Effect.fnUntraced(
+    function*(dispatch: Dispatch) {
       const request = yield* HttpServerRequest.HttpServerRequest
       const refused = yield* Effect.either(checkBearer)
       if (Either.isLeft(refused)) {
@@ -258,10 +259,10 @@ export const makeMcpEndpoint = Effect.gen(function*() {
         Effect.orElseSucceed(() => undefined)
       )
       return answer === undefined ? errorResponse(internalError()) : HttpServerResponse.fromWeb(answer)
-    }).pipe(
-      Effect.catchTags({
-        BadRequest: errorResponse,
-        PayloadTooLarge: errorResponse
-      })
-    )
+    },
+    Effect.catchTags({
+      BadRequest: errorResponse,
+      PayloadTooLarge: errorResponse
+    })
+  )
 })

@@ -46,13 +46,16 @@ const unavailable = (json: boolean) =>
       ).pipe(HttpServerResponse.setStatus(503), HttpServerResponse.setHeader("retry-after", "2"))
   )
 
-export const OrderPageHandlers = groupHandlers(OrderPageApi, "orderPage", (handlers) =>
-  Effect.gen(function*() {
+export const OrderPageHandlers = groupHandlers(
+  OrderPageApi,
+  "orderPage",
+  Effect.fnUntraced(function*(handlers) {
     const store = yield* OrderStore
     const catalog = yield* Catalog
     const config = yield* AppConfig
-    return handlers.handleRaw("view", ({ path }) =>
-      Effect.gen(function*() {
+    return handlers.handleRaw(
+      "view",
+      Effect.fnUntraced(function*({ path }) {
         yield* requireRole(config, "checkout")
         const request = yield* HttpServerRequest.HttpServerRequest
         const json = (request.headers["accept"] ?? "").includes("application/json")
@@ -86,5 +89,7 @@ export const OrderPageHandlers = groupHandlers(OrderPageApi, "orderPage", (handl
             (error) => Effect.as(Effect.logError("storage error", error.reason, error.cause), unavailable(json))
           )
         )
-      }))
-  }))
+      })
+    )
+  })
+)

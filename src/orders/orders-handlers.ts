@@ -140,8 +140,10 @@ const orderAnswer: RouteAnswer<Order> = {
 const decodeShipBody = decodeDeclaredBody(OrdersGroup, "ship")
 const decodeRefundBody = decodeDeclaredBody(OrdersGroup, "refund")
 
-export const OrdersHandlers = groupHandlers(OrdersApi, "orders", (handlers) =>
-  Effect.gen(function*() {
+export const OrdersHandlers = groupHandlers(
+  OrdersApi,
+  "orders",
+  Effect.fnUntraced(function*(handlers) {
     const orders = yield* OrderService
     const config = yield* AppConfig
     const change = (id: string, command: OrderCommand) =>
@@ -150,10 +152,11 @@ export const OrdersHandlers = groupHandlers(OrdersApi, "orders", (handlers) =>
         mapOrderErrors(withoutRefundErrors(orders.apply(id, command)).pipe(answeredWith(orderAnswer)))
       )
     return handlers
-      .handle("get", ({ path }) =>
-        Effect.zipRight(requireRole(config, "checkout"), mapOrderErrors(orders.get(path.order_id))))
-      .handle("confirm", ({ path }) =>
-        change(path.order_id, OrderCommand.Confirm()))
+      .handle(
+        "get",
+        ({ path }) => Effect.zipRight(requireRole(config, "checkout"), mapOrderErrors(orders.get(path.order_id)))
+      )
+      .handle("confirm", ({ path }) => change(path.order_id, OrderCommand.Confirm()))
       .handle("hold", ({ path }) => change(path.order_id, OrderCommand.HoldForReview()))
       .handleRaw("ship", ({ path }) =>
         Effect.zipRight(
@@ -183,60 +186,61 @@ export const OrdersHandlers = groupHandlers(OrdersApi, "orders", (handlers) =>
               )
           )
         ))
-  }))
+  })
+)
 
 export const WebhookDeliveriesHandlers = groupHandlers(
   WebhookDeliveriesApi,
   "webhookDeliveries",
-  (handlers) =>
-    Effect.gen(function*() {
-      const store = yield* OrderStore
-      const gate = requireRole(yield* AppConfig, "checkout", "webhook_sender")
-      return handlers
-        .handle("list", ({ urlParams }) =>
-          Effect.zipRight(
-            gate,
-            store.listEvents({
-              ...(urlParams.state !== undefined ? { state: urlParams.state } : {}),
-              ...(urlParams.order_id !== undefined ? { orderId: urlParams.order_id } : {}),
-              limit: urlParams.limit ?? 100
-            }).pipe(
-              Effect.map((events) => ({ data: events.map(toDelivery) })),
-              Effect.catchAll(storageFailure)
-            )
-          ))
-        .handle("redrive", ({ path }) =>
-          Effect.gen(function*() {
-            yield* gate
-            const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-            const existing = yield* Effect.catchAll(store.getEvent(path.event_id), storageFailure)
-            if (existing._tag === "None") {
-              return yield* new NotFound({
-                type: "invalid_request",
-                code: "not_found",
-                message: `No order event ${maskCardNumbers(path.event_id)}.`,
-                param: "$.event_id"
-              })
-            }
-            // The answer is committed with the redrive (a retry after a crash replays it).
-            const redriven = yield* Effect.catchAll(
-              commitWithAnswer(
-                store.transaction,
-                store.redrive(path.event_id, now),
-                Option.map((event) => Either.right(event)),
-                true
-              ),
-              storageFailure
-            )
-            if (redriven._tag === "None") {
-              return yield* new Conflict({
-                type: "invalid_request",
-                code: "delivery_not_dead",
-                message: `Order event ${path.event_id} is ${existing.value.state}; only dead events can be redriven.`
-              })
-            }
-            return redriven.value
-          }).pipe(answeredWith(deliveryAnswer)))
-        .handle("metrics", () => Effect.zipRight(gate, Effect.catchAll(store.countByState, storageFailure)))
-    })
+  Effect.fnUntraced(function*(handlers) {
+    const store = yield* OrderStore
+    const gate = requireRole(yield* AppConfig, "checkout", "webhook_sender")
+    /** A dead event made due again, with its answer committed with it (made once, run per request). */
+    const redrive = Effect.fnUntraced(function*(eventId: string) {
+      yield* gate
+      const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+      const existing = yield* Effect.catchAll(store.getEvent(eventId), storageFailure)
+      if (existing._tag === "None") {
+        return yield* new NotFound({
+          type: "invalid_request",
+          code: "not_found",
+          message: `No order event ${maskCardNumbers(eventId)}.`,
+          param: "$.event_id"
+        })
+      }
+      // The answer is committed with the redrive (a retry after a crash replays it).
+      const redriven = yield* Effect.catchAll(
+        commitWithAnswer(
+          store.transaction,
+          store.redrive(eventId, now),
+          Option.map((event) => Either.right(event)),
+          true
+        ),
+        storageFailure
+      )
+      if (redriven._tag === "None") {
+        return yield* new Conflict({
+          type: "invalid_request",
+          code: "delivery_not_dead",
+          message: `Order event ${eventId} is ${existing.value.state}; only dead events can be redriven.`
+        })
+      }
+      return redriven.value
+    }, answeredWith(deliveryAnswer))
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.zipRight(
+          gate,
+          store.listEvents({
+            ...(urlParams.state !== undefined ? { state: urlParams.state } : {}),
+            ...(urlParams.order_id !== undefined ? { orderId: urlParams.order_id } : {}),
+            limit: urlParams.limit ?? 100
+          }).pipe(
+            Effect.map((events) => ({ data: events.map(toDelivery) })),
+            Effect.catchAll(storageFailure)
+          )
+        ))
+      .handle("redrive", ({ path }) => redrive(path.event_id))
+      .handle("metrics", () => Effect.zipRight(gate, Effect.catchAll(store.countByState, storageFailure)))
+  })
 )

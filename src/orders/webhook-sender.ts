@@ -67,92 +67,90 @@ export interface WebhookSenderShape {
 
 export class WebhookSender extends Context.Tag("acp/WebhookSender")<WebhookSender, WebhookSenderShape>() {}
 
-export const makeWebhookSender = (options: WebhookSenderOptions = {}) =>
-  Effect.gen(function*() {
-    const store = yield* OrderStore
-    const config = yield* AppConfig
-    const transport = yield* WebhookTransport
-    const url = webhookTargetUrl(config)
-    const version = config.webhookApiVersion
-    const eventBody = ORDER_EVENT_WIRES[version].body
-    const timeout = Duration.decode(options.timeout ?? "10 seconds")
-    const leaseMs = Duration.toMillis(options.lease ?? "60 seconds")
-    const batchSize = Math.max(1, options.batchSize ?? 16)
-    const horizonMs = config.webhookRetryHorizonSeconds * 1000
+export const makeWebhookSender = Effect.fnUntraced(function*(options: WebhookSenderOptions = {}) {
+  const store = yield* OrderStore
+  const config = yield* AppConfig
+  const transport = yield* WebhookTransport
+  const url = webhookTargetUrl(config)
+  const version = config.webhookApiVersion
+  const eventBody = ORDER_EVENT_WIRES[version].body
+  const timeout = Duration.decode(options.timeout ?? "10 seconds")
+  const leaseMs = Duration.toMillis(options.lease ?? "60 seconds")
+  const batchSize = Math.max(1, options.batchSize ?? 16)
+  const horizonMs = config.webhookRetryHorizonSeconds * 1000
 
-    /** One POST: the response status and Retry-After, or a network problem (incl. no answer in time). */
-    const post = (event: OutboxEvent) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const body = eventBody(event.payload)
-        const headers = {
-          "content-type": "application/json",
-          "merchant-signature": signPayload(Redacted.value(config.webhookSecret), Math.floor(now / 1000), body),
-          "request-id": event.id,
-          "api-version": version
-        }
-        return Effect.either(transport.post({ url, headers, body }, timeout))
-      })
-
-    /** One attempt: the POST and what to record of it. */
-    const attempt = (event: OutboxEvent) =>
-      Effect.gen(function*() {
-        const posted = yield* post(event)
-        const result = Either.isRight(posted)
-          ? { status: posted.right.status, retryAfter: posted.right.retryAfter, error: null }
-          : { status: null, retryAfter: undefined, error: posted.left.reason }
-        const now = yield* Clock.currentTimeMillis
-        const random = yield* Random.next
-        const response: DeliveryResponse = result.status === null ? { networkError: true } : { status: result.status }
-        const decision = retryDecision(response, event.attempts, result.retryAfter, { random, nowMs: now })
-        const nextAttemptAt = now + decision.delayMs
-        const outcome = decision.outcome === "delivered"
-          ? "delivered" as const
-          : decision.outcome === "dead_letter" || isPastHorizon(event.firstAttemptAt ?? now, nextAttemptAt, horizonMs)
-          ? "dead" as const
-          : "retry" as const
-        const lastError = result.error ?? (outcome === "delivered" ? null : `HTTP ${result.status}`)
-        const finished: FinishedAttempt = {
-          id: event.id,
-          attempt: event.attempts,
-          result: {
-            state: outcome === "retry" ? "pending" : outcome,
-            nextAttemptAt: outcome === "retry" ? nextAttemptAt : now,
-            lastStatus: result.status,
-            lastError,
-            at: now
-          }
-        }
-        const report: DeliveryReport = { eventId: event.id, attempt: event.attempts, outcome, status: result.status }
-        return { finished, report, delayMs: decision.delayMs }
-      })
-
-    /**
-     * One round: the claimed events are posted concurrently and their results recorded together,
-     * in one store call, once every POST of the round has answered or timed out (well within the
-     * lease). A process that dies before that records nothing: the leases run out and the events
-     * are sent again (at least once; the receiver deduplicates by Request-Id).
-     */
-    const deliverDue: WebhookSenderShape["deliverDue"] = Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const claimed = yield* store.claimDue(now, batchSize, leaseMs)
-      const attempts = yield* Effect.forEach(claimed, attempt, { concurrency: batchSize })
-      yield* store.finishAttempts(attempts.map((a) => a.finished))
-      for (const { delayMs, finished, report } of attempts) {
-        if (report.outcome === "dead") {
-          yield* Effect.logWarning(
-            `order event ${report.eventId} dead-lettered after ${report.attempt} attempts: ${finished.result.lastError}`
-          )
-        } else if (report.outcome === "retry") {
-          yield* Effect.logInfo(
-            `order event ${report.eventId} attempt ${report.attempt} failed (${finished.result.lastError}); retry in ${delayMs} ms`
-          )
-        }
+  /** One POST: the response status and Retry-After, or a network problem (incl. no answer in time). */
+  const post = (event: OutboxEvent) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const body = eventBody(event.payload)
+      const headers = {
+        "content-type": "application/json",
+        "merchant-signature": signPayload(Redacted.value(config.webhookSecret), Math.floor(now / 1000), body),
+        "request-id": event.id,
+        "api-version": version
       }
-      return attempts.map((a) => a.report)
+      return Effect.either(transport.post({ url, headers, body }, timeout))
     })
 
-    return WebhookSender.of({ deliverDue, batchSize })
+  /** One attempt: the POST and what to record of it. */
+  const attempt = Effect.fnUntraced(function*(event: OutboxEvent) {
+    const posted = yield* post(event)
+    const result = Either.isRight(posted)
+      ? { status: posted.right.status, retryAfter: posted.right.retryAfter, error: null }
+      : { status: null, retryAfter: undefined, error: posted.left.reason }
+    const now = yield* Clock.currentTimeMillis
+    const random = yield* Random.next
+    const response: DeliveryResponse = result.status === null ? { networkError: true } : { status: result.status }
+    const decision = retryDecision(response, event.attempts, result.retryAfter, { random, nowMs: now })
+    const nextAttemptAt = now + decision.delayMs
+    const outcome = decision.outcome === "delivered"
+      ? "delivered" as const
+      : decision.outcome === "dead_letter" || isPastHorizon(event.firstAttemptAt ?? now, nextAttemptAt, horizonMs)
+      ? "dead" as const
+      : "retry" as const
+    const lastError = result.error ?? (outcome === "delivered" ? null : `HTTP ${result.status}`)
+    const finished: FinishedAttempt = {
+      id: event.id,
+      attempt: event.attempts,
+      result: {
+        state: outcome === "retry" ? "pending" : outcome,
+        nextAttemptAt: outcome === "retry" ? nextAttemptAt : now,
+        lastStatus: result.status,
+        lastError,
+        at: now
+      }
+    }
+    const report: DeliveryReport = { eventId: event.id, attempt: event.attempts, outcome, status: result.status }
+    return { finished, report, delayMs: decision.delayMs }
   })
+
+  /**
+   * One round: the claimed events are posted concurrently and their results recorded together,
+   * in one store call, once every POST of the round has answered or timed out (well within the
+   * lease). A process that dies before that records nothing: the leases run out and the events
+   * are sent again (at least once; the receiver deduplicates by Request-Id).
+   */
+  const deliverDue: WebhookSenderShape["deliverDue"] = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const claimed = yield* store.claimDue(now, batchSize, leaseMs)
+    const attempts = yield* Effect.forEach(claimed, attempt, { concurrency: batchSize })
+    yield* store.finishAttempts(attempts.map((a) => a.finished))
+    for (const { delayMs, finished, report } of attempts) {
+      if (report.outcome === "dead") {
+        yield* Effect.logWarning(
+          `order event ${report.eventId} dead-lettered after ${report.attempt} attempts: ${finished.result.lastError}`
+        )
+      } else if (report.outcome === "retry") {
+        yield* Effect.logInfo(
+          `order event ${report.eventId} attempt ${report.attempt} failed (${finished.result.lastError}); retry in ${delayMs} ms`
+        )
+      }
+    }
+    return attempts.map((a) => a.report)
+  })
+
+  return WebhookSender.of({ deliverDue, batchSize })
+})
 
 /** The sender; needs `OrderStore`, `AppConfig` and a `WebhookTransport`. */
 export const webhookSenderLayer = (options: WebhookSenderOptions = {}): Layer.Layer<
@@ -184,6 +182,7 @@ export const webhookSenderWorker = (
   lanes = 4,
   gather: Duration.DurationInput = "100 millis"
 ) =>
+  // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
   Layer.scopedDiscard(Effect.gen(function*() {
     const config = yield* AppConfig
     if (!config.roles.has("webhook_sender")) return

@@ -116,38 +116,37 @@ export const BuiltInPaymentProcessor = Layer.effect(
      * and checked as it is — a retry of this session finds it held by itself. Answers the record
      * and whether this call consumed it (then a later refusal gives it back).
      */
-    const holdToken = (request: ChargeRequest, token: string) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const attempt = {
-          merchantId: config.merchantId,
-          sessionId: request.sessionId,
-          currency: request.currency,
-          amount: request.amount,
-          now
+    const holdToken = Effect.fnUntraced(function*(request: ChargeRequest, token: string) {
+      const now = yield* Clock.currentTimeMillis
+      const attempt = {
+        merchantId: config.merchantId,
+        sessionId: request.sessionId,
+        currency: request.currency,
+        amount: request.amount,
+        now
+      }
+      const consumed = Option.getOrUndefined(yield* tokens.markTokenUsed(token, request.sessionId, now))
+      if (consumed !== undefined) {
+        const check = checkAllowance({ ...tokenView(consumed), state: "active", usedBySession: undefined }, attempt)
+        if (check._tag === "Left") {
+          yield* tokens.releaseToken(token, request.sessionId)
+          return yield* rejected(request, check.left.message)
         }
-        const consumed = Option.getOrUndefined(yield* tokens.markTokenUsed(token, request.sessionId, now))
-        if (consumed !== undefined) {
-          const check = checkAllowance({ ...tokenView(consumed), state: "active", usedBySession: undefined }, attempt)
-          if (check._tag === "Left") {
-            yield* tokens.releaseToken(token, request.sessionId)
-            return yield* rejected(request, check.left.message)
-          }
-          return { record: consumed, consumedNow: true }
+        return { record: consumed, consumedNow: true }
+      }
+      const record = Option.getOrUndefined(yield* tokens.lockToken(token))
+      const check = checkAllowance(record ? tokenView(record) : undefined, attempt)
+      if (check._tag === "Left") return yield* rejected(request, check.left.message)
+      // Given back by a declined payment since it was consumed above: consume it now. The
+      // compare-and-set decides between concurrent sessions even where the read took no lock.
+      if (record!.state === "active") {
+        if (Option.isNone(yield* tokens.markTokenUsed(token, request.sessionId, now))) {
+          return yield* rejected(request, "The payment token has already been used.")
         }
-        const record = Option.getOrUndefined(yield* tokens.lockToken(token))
-        const check = checkAllowance(record ? tokenView(record) : undefined, attempt)
-        if (check._tag === "Left") return yield* rejected(request, check.left.message)
-        // Given back by a declined payment since it was consumed above: consume it now. The
-        // compare-and-set decides between concurrent sessions even where the read took no lock.
-        if (record!.state === "active") {
-          if (Option.isNone(yield* tokens.markTokenUsed(token, request.sessionId, now))) {
-            return yield* rejected(request, "The payment token has already been used.")
-          }
-          return { record: record!, consumedNow: true }
-        }
-        return { record: record!, consumedNow: false }
-      })
+        return { record: record!, consumedNow: true }
+      }
+      return { record: record!, consumedNow: false }
+    })
 
     const refusedAuthentication = (message: string) =>
       new PaymentRejected({ message, param: "$.authentication_result" })
@@ -156,8 +155,8 @@ export const BuiltInPaymentProcessor = Layer.effect(
      * Checks the presented result with the authentication provider's record of it and spends it
      * for this checkout session (a retry of the same session finds it spent by itself).
      */
-    const spendAuthentication = (request: ChargeRequest, cardFingerprint: string | undefined) =>
-      Effect.gen(function*() {
+    const spendAuthentication = Effect.fnUntraced(
+      function*(request: ChargeRequest, cardFingerprint: string | undefined) {
         const presented = request.authentication!
         const transactionId = presented.outcome_details?.transaction_id
         const found = transactionId === undefined
@@ -180,7 +179,32 @@ export const BuiltInPaymentProcessor = Layer.effect(
         if (!(yield* authentications.markUsed(found.value.id, request.sessionId))) {
           return yield* refusedAuthentication("This authentication has already paid for another checkout session.")
         }
+      }
+    )
+
+    /** What a held vault token's card needs to be charged: its authentication spent, or its outcome noted. */
+    const authorizeCard = Effect.fnUntraced(function*(request: ChargeRequest, record: VaultTokenRecord) {
+      if (request.authentication !== undefined) return yield* spendAuthentication(request, record.fingerprint)
+      const card = yield* vault.revealCard(record).pipe(
+        Effect.tapError((error) => Effect.logError("vault token cannot be opened", error.tokenId, error.reason)),
+        Effect.mapError(() => rejected(request, "The payment token cannot be used."))
+      )
+      if (!needsAuthentication(card.number)) {
+        authorizedOutcomes.set(request, TEST_CARD_OUTCOMES[card.number] ?? "approved")
+        return
+      }
+      // The scheme follows from the card number: the brand an agent displays is free text.
+      const directoryServer = directoryServerOf(detectCardBrand(card.number))
+      if (directoryServer === undefined) {
+        return yield* rejected(
+          request,
+          "This card needs issuer authentication, which its card scheme does not offer."
+        )
+      }
+      return yield* new AuthenticationRequired({
+        request: authenticationRequestFor(directoryServer, config.merchantId)
       })
+    })
 
     /**
      * Holds the credential for this session (a `vt_` token after its allowance), then applies
@@ -188,62 +212,39 @@ export const BuiltInPaymentProcessor = Layer.effect(
      * enrolls is refused with what to authenticate with. Every refusal gives back what this call
      * held.
      */
-    const authorize = (request: ChargeRequest) =>
-      Effect.gen(function*() {
-        const token = request.credential.token
-        if (!isVaultToken(token)) {
-          if (!TEST_TOKENS.has(token)) {
-            return yield* rejected(request, "The payment token is not known to the payment processor.")
-          }
-          // A test token names no card, so no authentication can have been made for it.
-          if (request.authentication !== undefined) yield* spendAuthentication(request, undefined)
-          return
+    const authorize = Effect.fnUntraced(function*(request: ChargeRequest) {
+      const token = request.credential.token
+      if (!isVaultToken(token)) {
+        if (!TEST_TOKENS.has(token)) {
+          return yield* rejected(request, "The payment token is not known to the payment processor.")
         }
-        const { consumedNow, record } = yield* holdToken(request, token)
-        const checks = Effect.gen(function*() {
-          if (request.authentication !== undefined) return yield* spendAuthentication(request, record.fingerprint)
-          const card = yield* vault.revealCard(record).pipe(
-            Effect.tapError((error) => Effect.logError("vault token cannot be opened", error.tokenId, error.reason)),
-            Effect.mapError(() => rejected(request, "The payment token cannot be used."))
-          )
-          if (!needsAuthentication(card.number)) {
-            authorizedOutcomes.set(request, TEST_CARD_OUTCOMES[card.number] ?? "approved")
-            return
-          }
-          // The scheme follows from the card number: the brand an agent displays is free text.
-          const directoryServer = directoryServerOf(detectCardBrand(card.number))
-          if (directoryServer === undefined) {
-            return yield* rejected(
-              request,
-              "This card needs issuer authentication, which its card scheme does not offer."
-            )
-          }
-          return yield* new AuthenticationRequired({
-            request: authenticationRequestFor(directoryServer, config.merchantId)
-          })
-        })
-        yield* consumedNow
-          ? Effect.tapError(checks, (refused) =>
-            refused._tag === "StorageError"
-              ? Effect.void
-              : Effect.asVoid(tokens.releaseToken(token, request.sessionId)))
-          : checks
-      })
+        // A test token names no card, so no authentication can have been made for it.
+        if (request.authentication !== undefined) yield* spendAuthentication(request, undefined)
+        return
+      }
+      const { consumedNow, record } = yield* holdToken(request, token)
+      const checks = authorizeCard(request, record)
+      yield* consumedNow
+        ? Effect.tapError(checks, (refused) =>
+          refused._tag === "StorageError"
+            ? Effect.void
+            : Effect.asVoid(tokens.releaseToken(token, request.sessionId)))
+        : checks
+    })
 
-    const decide = (request: ChargeRequest) =>
-      Effect.gen(function*() {
-        const authorized = authorizedOutcomes.get(request)
-        if (authorized !== undefined) return authorized
-        const token = request.credential.token
-        if (!isVaultToken(token)) return TEST_TOKENS.get(token) ?? "card_declined"
-        const record = yield* tokens.getToken(token)
-        if (Option.isNone(record)) return yield* rejected(request, "The payment token does not exist.")
-        const card = yield* vault.revealCard(record.value).pipe(
-          Effect.tapError((error) => Effect.logError("vault token cannot be opened", error.tokenId, error.reason)),
-          Effect.mapError(() => rejected(request, "The payment token cannot be used."))
-        )
-        return TEST_CARD_OUTCOMES[card.number] ?? "approved"
-      })
+    const decide = Effect.fnUntraced(function*(request: ChargeRequest) {
+      const authorized = authorizedOutcomes.get(request)
+      if (authorized !== undefined) return authorized
+      const token = request.credential.token
+      if (!isVaultToken(token)) return TEST_TOKENS.get(token) ?? "card_declined"
+      const record = yield* tokens.getToken(token)
+      if (Option.isNone(record)) return yield* rejected(request, "The payment token does not exist.")
+      const card = yield* vault.revealCard(record.value).pipe(
+        Effect.tapError((error) => Effect.logError("vault token cannot be opened", error.tokenId, error.reason)),
+        Effect.mapError(() => rejected(request, "The payment token cannot be used."))
+      )
+      return TEST_CARD_OUTCOMES[card.number] ?? "approved"
+    })
 
     /**
      * The charge of the request's idempotency key: the one already made, else a new one. Decided
@@ -265,26 +266,25 @@ export const BuiltInPaymentProcessor = Layer.effect(
       return outcome === "voided" ? Effect.fail(rejected(request, VOIDED_KEY_MESSAGE)) : answer(stored, outcome)
     }
 
-    const charge = (request: ChargeRequest) =>
-      Effect.gen(function*() {
-        const outcome = yield* Effect.either(decide(request))
-        if (Either.isLeft(outcome)) {
-          if (outcome.left._tag === "StorageError") return yield* outcome.left
-          const earlier = yield* charges.findCharge(request.idempotencyKey)
-          return yield* Option.isSome(earlier) ? answerTo(request)(earlier.value) : Effect.fail(outcome.left)
-        }
-        return yield* answerTo(request)(
-          yield* charges.recordCharge({
-            idempotencyKey: request.idempotencyKey,
-            id: yield* ids.make("ch_"),
-            amount: request.amount,
-            currency: request.currency,
-            outcome: outcome.right,
-            createdAt: yield* Clock.currentTimeMillis,
-            authentication: chargeAuthentication(request)
-          })
-        )
-      })
+    const charge = Effect.fnUntraced(function*(request: ChargeRequest) {
+      const outcome = yield* Effect.either(decide(request))
+      if (Either.isLeft(outcome)) {
+        if (outcome.left._tag === "StorageError") return yield* outcome.left
+        const earlier = yield* charges.findCharge(request.idempotencyKey)
+        return yield* Option.isSome(earlier) ? answerTo(request)(earlier.value) : Effect.fail(outcome.left)
+      }
+      return yield* answerTo(request)(
+        yield* charges.recordCharge({
+          idempotencyKey: request.idempotencyKey,
+          id: yield* ids.make("ch_"),
+          amount: request.amount,
+          currency: request.currency,
+          outcome: outcome.right,
+          createdAt: yield* Clock.currentTimeMillis,
+          authentication: chargeAuthentication(request)
+        })
+      )
+    })
 
     return {
       threeDSecure: true,
@@ -296,19 +296,18 @@ export const BuiltInPaymentProcessor = Layer.effect(
           : Effect.void,
       // The key is closed by recording it voided, unless a charge under it came first: the store
       // keeps the first record of a key, so a charge and the settlement cannot both win.
-      settleCharge: ({ amount, currency, idempotencyKey }) =>
-        Effect.gen(function*() {
-          const stored = yield* charges.recordCharge({
-            idempotencyKey,
-            id: yield* ids.make("ch_"),
-            amount,
-            currency,
-            outcome: "voided",
-            createdAt: yield* Clock.currentTimeMillis
-          })
-          const outcome = stored.outcome
-          return outcome === "voided" ? Option.none() : Option.some(yield* Effect.either(answer(stored, outcome)))
+      settleCharge: Effect.fnUntraced(function*({ amount, currency, idempotencyKey }) {
+        const stored = yield* charges.recordCharge({
+          idempotencyKey,
+          id: yield* ids.make("ch_"),
+          amount,
+          currency,
+          outcome: "voided",
+          createdAt: yield* Clock.currentTimeMillis
         })
+        const outcome = stored.outcome
+        return outcome === "voided" ? Option.none() : Option.some(yield* Effect.either(answer(stored, outcome)))
+      })
     }
   })
 )

@@ -7,18 +7,17 @@
 import { type Duration, Effect, Schedule, type Scope } from "effect"
 
 /** Runs `batch` (handling at most `batchSize` items, answering how many) until it handles fewer; the total. */
-export const sweepInBatches = <E, R>(
+export const sweepInBatches = Effect.fnUntraced(function*<E, R>(
   batch: Effect.Effect<number, E, R>,
   batchSize: number
-): Effect.Effect<number, E, R> =>
-  Effect.gen(function*() {
-    let total = 0
-    for (;;) {
-      const count = yield* batch
-      total += count
-      if (count < batchSize) return total
-    }
-  })
+): Effect.fn.Return<number, E, R> {
+  let total = 0
+  for (;;) {
+    const count = yield* batch
+    total += count
+    if (count < batchSize) return total
+  }
+})
 
 export interface BatchSweep<E, R> {
   /** One batch: handles at most `batchSize` items and answers how many. */

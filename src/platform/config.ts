@@ -228,8 +228,8 @@ const loadOrCreateSecrets = (dataDir: string, wanted: ReadonlyArray<{ name: stri
 const fail = (path: string, message: string) => Effect.fail(ConfigError.InvalidData([path], message))
 
 /** Builds the configuration from a decoded environment; generates dev secrets when allowed. */
-export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
+export const resolveConfig = Effect.fnUntraced(
+  function*(env: Raw): Effect.fn.Return<AppConfigShape, ConfigError.ConfigError> {
     const production = env.nodeEnv === "production"
     if (production) {
       const missing = [
@@ -322,7 +322,8 @@ export const resolveConfig = (env: Raw): Effect.Effect<AppConfigShape, ConfigErr
       delegateRateLimitPerMinute: env.delegateRateLimitPerMinute,
       generated: secrets.generated
     }
-  })
+  }
+)
 
 /** The configuration read from the current ConfigProvider (the environment by default). */
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigError.ConfigError> = Effect.flatMap(raw, resolveConfig)

@@ -27,41 +27,41 @@ const answer = (result: Availability): Effect.Effect<void, RateLimited> =>
  * Makes a limiter. `maxKeys` bounds the number of buckets kept: when exceeded, full buckets are
  * dropped, then the least recently used ones until the map is back at 90% of the bound.
  */
-export const makeInProcessRateLimiter = (
+export const makeInProcessRateLimiter = Effect.fnUntraced(function*(
   config: { readonly maxKeys?: number } = {}
-): Effect.Effect<RateLimiterService> =>
-  Effect.gen(function*() {
-    const maxKeys = Math.max(1, config.maxKeys ?? DEFAULT_MAX_KEYS)
-    const buckets = yield* Ref.make(new Map<string, Entry>())
+): Effect.fn.Return<RateLimiterService> {
+  const maxKeys = Math.max(1, config.maxKeys ?? DEFAULT_MAX_KEYS)
+  const buckets = yield* Ref.make(new Map<string, Entry>())
 
-    const evict = (map: Map<string, Entry>, now: number): void => {
-      for (const [key, entry] of map) if (isFull(entry.bucket, entry.options, now)) map.delete(key)
-      const target = Math.max(1, Math.floor(maxKeys * 0.9))
-      // Map iteration follows insertion order and `consume` re-inserts on use: oldest use first.
-      for (const key of map.keys()) {
-        if (map.size <= target) break
-        map.delete(key)
-      }
+  const evict = (map: Map<string, Entry>, now: number): void => {
+    for (const [key, entry] of map) if (isFull(entry.bucket, entry.options, now)) map.delete(key)
+    const target = Math.max(1, Math.floor(maxKeys * 0.9))
+    // Map iteration follows insertion order and `consume` re-inserts on use: oldest use first.
+    for (const key of map.keys()) {
+      if (map.size <= target) break
+      map.delete(key)
     }
+  }
 
-    const consume = (key: string, options: BucketOptions): Effect.Effect<void, RateLimited> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.modify(buckets, (map) => {
-          const result = take(map.get(key)?.bucket, options, now)
-          map.delete(key)
-          map.set(key, { bucket: result.state, options })
-          if (map.size > maxKeys) evict(map, now)
-          return [result, map] as const
-        })).pipe(Effect.flatMap(answer))
+  const consume = (key: string, options: BucketOptions): Effect.Effect<void, RateLimited> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Ref.modify(buckets, (map) => {
+        const result = take(map.get(key)?.bucket, options, now)
+        map.delete(key)
+        map.set(key, { bucket: result.state, options })
+        if (map.size > maxKeys) evict(map, now)
+        return [result, map] as const
+      })).pipe(Effect.flatMap(answer))
 
-    const peekKey = (key: string, options: BucketOptions): Effect.Effect<void, RateLimited> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.map(Ref.get(buckets), (map) => peek(map.get(key)?.bucket, options, now))).pipe(Effect.flatMap(answer))
+  const peekKey = (key: string, options: BucketOptions): Effect.Effect<void, RateLimited> =>
+    Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => Effect.map(Ref.get(buckets), (map) => peek(map.get(key)?.bucket, options, now))
+    ).pipe(Effect.flatMap(answer))
 
-    return RateLimiter.of({
-      consume,
-      peek: peekKey,
-      size: Effect.map(Ref.get(buckets), (map) =>
-        map.size)
-    })
+  return RateLimiter.of({
+    consume,
+    peek: peekKey,
+    size: Effect.map(Ref.get(buckets), (map) => map.size)
   })
+})

@@ -75,6 +75,7 @@ export const makeRequestSignatureCheck = (signingSecrets: ReadonlyArray<Redacted
 export const makeRequestSignatureProblem = (secrets: AppConfigShape["requestSigningSecrets"]) => {
   if (secrets.length === 0) return Effect.succeed(undefined)
   const check = makeRequestSignatureCheck(secrets)
+  // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const body = yield* Effect.option(requestBodyText)
