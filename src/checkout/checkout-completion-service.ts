@@ -15,7 +15,6 @@
 import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
-import { permalinkUrl } from "../orders/order-permalink.ts"
 import type { OrderChange } from "../orders/order-store.ts"
 import {
   type Charge,
@@ -36,13 +35,13 @@ import {
   paymentMessage,
   resolveCredential
 } from "./checkout-payment-service.ts"
-import type { OrderSummary } from "./checkout-schemas.ts"
 import {
   type PaidCompletion,
   type PaymentAttempt,
   type SessionForPayment,
   writeOptimistically
 } from "./checkout-store.ts"
+import { completedWithNewOrder } from "./completed-with-order-service.ts"
 import { relevantCoupons } from "./discounts.ts"
 import { isPayingOutcome, notAuthenticatedReason } from "./session-authentication.ts"
 import {
@@ -91,30 +90,6 @@ const prepareCompletion = (request: CompleteSessionInput) =>
     authenticating: request.authentication_result !== undefined
   })
 
-/** The order summary of a session being completed: a new id, and its buyer's capability URL. */
-const newOrderSummary = (ctx: CheckoutContext, sessionId: string) =>
-  Effect.map(
-    Effect.all([ctx.ids.make("ord_"), ctx.ids.make("")]),
-    ([orderId, token]): OrderSummary => ({
-      id: orderId,
-      checkout_session_id: sessionId,
-      permalink_url: permalinkUrl(ctx.config.publicBaseUrl, token)
-    })
-  )
-
-/**
- * `session` completed at `now` with a new order, and the order's `order_create` change: what the
- * paid completion's store step writes together (`completePaidCheckout`).
- */
-export const completedWithNewOrder = Effect.fnUntraced(function*(ctx: CheckoutContext, session: Session, now: number) {
-  const order = yield* newOrderSummary(ctx, session.id)
-  const completed = (yield* reduce(session, SessionCommand.MarkCompleted({ order }), ctx.reducerContext(now))).session
-  return {
-    completed: { ...completed, order },
-    change: yield* ctx.orderEvents.orderCreated({ order, session: completed })
-  }
-})
-
 export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
   const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
@@ -134,6 +109,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     return Either.left<BeginFailure>(failure)
   })
 
+  /** Step 1 under the session's lock (`beginPayment`). */
   const beginLocked = Effect.fnUntraced(
     function*(id: string, request: CompleteSessionInput, credential: PaymentCredential, started: number) {
       const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
@@ -339,6 +315,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     )
   }
 
+  /** Step 3 after a decline, under the session's lock (`recordDecline`). */
   const declineLocked = Effect.fnUntraced(
     function*(attempt: PaymentAttempt, charge: ChargeRequest, failure: PaymentDeclined | PaymentRejected, now: number) {
       const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)

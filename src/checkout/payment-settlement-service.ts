@@ -29,9 +29,9 @@
  */
 import { Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
-import { completedWithNewOrder } from "./checkout-completion-service.ts"
 import type { CheckoutContext } from "./checkout-context-service.ts"
 import { paymentMessage, sessionTotal } from "./checkout-payment-service.ts"
+import { completedWithNewOrder } from "./completed-with-order-service.ts"
 import { isActive, type Session, SessionCommand } from "./session-model.ts"
 import { reduce } from "./session-reducer.ts"
 import { isExpiredAt } from "./session-view.ts"
@@ -70,6 +70,7 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
     }
   )
 
+  /** The settlement of `id`'s pending payment, in its transaction (`settlePendingPayment`). */
   const settleLocked = Effect.fnUntraced(function*(id: string, now: number) {
     const locked = yield* store.lockSessionForPayment(id)
     if (Option.isNone(locked)) return "none"

@@ -165,6 +165,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     )
   })
 
+  /** Step of `cancel` under the session's lock (a generator made once: eslint.config.mjs). */
   const cancelLocked = Effect.fnUntraced(function*(id: string, request: CancelSessionInput, now: number) {
     const locked = yield* found(id, store.lockSessionForPayment(id))
     yield* refuseWhilePaying(locked)
@@ -180,6 +181,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     return transition.session
   })
 
+  /** Step of `update` that changes the items, under the session's and the stock's locks. */
   const updateItemsLocked = Effect.fnUntraced(function*(id: string, request: UpdateSessionInput, now: number) {
     const locked = yield* found(id, store.lockSessionForPayment(id))
     yield* refuseWhilePaying(locked)
@@ -204,6 +206,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     )
   })
 
+  /** Step of `expireDue` in one transaction: the due sessions expired, those being paid set aside. */
   const expireBatch = Effect.fnUntraced(function*(now: number, limit: number) {
     const due = yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, limit)
     let expired = 0

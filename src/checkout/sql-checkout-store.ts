@@ -101,6 +101,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
         : inventory.setReservations(session.id, reservations, holdsUntil(session))
     )
 
+  /** The due sessions locked, with the stock rows their release will lock (`lockExpiredSessions`). */
   const lockExpired = Effect.fnUntraced(function*(statuses: ReadonlyArray<SessionStatus>, now: number, limit: number) {
     const rows = yield* run(sql<{ id: string }>`
       SELECT id FROM checkout_sessions
