@@ -165,7 +165,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     )
   })
 
-  /** Step of `cancel` under the session's lock (a generator made once: eslint.config.mjs). */
+  /** Step of `cancel` under the session's lock. */
   const cancelLocked = Effect.fnUntraced(function*(id: string, request: CancelSessionInput, now: number) {
     const locked = yield* found(id, store.lockSessionForPayment(id))
     yield* refuseWhilePaying(locked)

@@ -122,6 +122,17 @@ const withAroundCompleting = (base: Layer.Layer<CheckoutStore, unknown, MemoryDa
 /** What the first unlocked write of a payment attempt runs before it, as a concurrent request would. */
 export type BeforeStartingAttempt = (store: CheckoutStoreService, session: Session) => Effect.Effect<void, StorageError>
 
+/** Runs a step as it is, except that the first time one `counts`, `before` runs ahead of it. */
+const beforeFirstStep = () => {
+  let first = true
+  return <A, E, E2>(step: Effect.Effect<A, E>, before: () => Effect.Effect<void, E2>, counts = true) =>
+    Effect.suspend(() => {
+      if (!first || !counts) return step
+      first = false
+      return Effect.zipRight(before(), step)
+    })
+}
+
 /**
  * The checkout store, except that the first `startPaymentAttemptAt` (step 1 without the lock)
  * runs `before` first, and `written` hears what each one answered.
@@ -134,16 +145,14 @@ const withBeforeStartingAttempt = (
   Layer.effect(
     CheckoutStore,
     Effect.map(CheckoutStore, (store) => {
-      let first = true
+      const withBefore = beforeFirstStep()
       return CheckoutStore.of({
         ...store,
         startPaymentAttemptAt: (session, attempt, version) =>
-          Effect.suspend(() => {
-            const step = store.startPaymentAttemptAt(session, attempt, version).pipe(Effect.tap(written))
-            if (!first) return step
-            first = false
-            return Effect.zipRight(before(store, session), step)
-          })
+          withBefore(
+            store.startPaymentAttemptAt(session, attempt, version).pipe(Effect.tap(written)),
+            () => before(store, session)
+          )
       })
     })
   ).pipe(Layer.provide(base))
@@ -159,15 +168,10 @@ const stallingFirstCharge = (
   Layer.effect(
     ChargeStore,
     Effect.map(ChargeStore, (store) => {
-      let first = true
+      const withBefore = beforeFirstStep()
       return ChargeStore.of({
         ...store,
-        recordCharge: (charge) =>
-          Effect.suspend(() => {
-            if (!first || charge.outcome === "voided") return store.recordCharge(charge)
-            first = false
-            return Effect.zipRight(before(), store.recordCharge(charge))
-          })
+        recordCharge: (charge) => withBefore(store.recordCharge(charge), before, charge.outcome !== "voided")
       })
     })
   ).pipe(Layer.provide(base))
