@@ -7,7 +7,9 @@
  *
  * The earlier commit is checked out in a worktree of this repository (under the bench's work
  * directory, removed at the end) and compiled as `npm run build` compiles ours, with this
- * checkout's packages; both servers run with `npm start`'s Node flags on PostgreSQL, each on a
+ * checkout's packages; both servers run with this checkout's `npm start` Node flags (or, with
+ * `--earlier-flags own`, the earlier build with those of its own package.json: a change of flags
+ * measured against the build before it) on PostgreSQL, each on a
  * fresh database, the server under test alone on core 0 and the agents (this checkout's flow)
  * and PostgreSQL on the others. At each number of agents the two are measured back to back, in
  * alternating order, `--rounds` times, each half on a quiet PostgreSQL and after a 2 s warm-up of
@@ -72,8 +74,11 @@ import {
   ticksOf
 } from "./lib/processes.ts"
 
-/** The commit `ref` compiled in a worktree: the path of its `dist/main.js`. */
-const buildEarlier = (ref: string): string => {
+const earlierFlags = args["earlier-flags"]
+if (!["ours", "own"].includes(earlierFlags)) throw new Error("--earlier-flags is ours (the default) or own")
+
+/** The commit `ref` compiled in a worktree: the Node arguments that run it (flags and `dist/main.js`). */
+const buildEarlier = (ref: string): ReadonlyArray<string> => {
   const tree = join(workDir, "earlier")
   const git = (...gitArgs: Array<string>) =>
     execFileSync("git", gitArgs, { cwd: PROJECT_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim()
@@ -86,7 +91,9 @@ const buildEarlier = (ref: string): string => {
     stdio: "inherit"
   })
   log(`earlier build: ${ref} (${commit.slice(0, 10)}); core idle: ${cpuIdle()}`)
-  return join(tree, "dist", "main.js")
+  const flags = serverNodeArgs(earlierFlags === "own" ? tree : PROJECT_ROOT).slice(0, -1)
+  log(`earlier build's Node flags (${earlierFlags}): ${flags.join(" ")}`)
+  return [...flags, join(tree, "dist", "main.js")]
 }
 
 /** The agents' API version: the 2026-04-17 flow when asked for, else the interface document's. */
@@ -95,7 +102,7 @@ const apiVersion = scenarios.has("flow-2026-04-17") ? "2026-04-17" : undefined
 const main = async () => {
   if (args.against === undefined) throw new Error("--against <git ref> names the earlier build")
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
-  const earlierMain = buildEarlier(args.against)
+  const earlierArgs = buildEarlier(args.against)
   if (pin) onCleanup(pinPostgres().restore)
   const catalogFile = benchCatalogFile()
   const oursDb = await createDatabase(ADMIN_URL, "bench_against_ours")
@@ -112,7 +119,7 @@ const main = async () => {
       ours: await startOurs("ours", catalogFile, { DATABASE_URL: oursDb.url, ...sending }),
       earlier: await start(
         "earlier",
-        [...serverNodeArgs().slice(0, -1), earlierMain],
+        earlierArgs,
         serverEnv(catalogFile, {
           PORT: String(port),
           DATA_DIR: join(workDir, "earlier-data"),

@@ -56,6 +56,7 @@ export const { values: args } = parseArgs({
     rounds: { type: "string", default: "3" },
     "no-pin": { type: "boolean", default: false },
     against: { type: "string" },
+    "earlier-flags": { type: "string", default: "ours" },
     receiver: { type: "string", default: "self" }
   }
 })

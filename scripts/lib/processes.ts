@@ -18,10 +18,11 @@ export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 /**
  * The Node arguments of our server as production runs it: package.json's `start` script is
  * `node [flags] dist/main.js` (after `prestart` builds dist/), and this returns its flags and file,
- * so the bench and the soak measure exactly what `npm start` runs.
+ * so the bench and the soak measure exactly what `npm start` runs; `root` is the checkout whose
+ * package.json is read (an earlier build's worktree, say).
  */
-export const serverNodeArgs = (): ReadonlyArray<string> => {
-  const start = String(JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).scripts?.start ?? "")
+export const serverNodeArgs = (root: string = PROJECT_ROOT): ReadonlyArray<string> => {
+  const start = String(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts?.start ?? "")
   const match = /^node((?:\s+--\S+)*)\s+(\S+\.js)$/.exec(start.trim())
   if (match === null) throw new Error(`package.json "start" is not \`node [--flags] <file>.js\`: ${start}`)
   return [...match[1]!.split(/\s+/).filter((flag) => flag !== ""), match[2]!]
