@@ -2,10 +2,10 @@
  * The full checkout flow as a load: N concurrent agent loops, each repeating create (one or two
  * random products of the catalog, buyer, address) → update (select a fulfillment option) →
  * tokenize the card → complete, for a fixed time. Requests go round-robin over `baseUrls` (several processes on one database).
- * Each agent holds one keep-alive connection per server (`HttpConnection`, about a third of the
- * CPU per request of `node:http`'s client, which costs half of `fetch`'s): the agents share a core
- * with PostgreSQL, so what they spend is taken from the database, and at one agent it is on the
- * path of every request.
+ * Each agent holds one keep-alive connection per server (`HttpConnection`: under half the load
+ * side's CPU per checkout of `node:http`'s client, which costs half of `fetch`'s): the agents share
+ * a core with PostgreSQL, so what they spend is taken from the database, and at one agent it is on
+ * the path of every request.
  * In the interface document's format (2025-09-29, no Idempotency-Key, as agents of that version
  * send), or in another version's (`apiVersion`; from 2026-04-17 on every POST carries a fresh
  * Idempotency-Key, which that version requires).

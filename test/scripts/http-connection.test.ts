@@ -98,11 +98,19 @@ describe("the flow's HTTP connection", () => {
     expect(server.connections()).toBe(3)
   })
 
-  it("rejects the request when the server drops the connection or answers malformed chunks", async () => {
-    const server = await serve(["close", ["HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n"], [ok("ok")]])
+  it("rejects the request when the server drops the connection or answers malformed chunks or no length", async () => {
+    const server = await serve([
+      "close",
+      ["HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n"],
+      ["HTTP/1.1 200 OK\r\n\r\n{}"],
+      ["HTTP/1.1 204 No Content\r\n\r\n"],
+      [ok("ok")]
+    ])
     const connection = new HttpConnection(server.baseUrl)
     await expect(connection.request("POST", "/", {}, "")).rejects.toThrow("connection closed before the response")
     await expect(connection.request("POST", "/", {}, "")).rejects.toThrow("malformed chunk size")
+    await expect(connection.request("POST", "/", {}, "")).rejects.toThrow("a 200 response without content-length")
+    expect(await connection.request("POST", "/", {}, "")).toEqual({ status: 204, text: "" })
     expect((await connection.request("POST", "/", {}, "")).text).toBe("ok")
     connection.close()
   })
