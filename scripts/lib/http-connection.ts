@@ -142,16 +142,14 @@ const decodeChunked = (buffer: Buffer, start: number): { text: string; end: numb
     if (lineEnd < 0) return undefined
     const size = parseInt(buffer.toString("latin1", at, lineEnd), 16)
     if (Number.isNaN(size)) throw new Error("malformed chunk size in the response")
-    const dataStart = lineEnd + 2
     if (size === 0) {
-      // The last chunk is followed by optional trailer lines and an empty line.
-      if (buffer.length < dataStart + 2) return undefined
-      const end = buffer.subarray(dataStart, dataStart + 2).toString("latin1") === "\r\n"
-        ? dataStart + 2
-        : buffer.indexOf(HEADER_END, dataStart) + HEADER_END.length
-      if (end < HEADER_END.length) return undefined
-      return { text: Buffer.concat(parts).toString("utf8"), end }
+      // The last chunk's line is followed by optional trailer lines and an empty line: the body
+      // ends at the first blank line from that line's own end.
+      const blank = buffer.indexOf(HEADER_END, lineEnd)
+      if (blank < 0) return undefined
+      return { text: Buffer.concat(parts).toString("utf8"), end: blank + HEADER_END.length }
     }
+    const dataStart = lineEnd + 2
     if (buffer.length < dataStart + size + 2) return undefined
     parts.push(buffer.subarray(dataStart, dataStart + size))
     at = dataStart + size + 2
