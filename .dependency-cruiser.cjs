@@ -1,29 +1,73 @@
-// The dependency rule between the folders of src (see docs/tooling.md), checked by `npm run lint`
-// (`depcruise src`). Paths are relative to the repository root; every import counts, type-only ones too.
-// test/ and scripts/ are not cruised: the rule does not constrain them.
+// The dependency rule of src, by folder (docs/architecture.md), checked by `npm run lint` (`depcruise src`).
+// Every import counts, type-only ones too. test/ and scripts/ are not cruised.
+//
+// A feature is a folder of src other than shared, db, platform and app. Inside a feature:
+//   <feature>/*.ts   services, ports and use cases
+//   http/            the edge: routes, handlers, middleware, pages, outbound HTTP
+//   store/           the SQL adapters of the feature's ports
+//   wire/            the wire formats, one folder per protocol, one file per version
+//   any other        the pure domain, named for what it models
+// Which features a feature may import is the table FEATURES below; it has no circle, so neither
+// can the imports between feature folders.
 
-// Folders of src that are not features.
-const NOT_FEATURE = "(?!(?:shared|db|platform|app)/)"
-// A file in a feature folder (at any depth), by the name of the file; the feature's name is capture group 1
-// when `capture` is true. (`.*(?<=/)` rather than `(?:.+/)?`: dependency-cruiser refuses nested quantifiers.)
-const inFeature = (fileName, capture = false) =>
-  `^src/${NOT_FEATURE}${capture ? "([^/]+)" : "[^/]+"}/.*(?<=/)${fileName}$`
+const FEATURES = {
+  "catalog": [],
+  "rate-limit": [],
+  "idempotency": [],
+  "delegate-payment": ["idempotency", "rate-limit"],
+  "delegate-authentication": ["delegate-payment", "idempotency", "rate-limit"],
+  "payments": ["catalog", "delegate-payment", "delegate-authentication"],
+  "orders": ["catalog", "idempotency"],
+  "checkout": ["catalog", "payments", "orders", "idempotency", "rate-limit"],
+  "webhook-receiver": ["orders", "rate-limit"],
+  "mcp": ["checkout"],
+  "console": ["catalog", "checkout", "orders", "webhook-receiver"]
+}
 
-// A file's role in a feature comes from its name; a name that fits both (sql-order-store.ts) is an adapter.
-const ADAPTER_NAME = "(?:[^/]+-(?:api|handlers|middleware)|(?:sql|node)-[^/]+)\\.ts"
-const SERVICE_NAME = "(?!(?:sql|node)-)(?:[^/]+-(?:service|store|provider|processor|sender|transport)|vault|vault-crypto)\\.ts"
-const DOMAIN_NAME = `(?!${ADAPTER_NAME}$)(?!${SERVICE_NAME}$)[^/]+\\.ts`
+// Fails at load when the table has a circle (depth-first search for a back edge).
+const assertNoCircle = (graph) => {
+  const state = new Map()
+  const visit = (name, path) => {
+    if (state.get(name) === "done") return
+    if (state.get(name) === "open") throw new Error(`FEATURES has a circle: ${[...path, name].join(" -> ")}`)
+    if (graph[name] === undefined) throw new Error(`FEATURES names an unknown feature: ${name}`)
+    state.set(name, "open")
+    for (const next of graph[name]) visit(next, [...path, name])
+    state.set(name, "done")
+  }
+  for (const name of Object.keys(graph)) visit(name, [])
+}
+assertNoCircle(FEATURES)
 
-const SERVICE = inFeature(SERVICE_NAME)
-const DOMAIN = inFeature(DOMAIN_NAME)
+const NAMES = Object.keys(FEATURES)
+const anyOf = (names) => `(?:${names.map((n) => n.replace(/[-]/g, "\\-")).join("|")})`
+const FEATURE = anyOf(NAMES)
+const EDGE = "(?:http|store|wire)"
 
+const SRC = "^src/"
 const SHARED = "^src/shared/"
 const DB = "^src/db/"
 const PLATFORM = "^src/platform/"
 const PLATFORM_NOT_HTTP = "^src/platform/(?!http/)"
 const APP = "^src/(?:app/|main\\.ts$)"
-// A module inside src (as opposed to a package or a Node built-in).
-const SRC = "^src/"
+// Within a feature (any feature when `feature` is omitted): its root files, and its sub-folders by kind.
+const rootOf = (feature = FEATURE) => `^src/${feature}/[^/]+$`
+const domainOf = (feature = FEATURE) => `^src/${feature}/(?!${EDGE}/)[^/]+/`
+const wireOf = (feature = FEATURE) => `^src/${feature}/wire/`
+const httpOf = (feature = FEATURE) => `^src/${feature}/http/`
+const storeOf = (feature = FEATURE) => `^src/${feature}/store/`
+
+/** One rule per feature: it imports only the features its row of FEATURES names. */
+const featureRules = NAMES.map((name) => ({
+  name: `feature-${name}-imports-only-its-table-row`,
+  comment: `src/${name} may import the features ${FEATURES[name].join(", ") || "(none)"} (FEATURES).`,
+  severity: "error",
+  from: { path: `^src/${anyOf([name])}/` },
+  to: {
+    path: `^src/${FEATURE}/`,
+    pathNot: [`^src/${anyOf([name, ...FEATURES[name]])}/`]
+  }
+}))
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -58,35 +102,57 @@ module.exports = {
     },
     {
       name: "domain-imports-only-domain-and-shared",
-      comment: "Domain files (a feature's files that are neither adapters nor services/ports) are pure: "
-        + "they import only domain files (of any feature) and src/shared.",
+      comment: "A domain folder is pure: it imports only domain folders (of any feature) and src/shared.",
       severity: "error",
-      from: { path: DOMAIN },
-      to: { path: SRC, pathNot: [DOMAIN, SHARED] }
+      from: { path: domainOf() },
+      to: { path: SRC, pathNot: [domainOf(), SHARED] }
     },
     {
-      name: "domain-uses-only-effect-and-node-crypto",
-      comment: "Domain files use no package but effect and node:crypto "
-        + "(no @effect/platform, no @effect/sql*, no other node:* module).",
+      name: "wire-imports-only-wire-domain-and-shared",
+      comment: "A wire folder imports only its own feature's wire, domain folders (of any feature) and src/shared.",
       severity: "error",
-      from: { path: DOMAIN },
+      from: { path: `^src/(${FEATURE})/wire/` },
+      to: { path: SRC, pathNot: [wireOf("$1"), domainOf(), SHARED] }
+    },
+    {
+      name: "domain-and-wire-use-only-effect-and-node-crypto",
+      comment: "Domain and wire folders use no package but effect and node:crypto.",
+      severity: "error",
+      from: { path: [domainOf(), wireOf()] },
       to: { pathNot: [SRC, "(?:^|/)node_modules/effect/", "^(?:node:)?crypto$"] }
     },
     {
-      name: "services-import-no-adapters-http-or-app",
-      comment: "Services and ports (*-service, *-store, *-provider, *-processor, *-sender, *-transport, vault, vault-crypto) "
-        + "import domain, services/ports of any feature, src/platform except src/platform/http, src/db, src/shared.",
+      name: "services-import-no-edge",
+      comment: "A feature's root files (services, ports, use cases) import domain folders and other features' "
+        + "root files, src/platform except src/platform/http, src/db and src/shared: never an http, store or wire folder.",
       severity: "error",
-      from: { path: SERVICE },
-      to: { path: SRC, pathNot: [DOMAIN, SERVICE, PLATFORM_NOT_HTTP, DB, SHARED] }
+      from: { path: rootOf() },
+      to: { path: SRC, pathNot: [rootOf(), domainOf(), PLATFORM_NOT_HTTP, DB, SHARED] }
     },
     {
-      name: "adapters-import-no-other-features-adapters-or-app",
-      comment: "Adapters (*-api, *-handlers, *-middleware, sql-*, node-*) import anything in their own feature, "
-        + "other features' domain and services/ports (never their adapters), src/platform, src/db, src/shared.",
+      name: "stores-import-ports-domain-db",
+      comment: "A store folder imports its own feature's store folder, root files and domain, other features' root "
+        + "files and domain, src/platform except src/platform/http, src/db and src/shared.",
       severity: "error",
-      from: { path: inFeature(ADAPTER_NAME, true) },
-      to: { path: SRC, pathNot: ["^src/$1/", DOMAIN, SERVICE, PLATFORM, DB, SHARED] }
+      from: { path: `^src/(${FEATURE})/store/` },
+      to: { path: SRC, pathNot: [storeOf("$1"), rootOf(), domainOf(), PLATFORM_NOT_HTTP, DB, SHARED] }
+    },
+    {
+      name: "http-imports-no-other-features-edge",
+      comment: "An http folder imports anything of its own feature, other features' root files, domain and wire "
+        + "(never their http or store folders), src/platform, src/db and src/shared.",
+      severity: "error",
+      from: { path: `^src/(${FEATURE})/http/` },
+      to: { path: SRC, pathNot: ["^src/$1/", rootOf(), domainOf(), wireOf(), PLATFORM, DB, SHARED] }
+    },
+    ...featureRules,
+    {
+      name: "no-circular-folders",
+      comment: "No import cycles between the folders of src.",
+      severity: "error",
+      scope: "folder",
+      from: { path: SRC },
+      to: { circular: true }
     },
     {
       name: "no-circular",

@@ -34,7 +34,7 @@
 import { execFileSync } from "node:child_process"
 import { symlinkSync } from "node:fs"
 import { join } from "node:path"
-import { ORDER_EVENTS_PATH } from "../src/orders/webhook-sender.ts"
+import { ORDER_EVENTS_PATH } from "../src/orders/http/webhook-sender.ts"
 import { LOAD_CORES, movePid, pinPostgres } from "./lib/affinity.ts"
 import { cpuIdle } from "./lib/bench-report.ts"
 import {

@@ -5,7 +5,7 @@
  * the one-time code on the issuer's page) is played by posting the code to the page, as the
  * README's test cards describe.
  */
-import { OUTCOME_OF_TRANS_STATUS } from "../../src/checkout/session-authentication.ts"
+import { OUTCOME_OF_TRANS_STATUS } from "../../src/payments/model/issuer-authentication.ts"
 import type { Call } from "./acp-client.ts"
 
 /** The code the simulated issuer's challenge accepts. */

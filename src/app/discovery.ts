@@ -5,8 +5,8 @@
  * schema): the document carries no merchant id, handler or key, because anyone may read it.
  */
 import { Schema } from "effect"
-import type { CatalogSnapshot } from "../catalog/catalog.ts"
-import { merchantExtensions } from "../checkout/session-reducer.ts"
+import type { CatalogSnapshot } from "../catalog/model/catalog.ts"
+import { merchantExtensions } from "../checkout/session/reducer.ts"
 import type { AppConfigShape, Role } from "../platform/config.ts"
 import { CurrencyCode, optional } from "../shared/schema-helpers.ts"
 

@@ -9,25 +9,25 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Layer } from "effect"
-import { AcsHandlers } from "../authentication/acs-handlers.ts"
+import { CheckoutHandlers } from "../checkout/http/handlers.ts"
+import { ConsoleAccessLive } from "../console/http/access-middleware.ts"
+import { ConsoleHandlers } from "../console/http/handlers.ts"
+import { AcsHandlers } from "../delegate-authentication/http/acs-pages.ts"
 import {
   AuthenticationMiddlewareLive,
   DelegateAuthenticationHandlers
-} from "../authentication/authentication-handlers.ts"
-import { CheckoutHandlers } from "../checkout/checkout-handlers.ts"
-import { ConsoleAccessLive } from "../console/console-access-middleware.ts"
-import { ConsoleHandlers } from "../console/console-handlers.ts"
-import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate/delegate-handlers.ts"
-import { makeIdempotencyMiddleware } from "../idempotency/idempotency-middleware.ts"
-import { makeMcpEndpoint, MCP_PATH } from "../mcp/mcp-handlers.ts"
-import { OrderPageHandlers } from "../orders/order-page-handlers.ts"
-import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/orders-handlers.ts"
+} from "../delegate-authentication/http/handlers.ts"
+import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate-payment/http/handlers.ts"
+import { makeIdempotencyMiddleware } from "../idempotency/http/middleware.ts"
+import { makeMcpEndpoint, MCP_PATH } from "../mcp/http/handlers.ts"
+import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/http/handlers.ts"
+import { OrderPageHandlers } from "../orders/http/order-page-handlers.ts"
 import { AppConfig } from "../platform/config.ts"
 import { decodeErrorMiddleware, requestMiddleware } from "../platform/http/middleware.ts"
 import { RequestSignatureLive } from "../platform/http/request-signature.ts"
 import { MAX_PARAM_LENGTH } from "../platform/http/route-table.ts"
 import { ApiVersionLive, AuthorizationLive } from "../platform/http/security.ts"
-import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "../webhooks/webhook-receiver-handlers.ts"
+import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "../webhook-receiver/http/handlers.ts"
 import { Api } from "./api.ts"
 import { documentationRoutes, DocumentationRoutesLive } from "./openapi-documents.ts"
 import { SystemHandlers } from "./system-handlers.ts"
@@ -83,7 +83,7 @@ const strictRouting = {
  * Idempotency sits inside `requestMiddleware`: Request-Id, the access log and the 404/405/500
  * mapping stay per request (a replay gets its own Request-Id), while every POST route of a group
  * declared `Idempotent`, present and future, is covered without doing anything else
- * (`src/idempotency/idempotency-middleware.ts`). Needs `IdempotencyStore`.
+ * (`src/idempotency/http/middleware.ts`). Needs `IdempotencyStore`.
  */
 const httpAppWithMiddleware = Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig(strictRouting))

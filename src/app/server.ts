@@ -14,30 +14,31 @@ import { readFileSync } from "node:fs"
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import { join } from "node:path"
-import { IssuerAuthenticationLive } from "../authentication/authentication-service.ts"
-import { SqlAuthenticationStore } from "../authentication/sql-authentication-store.ts"
 import { CatalogLive } from "../catalog/catalog-service.ts"
 import { CheckoutService, CheckoutServiceLive } from "../checkout/checkout-service.ts"
-import { SqlCheckoutStore } from "../checkout/sql-checkout-store.ts"
-import { SqlConsoleSessionStore } from "../console/sql-console-session-store.ts"
+import { CheckoutOrderLinkCopies } from "../checkout/order-link-copies.ts"
+import { SqlCheckoutStore } from "../checkout/store/sql-checkout-store.ts"
+import { SqlConsoleSessionStore } from "../console/store/sql-console-session-store.ts"
 import { makeDatabaseLayer } from "../db/database.ts"
-import { SqlVaultStore } from "../delegate/sql-vault-store.ts"
-import { VaultLive } from "../delegate/vault.ts"
-import { IdempotencySweeper } from "../idempotency/idempotency-sweeper-service.ts"
-import { SqlIdempotencyStore } from "../idempotency/sql-idempotency-store.ts"
+import { IssuerAuthenticationLive } from "../delegate-authentication/authentication-service.ts"
+import { SqlAuthenticationStore } from "../delegate-authentication/store/sql-authentication-store.ts"
+import { SqlVaultStore } from "../delegate-payment/store/sql-vault-store.ts"
+import { VaultLive } from "../delegate-payment/vault.ts"
+import { SqlIdempotencyStore } from "../idempotency/store/sql-idempotency-store.ts"
+import { IdempotencySweeper } from "../idempotency/sweeper.ts"
+import { NodeWebhookTransport } from "../orders/http/node-webhook-transport.ts"
+import { WebhookSenderLive, webhookSenderWorker } from "../orders/http/webhook-sender.ts"
 import { OrderServicesLive } from "../orders/order-service.ts"
 import { OutboxSignalLive } from "../orders/outbox-signal.ts"
-import { SqlOrderStore } from "../orders/sql-order-store.ts"
-import { WebhookSenderLive, webhookSenderWorker } from "../orders/webhook-sender.ts"
+import { SqlOrderStore } from "../orders/store/sql-order-store.ts"
 import { BuiltInPaymentProcessor } from "../payments/builtin-payment-processor.ts"
-import { SqlChargeStore } from "../payments/sql-charge-store.ts"
+import { SqlChargeStore } from "../payments/store/sql-charge-store.ts"
 import { forkBatchSweep } from "../platform/batch-sweep.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { answerClientError } from "../platform/http/client-error.ts"
 import { Ids } from "../platform/ids.ts"
-import { SqlRateLimiter } from "../rate-limit/sql-rate-limiter.ts"
-import { NodeWebhookTransport } from "../webhooks/node-webhook-transport.ts"
-import { SqlReceivedEventsStore } from "../webhooks/sql-received-events-store.ts"
+import { SqlRateLimiter } from "../rate-limit/store/sql-rate-limiter.ts"
+import { SqlReceivedEventsStore } from "../webhook-receiver/store/sql-received-events-store.ts"
 import { HttpAppLive, HttpAppService } from "./http-app.ts"
 
 /** PostgreSQL at DATABASE_URL, else the embedded store under DATA_DIR. */
@@ -87,7 +88,7 @@ export const ApplicationServices = HttpAppLive.pipe(
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(IssuerAuthenticationLive),
-  Layer.provideMerge(OrderServicesLive),
+  Layer.provideMerge(OrderServicesLive.pipe(Layer.provide(CheckoutOrderLinkCopies))),
   Layer.provideMerge(OutboxSignalLive),
   Layer.provide(Ids.Live)
 )

@@ -8,8 +8,8 @@ import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import { AppConfig } from "../platform/config.ts"
 import { firstFailureAtJsonPath } from "../shared/schema-failure.ts"
-import { makeCatalogSnapshot } from "./catalog-snapshot.ts"
-import { CatalogFile, type CatalogSnapshot } from "./catalog.ts"
+import { makeCatalogSnapshot } from "./model/catalog-snapshot.ts"
+import { CatalogFile, type CatalogSnapshot } from "./model/catalog.ts"
 
 export const DEMO_CATALOG_FILE = fileURLToPath(new URL("../../catalog/demo-catalog.json", import.meta.url))
 
@@ -49,6 +49,3 @@ export const CatalogLive = Layer.effect(
   Catalog,
   Effect.flatMap(AppConfig, (config) => loadCatalogFile(Option.getOrElse(config.catalogFile, () => DEMO_CATALOG_FILE)))
 )
-
-/** The demo catalog (for tests and demos). */
-export const DemoCatalog = Layer.effect(Catalog, loadCatalogFile(DEMO_CATALOG_FILE))

@@ -1,15 +1,15 @@
 /**
  * Checkout sessions: the `CheckoutService` the handlers call, assembled from its use cases —
- * `session-changes-service.ts` (create, read, update, cancel, expire) and
- * `checkout-completion-service.ts` (complete) — over the `CheckoutStore`. At start it seeds the
+ * `session-changes.ts` (create, read, update, cancel, expire) and
+ * `completion.ts` (complete) — over the `CheckoutStore`. At start it seeds the
  * stock and the coupons' redemption counts of products and coupons the store does not know yet.
  */
 import { Context, Effect, Layer } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
-import { type CompleteError, makeCheckoutCompletion } from "./checkout-completion-service.ts"
-import { makeCheckoutContext } from "./checkout-context-service.ts"
-import type { PaymentInProgress, SessionNotFound } from "./checkout-errors.ts"
-import { makeSessionChanges } from "./session-changes-service.ts"
+import { makeCheckoutContext } from "./checkout-context.ts"
+import { type CompleteError, makeCheckoutCompletion } from "./completion.ts"
+import { makeSessionChanges } from "./session-changes.ts"
+import type { PaymentInProgress, SessionNotFound } from "./session/errors.ts"
 import type {
   CancelSessionInput,
   CompleteSessionInput,
@@ -18,9 +18,9 @@ import type {
   Session,
   SessionFinal,
   UpdateSessionInput
-} from "./session-model.ts"
+} from "./session/session.ts"
 
-export type { CompleteError } from "./checkout-completion-service.ts"
+export type { CompleteError } from "./completion.ts"
 
 export interface CheckoutServiceShape {
   readonly create: (request: CreateSessionInput) => Effect.Effect<Session, ReducerError | StorageError>

@@ -19,33 +19,11 @@
  */
 import { Context, Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
-import { type AnswerToStore, commitWithAnswer, writeWithAnswer } from "../idempotency/idempotent-answer-service.ts"
+import { type AnswerToStore, commitWithAnswer, writeWithAnswer } from "../idempotency/idempotent-answer.ts"
 import type { OrderChange } from "../orders/order-store.ts"
-import type { SessionStatus } from "./checkout-schemas.ts"
-import type { Reservations, Session, Transition } from "./session-model.ts"
-
-/**
- * One try at paying for a session. Recorded, and committed, before the provider is called, with a
- * provider idempotency key that is the same for every retry of this try: a crash between the
- * charge and the completing step is recovered by calling the provider again with the same key,
- * which returns the first charge instead of making a second.
- */
-export interface PaymentAttempt {
-  readonly sessionId: string
-  /** 1 for the first try of the session, +1 after each declined or rejected one. */
-  readonly sequence: number
-  /** `<session id>:<sequence>`: what the provider dedupes charges by. */
-  readonly idempotencyKey: string
-  readonly amount: number
-  readonly currency: string
-  /** Non-secret reference of the credential (a `vt_` token id or a test token name). */
-  readonly credentialRef: string
-  readonly state: "pending" | "succeeded" | "declined"
-  readonly chargeId: string | undefined
-  /** Epoch milliseconds. */
-  readonly createdAt: number
-  readonly updatedAt: number
-}
+import type { PaymentAttempt } from "./payment/attempt.ts"
+import type { SessionStatus } from "./session/schemas.ts"
+import type { Reservations, Session, Transition } from "./session/session.ts"
 
 /** A stored session with its version: a number every write of the session moves on. */
 export interface VersionedSession {
@@ -290,7 +268,7 @@ export class CheckoutStore extends Context.Tag("acp/CheckoutStore")<CheckoutStor
  * The write is the use case's last: the request's answer to `outcome(decision)` is committed with
  * it (`commitWithAnswer`). Answers the decision written.
  *
- * `known`, a snapshot this process wrote last (`written-sessions-service.ts`), is decided on
+ * `known`, a snapshot this process wrote last (`written-sessions.ts`), is decided on
  * first, without any read; when `decide` refuses on it, or its write does not hold, the step goes
  * on from `snapshot` as without it: what was refused or decided on may no longer be true.
  * `written` hears of each decision an optimistic write committed, with the snapshot it was

@@ -1,7 +1,7 @@
 /**
  * The error objects of idempotency failures, per error family and API version: a route answers in
  * the family its group declares (`ErrorFamily`, `src/platform/http/route-declarations.ts`), in the
- * version whose rules it follows (`idempotency-rules.ts`). Each object keeps to that version's
+ * version whose rules it follows (`idempotency/model/rules.ts`). Each object keeps to that version's
  * closed sets:
  *
  * - checkout: 2025-09-29 (CONTRACT §6) and 2026-01-30, whose `Error.type` enum has
@@ -16,9 +16,9 @@
  *   delegate API's code for any refused input, in every version.
  */
 import type { ApiVersionName } from "../shared/api-versions.ts"
-import type { IdempotencyFailure } from "./idempotency-rules.ts"
+import type { IdempotencyFailure } from "./model/rules.ts"
 
-export type { IdempotencyFailure } from "./idempotency-rules.ts"
+export type { IdempotencyFailure } from "./model/rules.ts"
 
 /** The `param` of an error about the `Idempotency-Key` header. */
 export const IDEMPOTENCY_KEY_PARAM = "$.headers['Idempotency-Key']"

@@ -16,19 +16,17 @@
  */
 import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
-import type { OrderSummary } from "../checkout/checkout-schemas.ts"
-import { CheckoutStore } from "../checkout/checkout-store.ts"
-import type { Session } from "../checkout/session-model.ts"
+import type { LineItem, Total } from "../catalog/model/line-items.ts"
 import type { StorageError } from "../db/storage-error.ts"
-import { commitWithAnswer } from "../idempotency/idempotent-answer-service.ts"
+import { commitWithAnswer } from "../idempotency/idempotent-answer.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
-import { makeOrderEvent } from "./order-event.ts"
-import { makeOrder, type OrderSourceLineItem } from "./order-from-checkout.ts"
-import { orderTag } from "./order-json.ts"
-import { permalinkUrl } from "./order-permalink.ts"
-import type { Order } from "./order-schemas.ts"
-import { applyOrderCommand, OrderCommand, type OrderError } from "./order-state-machine.ts"
+import { makeOrderEvent } from "./model/order-event.ts"
+import { makeOrder, type OrderSourceLineItem } from "./model/order-from-checkout.ts"
+import { orderTag } from "./model/order-json.ts"
+import { permalinkUrl } from "./model/order-permalink.ts"
+import { applyOrderCommand, OrderCommand, type OrderError } from "./model/order-state-machine.ts"
+import type { Order, OrderSummary } from "./model/order.ts"
 import { type OrderChange, OrderStore } from "./order-store.ts"
 import { OutboxSignal } from "./outbox-signal.ts"
 
@@ -40,9 +38,21 @@ export class OrderChanged extends Data.TaggedError("OrderChanged")<{ readonly id
 export interface RecordOrderCreatedInput {
   /** The summary stored by the completion (`{id, checkout_session_id, permalink_url}`). */
   readonly order: OrderSummary
-  /** The completed session: its line items and totals become the order's. */
-  readonly session: Session
+  /** The completed session's: they become the order's. */
+  readonly lineItems: ReadonlyArray<LineItem>
+  readonly totals: ReadonlyArray<Total>
+  readonly currency: string
 }
+
+/**
+ * Where else an order's buyer link is shown: the completed checkout session's order summary.
+ * `replace` runs in the transaction of the order's change, so both show the same link.
+ */
+export interface OrderLinkCopiesShape {
+  readonly replace: (checkoutSessionId: string, permalinkUrl: string) => Effect.Effect<void, StorageError>
+}
+
+export class OrderLinkCopies extends Context.Tag("acp/OrderLinkCopies")<OrderLinkCopies, OrderLinkCopiesShape>() {}
 
 export interface OrderEventsShape {
   /**
@@ -81,9 +91,10 @@ export const OrderEventsLive = Layer.effect(
     const catalog = yield* Catalog
     const ids = yield* Ids
     const signal = yield* OutboxSignal
-    const orderCreated: OrderEventsShape["orderCreated"] = Effect.fnUntraced(function*({ order: summary, session }) {
+    const orderCreated: OrderEventsShape["orderCreated"] = Effect.fnUntraced(function*(input) {
+      const { order: summary } = input
       const now = yield* Clock.currentTimeMillis
-      const lineItems: ReadonlyArray<OrderSourceLineItem> = session.line_items.map((line) => {
+      const lineItems: ReadonlyArray<OrderSourceLineItem> = input.lineItems.map((line) => {
         const product = catalog.products.get(line.item.id)
         return { ...line, title: product?.title ?? line.item.id, kind: product?.kind ?? "physical" }
       })
@@ -92,12 +103,12 @@ export const OrderEventsLive = Layer.effect(
         checkoutSessionId: summary.checkout_session_id,
         permalinkUrl: summary.permalink_url,
         lineItems,
-        totals: session.totals
+        totals: input.totals
       })
       const id = yield* ids.make("evt_")
       return {
         stored: { order, sessionId: summary.checkout_session_id, createdAt: now },
-        event: { id, payload: makeOrderEvent("order_create", order, session.currency), now }
+        event: { id, payload: makeOrderEvent("order_create", order, input.currency), now }
       }
     })
     return OrderEvents.of({ orderCreated, queued: signal.queued })
@@ -110,7 +121,7 @@ export const OrderServiceLive = Layer.effect(
     const store = yield* OrderStore
     const ids = yield* Ids
     const catalog = yield* Catalog
-    const checkout = yield* CheckoutStore
+    const linkCopies = yield* OrderLinkCopies
     const signal = yield* OutboxSignal
     const { publicBaseUrl } = yield* AppConfig
     const found = (id: string) =>
@@ -156,20 +167,7 @@ export const OrderServiceLive = Layer.effect(
         (order) => Option.some(Either.right(order))
       ).pipe(Effect.tap(() => signal.queued))
     /** The completed session's order summary carries the order's current link. */
-    const relinkSession = (order: Order) =>
-      Effect.flatMap(checkout.sessions.lock(order.checkout_session_id), (locked) =>
-        Option.match(locked, {
-          onNone: () => Effect.void,
-          onSome: ({ session }) =>
-            session.order === undefined
-              ? Effect.void
-              : Effect.asVoid(
-                checkout.sessions.update({
-                  ...session,
-                  order: { ...session.order, permalink_url: order.permalink_url }
-                })
-              )
-        }))
+    const relinkSession = (order: Order) => linkCopies.replace(order.checkout_session_id, order.permalink_url)
     return OrderService.of({
       get: (id) => Effect.map(Effect.flatMap(store.getOrder(id), found(id)), (stored) => stored.order),
       apply: (id, command) => change(id, command, nothing, nothing),
@@ -202,5 +200,5 @@ export const OrderServiceLive = Layer.effect(
   })
 )
 
-/** Both order services; need `OrderStore`, `CheckoutStore`, `Catalog`, `AppConfig`, `Ids` and `OutboxSignal`. */
+/** Both order services; need `OrderStore`, `OrderLinkCopies`, `Catalog`, `AppConfig`, `Ids` and `OutboxSignal`. */
 export const OrderServicesLive = Layer.merge(OrderEventsLive, OrderServiceLive)

@@ -17,9 +17,9 @@
  */
 import { Context, type Effect, type Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
-import type { OrderEvent, OrderEventType } from "./order-event.ts"
-import { storedEventJson, storedOrderJson } from "./order-json.ts"
-import type { Order, OrderStatus } from "./order-schemas.ts"
+import type { OrderEvent, OrderEventType } from "./model/order-event.ts"
+import { storedEventJson, storedOrderJson } from "./model/order-json.ts"
+import type { Order, OrderStatus } from "./model/order.ts"
 
 export type DeliveryState = "pending" | "delivered" | "dead"
 

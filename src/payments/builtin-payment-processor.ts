@@ -22,12 +22,12 @@
  *   authentication result opens no card in `authorize`) reads the token itself.
  */
 import { Clock, Effect, Either, Layer, Option } from "effect"
-import { viewAt } from "../authentication/authentication-session.ts"
-import { AuthenticationStore } from "../authentication/authentication-store.ts"
-import { checkAllowance } from "../delegate/allowance.ts"
-import { detectCardBrand } from "../delegate/card-number.ts"
-import { VaultStore, type VaultTokenRecord } from "../delegate/vault-store.ts"
-import { Vault } from "../delegate/vault.ts"
+import { AuthenticationStore } from "../delegate-authentication/authentication-store.ts"
+import { viewAt } from "../delegate-authentication/model/authentication-session.ts"
+import { checkAllowance } from "../delegate-payment/model/allowance.ts"
+import { detectCardBrand } from "../delegate-payment/model/card-number.ts"
+import { VaultStore, type VaultTokenRecord } from "../delegate-payment/vault-store.ts"
+import { Vault } from "../delegate-payment/vault.ts"
 import { AppConfig } from "../platform/config.ts"
 import { Ids } from "../platform/ids.ts"
 import { type ChargeOutcome, ChargeStore, type ProcessorCharge } from "./charge-store.ts"
@@ -43,9 +43,9 @@ import {
   type ChargeRequest,
   credentialParam,
   PaymentDeclined,
-  PaymentProvider,
   PaymentRejected
-} from "./payment-provider.ts"
+} from "./model/payment.ts"
+import { PaymentProvider } from "./payment-provider.ts"
 
 /**
  * Test tokens of existing ACP clients and what they do. A map, not an object: a token is the
@@ -64,9 +64,6 @@ export const TEST_CARD_OUTCOMES: Readonly<Record<string, ChargeOutcome>> = {
   "4000000000000002": "card_declined",
   "4000000000009995": "insufficient_funds"
 }
-
-/** Provider names the built-in processor answers to in the legacy `{token, provider}` shape. */
-export const BUILTIN_PROVIDER_ALIASES: ReadonlyArray<string> = ["stripe"]
 
 const declineMessages: Record<Exclude<ChargeOutcome, "approved" | "voided">, string> = {
   card_declined: "The card was declined.",

@@ -10,12 +10,12 @@
  * spends it (`markUsed`), so one result pays at most one checkout.
  */
 import { Either } from "effect"
-import { type AuthenticationSession, scenarioOf, THREE_DS_VERSION } from "../authentication/authentication-session.ts"
-import type {
-  AuthenticationRequest,
-  AuthenticationResult,
-  DirectoryServer
-} from "../checkout/session-authentication.ts"
+import {
+  type AuthenticationSession,
+  scenarioOf,
+  THREE_DS_VERSION
+} from "../delegate-authentication/model/authentication-session.ts"
+import type { AuthenticationRequest, AuthenticationResult, DirectoryServer } from "./model/issuer-authentication.ts"
 
 /** Cards the simulated issuers enroll in 3-D Secure need it to be charged (`docs/three-d-secure.md`). */
 export const needsAuthentication = (cardNumber: string): boolean => scenarioOf(cardNumber) !== "not_enrolled"

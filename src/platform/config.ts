@@ -328,42 +328,6 @@ export const resolveConfig = Effect.fnUntraced(
 /** The configuration read from the current ConfigProvider (the environment by default). */
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigError.ConfigError> = Effect.flatMap(raw, resolveConfig)
 
-/** Plain, test-friendly configuration: every field given, nothing read from the environment. */
-export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
-  port: 0,
-  host: "127.0.0.1",
-  production: false,
-  databaseUrl: Option.none(),
-  databasePoolSize: 10,
-  databasePreparedStatements: true,
-  workers: 1,
-  dataDir: "./data-test",
-  apiKeys: [Redacted.make("sk_test_key")],
-  merchantId: "merchant_test",
-  publicBaseUrl: "https://merchant.test",
-  catalogFile: Option.none(),
-  apiVersions: [...DEFAULT_API_VERSIONS].reverse(),
-  webhookApiVersion: "2025-09-29",
-  webhookUrl: Option.none(),
-  webhookSecret: Redacted.make("whsec_test"),
-  webhookReceiverSecrets: [Redacted.make("whsec_test")],
-  webhookToleranceSeconds: 300,
-  webhookRetryHorizonSeconds: 86400,
-  webhookReceiverRateLimitPerMinute: 600,
-  vaultKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
-  retiredVaultKeys: [],
-  sessionTtlSeconds: 21600,
-  idempotencyTtlSeconds: 86400,
-  requestSigningSecrets: [],
-  tls: Option.none(),
-  httpKeepAliveTimeoutSeconds: DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
-  logLevel: LogLevel.Info,
-  roles: new Set(ALL_ROLES),
-  delegateRateLimitPerMinute: 120,
-  generated: [],
-  ...overrides
-})
-
 /** Renders a ConfigError as one line per problem, naming the variable. */
 export const describeConfigError = (error: ConfigError.ConfigError): string =>
   ConfigError.reduceWithContext(error, undefined, {

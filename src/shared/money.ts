@@ -64,3 +64,7 @@ export const subtractAmount = (a: number, b: number): number => {
   if (b > a) throw new RangeError(`cannot subtract ${b} from ${a}: the result would be negative`)
   return a - b
 }
+
+/** Minor units as money: `12.50 USD` (two decimals; the catalog's currencies all have two). */
+export const formatAmount = (amount: number, currency: string): string =>
+  `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Redacted, Schema } from "effect"
 import { Catalog } from "../../src/catalog/catalog-service.ts"
-import { DISCOUNT_EXTENSION } from "../../src/checkout/discounts.ts"
+import { DISCOUNT_EXTENSION } from "../../src/checkout/pricing/discounts.ts"
 import type { Role } from "../../src/platform/config.ts"
 import { demoCatalogFile, snapshotOf } from "../support/fixtures.ts"
 import { get, testApp, type TestAppOptions } from "../support/http.ts"

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
 import { makeDatabaseLayer } from "../../src/db/database.ts"
 import { createReadySession, get, paymentData, post, testApp, type TestResponse } from "../support/http.ts"
 import { tcpProxy } from "../support/tcp-proxy.ts"

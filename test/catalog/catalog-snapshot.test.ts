@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { DEFAULT_PAYMENT_HANDLER, makeCatalogSnapshot } from "../../src/catalog/catalog-snapshot.ts"
-import { CatalogFile, taxRatePpm } from "../../src/catalog/catalog.ts"
+import { DEFAULT_PAYMENT_HANDLER, makeCatalogSnapshot } from "../../src/catalog/model/catalog-snapshot.ts"
+import { CatalogFile, taxRatePpm } from "../../src/catalog/model/catalog.ts"
 import { demoCatalogFile, demoCatalogJson } from "../support/fixtures.ts"
 
 const base = (): CatalogFile => ({

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { PaymentDeclined, PaymentProvider } from "../../src/payments/payment-provider.ts"
+import { PaymentDeclined } from "../../src/payments/model/payment.ts"
+import { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { address, buyer, createReadySession, get, paymentData, post } from "../support/http.ts"
 import { describeCheckoutApiOnEveryStore } from "./checkout-api-fixtures.ts"
 

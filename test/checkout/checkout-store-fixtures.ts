@@ -3,9 +3,10 @@
  */
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { CheckoutStore, type CheckoutStoreService, type PaymentAttempt } from "../../src/checkout/checkout-store.ts"
-import type { Session } from "../../src/checkout/session-model.ts"
-import { makeOrder } from "../../src/orders/order-from-checkout.ts"
+import { CheckoutStore, type CheckoutStoreService } from "../../src/checkout/checkout-store.ts"
+import { type PaymentAttempt } from "../../src/checkout/payment/attempt.ts"
+import type { Session } from "../../src/checkout/session/session.ts"
+import { makeOrder } from "../../src/orders/model/order-from-checkout.ts"
 
 export const attemptOf = (sessionId: string, sequence: number): PaymentAttempt => ({
   sessionId,

@@ -7,7 +7,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber, type Layer, Option } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { ACTIVE_STATUSES } from "../../src/checkout/session-model.ts"
+import { ACTIVE_STATUSES } from "../../src/checkout/session/session.ts"
 import type { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
 import type { OrderStore } from "../../src/orders/order-store.ts"
 import { attemptOf, levelsOf, makeSession, uid } from "./checkout-store-fixtures.ts"

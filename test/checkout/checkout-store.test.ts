@@ -6,9 +6,9 @@
  */
 import { describe } from "@effect/vitest"
 import { Layer } from "effect"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
-import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
-import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
+import { SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
+import { SqlIdempotencyStore } from "../../src/idempotency/store/sql-idempotency-store.ts"
+import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"

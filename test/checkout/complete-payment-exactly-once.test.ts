@@ -7,8 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import type { Session } from "../../src/checkout/session-model.ts"
-import { VaultStore } from "../../src/delegate/vault-store.ts"
+import type { Session } from "../../src/checkout/session/session.ts"
+import { VaultStore } from "../../src/delegate-payment/vault-store.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { address, buyer, createReadySession, get, post } from "../support/http.ts"
 import {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
-import { VaultStore } from "../../src/delegate/vault-store.ts"
+import { VaultStore } from "../../src/delegate-payment/vault-store.ts"
 import { createReadySession, get, post } from "../support/http.ts"
 import {
   approvedCharges,

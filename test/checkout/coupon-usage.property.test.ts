@@ -1,6 +1,6 @@
 /**
  * Which coupon holds count against a coupon's redemption limit is the domain's rule
- * (`heldByOthers` of `src/checkout/inventory.ts`: another session's hold, while it is live). The
+ * (`heldByOthers` of `src/checkout/session/inventory.ts`: another session's hold, while it is live). The
  * memory store applies it; the SQL store writes it as its filter (so it never reads the holds of
  * payments that never finished). This requires `coupons.usage` to answer the rule's count on
  * random redemption counts and holds (the session's own, other sessions', expiring before, at and
@@ -11,8 +11,8 @@ import { Effect, Layer, Runtime } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { heldByOthers } from "../../src/checkout/inventory.ts"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { heldByOthers } from "../../src/checkout/session/inventory.ts"
+import { SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"

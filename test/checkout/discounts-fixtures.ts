@@ -1,9 +1,9 @@
 /** Coupons and sessions shared by the discount tests. */
 import { Either } from "effect"
-import type { CheckoutSessionCreateRequest } from "../../src/checkout/checkout-schemas.ts"
-import type { CatalogCoupon } from "../../src/checkout/discounts.ts"
-import { type ReducerContext, type Session, SessionCommand } from "../../src/checkout/session-model.ts"
-import { reduce } from "../../src/checkout/session-reducer.ts"
+import { type CatalogCoupon } from "../../src/catalog/model/coupons.ts"
+import { reduce } from "../../src/checkout/session/reducer.ts"
+import type { CheckoutSessionCreateRequest } from "../../src/checkout/session/schemas.ts"
+import { type ReducerContext, type Session, SessionCommand } from "../../src/checkout/session/session.ts"
 import { context } from "../support/fixtures.ts"
 
 export const percent = (code: string, percent_off: number, extra: Partial<CatalogCoupon> = {}): CatalogCoupon => ({

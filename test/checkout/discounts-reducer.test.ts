@@ -5,9 +5,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import type { CatalogSnapshot } from "../../src/catalog/catalog.ts"
-import { type Session, SessionCommand } from "../../src/checkout/session-model.ts"
-import { reduce } from "../../src/checkout/session-reducer.ts"
+import type { CatalogSnapshot } from "../../src/catalog/model/catalog.ts"
+import { reduce } from "../../src/checkout/session/reducer.ts"
+import { type Session, SessionCommand } from "../../src/checkout/session/session.ts"
 import { buyer, context, demoCatalog, NY } from "../support/fixtures.ts"
 import { amountOf, create } from "./discounts-fixtures.ts"
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { allocateProportionally, evaluateDiscounts, validateCoupons } from "../../src/checkout/discounts.ts"
+import { validateCoupons } from "../../src/catalog/model/coupons.ts"
+import { allocateProportionally, evaluateDiscounts } from "../../src/checkout/pricing/discounts.ts"
 import { NOW } from "../support/fixtures.ts"
 import { amount, percent } from "./discounts-fixtures.ts"
 

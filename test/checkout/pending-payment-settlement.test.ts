@@ -1,7 +1,7 @@
 /**
  * A payment whose request died after step 1 of completing and was never retried, on every store:
  * the sweep settles it once the session has not been written for the grace
- * (`src/checkout/payment-settlement-service.ts`): completed with its order when the charge was
+ * (`src/checkout/payment-settlement.ts`): completed with its order when the charge was
  * made; payable again, the attempt declined, when it was not (with the decline's message when
  * declined); expired with its stock back when past its expiry. Within the grace nothing changes.
  */
@@ -10,14 +10,14 @@ import { Clock, Effect, Logger, Option, TestClock } from "effect"
 import { PaymentsLive } from "../../src/app/server.ts"
 import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { PENDING_PAYMENT_GRACE_MILLIS } from "../../src/checkout/payment-settlement-service.ts"
-import type { Session } from "../../src/checkout/session-model.ts"
+import { PENDING_PAYMENT_GRACE_MILLIS } from "../../src/checkout/payment-settlement.ts"
+import type { Session } from "../../src/checkout/session/session.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { VOIDED_KEY_MESSAGE } from "../../src/payments/builtin-payment-processor.ts"
 import { ChargeStore } from "../../src/payments/charge-store.ts"
 import { PaymentProvider } from "../../src/payments/payment-provider.ts"
-import { testConfig } from "../../src/platform/config.ts"
 import { createReadySession, get, post } from "../support/http.ts"
+import { testConfig } from "../support/test-config.ts"
 import {
   approvedCharges,
   completeAndPayOnEveryStore,

@@ -1,8 +1,13 @@
 /** Property: the totals invariants over random catalogs, carts, addresses and rates. */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import type { CatalogSnapshot, TaxRule } from "../../src/catalog/catalog.ts"
-import { computeTotals, fulfillmentOptions, priceLineItems, resolveTaxRule } from "../../src/checkout/pricing.ts"
+import type { CatalogSnapshot, TaxRule } from "../../src/catalog/model/catalog.ts"
+import {
+  computeTotals,
+  fulfillmentOptions,
+  priceLineItems,
+  resolveTaxRule
+} from "../../src/checkout/pricing/pricing.ts"
 import { address, demoCatalog, NOW } from "../support/fixtures.ts"
 
 const rateString = (ppm: number): string => ppm === 1_000_000 ? "1" : `0.${String(ppm).padStart(6, "0")}`

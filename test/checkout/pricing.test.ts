@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import type { Product, TaxRule } from "../../src/catalog/catalog.ts"
-import type { Address, FulfillmentOption, LineItem } from "../../src/checkout/checkout-schemas.ts"
+import type { Product, TaxRule } from "../../src/catalog/model/catalog.ts"
+import { type Address, type FulfillmentOption } from "../../src/catalog/model/fulfillment.ts"
+import { type LineItem } from "../../src/catalog/model/line-items.ts"
 import {
   addBusinessDays,
   cheapestOption,
@@ -13,7 +14,7 @@ import {
   resolveTaxRule,
   shippingTaxRatePpm,
   shipsTo
-} from "../../src/checkout/pricing.ts"
+} from "../../src/checkout/pricing/pricing.ts"
 import { address, CA, demoCatalog, GB, JP, NOW, NY, TX } from "../support/fixtures.ts"
 
 const product = (id: string): Product => {

@@ -10,7 +10,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"

@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck as fc } from "effect"
-import { OrderSummary } from "../../src/checkout/checkout-schemas.ts"
 import {
   checkoutSessionJson,
   checkoutSessionWithOrderJson,
@@ -14,7 +13,8 @@ import {
   sessionJson,
   toCheckoutSession,
   toCheckoutSessionWithOrder
-} from "../../src/checkout/session-model.ts"
+} from "../../src/checkout/session/session.ts"
+import { OrderSummary } from "../../src/orders/model/order.ts"
 
 const sessions = Arbitrary.make(Session)
 const orders = Arbitrary.make(OrderSummary)

@@ -4,9 +4,9 @@
  * canceled sessions, which hold no reservations and never expire.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { SessionCommand } from "../../src/checkout/session-model.ts"
-import { reduce } from "../../src/checkout/session-reducer.ts"
-import { isExpiredAt, reservationsOf, view } from "../../src/checkout/session-view.ts"
+import { reduce } from "../../src/checkout/session/reducer.ts"
+import { SessionCommand } from "../../src/checkout/session/session.ts"
+import { isExpiredAt, reservationsOf, view } from "../../src/checkout/session/view.ts"
 import { buyer, context } from "../support/fixtures.ts"
 import { at, EXPIRES, fail, iso, LATER, map, ok, order, readySession, withStatus } from "./session-reducer-fixtures.ts"
 

@@ -4,10 +4,10 @@
  * released) and RecordPaymentFailure (the decline message kept after the readiness messages).
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { Session } from "../../src/checkout/session-model.ts"
-import { SessionCommand } from "../../src/checkout/session-model.ts"
-import { reduce } from "../../src/checkout/session-reducer.ts"
-import { reservationsOf } from "../../src/checkout/session-view.ts"
+import { reduce } from "../../src/checkout/session/reducer.ts"
+import type { Session } from "../../src/checkout/session/session.ts"
+import { SessionCommand } from "../../src/checkout/session/session.ts"
+import { reservationsOf } from "../../src/checkout/session/view.ts"
 import { buyer, context, NY } from "../support/fixtures.ts"
 import {
   at,

@@ -4,15 +4,15 @@
  * decline message, an order, and a session moved to a status.
  */
 import { Either } from "effect"
-import type { CheckoutSessionCreateRequest, MessageError } from "../../src/checkout/checkout-schemas.ts"
+import { reduce } from "../../src/checkout/session/reducer.ts"
+import type { CheckoutSessionCreateRequest, MessageError } from "../../src/checkout/session/schemas.ts"
 import {
   type ReducerContext,
   type ReducerError,
   type Session,
   SessionCommand,
   type Transition
-} from "../../src/checkout/session-model.ts"
-import { reduce } from "../../src/checkout/session-reducer.ts"
+} from "../../src/checkout/session/session.ts"
 import { buyer, context, NOW, NY, TTL_SECONDS } from "../support/fixtures.ts"
 
 /** The transition of a successful reduction (throws on a failure). */

@@ -4,9 +4,9 @@
  * sessions (one expired by time included) refused.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { Session } from "../../src/checkout/session-model.ts"
-import { SessionCommand } from "../../src/checkout/session-model.ts"
-import { reduce } from "../../src/checkout/session-reducer.ts"
+import { reduce } from "../../src/checkout/session/reducer.ts"
+import type { Session } from "../../src/checkout/session/session.ts"
+import { SessionCommand } from "../../src/checkout/session/session.ts"
 import { buyer, GB, JP, NOW, NY, TTL_SECONDS } from "../support/fixtures.ts"
 import { at, create, EXPIRES, fail, iso, LATER, map, ok, readySession, withStatus } from "./session-reducer-fixtures.ts"
 

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { SessionCommand } from "../../src/checkout/session-model.ts"
-import { reduce } from "../../src/checkout/session-reducer.ts"
+import { reduce } from "../../src/checkout/session/reducer.ts"
+import { SessionCommand } from "../../src/checkout/session/session.ts"
 import { buyer, CA, context, demoCatalog, GB, JP, NY, TX } from "../support/fixtures.ts"
 import { ok } from "./session-reducer-fixtures.ts"
 

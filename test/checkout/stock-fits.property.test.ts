@@ -1,6 +1,6 @@
 /**
  * "Does the requested stock fit" is the domain's rule (`availableTo` and `reservationsFit` of
- * `src/checkout/inventory.ts`), but the one-statement create of the SQL store
+ * `src/checkout/session/inventory.ts`), but the one-statement create of the SQL store
  * (`checkout_create_session`) decides it inside the statement, to stay atomic without locks held
  * between round trips. This runs both on random stock, reservations of other sessions (live,
  * expired, expiring exactly now, on products with and without a stock row, beyond the stock on
@@ -14,8 +14,8 @@ import { Effect, Layer, Option, Runtime } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { availableTo, type HeldUnits, reservationsFit } from "../../src/checkout/inventory.ts"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { availableTo, type HeldUnits, reservationsFit } from "../../src/checkout/session/inventory.ts"
+import { SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"

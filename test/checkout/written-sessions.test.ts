@@ -1,6 +1,6 @@
 /**
  * A process decides the next step of a session it wrote on the session as it wrote it, without
- * reading it again (`src/checkout/written-sessions-service.ts`); whatever another process (or
+ * reading it again (`src/checkout/written-sessions.ts`); whatever another process (or
  * another path of this one) wrote since, the answer is the one a read would give.
  *
  * One process: the store's reads and conditional writes are counted. Two processes: two
@@ -9,8 +9,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Context, Effect, Layer, Option } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import type { Session } from "../../src/checkout/session-model.ts"
-import { makeWrittenSessions } from "../../src/checkout/written-sessions-service.ts"
+import type { Session } from "../../src/checkout/session/session.ts"
+import { makeWrittenSessions } from "../../src/checkout/written-sessions.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { address, buyer, createReadySession, get, paymentData, post, testApp } from "../support/http.ts"
 import { storesUnderTest, type StoreUnderTest } from "../support/store-under-test.ts"

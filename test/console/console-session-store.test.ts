@@ -4,7 +4,7 @@
  */
 import { describe } from "@effect/vitest"
 import { Layer } from "effect"
-import { SqlConsoleSessionStore } from "../../src/console/sql-console-session-store.ts"
+import { SqlConsoleSessionStore } from "../../src/console/store/sql-console-session-store.ts"
 import { MemoryConsoleSessionStore } from "../doubles/memory-console-session-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"

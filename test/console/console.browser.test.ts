@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { makeWebhookSender } from "../../src/orders/webhook-sender.ts"
-import { WebhookTransport } from "../../src/webhooks/webhook-transport.ts"
+import { makeWebhookSender } from "../../src/orders/http/webhook-sender.ts"
+import { WebhookTransport } from "../../src/orders/webhook-transport.ts"
 import { hasChromium, launchBrowser, screenshotPath, serveApp, serveStaticPage } from "../support/browser.ts"
 import { API_KEY, get, testApp } from "../support/http.ts"
 import { paidOrder } from "../support/three-d-secure.ts"

@@ -7,7 +7,7 @@ import { Cause, ConfigProvider, Context, Effect, Fiber, Layer, Option, Redacted 
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
 import { DatabaseError, DatabaseLive, databaseOptionsConfig, makeDatabaseLayer } from "../../src/db/database.ts"
 import { migrations as allMigrations } from "../../src/db/migrations/index.ts"
 import { fromSqlError } from "../../src/db/storage-error.ts"

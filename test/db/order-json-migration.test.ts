@@ -7,12 +7,12 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
-import { makeOrderEvent } from "../../src/orders/order-event.ts"
-import { permalinkTokenOf } from "../../src/orders/order-permalink.ts"
+import { makeOrderEvent } from "../../src/orders/model/order-event.ts"
+import { permalinkTokenOf } from "../../src/orders/model/order-permalink.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
-import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
-import { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
-import { SqlReceivedEventsStore } from "../../src/webhooks/sql-received-events-store.ts"
+import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
+import { ReceivedEventsStore } from "../../src/webhook-receiver/received-events-store.ts"
+import { SqlReceivedEventsStore } from "../../src/webhook-receiver/store/sql-received-events-store.ts"
 import { sampleOrder } from "../orders/order-store.contract.ts"
 import {
   atMigrationsBefore,

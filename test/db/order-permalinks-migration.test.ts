@@ -11,9 +11,9 @@ import * as Migrator from "@effect/sql/Migrator"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { migrations } from "../../src/db/migrations/index.ts"
-import { permalinkTokenOf } from "../../src/orders/order-permalink.ts"
+import { permalinkTokenOf } from "../../src/orders/model/order-permalink.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
-import { SqlOrderStore } from "../../src/orders/sql-order-store.ts"
+import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
 import { freshPostgresDatabaseUrl, hasPostgres } from "../support/test-database.ts"
 
 const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0017"))

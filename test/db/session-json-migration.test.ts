@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { SqlCheckoutStore } from "../../src/checkout/sql-checkout-store.ts"
+import { SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
 import {
   atMigrationsBefore,
   freshPostgresDatabaseUrl,

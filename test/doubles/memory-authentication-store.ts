@@ -3,8 +3,11 @@
  * `MemoryDatabase`, each operation one atomic call. Same semantics as the SQL store.
  */
 import { Effect, Layer, Option } from "effect"
-import type { AuthenticationSession } from "../../src/authentication/authentication-session.ts"
-import { AuthenticationStore, type AuthenticationStoreService } from "../../src/authentication/authentication-store.ts"
+import {
+  AuthenticationStore,
+  type AuthenticationStoreService
+} from "../../src/delegate-authentication/authentication-store.ts"
+import type { AuthenticationSession } from "../../src/delegate-authentication/model/authentication-session.ts"
 import { MemoryDatabase, storageFailure } from "./memory-database.ts"
 
 export const make: Effect.Effect<AuthenticationStoreService, never, MemoryDatabase> = Effect.map(

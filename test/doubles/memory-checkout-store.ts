@@ -12,16 +12,16 @@ import {
   type CheckoutStoreService,
   type CouponStore,
   type InventoryStore,
-  type PaymentAttempt,
   type SessionForPayment,
   type SessionStore,
   type StockLevel,
   type VersionedSession
 } from "../../src/checkout/checkout-store.ts"
-import { availableTo, heldByOthers, type HeldUnits, reservationsFit } from "../../src/checkout/inventory.ts"
-import type { Session } from "../../src/checkout/session-model.ts"
-import { toCheckoutSession } from "../../src/checkout/session-model.ts"
-import { holdsUntil } from "../../src/checkout/session-view.ts"
+import { type PaymentAttempt } from "../../src/checkout/payment/attempt.ts"
+import { availableTo, heldByOthers, type HeldUnits, reservationsFit } from "../../src/checkout/session/inventory.ts"
+import type { Session } from "../../src/checkout/session/session.ts"
+import { toCheckoutSession } from "../../src/checkout/session/session.ts"
+import { holdsUntil } from "../../src/checkout/session/view.ts"
 import { MemoryDatabase, type MemoryTable, storageFailure, storeAnswer } from "./memory-database.ts"
 import { saveOrderWithEvent } from "./memory-order-store.ts"
 

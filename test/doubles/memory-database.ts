@@ -19,7 +19,7 @@
  */
 import { Context, Effect, Exit, FiberRef, Layer } from "effect"
 import { StorageError } from "../../src/db/storage-error.ts"
-import { type AnswerToStore, claimLost } from "../../src/idempotency/idempotent-answer-service.ts"
+import { type AnswerToStore, claimLost } from "../../src/idempotency/idempotent-answer.ts"
 
 /** One table: rows by key. Writes go to the current transaction's copy. */
 export interface MemoryTable<K, V> {

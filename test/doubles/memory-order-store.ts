@@ -5,7 +5,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { StorageError } from "../../src/db/storage-error.ts"
-import { permalinkTokenOf } from "../../src/orders/order-permalink.ts"
+import { permalinkTokenOf } from "../../src/orders/model/order-permalink.ts"
 import {
   type DeliveryCounts,
   type NewOrderEvent,

@@ -8,7 +8,7 @@ import {
   ReceivedEventsStore,
   type ReceivedEventsStoreService,
   type ReceivedOrder
-} from "../../src/webhooks/received-events-store.ts"
+} from "../../src/webhook-receiver/received-events-store.ts"
 import { MemoryDatabase } from "./memory-database.ts"
 
 type Receipt = { readonly receipt: number }

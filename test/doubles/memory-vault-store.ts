@@ -6,7 +6,7 @@
  * the lock). Records are deep-copied on the way in and out.
  */
 import { Effect, Layer, Option } from "effect"
-import { VaultStore, type VaultStoreService, type VaultTokenRecord } from "../../src/delegate/vault-store.ts"
+import { VaultStore, type VaultStoreService, type VaultTokenRecord } from "../../src/delegate-payment/vault-store.ts"
 import { MemoryDatabase, storageFailure, storeAnswer } from "./memory-database.ts"
 
 export const make: Effect.Effect<VaultStoreService, never, MemoryDatabase> = Effect.map(MemoryDatabase, (db) => {

@@ -6,12 +6,8 @@
 import { expect } from "@effect/vitest"
 import { Clock, Effect, Either, Layer, Option } from "effect"
 import type { CheckoutStoreService } from "../../src/checkout/checkout-store.ts"
-import {
-  type Charge,
-  type ChargeRequest,
-  PaymentProvider,
-  PaymentRejected
-} from "../../src/payments/payment-provider.ts"
+import { type Charge, type ChargeRequest, PaymentRejected } from "../../src/payments/model/payment.ts"
+import { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { make as makeMemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { make as makeMemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"

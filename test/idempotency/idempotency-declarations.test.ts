@@ -6,7 +6,7 @@
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema } from "effect"
-import { idempotentRoutes } from "../../src/idempotency/idempotency-middleware.ts"
+import { idempotentRoutes } from "../../src/idempotency/http/middleware.ts"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
 import { RequestSignature, RequestSignatureLive } from "../../src/platform/http/request-signature.ts"
 import { ErrorFamily, Idempotent } from "../../src/platform/http/route-declarations.ts"

@@ -6,8 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Api } from "../../src/app/api.ts"
+import { idempotentRoutes } from "../../src/idempotency/http/middleware.ts"
 import { delegateIdempotencyError } from "../../src/idempotency/idempotency-errors.ts"
-import { idempotentRoutes } from "../../src/idempotency/idempotency-middleware.ts"
 import { buyer, get, post } from "../support/http.ts"
 import { createBody, isReplay, run, withKey } from "./idempotency-api-fixtures.ts"
 

@@ -1,6 +1,6 @@
 /**
  * A claimed key's lease is renewed while its request runs (one loop per process,
- * `claim-renewal-service.ts`): a retry during a request that outlasts the lease is still told
+ * `src/idempotency/claim-renewal.ts`): a retry during a request that outlasts the lease is still told
  * `in_flight`, never run a second time; once the request ends, its answer is replayed, and a
  * lease no longer renewed runs out.
  */

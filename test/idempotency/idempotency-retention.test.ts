@@ -9,7 +9,7 @@ import { Effect, Layer, TestClock } from "effect"
 import { CheckoutStore, type CheckoutStoreService } from "../../src/checkout/checkout-store.ts"
 import { StorageError } from "../../src/db/storage-error.ts"
 import { IdempotencyStore, type IdempotencyStoreService } from "../../src/idempotency/idempotency-store.ts"
-import { IdempotencySweeper } from "../../src/idempotency/idempotency-sweeper-service.ts"
+import { IdempotencySweeper } from "../../src/idempotency/sweeper.ts"
 import { paymentData, post } from "../support/http.ts"
 import {
   countingPayments,

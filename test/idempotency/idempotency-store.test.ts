@@ -4,7 +4,7 @@
  */
 import { describe } from "@effect/vitest"
 import { Layer } from "effect"
-import { SqlIdempotencyStore } from "../../src/idempotency/sql-idempotency-store.ts"
+import { SqlIdempotencyStore } from "../../src/idempotency/store/sql-idempotency-store.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"

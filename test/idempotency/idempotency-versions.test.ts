@@ -12,15 +12,15 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import { Api } from "../../src/app/api.ts"
-import { DELEGATE_WIRE } from "../../src/delegate/delegate-wire/delegate-wire.ts"
-import { VaultStore, type VaultStoreService } from "../../src/delegate/vault-store.ts"
+import { VaultStore, type VaultStoreService } from "../../src/delegate-payment/vault-store.ts"
+import { DELEGATE_WIRE } from "../../src/delegate-payment/wire/acp/versions.ts"
+import { idempotentRoutes } from "../../src/idempotency/http/middleware.ts"
 import {
   checkoutIdempotencyError,
   delegateIdempotencyError,
   IDEMPOTENCY_KEY_PARAM
 } from "../../src/idempotency/idempotency-errors.ts"
-import { idempotentRoutes } from "../../src/idempotency/idempotency-middleware.ts"
-import { IDEMPOTENCY_RULES, type IdempotencyFailure } from "../../src/idempotency/idempotency-rules.ts"
+import { IDEMPOTENCY_RULES, type IdempotencyFailure } from "../../src/idempotency/model/rules.ts"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
 import { Idempotent, VersionedIdempotency } from "../../src/platform/http/route-declarations.ts"
 import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"

@@ -6,7 +6,7 @@ import {
   fingerprintMatches,
   isReplayableStatus,
   requestFingerprint
-} from "../../src/idempotency/idempotency.ts"
+} from "../../src/idempotency/model/idempotency.ts"
 import { isValidIdempotencyKey } from "../../src/platform/http/idempotency-key.ts"
 import { MAX_JSON_DEPTH } from "../../src/shared/json-depth.ts"
 

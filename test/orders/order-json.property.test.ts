@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck as fc, Schema } from "effect"
-import { OrderEvent } from "../../src/orders/order-event.ts"
-import { isStoredOrderEvent, orderJson, storedEventJson, storedOrderJson } from "../../src/orders/order-json.ts"
-import { Order } from "../../src/orders/order-schemas.ts"
+import { OrderEvent } from "../../src/orders/model/order-event.ts"
+import { isStoredOrderEvent, orderJson, storedEventJson, storedOrderJson } from "../../src/orders/model/order-json.ts"
+import { Order } from "../../src/orders/model/order.ts"
 
 const orders = Arbitrary.make(Order)
 const events = Arbitrary.make(OrderEvent)

@@ -4,11 +4,11 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { makeOrderEvent } from "../../src/orders/order-event.ts"
-import { makeOrder } from "../../src/orders/order-from-checkout.ts"
-import type { Order } from "../../src/orders/order-schemas.ts"
+import { makeOrderEvent } from "../../src/orders/model/order-event.ts"
+import { makeOrder } from "../../src/orders/model/order-from-checkout.ts"
+import type { Order } from "../../src/orders/model/order.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
-import { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
+import { ReceivedEventsStore } from "../../src/webhook-receiver/received-events-store.ts"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 let counter = 0

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { makeOrder, toOrderSummary } from "../../src/orders/order-from-checkout.ts"
-import { Order, ORDER_STATUSES, type OrderLineItemKind, type OrderStatus } from "../../src/orders/order-schemas.ts"
+import { makeOrder, toOrderSummary } from "../../src/orders/model/order-from-checkout.ts"
 import {
   applyOrderCommand,
   InvalidOrderTransition,
@@ -10,7 +9,8 @@ import {
   refundableRemainder,
   RefundExceedsTotal,
   RefundNotAllowed
-} from "../../src/orders/order-state-machine.ts"
+} from "../../src/orders/model/order-state-machine.ts"
+import { Order, ORDER_STATUSES, type OrderLineItemKind, type OrderStatus } from "../../src/orders/model/order.ts"
 
 const NOW = "2026-01-30T12:00:00.000Z"
 

@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Schema, TestClock } from "effect"
-import { ORDER_EVENT_WIRES } from "../../src/orders/order-event-wire/order-event-wire.ts"
-import type { Order } from "../../src/orders/order-schemas.ts"
-import { makeWebhookSender } from "../../src/orders/webhook-sender.ts"
+import { makeWebhookSender } from "../../src/orders/http/webhook-sender.ts"
+import type { Order } from "../../src/orders/model/order.ts"
+import { WebhookTransport } from "../../src/orders/webhook-transport.ts"
+import { ORDER_EVENT_WIRES } from "../../src/orders/wire/acp/versions.ts"
 import type { AppConfigShape } from "../../src/platform/config.ts"
 import { API_VERSION_NAMES, type ApiVersionName } from "../../src/shared/api-versions.ts"
-import { WebhookTransport } from "../../src/webhooks/webhook-transport.ts"
 import { get, post, testApp } from "../support/http.ts"
 import {
   type Answer,

@@ -2,16 +2,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Effect, Layer, Logger, Ref, TestClock } from "effect"
 import { StorageError } from "../../src/db/storage-error.ts"
-import { OutboxSignal, OutboxSignalLive } from "../../src/orders/outbox-signal.ts"
 import {
   type DeliveryReport,
   WebhookSender,
   webhookSenderLayer,
   webhookSenderWorker
-} from "../../src/orders/webhook-sender.ts"
-import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
-import { WebhookTransport } from "../../src/webhooks/webhook-transport.ts"
+} from "../../src/orders/http/webhook-sender.ts"
+import { OutboxSignal, OutboxSignalLive } from "../../src/orders/outbox-signal.ts"
+import { WebhookTransport } from "../../src/orders/webhook-transport.ts"
+import { AppConfig, type AppConfigShape } from "../../src/platform/config.ts"
 import { createReadySession, paymentData, post, testApp } from "../support/http.ts"
+import { testConfig } from "../support/test-config.ts"
 
 const NOW = 1_767_225_600_000 // 2026-01-01T00:00:00Z
 

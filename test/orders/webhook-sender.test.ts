@@ -1,11 +1,11 @@
 /** The order-event sender: signed deliveries to the receiver, retries and dead letters, ordering per order. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
+import { makeWebhookSender } from "../../src/orders/http/webhook-sender.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
-import { makeWebhookSender } from "../../src/orders/webhook-sender.ts"
+import { WebhookTransport } from "../../src/orders/webhook-transport.ts"
 import { type AppConfigShape } from "../../src/platform/config.ts"
 import { verifySignature } from "../../src/shared/hmac-signature.ts"
-import { WebhookTransport } from "../../src/webhooks/webhook-transport.ts"
 import { get, post, testApp } from "../support/http.ts"
 import { type Answer, createOrder, scriptedTransport, UnusedPaymentProvider } from "../support/webhooks.ts"
 

@@ -1,19 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
-import { checkoutGroupFor } from "../../src/checkout/checkout-api.ts"
+import { checkoutGroupFor } from "../../src/checkout/http/api.ts"
 import {
   CheckoutSessionCompleteRequest,
   CheckoutSessionCreateRequest,
   CheckoutSessionUpdateRequest
-} from "../../src/checkout/checkout-schemas.ts"
-import { checkoutCodecs } from "../../src/checkout/wire/checkout-codecs.ts"
-import { DelegateGroup } from "../../src/delegate/delegate-api.ts"
-import { DelegatePaymentRequest } from "../../src/delegate/delegate-payment.ts"
-import { RefundRequest, ShipRequest } from "../../src/orders/order-schemas.ts"
-import { OrdersGroup } from "../../src/orders/orders-api.ts"
+} from "../../src/checkout/session/schemas.ts"
+import { checkoutCodecs } from "../../src/checkout/wire/acp/versions.ts"
+import { DelegateGroup } from "../../src/delegate-payment/http/api.ts"
+import { DelegatePaymentRequest } from "../../src/delegate-payment/model/delegate-payment.ts"
+import { OrdersGroup } from "../../src/orders/http/api.ts"
+import { RefundRequest, ShipRequest } from "../../src/orders/model/order.ts"
 import { declaredPayload } from "../../src/platform/http/request-body.ts"
 import { API_VERSION_NAMES } from "../../src/shared/api-versions.ts"
-import { WebhookReceiverGroup } from "../../src/webhooks/webhook-receiver-api.ts"
-import { WebhookEvent } from "../../src/webhooks/webhook.ts"
+import { WebhookReceiverGroup } from "../../src/webhook-receiver/http/api.ts"
+import { WebhookEvent } from "../../src/webhook-receiver/http/webhook.ts"
 
 describe("the payload an endpoint declares", () => {
   it("is the schema its route decodes the body with", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
-import { makeInProcessRateLimiter } from "../../src/rate-limit/in-process-rate-limiter-service.ts"
-import { RateLimited, RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
+import { makeInProcessRateLimiter } from "../../src/rate-limit/in-process-rate-limiter.ts"
+import { RateLimited, RateLimiter } from "../../src/rate-limit/rate-limiter.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 
 const options = { capacity: 3, refillPerSecond: 1 }

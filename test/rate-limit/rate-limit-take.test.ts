@@ -1,6 +1,6 @@
 /**
  * The database function `rate_limit_take_up_to` and the token bucket of
- * `src/rate-limit/token-bucket.ts` are the same rule written twice (the SQL limiter must refill and
+ * `src/rate-limit/model/token-bucket.ts` are the same rule written twice (the SQL limiter must refill and
  * take in one statement). This runs both on the same random sequences of (time, take one, take
  * several, or peek, capacity, rate) and requires the same answers, bit for bit: allowed or not,
  * Retry-After, how many were taken, and the tokens and time the bucket keeps. It goes through
@@ -16,8 +16,6 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer, Runtime, TestClock } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
-import type { RateLimiterService } from "../../src/rate-limit/rate-limiter-service.ts"
-import { makeSqlRateLimiter } from "../../src/rate-limit/sql-rate-limiter.ts"
 import {
   type Availability,
   type BucketOptions,
@@ -26,7 +24,9 @@ import {
   take,
   takeUpTo,
   type TokenBucket
-} from "../../src/rate-limit/token-bucket.ts"
+} from "../../src/rate-limit/model/token-bucket.ts"
+import type { RateLimiterService } from "../../src/rate-limit/rate-limiter.ts"
+import { makeSqlRateLimiter } from "../../src/rate-limit/store/sql-rate-limiter.ts"
 
 type TokensOf = Effect.Effect.Success<typeof makeSqlRateLimiter>["tokensOf"]
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"

@@ -7,15 +7,15 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
-import { RateLimited, RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
+import type { BucketOptions } from "../../src/rate-limit/model/token-bucket.ts"
+import { RateLimited, RateLimiter } from "../../src/rate-limit/rate-limiter.ts"
 import {
   LEASE_MS,
   leaseSize,
   makeSqlRateLimiter,
   MAX_LEASE,
   SqlRateLimiter
-} from "../../src/rate-limit/sql-rate-limiter.ts"
-import type { BucketOptions } from "../../src/rate-limit/token-bucket.ts"
+} from "../../src/rate-limit/store/sql-rate-limiter.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { isFull, peek, take, type TokenBucket } from "../../src/rate-limit/token-bucket.ts"
+import { isFull, peek, take, type TokenBucket } from "../../src/rate-limit/model/token-bucket.ts"
 
 const options = { capacity: 3, refillPerSecond: 1 }
 

@@ -3,7 +3,7 @@
  * to vary it.
  */
 import { Effect, Either, Layer } from "effect"
-import { parseDelegatePayment, type ValidatedDelegatePayment } from "../../src/delegate/delegate-validation.ts"
+import { parseDelegatePayment, type ValidatedDelegatePayment } from "../../src/delegate-payment/model/validation.ts"
 import { PaymentProvider, type PaymentProviderService } from "../../src/payments/payment-provider.ts"
 
 export const CARD_NUMBER = "4242424242424242"

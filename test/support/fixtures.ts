@@ -2,10 +2,11 @@
 import { Either, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { makeCatalogSnapshot } from "../../src/catalog/catalog-snapshot.ts"
-import { CatalogFile, type CatalogSnapshot } from "../../src/catalog/catalog.ts"
-import type { Address, Buyer } from "../../src/checkout/checkout-schemas.ts"
-import type { ReducerContext } from "../../src/checkout/session-model.ts"
+import { makeCatalogSnapshot } from "../../src/catalog/model/catalog-snapshot.ts"
+import { CatalogFile, type CatalogSnapshot } from "../../src/catalog/model/catalog.ts"
+import { type Address } from "../../src/catalog/model/fulfillment.ts"
+import type { Buyer } from "../../src/checkout/session/schemas.ts"
+import type { ReducerContext } from "../../src/checkout/session/session.ts"
 
 export const demoCatalogPath = fileURLToPath(new URL("../../catalog/demo-catalog.json", import.meta.url))
 

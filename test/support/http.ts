@@ -7,20 +7,20 @@ import { HttpApp, HttpServer } from "@effect/platform"
 import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { HttpAppService } from "../../src/app/http-app.ts"
 import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/app/server.ts"
-import type { AuthenticationStore } from "../../src/authentication/authentication-store.ts"
-import { type Catalog, DemoCatalog } from "../../src/catalog/catalog-service.ts"
+import { type Catalog } from "../../src/catalog/catalog-service.ts"
 import type { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import { checkoutCodecs } from "../../src/checkout/wire/checkout-codecs.ts"
+import { checkoutCodecs } from "../../src/checkout/wire/acp/versions.ts"
 import type { ConsoleSessionStore } from "../../src/console/console-session-store.ts"
-import type { VaultStore } from "../../src/delegate/vault-store.ts"
+import type { AuthenticationStore } from "../../src/delegate-authentication/authentication-store.ts"
+import type { VaultStore } from "../../src/delegate-payment/vault-store.ts"
 import type { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
 import type { OrderStore } from "../../src/orders/order-store.ts"
 import type { ChargeStore } from "../../src/payments/charge-store.ts"
 import type { PaymentProvider } from "../../src/payments/payment-provider.ts"
-import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
+import { AppConfig, type AppConfigShape } from "../../src/platform/config.ts"
 import type { FaultInjection } from "../../src/platform/fault-injection.ts"
-import type { RateLimiter } from "../../src/rate-limit/rate-limiter-service.ts"
-import type { ReceivedEventsStore } from "../../src/webhooks/received-events-store.ts"
+import type { RateLimiter } from "../../src/rate-limit/rate-limiter.ts"
+import type { ReceivedEventsStore } from "../../src/webhook-receiver/received-events-store.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { MemoryAuthenticationStore } from "../doubles/memory-authentication-store.ts"
 import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
@@ -31,6 +31,8 @@ import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
+import { DemoCatalog } from "./demo-catalog.ts"
+import { testConfig } from "./test-config.ts"
 
 export const API_KEY = "sk_test_key"
 export const API_VERSION = "2025-09-29"
@@ -160,7 +162,7 @@ const strictly = { onExcessProperty: "error" } as const
 /**
  * Every successful checkout session response of every test must be exactly its version's schema:
  * nothing missing, nothing extra at any depth (session responses are built without a schema pass,
- * `src/checkout/checkout-handlers.ts`). A response that is not fails the test that made it.
+ * `src/checkout/http/handlers.ts`). A response that is not fails the test that made it.
  */
 export const checkSessionResponse = (
   method: string,

@@ -7,7 +7,7 @@ import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
-import type { AnswerToStore } from "../../src/idempotency/idempotent-answer-service.ts"
+import type { AnswerToStore } from "../../src/idempotency/idempotent-answer.ts"
 
 /**
  * A key claimed (as `claim_a`) at `now`, the answer a write stores on a claim (`answerOf`: its own,

@@ -4,13 +4,14 @@
  */
 import { type HttpApi, HttpApiBuilder, HttpApp, HttpServer } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
-import { type IdempotencyOptions, makeIdempotencyMiddleware } from "../../src/idempotency/idempotency-middleware.ts"
+import { type IdempotencyOptions, makeIdempotencyMiddleware } from "../../src/idempotency/http/middleware.ts"
 import { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
-import { AppConfig, type AppConfigShape, testConfig } from "../../src/platform/config.ts"
+import { AppConfig, type AppConfigShape } from "../../src/platform/config.ts"
 import { requestMiddleware } from "../../src/platform/http/middleware.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { API_KEY, API_VERSION } from "./http.ts"
+import { testConfig } from "./test-config.ts"
 
 /**
  * Serves `api`, implemented by `apiLive` (`HttpApiBuilder.api` with its groups and security

@@ -5,7 +5,7 @@
  * `authentication_result` a complete request presents.
  */
 import { Effect } from "effect"
-import { OUTCOME_OF_TRANS_STATUS } from "../../src/checkout/session-authentication.ts"
+import { OUTCOME_OF_TRANS_STATUS } from "../../src/payments/model/issuer-authentication.ts"
 import type { Json } from "./acp-fixtures.ts"
 import { idempotencyKey } from "./acp-fixtures.ts"
 import { DELEGATE_PATH, delegateRequestWith } from "./delegate.ts"

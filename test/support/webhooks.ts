@@ -5,11 +5,11 @@
  * sender posting to this process's own receiver).
  */
 import { Clock, Effect, Layer, Ref, Schema } from "effect"
-import { Session } from "../../src/checkout/session-model.ts"
+import { Session } from "../../src/checkout/session/session.ts"
 import { OrderEvents } from "../../src/orders/order-service.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
+import { WebhookTransport, WebhookTransportError } from "../../src/orders/webhook-transport.ts"
 import { PaymentProvider } from "../../src/payments/payment-provider.ts"
-import { WebhookTransport, WebhookTransportError } from "../../src/webhooks/webhook-transport.ts"
 import { appHandler, createReadySession } from "./http.ts"
 
 /** A payment provider that is never called (these tests do not complete checkouts over HTTP). */
@@ -33,7 +33,9 @@ export const createOrder = (
     const id = `ord_test${++orderCounter}_${Math.random().toString(36).slice(2, 8)}`
     const { event, stored } = yield* events.orderCreated({
       order: { id, checkout_session_id: session.id, permalink_url: `https://merchant.test/orders/${id}` },
-      session
+      lineItems: session.line_items,
+      totals: session.totals,
+      currency: session.currency
     })
     yield* store.saveOrderWithEvent(stored, event)
     return stored.order

@@ -20,7 +20,7 @@
  * taken back) and the units reserved at the stock row — so the answer is always the one
  * availability computed in one place would give, and a shard's units are never missed.
  *
- * "Fits" is the domain's rule (`reservationsFit` of `src/checkout/inventory.ts`: each quantity at
+ * "Fits" is the domain's rule (`reservationsFit` of `src/checkout/session/inventory.ts`: each quantity at
  * most what is available, a product without a stock row having none), decided here so that the
  * check and the write are one atomic step without locks held between round trips;
  * `test/checkout/stock-fits.property.test.ts` requires the same answers as the domain's. Plans

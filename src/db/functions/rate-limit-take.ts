@@ -1,5 +1,5 @@
 /**
- * The token bucket of `src/rate-limit/token-bucket.ts` in one statement (the multi-process budget
+ * The token bucket of `src/rate-limit/model/token-bucket.ts` in one statement (the multi-process budget
  * is shared through the database, and a check is one round trip): `rate_limit_take_up_to`
  * creates the row if absent (a concurrent creator waits on it), locks it, refills it to `p_now`
  * and, when `p_count` is positive and a token is there, takes up to `p_count` whole tokens (as

@@ -1,6 +1,6 @@
 /**
  * Orders are found by the token of their `permalink_url` (the buyer's capability URL,
- * `src/orders/order-permalink.ts`): a column computed from the stored order, unique. Orders
+ * `src/orders/model/order-permalink.ts`): a column computed from the stored order, unique. Orders
  * stored before permalinks carried a token get one now, in the order and in the completed
  * session's order summary alike, so every order has a buyer's page.
  */

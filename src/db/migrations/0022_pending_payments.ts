@@ -1,6 +1,6 @@
 /**
  * The payment attempts still pending, by when they were made: what the settlement sweep looks for
- * (`sessionsWithPaymentPendingSince`, `src/checkout/payment-settlement-service.ts`), a payment
+ * (`sessionsWithPaymentPendingSince`, `src/checkout/payment-settlement.ts`), a payment
  * its request left pending and no retry resumed. Partial: an attempt is pending only for the
  * moments its request runs, so the index holds next to nothing. An attempt's update to its
  * outcome leaves it, which makes that update one that writes the table's other indexes too (a

@@ -22,7 +22,7 @@ export class Idempotent extends Context.Tag("acp/Idempotent")<Idempotent, boolea
 
 /**
  * The group is an API of the Agentic Commerce Protocol whose idempotency rules are those of the
- * request's `API-Version` (`src/idempotency/idempotency-rules.ts`): required key, 422 conflicts and
+ * request's `API-Version` (`src/idempotency/model/rules.ts`): required key, 422 conflicts and
  * error objects per version, and a key used under another version is a conflict. Groups that do
  * not declare it (the service's own APIs: orders, webhook deliveries, received orders) keep the
  * interface document's rules whatever `API-Version` says. A group declaring it must declare

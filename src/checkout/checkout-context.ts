@@ -1,0 +1,86 @@
+/**
+ * What every checkout use case works with: the store, the catalog (as the payment provider lets
+ * the merchant offer it, `offeredCatalog`), the configuration, ids, the
+ * payment provider and the order events, with the reducer's context at a given time and the
+ * coupon redemptions it needs, and the sessions this process wrote last.
+ */
+import { Effect, Option } from "effect"
+import { Catalog } from "../catalog/catalog-service.ts"
+import type { CatalogSnapshot } from "../catalog/model/catalog.ts"
+import type { StorageError } from "../db/storage-error.ts"
+import { OrderEvents, type OrderEventsShape } from "../orders/order-service.ts"
+import { offeredCatalog } from "../payments/model/offered-catalog.ts"
+import { PaymentProvider, type PaymentProviderService } from "../payments/payment-provider.ts"
+import { AppConfig, type AppConfigShape } from "../platform/config.ts"
+import { Ids, type IdsService } from "../platform/ids.ts"
+import { CheckoutStore, type CheckoutStoreService } from "./checkout-store.ts"
+import { relevantCoupons } from "./pricing/discounts.ts"
+import { SessionNotFound } from "./session/errors.ts"
+import type { ReducerContext } from "./session/session.ts"
+import { makeWrittenSessions, type WrittenSessions } from "./written-sessions.ts"
+
+export interface CheckoutContext {
+  readonly store: CheckoutStoreService
+  readonly catalog: CatalogSnapshot
+  readonly config: AppConfigShape
+  readonly ids: IdsService
+  readonly payments: PaymentProviderService
+  readonly orderEvents: OrderEventsShape
+  /** The sessions this process wrote last, for the next step of each (`written-sessions.ts`). */
+  readonly written: WrittenSessions
+  /**
+   * The reducer's context at `now`: no stock available unless given, redemptions as counted,
+   * priced at `pricedAt` when given.
+   */
+  readonly reducerContext: (
+    now: number,
+    available?: ReducerContext["available"],
+    redemptions?: ReadonlyMap<string, number>,
+    pricedAt?: number
+  ) => ReducerContext
+  /**
+   * Redemptions of the coupons `codes` name and of the automatic ones, other sessions' live holds
+   * included (the coupon rows locked with `lock`, when completing).
+   */
+  readonly couponUsage: (
+    codes: ReadonlyArray<string>,
+    now: number,
+    sessionId: string,
+    lock: boolean
+  ) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
+}
+
+/** What a store read found, or `SessionNotFound`. */
+export const found = <A, E>(id: string, read: Effect.Effect<Option.Option<A>, E>) =>
+  Effect.flatMap(read, Option.match({ onNone: () => Effect.fail(new SessionNotFound({ id })), onSome: Effect.succeed }))
+
+export const makeCheckoutContext = Effect.gen(function*() {
+  const store = yield* CheckoutStore
+  const payments = yield* PaymentProvider
+  const catalog = offeredCatalog(yield* Catalog, payments)
+  const config = yield* AppConfig
+  const context: CheckoutContext = {
+    store,
+    catalog,
+    config,
+    ids: yield* Ids,
+    payments,
+    orderEvents: yield* OrderEvents,
+    written: makeWrittenSessions(),
+    reducerContext: (now, available = new Map(), redemptions, pricedAt) => ({
+      catalog,
+      now,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      available,
+      redemptions,
+      pricedAt
+    }),
+    couponUsage: (codes, now, sessionId, lock) => {
+      const ids = relevantCoupons(catalog.coupons, codes).map((coupon) => coupon.id)
+      return ids.length === 0
+        ? Effect.succeed(new Map<string, number>())
+        : store.coupons.usage(ids, now, sessionId, lock)
+    }
+  }
+  return context
+})

@@ -1,0 +1,390 @@
+/**
+ * Completing a checkout: two atomic steps around the provider's charge, so that a session is
+ * charged at most once and a charged session always gets its order (see `docs/concurrency.md`,
+ * "Completing"):
+ *
+ * 1. `beginPayment`, one transaction under the session's lock: check the session can be paid,
+ *    record the payment attempt (or take over the pending one a crashed or concurrent request
+ *    left), let the provider hold the credential, hold the applied coupons. The usual payment (a
+ *    new attempt, no coupon, no authentication result) is first tried without the lock
+ *    (`beginUnlocked`): three statements instead of a transaction of five;
+ * 2. the charge, outside any transaction, keyed by the attempt's idempotency key;
+ * 3. `completePaid` on success: written optimistically, on the session as step 1 wrote it (one
+ *    store step), else under the lock; `recordDecline` on a decline, under the lock.
+ */
+import { Clock, Effect, Either, Option } from "effect"
+import type { StorageError } from "../db/storage-error.ts"
+import { commitWithAnswer } from "../idempotency/idempotent-answer.ts"
+import type { OrderChange } from "../orders/order-store.ts"
+import { isPayingOutcome, notAuthenticatedReason } from "../payments/model/issuer-authentication.ts"
+import {
+  type Charge,
+  type ChargeRequest,
+  type PaymentCredential,
+  PaymentDeclined,
+  type PaymentRejected
+} from "../payments/model/payment.ts"
+import { type CheckoutContext, found } from "./checkout-context.ts"
+import { type PaidCompletion, type SessionForPayment, writeOptimistically } from "./checkout-store.ts"
+import { completedWithNewOrder } from "./completed-with-order.ts"
+import { type PaymentAttempt } from "./payment/attempt.ts"
+import {
+  attemptUnderWay,
+  authenticationUnavailable,
+  canAuthenticate,
+  chargeRequest,
+  chooseAttempt,
+  paymentMessage,
+  resolveCredential
+} from "./payment/decisions.ts"
+import { relevantCoupons } from "./pricing/discounts.ts"
+import type { InvalidPaymentData } from "./session/errors.ts"
+import { PaymentInProgress, type SessionNotFound } from "./session/errors.ts"
+import { reduce } from "./session/reducer.ts"
+import {
+  type CompleteSessionInput,
+  type DiscountUnavailable,
+  type ReducerError,
+  type Session,
+  SessionCommand,
+  SessionFinal
+} from "./session/session.ts"
+import { holdsUntil } from "./session/view.ts"
+import type { WrittenSession } from "./written-sessions.ts"
+
+export type CompleteError =
+  | ReducerError
+  | PaymentInProgress
+  | SessionNotFound
+  | InvalidPaymentData
+  | PaymentDeclined
+  | PaymentRejected
+  | StorageError
+
+/** What step 1 decided: the charge to make, or the session waits for issuer authentication. */
+type Begun =
+  | {
+    readonly _tag: "Charge"
+    readonly attempt: PaymentAttempt
+    readonly charge: ChargeRequest
+    readonly paying: Session
+    readonly version: number
+  }
+  | { readonly _tag: "AuthenticationRequired"; readonly session: Session }
+
+type BeginFailure = DiscountUnavailable | PaymentDeclined | PaymentRejected
+
+type Charging = Extract<Begun, { readonly _tag: "Charge" }>
+
+/** What completing applies to the session before paying, whatever the payment's outcome. */
+const prepareCompletion = (request: CompleteSessionInput) =>
+  SessionCommand.PrepareCompletion({
+    buyer: request.buyer,
+    details: request.details,
+    fulfillment_address: request.fulfillment_address,
+    canAuthenticate: request.canAuthenticate,
+    authenticating: request.authentication_result !== undefined
+  })
+
+export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
+  const { payments, store } = ctx
+  const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
+
+  /** The payment cannot be made: the session records why and stays payable. */
+  const refusePayment = Effect.fnUntraced(function*(
+    paying: Session,
+    started: number,
+    failure: PaymentDeclined | PaymentRejected
+  ) {
+    const failed = yield* reduce(
+      paying,
+      SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
+      ctx.reducerContext(started)
+    )
+    yield* store.updateSessionAndReservations(failed)
+    return Either.left<BeginFailure>(failure)
+  })
+
+  /** Step 1 under the session's lock (`beginPayment`). */
+  const beginLocked = Effect.fnUntraced(
+    function*(id: string, request: CompleteSessionInput, credential: PaymentCredential, started: number) {
+      const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
+      // Lock the coupon rows (id order) and count redemptions and holds.
+      const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
+      const result = request.authentication_result
+      // A payment under way (a retry after a crash) is priced as when it began: a discount that
+      // ended since does not re-price it, and the retry charges what the first try did.
+      const pending = attemptUnderWay(latestAttempt)
+      const preparing = reduce(
+        session,
+        prepareCompletion(request),
+        ctx.reducerContext(started, new Map(), redemptions, Option.getOrUndefined(pending)?.createdAt)
+      )
+      // A payment under way may have been charged: a retry past the session's expiry is not
+      // answered expired, nor is a refusal to authorize it recorded as a decline (below); the
+      // settlement decides the attempt on the provider's answer.
+      if (Option.isSome(pending) && Either.isLeft(preparing) && preparing.left._tag === "SessionFinal") {
+        return yield* new PaymentInProgress({ sessionId: id })
+      }
+      if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
+        // Store the session re-priced without the discount, then answer 422: never charge more
+        // than the total the agent saw.
+        yield* store.sessions.update(preparing.left.session)
+        return Either.left<BeginFailure>(preparing.left)
+      }
+      const paying = (yield* preparing).session
+      const refuse = (failure: PaymentDeclined | PaymentRejected) => refusePayment(paying, started, failure)
+      if (result !== undefined && !isPayingOutcome(result)) {
+        return yield* refuse(
+          new PaymentDeclined({
+            reason: "authentication_failed",
+            message: notAuthenticatedReason(result),
+            param: "$.authentication_result"
+          })
+        )
+      }
+      const { attempt, isNew } = yield* chooseAttempt(latestAttempt, paying, credential, started)
+      const charge = chargeRequest(attempt, credential, result)
+      const authorized = yield* Effect.either(payments.authorize(charge))
+      if (Either.isLeft(authorized)) {
+        const failure = authorized.left
+        if (failure._tag === "StorageError") return yield* failure
+        // A resumed attempt is pending (charged, maybe) or, authenticated, another request's payment.
+        if (!isNew) return yield* new PaymentInProgress({ sessionId: id })
+        if (failure._tag !== "AuthenticationRequired") return yield* refuse(failure)
+        if (!canAuthenticate(request, paying)) {
+          return yield* refuse(
+            new PaymentDeclined({ reason: "authentication_unavailable", message: authenticationUnavailable(request) })
+          )
+        }
+        const required = yield* reduce(
+          paying,
+          SessionCommand.RequireAuthentication({ request: failure.request }),
+          ctx.reducerContext(started)
+        )
+        yield* store.updateSessionAndReservations(required)
+        return Either.right<Begun>({ _tag: "AuthenticationRequired", session: required.session })
+      }
+      // Hold the applied coupons until the completion counts them (or a decline frees them); with
+      // nothing to hold and nothing held, there is nothing to write.
+      const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
+      if (held.length > 0 || couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
+      const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
+      return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version })
+    }
+  )
+
+  /**
+   * Step 1 (see the module comment). The buyer of the request is applied whatever the payment's
+   * outcome. Ends with the charge to make, or with the session waiting for issuer authentication
+   * (answered as it is), or with a failure recorded on the session.
+   */
+  const beginPayment = (
+    id: string,
+    request: CompleteSessionInput,
+    credential: PaymentCredential,
+    started: number
+  ) =>
+    commitWithAnswer(
+      store.transaction,
+      beginLocked(id, request, credential, started),
+      (begun) =>
+        Either.isLeft(begun)
+          ? Option.some(Either.left(begun.left))
+          : begun.right._tag === "AuthenticationRequired"
+          ? Option.some(Either.right(begun.right.session))
+          : Option.none()
+    )
+
+  /**
+   * Step 1 without the lock, for the usual payment: no coupon involved, no authentication result
+   * presented, no attempt pending. Decided on the session as read, or first as this process last
+   * wrote it (`known`, `written-sessions.ts`); the provider holds the credential (a
+   * statement of its own); the attempt is written with the session only if the session is still
+   * at the version read. Anything else, including a refusal, or a session changed meanwhile, is
+   * none: step 1 then runs under the lock (`beginPayment`), which decides and answers it, finding
+   * the credential held by this session if this step held it. A credential held so can pay only
+   * this session (the vault holds a token only for the session its allowance names), so leaving
+   * it held when the locked step refuses takes nothing from anyone, and nothing here needs
+   * undoing if the process dies.
+   */
+  const beginUnlocked = (
+    id: string,
+    request: CompleteSessionInput,
+    credential: PaymentCredential,
+    started: number,
+    known: WrittenSession | undefined
+  ): Effect.Effect<Option.Option<Charging>, StorageError> => {
+    const none = Option.none<Charging>()
+    if (request.authentication_result !== undefined) return Effect.succeed(none)
+    const onRead = Effect.flatMap(
+      store.readSessionForPayment(id),
+      (read) => (Option.isNone(read) ? Effect.succeed(none) : beginOn(read.value, request, credential, started))
+    )
+    if (known === undefined) return onRead
+    // Another process may have written the session since: what does not go through is tried on a read.
+    return Effect.flatMap(
+      beginOn(known, request, credential, started),
+      (begun) => (Option.isSome(begun) ? Effect.succeed(begun) : onRead)
+    )
+  }
+
+  /** `beginUnlocked` on one snapshot of the session: none when it does not go through on it. */
+  const beginOn = Effect.fnUntraced(function*(
+    snapshot: SessionForPayment,
+    request: CompleteSessionInput,
+    credential: PaymentCredential,
+    started: number
+  ) {
+    const none = Option.none<Charging>()
+    const { couponHolds, latestAttempt, session, version } = snapshot
+    const coupons = relevantCoupons(ctx.catalog.coupons, session.discounts?.codes ?? [])
+    if (couponHolds.length > 0 || coupons.length > 0) return none
+    const preparing = reduce(session, prepareCompletion(request), ctx.reducerContext(started, new Map(), new Map()))
+    if (Either.isLeft(preparing)) return none
+    const paying = preparing.right.session
+    const chosen = chooseAttempt(latestAttempt, paying, credential, started)
+    if (Either.isLeft(chosen) || !chosen.right.isNew) return none
+    const { attempt } = chosen.right
+    const charge = chargeRequest(attempt, credential, undefined)
+    const authorized = yield* Effect.either(payments.authorize(charge))
+    if (Either.isLeft(authorized)) return authorized.left._tag === "StorageError" ? yield* authorized.left : none
+    const written = yield* store.startPaymentAttemptAt(paying, attempt, version)
+    return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
+  })
+
+  /** The completion decided on `snapshot`: refused unless `attempt` is still its latest, pending. */
+  const completeOn = Effect.fnUntraced(function*(
+    { latestAttempt, session }: SessionForPayment,
+    attempt: PaymentAttempt,
+    now: number
+  ) {
+    const current = Option.getOrUndefined(latestAttempt)
+    if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+      return yield* session.status === "completed"
+        ? Effect.fail(new SessionFinal({ status: "completed", command: "complete" }))
+        : Effect.fail(new PaymentInProgress({ sessionId: session.id }))
+    }
+    return yield* completedWithNewOrder(ctx, session, now)
+  })
+
+  /**
+   * Step 3 after a successful charge: the completed session, the attempt's success, the order with
+   * its `order_create` event, the coupon redemptions and the stock consumption in one store step —
+   * optimistically on the session as step 1 wrote it; when it changed meanwhile (a concurrent
+   * complete or cancel, the expiry sweep), decided again under the lock, where an attempt another
+   * request settled first is answered from that.
+   */
+  const completePaid = (
+    paid: { readonly attempt: PaymentAttempt; readonly paying: Session; readonly version: number },
+    charged: Charge,
+    now: number
+  ) => {
+    const completion = (
+      { change, completed }: { readonly change: OrderChange; readonly completed: Session },
+      { version }: SessionForPayment
+    ): PaidCompletion => ({
+      session: completed,
+      version,
+      attemptSequence: paid.attempt.sequence,
+      chargeId: charged.id,
+      now,
+      order: change
+    })
+    return writeOptimistically(store.transaction, {
+      snapshot: Effect.succeed<SessionForPayment>({
+        session: paid.paying,
+        version: paid.version,
+        latestAttempt: Option.some(paid.attempt),
+        couponHolds: []
+      }),
+      lockedSnapshot: lockForPayment(paid.attempt.sessionId),
+      decide: (snapshot) => completeOn(snapshot, paid.attempt, now),
+      write: (decided, snapshot) => store.completePaidCheckout(completion(decided, snapshot)),
+      // A keyed request's answer goes in the completion's own statement: no transaction around it.
+      writeAnswering: (decided, snapshot, answer) => store.completePaidCheckout(completion(decided, snapshot), answer),
+      outcome: ({ completed }) => Either.right(completed)
+    }).pipe(
+      // The store step committed the order with its `order_create` event: it may go out now.
+      Effect.tap(() => ctx.orderEvents.queued),
+      Effect.map(({ completed }) => completed)
+    )
+  }
+
+  /** Step 3 after a decline, under the session's lock (`recordDecline`). */
+  const declineLocked = Effect.fnUntraced(
+    function*(attempt: PaymentAttempt, charge: ChargeRequest, failure: PaymentDeclined | PaymentRejected, now: number) {
+      const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
+      const current = Option.getOrUndefined(latestAttempt)
+      if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+        if (session.status === "completed") {
+          return yield* new SessionFinal({ status: "completed", command: "complete" })
+        }
+        if (current?.state !== "declined") return yield* new PaymentInProgress({ sessionId: session.id })
+        return failure
+      }
+      yield* payments.release(charge)
+      yield* store.coupons.releaseHolds(session.id)
+      yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
+      yield* store.updateSessionAndReservations(
+        yield* reduce(
+          session,
+          SessionCommand.RecordPaymentFailure({ message: paymentMessage(failure) }),
+          ctx.reducerContext(now)
+        )
+      )
+      return failure
+    }
+  )
+
+  /**
+   * Step 3 after a decline, under the session's lock: the decline is recorded (committed), the
+   * credential and the coupon holds given back, and the session stays payable with the decline's
+   * message — unless another request settled this attempt first. Fails with the decline.
+   */
+  const recordDecline = (
+    attempt: PaymentAttempt,
+    charge: ChargeRequest,
+    failure: PaymentDeclined | PaymentRejected,
+    now: number
+  ) =>
+    Effect.flatMap(
+      commitWithAnswer(
+        store.transaction,
+        declineLocked(attempt, charge, failure, now),
+        (declined) => Option.some(Either.left(declined))
+      ),
+      Effect.fail
+    )
+
+  /**
+   * Completes `id`: step 1, the charge with the attempt's key, step 3. Answers the completed
+   * session with its order, or the session in `authentication_required` (nothing charged). A retry after a crash
+   * anywhere reuses the pending attempt and its key, so the provider returns the first charge
+   * instead of making a second; a concurrent complete of the same session does the same and then
+   * finds the session completed (409).
+   */
+  const complete = Effect.fnUntraced(
+    function*(id: string, request: CompleteSessionInput): Effect.fn.Return<Session, CompleteError> {
+      const credential = yield* resolveCredential(request.payment_data, ctx.catalog)
+      const started = yield* Clock.currentTimeMillis
+      const unlocked = yield* beginUnlocked(id, request, credential, started, ctx.written.take(id))
+      const begun = Option.isSome(unlocked)
+        ? Either.right<Begun>(unlocked.value)
+        : yield* beginPayment(id, request, credential, started)
+      if (Either.isLeft(begun)) return yield* begun.left
+      const paid = begun.right
+      if (paid._tag === "AuthenticationRequired") return paid.session
+      const charged = yield* Effect.either(payments.charge(paid.charge))
+      if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
+      // The charge's outcome is stored even when the request is interrupted from here on (the
+      // client went away): uninterruptible, like the transactions themselves.
+      return yield* Effect.uninterruptible(Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Either.isRight(charged)
+          ? completePaid(paid, charged.right, now)
+          : recordDecline(paid.attempt, paid.charge, charged.left as PaymentDeclined | PaymentRejected, now)))
+    }
+  )
+
+  return { complete }
+}

@@ -1,0 +1,278 @@
+/**
+ * The discount extension (`dev.proto.discount`, CONTRACT §9): catalog coupons, the `discounts`
+ * wire objects, and the pure evaluation of a session's codes into applied discounts, rejections
+ * and per-line allocations.
+ *
+ * Stacking rules (also in `docs/discounts.md`):
+ * 1. Codes are matched case-insensitively (surrounding spaces ignored), in the order sent; then
+ *    automatic coupons (catalog order) fill the kinds still free.
+ * 2. At most one percent-off and one amount-off coupon per session; a second of a kind, or a code
+ *    repeated, is rejected `discount_code_already_applied`.
+ * 3. The percent-off coupon applies first, on the items' base amount; the amount-off coupon then
+ *    applies on what is left (never more than that). Both are order-level (`method: "across"`) and
+ *    allocated to the lines proportionally (largest remainder, ties to the lower line index).
+ * 4. Eligibility at `now`: active between `start` (inclusive) and `end` (exclusive); redemptions
+ *    (counted + held by other sessions' payments) below `max_redemptions`; items base amount at
+ *    least `minimum_subtotal`.
+ */
+import { Schema } from "effect"
+import { type CatalogCoupon, MAX_DISCOUNT_CODE_LENGTH, normalizeCode } from "../../catalog/model/coupons.ts"
+import { roundHalfUp } from "../../shared/money.ts"
+import { Amount, CurrencyCode, JsonPath, optional, Timestamp } from "../../shared/schema-helpers.ts"
+
+export const DISCOUNT_EXTENSION_NAME = "dev.proto.discount"
+export const MAX_DISCOUNT_CODES = 10
+
+/** The extension declaration returned in `capabilities.extensions` when the catalog has coupons. */
+export const DISCOUNT_EXTENSION = {
+  name: DISCOUNT_EXTENSION_NAME,
+  extends: [
+    "$.CheckoutSessionCreateRequest.discounts",
+    "$.CheckoutSessionUpdateRequest.discounts",
+    "$.CheckoutSession.discounts"
+  ],
+  schema: "https://acp.dev/extensions/dev.proto.discount/2026-01-30/schema.json",
+  spec: "https://acp.dev/extensions/dev.proto.discount/2026-01-30"
+} as const
+
+// ---------------------------------------------------------------------------------------------
+// Wire objects (interface document: Discounts, AppliedDiscount, Coupon, DiscountAllocation, RejectedDiscount)
+
+export const Coupon = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  percent_off: optional(Schema.Number),
+  amount_off: optional(Amount),
+  currency: optional(CurrencyCode),
+  duration: Schema.Literal("once"),
+  max_redemptions: optional(Schema.Int),
+  metadata: optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+}).annotations({ identifier: "Coupon" })
+export type Coupon = typeof Coupon.Type
+
+export const DiscountAllocation = Schema.Struct({
+  path: JsonPath,
+  amount: Amount
+}).annotations({ identifier: "DiscountAllocation" })
+export type DiscountAllocation = typeof DiscountAllocation.Type
+
+export const AppliedDiscount = Schema.Struct({
+  id: Schema.String,
+  code: Schema.String,
+  coupon: Coupon,
+  amount: Amount,
+  automatic: Schema.Boolean,
+  start: optional(Timestamp),
+  end: optional(Timestamp),
+  method: Schema.Literal("across"),
+  priority: Schema.Int,
+  allocations: Schema.Array(DiscountAllocation)
+}).annotations({ identifier: "AppliedDiscount" })
+export type AppliedDiscount = typeof AppliedDiscount.Type
+
+export const RejectionReason = Schema.Literal(
+  "discount_code_invalid",
+  "discount_code_expired",
+  "discount_code_usage_limit_reached",
+  "discount_code_minimum_not_met",
+  "discount_code_already_applied"
+)
+export type RejectionReason = typeof RejectionReason.Type
+
+export const RejectedDiscount = Schema.Struct({
+  code: Schema.String,
+  reason: RejectionReason,
+  message: Schema.String
+}).annotations({ identifier: "RejectedDiscount" })
+export type RejectedDiscount = typeof RejectedDiscount.Type
+
+export const Discounts = Schema.Struct({
+  codes: Schema.Array(Schema.String),
+  applied: Schema.Array(AppliedDiscount),
+  rejected: Schema.Array(RejectedDiscount)
+}).annotations({ identifier: "Discounts" })
+export type Discounts = typeof Discounts.Type
+
+/** `discounts` of create and update requests: the codes replace the previous list; `[]` clears it. */
+export const DiscountsRequest = Schema.Struct({
+  codes: Schema.Array(
+    Schema.String.pipe(
+      Schema.filter((s) => s.trim().length > 0, { message: () => "must be a non-empty discount code" }),
+      Schema.maxLength(MAX_DISCOUNT_CODE_LENGTH, {
+        message: () => `must be at most ${MAX_DISCOUNT_CODE_LENGTH} characters`
+      })
+    )
+  ).pipe(Schema.maxItems(MAX_DISCOUNT_CODES, { message: () => `must contain at most ${MAX_DISCOUNT_CODES} codes` }))
+}).annotations({ identifier: "DiscountsRequest" })
+export type DiscountsRequest = typeof DiscountsRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation
+
+export interface DiscountInput {
+  readonly coupons: ReadonlyArray<CatalogCoupon>
+  /** The session's codes as sent. */
+  readonly codes: ReadonlyArray<string>
+  /** Base amount (unit × quantity) of each line, in line order. */
+  readonly lineBases: ReadonlyArray<number>
+  /** Epoch milliseconds. */
+  readonly now: number
+  /**
+   * Redemptions per coupon id counted against `max_redemptions` (the database count plus other
+   * sessions' live holds). Coupons absent count their catalog `times_redeemed`.
+   */
+  readonly redemptions?: ReadonlyMap<string, number> | undefined
+}
+
+export interface DiscountResult {
+  readonly applied: ReadonlyArray<AppliedDiscount>
+  /** One per rejected code, with the index of the code in `codes`. */
+  readonly rejected: ReadonlyArray<RejectedDiscount & { readonly index: number }>
+  /** The discount of each line (sum of its allocations), in line order. */
+  readonly lineDiscounts: ReadonlyArray<number>
+}
+
+const kindOf = (
+  coupon: CatalogCoupon
+): "percent" | "amount" => (coupon.percent_off !== undefined ? "percent" : "amount")
+
+/** Why `coupon` cannot apply at `now`, or `undefined` when it can (the kind rule aside). */
+export const ineligibility = (
+  coupon: CatalogCoupon,
+  itemsBase: number,
+  now: number,
+  redemptions: ReadonlyMap<string, number> | undefined
+): { readonly reason: RejectionReason; readonly message: string } | undefined => {
+  if (coupon.start !== undefined && now < Date.parse(coupon.start)) {
+    return { reason: "discount_code_invalid", message: `Code ${coupon.code} is not active yet.` }
+  }
+  if (coupon.end !== undefined && now >= Date.parse(coupon.end)) {
+    return { reason: "discount_code_expired", message: `Code ${coupon.code} has expired.` }
+  }
+  const used = redemptions?.get(coupon.id) ?? coupon.times_redeemed ?? 0
+  if (coupon.max_redemptions !== undefined && used >= coupon.max_redemptions) {
+    return { reason: "discount_code_usage_limit_reached", message: `Code ${coupon.code} has reached its usage limit.` }
+  }
+  if (coupon.minimum_subtotal !== undefined && itemsBase < coupon.minimum_subtotal) {
+    return {
+      reason: "discount_code_minimum_not_met",
+      message:
+        `Code ${coupon.code} needs items worth at least ${coupon.minimum_subtotal} (minor units) before discounts.`
+    }
+  }
+  return undefined
+}
+
+/**
+ * Splits `amount` over `weights` proportionally: each share is ⌊amount × wᵢ / Σw⌋, and the units
+ * left go one each to the largest remainders, ties to the lower index. Exact (BigInt); the shares
+ * sum to `amount`; with `amount ≤ Σw` no share exceeds its weight. All weights 0 → all shares 0
+ * (then `amount` must be 0).
+ */
+export const allocateProportionally = (amount: number, weights: ReadonlyArray<number>): ReadonlyArray<number> => {
+  const total = weights.reduce((sum, w) => sum + BigInt(w), 0n)
+  if (total === 0n || amount === 0) return weights.map(() => 0)
+  const a = BigInt(amount)
+  const shares = weights.map((w) => (a * BigInt(w)) / total)
+  const remainders = weights.map((w, index) => ({ index, rest: (a * BigInt(w)) % total }))
+  let left = a - shares.reduce((sum, s) => sum + s, 0n)
+  remainders.sort((x, y) => (x.rest === y.rest ? x.index - y.index : x.rest > y.rest ? -1 : 1))
+  for (const { index } of remainders) {
+    if (left <= 0n) break
+    shares[index] = (shares[index] ?? 0n) + 1n
+    left--
+  }
+  return shares.map(Number)
+}
+
+const couponWire = (coupon: CatalogCoupon): Coupon => ({
+  id: coupon.id,
+  name: coupon.name,
+  ...(coupon.percent_off !== undefined ? { percent_off: coupon.percent_off } : {}),
+  ...(coupon.amount_off !== undefined ? { amount_off: coupon.amount_off } : {}),
+  ...(coupon.currency !== undefined ? { currency: coupon.currency } : {}),
+  duration: coupon.duration ?? "once",
+  ...(coupon.max_redemptions !== undefined ? { max_redemptions: coupon.max_redemptions } : {}),
+  ...(coupon.metadata !== undefined ? { metadata: coupon.metadata } : {})
+})
+
+/** The coupons the codes name plus every automatic one: those whose redemptions matter. */
+export const relevantCoupons = (
+  coupons: ReadonlyArray<CatalogCoupon>,
+  codes: ReadonlyArray<string>
+): ReadonlyArray<CatalogCoupon> => {
+  const wanted = new Set(codes.map(normalizeCode))
+  return coupons.filter((coupon) => coupon.automatic === true || wanted.has(normalizeCode(coupon.code)))
+}
+
+/** Applies the stacking rules of this module's header. Pure. */
+export const evaluateDiscounts = (input: DiscountInput): DiscountResult => {
+  const byCode = new Map(input.coupons.map((coupon) => [normalizeCode(coupon.code), coupon]))
+  const itemsBase = input.lineBases.reduce((sum, base) => sum + base, 0)
+  const chosen: Array<{ coupon: CatalogCoupon; automatic: boolean }> = []
+  const taken = new Map<"percent" | "amount", CatalogCoupon>()
+  const rejected: Array<RejectedDiscount & { readonly index: number }> = []
+  const seen = new Set<string>()
+
+  input.codes.forEach((code, index) => {
+    const normalized = normalizeCode(code)
+    const reject = (reason: RejectionReason, message: string) => rejected.push({ index, code, reason, message })
+    if (seen.has(normalized)) return reject("discount_code_already_applied", `Code ${code} is already on this session.`)
+    seen.add(normalized)
+    const coupon = byCode.get(normalized)
+    if (coupon === undefined) return reject("discount_code_invalid", `Code ${code} is not a valid discount code.`)
+    const why = ineligibility(coupon, itemsBase, input.now, input.redemptions)
+    if (why !== undefined) return reject(why.reason, why.message)
+    const other = taken.get(kindOf(coupon))
+    if (other !== undefined) {
+      return reject(
+        "discount_code_already_applied",
+        `A ${kindOf(coupon)}-off discount (${other.code}) is already applied; only one per session.`
+      )
+    }
+    taken.set(kindOf(coupon), coupon)
+    chosen.push({ coupon, automatic: false })
+  })
+  for (const coupon of input.coupons) {
+    if (coupon.automatic !== true || taken.has(kindOf(coupon))) continue
+    if (chosen.some((c) => c.coupon.id === coupon.id)) continue
+    if (ineligibility(coupon, itemsBase, input.now, input.redemptions) !== undefined) continue
+    taken.set(kindOf(coupon), coupon)
+    chosen.push({ coupon, automatic: true })
+  }
+
+  // Percent first on the base amounts, then amount-off on what is left.
+  const ordered = [...chosen].sort((
+    a,
+    b
+  ) => (kindOf(a.coupon) === kindOf(b.coupon) ? 0 : kindOf(a.coupon) === "percent" ? -1 : 1))
+  const remaining = [...input.lineBases]
+  const applied: Array<AppliedDiscount> = []
+  ordered.forEach(({ automatic, coupon }, position) => {
+    const left = remaining.reduce((sum, r) => sum + r, 0)
+    const amount = coupon.percent_off !== undefined
+      ? Math.min(left, roundHalfUp(itemsBase, Math.round(coupon.percent_off * 10_000)))
+      : Math.min(left, coupon.amount_off ?? 0)
+    const shares = allocateProportionally(amount, remaining)
+    shares.forEach((share, i) => {
+      remaining[i] = (remaining[i] ?? 0) - share
+    })
+    applied.push({
+      id: `dsc_${coupon.id}`,
+      code: coupon.code,
+      coupon: couponWire(coupon),
+      amount,
+      automatic,
+      ...(coupon.start !== undefined ? { start: new Date(Date.parse(coupon.start)).toISOString() } : {}),
+      ...(coupon.end !== undefined ? { end: new Date(Date.parse(coupon.end)).toISOString() } : {}),
+      method: "across",
+      priority: position + 1,
+      allocations: shares.flatMap((share, i) => (share > 0 ? [{ path: `$.line_items[${i}]`, amount: share }] : []))
+    })
+  })
+  return {
+    applied,
+    rejected,
+    lineDiscounts: input.lineBases.map((base, i) => base - (remaining[i] ?? 0))
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The commands of the state machine that complete a session (CONTRACT §5), pure like the rest of
+ * the reducer (`reducer.ts` dispatches to them): preparing the payment, recording its
+ * success, its failure, and the issuer authentication it needs first.
+ */
+import { Either } from "effect"
+import { type Address } from "../../catalog/model/fulfillment.ts"
+import { type OrderSummary } from "../../orders/model/order.ts"
+import type { AuthenticationRequest } from "../../payments/model/issuer-authentication.ts"
+import { ineligibility, type RejectedDiscount } from "../pricing/discounts.ts"
+import type { SessionDetails } from "./details.ts"
+import { applyPriced, type Draft, normalizeAddress, priceDraft } from "./draft.ts"
+import { interventionMessages, readinessOfSession } from "./readiness.ts"
+import type { Buyer, Message, MessageError } from "./schemas.ts"
+import {
+  AuthenticationResultRequired,
+  DiscountUnavailable,
+  FulfillmentAddressChanged,
+  pricingTime,
+  type ReducerContext,
+  type ReducerError,
+  type Session,
+  SessionFinal,
+  SessionNotReady,
+  type Transition
+} from "./session.ts"
+import { buyerAfter, isFinal, iso, NO_RESERVATIONS, transition, withMergedDetails } from "./transition.ts"
+
+const sameAddress = (a: Address | undefined, b: Address | undefined): boolean =>
+  JSON.stringify(normalizeAddress(a)) === JSON.stringify(normalizeAddress(b))
+
+const isError = (message: Message): message is MessageError => message.type === "error"
+
+/** The rejection of an automatic coupon that no longer applies (it has no code index). */
+const lostAutomatic = (
+  couponId: string,
+  code: string,
+  ctx: ReducerContext,
+  session: Session
+): RejectedDiscount & { readonly index: number } => {
+  const coupon = ctx.catalog.coupons.find((c) => c.id === couponId)
+  const base = session.line_items.reduce((sum, line) => sum + line.base_amount, 0)
+  const why = coupon === undefined ? undefined : ineligibility(coupon, base, pricingTime(ctx), ctx.redemptions)
+  return {
+    index: -1,
+    code,
+    reason: why?.reason ?? "discount_code_invalid",
+    message: why?.message ?? `Discount ${code} is no longer available.`
+  }
+}
+
+/**
+ * Checks the session can be paid as the agent saw it and applies the request's buyer and details.
+ * A session waiting for issuer authentication is paid only with a result (the protocol's
+ * `requires_3ds`) by a version that has one (another version's payment is decided by the
+ * provider: a card that needs authentication is declined); re-priced, the session is `ready_for_payment` again for the payment to decide.
+ */
+export const prepareCompletion = (
+  current: Session,
+  change: {
+    readonly buyer: Buyer | undefined
+    readonly details?: SessionDetails | undefined
+    readonly fulfillment_address?: Address | undefined
+    /** The request's version can carry the authentication flow, and whether it presents a result. */
+    readonly canAuthenticate?: boolean | undefined
+    readonly authenticating?: boolean | undefined
+  },
+  ctx: ReducerContext
+): Either.Either<Transition, ReducerError> => {
+  if (isFinal(current.status)) return Either.left(new SessionFinal({ status: current.status, command: "complete" }))
+  if (
+    current.status === "authentication_required" && change.canAuthenticate === true && change.authenticating !== true
+  ) {
+    return Either.left(new AuthenticationResultRequired())
+  }
+  if (
+    change.fulfillment_address !== undefined && !sameAddress(change.fulfillment_address, current.fulfillment_address)
+  ) {
+    return Either.left(new FulfillmentAddressChanged())
+  }
+  const draft: Draft = {
+    items: current.items,
+    buyer: buyerAfter(current, change),
+    address: current.fulfillment_address,
+    previousOptionId: current.fulfillment_option_id,
+    requestedOptionId: undefined,
+    codes: current.discounts?.codes ?? []
+  }
+  return Either.flatMap(priceDraft(current.id, draft, ctx), (priced): Either.Either<Transition, ReducerError> => {
+    if (priced.status !== "ready_for_payment") {
+      return Either.left(new SessionNotReady({ messages: priced.messages.filter(isError) }))
+    }
+    const session: Session = {
+      ...withMergedDetails(applyPriced(current, draft, priced), change),
+      updated_at: iso(ctx.now)
+    }
+    // A discount the agent saw applied must still apply: never charge more than the shown total.
+    const now = new Set((priced.discounts?.applied ?? []).map((applied) => applied.coupon.id))
+    const lost = (current.discounts?.applied ?? []).find((applied) => !now.has(applied.coupon.id))
+    if (lost !== undefined) {
+      const rejected = priced.rejected.find((r) => r.code.trim().toUpperCase() === lost.code.toUpperCase()) ??
+        lostAutomatic(lost.coupon.id, lost.code, ctx, session)
+      return Either.left(new DiscountUnavailable({ rejected, session }))
+    }
+    return Either.right(transition(session))
+  })
+}
+
+/** Payment failure messages are the last payment's: the next outcome replaces them. */
+const isPaymentFailure = (message: Message) => message.type === "error" && message.code === "payment_declined"
+
+/**
+ * Records the order. The deadline is not re-checked: `PrepareCompletion` checked it before the
+ * payment was taken, and a charged payment must always yield its order. A session already
+ * completed, canceled or expired in storage is refused.
+ */
+export const markCompleted = (
+  state: Session,
+  order: OrderSummary,
+  ctx: ReducerContext
+): Either.Either<Transition, ReducerError> => {
+  if (isFinal(state.status)) return Either.left(new SessionFinal({ status: state.status, command: "complete" }))
+  const { authentication: _authentication, ...session } = state
+  return Either.right({
+    session: {
+      ...session,
+      status: "completed",
+      order,
+      messages: state.messages.filter((message) => !isPaymentFailure(message)),
+      updated_at: iso(ctx.now)
+    },
+    reservations: NO_RESERVATIONS
+  })
+}
+
+/** The messages of a payable session that is not being paid: its gaps, its notices, then `latest`. */
+const messagesAfterPayment = (session: Session, ctx: ReducerContext, latest: ReadonlyArray<MessageError>) => [
+  ...readinessOfSession(session, ctx.catalog),
+  ...interventionMessages(session.capabilities),
+  ...session.messages.filter((m) => m.type === "info"),
+  ...latest
+]
+
+/** The payment failed (declined, refused, or not authenticated): the session stays payable with `message`. */
+export const recordPaymentFailure = (
+  current: Session,
+  message: MessageError,
+  ctx: ReducerContext
+): Either.Either<Transition, ReducerError> => {
+  if (isFinal(current.status)) return Either.left(new SessionFinal({ status: current.status, command: "complete" }))
+  const { authentication: _authentication, ...session } = current
+  return Either.right(
+    transition({ ...session, messages: messagesAfterPayment(current, ctx, [message]), updated_at: iso(ctx.now) })
+  )
+}
+
+/**
+ * The card needs issuer authentication before it can be charged: the session shows
+ * `authentication_required` with what to authenticate with, keeps its stock, and is completed
+ * again with the result (`prepareCompletion`).
+ */
+export const requireAuthentication = (
+  current: Session,
+  request: AuthenticationRequest,
+  ctx: ReducerContext
+): Either.Either<Transition, ReducerError> => {
+  if (isFinal(current.status)) return Either.left(new SessionFinal({ status: current.status, command: "complete" }))
+  return Either.right(
+    transition({
+      ...current,
+      status: "authentication_required",
+      authentication: request,
+      messages: messagesAfterPayment(current, ctx, []),
+      updated_at: iso(ctx.now)
+    })
+  )
+}

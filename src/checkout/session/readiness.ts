@@ -1,0 +1,94 @@
+/** Readiness of a session for payment: the gaps that keep it from being paid, as messages. */
+import type { CatalogSnapshot } from "../../catalog/model/catalog.ts"
+import { type Address, type FulfillmentOption } from "../../catalog/model/fulfillment.ts"
+import { type Item } from "../../catalog/model/line-items.ts"
+import type { Buyer, Capabilities, MessageError } from "./schemas.ts"
+import type { Session } from "./session.ts"
+
+const missing = (param: string, content: string): MessageError => ({
+  type: "error",
+  code: "missing",
+  param,
+  content_type: "plain",
+  content
+})
+
+export interface ReadinessInput {
+  readonly itemCount: number
+  /** Whether some item is physical (or of a product no longer in the catalog). */
+  readonly physical: boolean
+  readonly address: Address | undefined
+  readonly options: ReadonlyArray<FulfillmentOption>
+  readonly selectedOptionId: string | undefined
+  readonly buyer: Buyer | undefined
+}
+
+/**
+ * One MessageError per gap that keeps the session from being paid, in field order: items,
+ * address, fulfillment option (only once the items and the address allow options: a country no
+ * method serves is reported as `invalid` on `$.fulfillment_address.country`), buyer.
+ */
+export const readinessMessages = (input: ReadinessInput): ReadonlyArray<MessageError> => {
+  const messages: Array<MessageError> = []
+  const hasItems = input.itemCount > 0
+  if (!hasItems) messages.push(missing("$.items", "Add at least one item to the cart."))
+  const needsAddress = input.physical && input.address === undefined
+  if (needsAddress) {
+    messages.push(missing("$.fulfillment_address", "A shipping address is required for physical items."))
+  }
+  const selected = input.options.some((option) => option.id === input.selectedOptionId)
+  if (hasItems && !needsAddress && !selected) {
+    if (input.physical && input.address !== undefined && input.options.length === 0) {
+      const country = input.address.country.toUpperCase()
+      messages.push({
+        type: "error",
+        code: "invalid",
+        param: "$.fulfillment_address.country",
+        content_type: "plain",
+        content: `We do not ship to ${country}.`
+      })
+    } else {
+      messages.push(missing("$.fulfillment_option_id", "Select a fulfillment option."))
+    }
+  }
+  if (input.buyer === undefined) {
+    messages.push(missing("$.buyer", "Buyer details (first name, last name and email) are required."))
+  }
+  return messages
+}
+
+const hasPhysicalItem = (items: ReadonlyArray<Item>, catalog: CatalogSnapshot): boolean =>
+  items.some((item) => catalog.products.get(item.id)?.kind !== "digital")
+
+/** Readiness of a stored session, from its stored options (nothing re-priced). */
+export const readinessOfSession = (session: Session, catalog: CatalogSnapshot): ReadonlyArray<MessageError> =>
+  readinessMessages({
+    itemCount: session.items.length,
+    physical: hasPhysicalItem(session.items, catalog),
+    address: session.fulfillment_address,
+    options: session.fulfillment_options,
+    selectedOptionId: session.fulfillment_option_id,
+    buyer: session.buyer
+  })
+
+/**
+ * The merchant requires 3-D Secure on every payment (`required` with enforcement `always`) and the
+ * agent did not declare it supports it (the session's `supported` is the intersection): the
+ * session says so, without blocking it, since the protocol has the merchant warn rather than
+ * refuse (a card its issuer does not enroll can still pay).
+ */
+export const interventionMessages = (capabilities: Capabilities): ReadonlyArray<MessageError> => {
+  const interventions = capabilities.interventions
+  if (
+    interventions?.enforcement !== "always" || !(interventions.required ?? []).includes("3ds") ||
+    interventions.supported.includes("3ds")
+  ) return []
+  return [{
+    type: "error",
+    code: "intervention_required",
+    param: "$.capabilities.interventions.supported",
+    content_type: "plain",
+    content:
+      "This merchant requires 3-D Secure authentication (3ds), which this agent did not declare it supports; a card that needs it cannot be paid."
+  }]
+}

@@ -1,0 +1,45 @@
+/**
+ * 2025-09-29, the interface document's Delegate Payment API (CONTRACT §7): the request of
+ * `delegate-payment.ts` as it is (`iin` exactly 6 digits, `risk_signals` at least one,
+ * `payment_method.metadata` any JSON object), and its error object: the closed set of the
+ * interface document plus `idempotency_in_flight` (CONTRACT §3), while the request errors every
+ * API shares keep their own codes (401 `unauthorized`/`invalid_signature`, 400
+ * `invalid_content_type`/`invalid_json`, 413 `request_too_large`, 500 `processing_error`, 503
+ * `service_unavailable`).
+ */
+import { DelegateError, DelegatePaymentRequest } from "../../model/delegate-payment.ts"
+import { makeDelegateWireCodec } from "./codec.ts"
+
+export const CODES_2025_09_29 = [
+  "invalid_card",
+  "duplicate_request",
+  "idempotency_conflict",
+  "too_many_requests",
+  "idempotency_in_flight",
+  "unauthorized",
+  "invalid_signature",
+  "invalid_content_type",
+  "invalid_json",
+  "request_too_large",
+  "processing_error",
+  "service_unavailable"
+] as const
+
+export const DELEGATE_WIRE_2025_09_29 = makeDelegateWireCodec({
+  version: "2025-09-29",
+  request: DelegatePaymentRequest,
+  error: DelegateError,
+  codes: CODES_2025_09_29,
+  errors: {
+    invalid_request: { code: "invalid_card" },
+    invalid_content_type: { code: "invalid_content_type" },
+    invalid_json: { code: "invalid_json" },
+    unauthorized: { code: "unauthorized" },
+    invalid_signature: { code: "invalid_signature" },
+    request_too_large: { code: "request_too_large" },
+    unprocessable: { code: "invalid_card" },
+    rate_limited: { code: "too_many_requests" },
+    internal: { code: "processing_error" },
+    unavailable: { code: "service_unavailable" }
+  }
+})

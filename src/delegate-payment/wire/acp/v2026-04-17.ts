@@ -1,0 +1,25 @@
+/**
+ * 2026-04-17, the official Delegate Payment API of that version (`spec/2026-04-17`): `risk_signals`
+ * may be empty, `iin` up to 8 digits, and the error enum adds `idempotency_key_required` and
+ * `idempotency_in_flight` (the mandatory idempotency of delegate payment RFC §5,
+ * `src/idempotency/model/rules.ts`).
+ */
+import { makeDelegateWireCodec } from "./codec.ts"
+import { officialDelegateError, officialDelegateErrors, officialDelegatePaymentRequest } from "./official-schemas.ts"
+
+export const CODES_2026_04_17 = [
+  "invalid_card",
+  "duplicate_request",
+  "idempotency_conflict",
+  "too_many_requests",
+  "idempotency_key_required",
+  "idempotency_in_flight"
+] as const
+
+export const DELEGATE_WIRE_2026_04_17 = makeDelegateWireCodec({
+  version: "2026-04-17",
+  request: officialDelegatePaymentRequest({ iinDigits: 8, minRiskSignals: 0 }),
+  error: officialDelegateError(CODES_2026_04_17),
+  codes: CODES_2026_04_17,
+  errors: officialDelegateErrors
+})

@@ -1,0 +1,268 @@
+/**
+ * `POST /mcp`: the checkout tools over MCP Streamable HTTP (JSON-RPC 2.0), built on the official
+ * MCP SDK's low-level `Server` and its web-standard transport, stateless (a server and transport
+ * per HTTP request, JSON answers, no MCP session).
+ *
+ * The HTTP request is authenticated as the REST API authenticates (the bearer key), before any
+ * MCP message is read. A tool call is then the REST call it stands for (`checkout-tools.ts`),
+ * dispatched through the whole application with the caller's `Authorization` and `meta` as its
+ * headers: the same validation per version, idempotency store (scoped to the key's identity and
+ * the REST path, so a tool call and a REST call with one key are one request), rate limits,
+ * request signatures, logs under the call's request id. A 2xx answer is the tool's result (the
+ * session object itself, also as `structuredContent` and as text); any other is the JSON-RPC error
+ * `-32000` with the ACP error object in `data`, its `param` rooted at the tool's arguments
+ * (`$.payload…`, `$.id`, `$.meta…` for a header). Arguments that are not the binding's envelope are `-32602`.
+ */
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Either, Runtime, Schema } from "effect"
+import { internalError } from "../../platform/http/errors.ts"
+import { errorResponse } from "../../platform/http/middleware.ts"
+import { parseJsonWithinDepth, readRawBody } from "../../platform/http/request-body.ts"
+import { makeBearerCheck, unauthorized } from "../../platform/http/security.ts"
+import { maskCardNumbers } from "../../shared/card-numbers.ts"
+import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
+import {
+  argumentsOf,
+  CHECKOUT_TOOLS,
+  type CheckoutTool,
+  inputSchemaOf,
+  META_HEADERS,
+  type ToolArguments,
+  toolNamed
+} from "./checkout-tools.ts"
+
+export const MCP_PATH = "/mcp"
+
+/** JSON-RPC error codes of the binding: ACP errors, and arguments that are not its envelope. */
+const ACP_ERROR = -32000
+const INVALID_PARAMS = -32602
+
+/**
+ * A JSON-RPC error the SDK sends as is: `code`, `message` and `data` (an `McpError` would prefix
+ * the message; the binding's examples carry the ACP message unchanged).
+ */
+class ToolCallError extends Error {
+  constructor(readonly code: number, message: string, readonly data: Record<string, unknown>) {
+    super(message)
+  }
+}
+
+/** How the application answers one request (the whole app, middleware included). */
+export type Dispatch = (
+  request: HttpServerRequest.HttpServerRequest
+) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+
+/** `meta`'s field for each REST header it stands for, by the header's name in lower case. */
+const META_FIELD_OF_HEADER = new Map<string, string>([
+  ["api-version", "api_version"],
+  ...META_HEADERS.map(([field, header]) => [header, field] as const)
+])
+
+const HEADER_PARAM = /^\$\.headers\['([^']+)'\]$/
+
+/**
+ * A REST `param` rooted at the tool's arguments: the body's at `$.payload…`, the path's session id
+ * at `$.id`, a header's at its `meta` field (`$.headers['Idempotency-Key']` → `$.meta.idempotency_key`).
+ * A header `meta` does not carry (`Authorization`, on the HTTP request to `/mcp`) keeps its name.
+ */
+export const toolParam = (param: string): string => {
+  if (param === "$.checkout_session_id") return "$.id"
+  const header = HEADER_PARAM.exec(param)
+  if (header !== null) {
+    const field = META_FIELD_OF_HEADER.get(header[1]!.toLowerCase())
+    return field === undefined ? param : `$.meta.${field}`
+  }
+  return param.startsWith("$") ? `$.payload${param.slice(1)}` : param
+}
+
+/** A REST error rooted at the tool's arguments: its `param`, and its message where it starts with it. */
+const rerooted = (error: Record<string, unknown>, param: string): Record<string, unknown> => {
+  const message = error["message"]
+  return {
+    ...error,
+    ...(typeof message === "string" && message.startsWith(`${param} `)
+      ? { message: toolParam(param) + message.slice(param.length) }
+      : {}),
+    param: toolParam(param)
+  }
+}
+
+const invalidArguments = (error: Parameters<typeof firstFailureAtJsonPath>[0]) => {
+  const failure = firstFailureAtJsonPath(error)
+  return new ToolCallError(INVALID_PARAMS, failure.message, {
+    type: "invalid_request",
+    code: failure.kind,
+    message: failure.message,
+    param: failure.param
+  })
+}
+
+/** A JSON object, or undefined for anything else (every checkout answer is one). */
+const parsedObject = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? value as Record<string, unknown>
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The REST request a tool call stands for. */
+const restRequest = (tool: CheckoutTool, args: ToolArguments, authorization: string | undefined): Request => {
+  const headers = new Headers({ "api-version": args.meta.api_version })
+  if (authorization !== undefined) headers.set("authorization", authorization)
+  for (const [field, header] of META_HEADERS) {
+    const value = args.meta[field]
+    if (value !== undefined) headers.set(header, value)
+  }
+  const body = args.payload === undefined ? undefined : JSON.stringify(args.payload)
+  if (body !== undefined) {
+    headers.set("content-type", "application/json")
+    headers.set("content-length", String(Buffer.byteLength(body, "utf8")))
+  }
+  return new Request(`http://mcp.internal${tool.path(args.id ?? "")}`, {
+    method: tool.method,
+    headers,
+    ...(body === undefined ? {} : { body })
+  })
+}
+
+/** Runs `tool` with `raw` arguments: the REST call's session, or a `ToolCallError`. */
+const callTool = Effect.fnUntraced(
+  function*(dispatch: Dispatch, tool: CheckoutTool, raw: unknown, authorization: string | undefined) {
+    const decoded = Schema.decodeUnknownEither(argumentsOf(tool), { errors: "first", onExcessProperty: "ignore" })(
+      raw ?? {}
+    )
+    if (Either.isLeft(decoded)) return yield* Effect.fail(invalidArguments(decoded.left))
+    const response = yield* dispatch(
+      HttpServerRequest.fromWeb(restRequest(tool, decoded.right as ToolArguments, authorization))
+    )
+    const text = yield* Effect.promise(() => HttpServerResponse.toWeb(response).text())
+    const body = parsedObject(text)
+    if (body === undefined) {
+      const failure = internalError()
+      return yield* Effect.fail(
+        new ToolCallError(ACP_ERROR, failure.message, {
+          type: failure.type,
+          code: failure.code,
+          message: failure.message
+        })
+      )
+    }
+    if (response.status >= 200 && response.status < 300) {
+      return { ...body, structuredContent: body, content: [{ type: "text" as const, text }] }
+    }
+    const error = typeof body["param"] === "string" ? rerooted(body, body["param"]) : body
+    return yield* Effect.fail(new ToolCallError(ACP_ERROR, String(error["message"] ?? "Request failed"), error))
+  }
+)
+
+const TOOLS = CHECKOUT_TOOLS.map((tool) => ({
+  name: tool.name,
+  description: tool.description,
+  inputSchema: inputSchemaOf(tool) as { type: "object"; [key: string]: unknown }
+}))
+
+/**
+ * The MCP SDK, loaded on the first MCP request: it and the schema library it brings are about
+ * 20 MB of memory that a server nobody calls over MCP need not hold.
+ */
+const loadSdk = async () => {
+  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/index.js"),
+      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      import("@modelcontextprotocol/sdk/types.js")
+    ])
+  return { Server, WebStandardStreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema }
+}
+
+type Sdk = Awaited<ReturnType<typeof loadSdk>>
+
+/** An MCP server for one HTTP request, whose tool calls run on `runtime`. */
+const mcpServer = (
+  { CallToolRequestSchema, ListToolsRequestSchema, Server }: Sdk,
+  dispatch: Dispatch,
+  runtime: Runtime.Runtime<never>,
+  authorization: string | undefined
+) => {
+  const server = new Server({ name: "agentic-checkout", version: "1.0.0" }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = toolNamed(request.params.name)
+    if (tool === undefined) {
+      const message = `Unknown tool ${maskCardNumbers(request.params.name)}; the tools are ${
+        CHECKOUT_TOOLS.map((t) => t.name).join(", ")
+      }.`
+      throw new ToolCallError(INVALID_PARAMS, message, {
+        type: "invalid_request",
+        code: "invalid",
+        message,
+        param: "$.name"
+      })
+    }
+    const outcome = await Runtime.runPromise(runtime)(
+      Effect.either(callTool(dispatch, tool, request.params.arguments, authorization))
+    )
+    if (Either.isLeft(outcome)) throw outcome.left
+    return outcome.right
+  })
+  return server
+}
+
+/** The `/mcp` route: 401 before any MCP message without a valid key, else the SDK's answer. */
+export const makeMcpEndpoint = Effect.gen(function*() {
+  const checkBearer = yield* makeBearerCheck(() => unauthorized())
+  const sdk = yield* Effect.cached(Effect.promise(loadSdk))
+  return Effect.fnUntraced(
+    function*(dispatch: Dispatch) {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const refused = yield* Effect.either(checkBearer)
+      if (Either.isLeft(refused)) {
+        return errorResponse(refused.left).pipe(HttpServerResponse.setHeader("www-authenticate", "Bearer"))
+      }
+      const body = yield* readRawBody
+      const text = new TextDecoder().decode(body)
+      // Nested deeper than any REST body may be: refused before the SDK (or anything recursive)
+      // reads it. Parsed once: the SDK takes the value; malformed JSON it reads and answers
+      // itself (JSON-RPC -32700).
+      const parsed = parseJsonWithinDepth(text)
+      if (Either.isLeft(parsed)) return errorResponse(parsed.left)
+      const parsedBody = parsed.right
+      const headers = new Headers(request.headers as Record<string, string>)
+      headers.delete("content-length")
+      const web = new Request(`http://mcp.internal${MCP_PATH}`, {
+        method: request.method,
+        headers,
+        ...(parsedBody === undefined ? { body: text } : {})
+      })
+      const runtime = yield* Effect.runtime<never>()
+      const loaded = yield* sdk
+      const server = mcpServer(loaded, dispatch, runtime, request.headers["authorization"])
+      const transport = new loaded.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+      const answer = yield* Effect.tryPromise({
+        try: async () => {
+          await server.connect(transport)
+          try {
+            return await transport.handleRequest(web, parsedBody === undefined ? undefined : { parsedBody })
+          } finally {
+            await transport.close()
+            await server.close()
+          }
+        },
+        catch: (cause) => cause
+      }).pipe(
+        Effect.tapError((cause) => Effect.logError("MCP request failed", cause)),
+        Effect.orElseSucceed(() => undefined)
+      )
+      return answer === undefined ? errorResponse(internalError()) : HttpServerResponse.fromWeb(answer)
+    },
+    Effect.catchTags({
+      BadRequest: errorResponse,
+      PayloadTooLarge: errorResponse
+    })
+  )
+})

@@ -1,0 +1,258 @@
+/**
+ * The order state machine: a pure function of (order, command, now) over the order of
+ * `order.ts`.
+ *
+ * - `Ship` records a `shipping` fulfillment (status `shipped`, one `shipped` event); `Fulfill`
+ *   marks every fulfillment `delivered` (one `delivered` event each) or, for an all-digital
+ *   confirmed order, records a `digital` fulfillment already `delivered`.
+ * - Every refund adds an adjustment (`refund` for original_payment, `credit` for store_credit,
+ *   with its amount) and keeps the `amount_refunded` total current; a cancel adds a
+ *   `cancellation` adjustment without amount.
+ *
+ * Ids inside one order (`ful_<n>`, `adj_<n>`, `ful_<n>_ev_<m>`) are sequence numbers, so the
+ * reducer stays a pure function of (order, command, now).
+ */
+import { Data, Either } from "effect"
+import type {
+  Adjustment,
+  Fulfillment,
+  FulfillmentEventType,
+  LineItemReference,
+  Order,
+  OrderLineItem,
+  OrderStatus,
+  OrderTotal,
+  Refund,
+  RefundType
+} from "./order.ts"
+
+export type OrderCommand = Data.TaggedEnum<{
+  Confirm: {}
+  /** → manual_review */
+  HoldForReview: {}
+  /** confirmed → shipped; records a shipping fulfillment covering every line. */
+  Ship: { readonly carrier: string; readonly tracking_number: string; readonly tracking_url?: string }
+  /** shipped → fulfilled, or confirmed → fulfilled when every line is digital. */
+  Fulfill: {}
+  Cancel: {}
+  Refund: { readonly type: RefundType; readonly amount: number }
+  /** A new buyer's link in any status: the old one stops opening the order's page (revocation). */
+  ReplacePermalink: { readonly permalink_url: string }
+}>
+export const OrderCommand = Data.taggedEnum<OrderCommand>()
+
+/** The command's target status is not reachable from the current one → 409 on the order routes. */
+export class InvalidOrderTransition extends Data.TaggedError("InvalidOrderTransition")<{
+  readonly from: OrderStatus
+  readonly to: OrderStatus
+}> {
+  override get message(): string {
+    return `an order in status ${this.from} cannot become ${this.to}`
+  }
+}
+
+/** The refund would bring the refunded sum above the order total. `remaining` may still be refunded. */
+export class RefundExceedsTotal extends Data.TaggedError("RefundExceedsTotal")<{
+  readonly remaining: number
+}> {
+  override get message(): string {
+    return `refund exceeds the refundable remainder of ${this.remaining}`
+  }
+}
+
+/** Refunds are not possible while the order is `created`. */
+export class RefundNotAllowed extends Data.TaggedError("RefundNotAllowed")<{
+  readonly status: OrderStatus
+}> {
+  override get message(): string {
+    return `refunds are not allowed while the order is ${this.status}`
+  }
+}
+
+/** The refund amount is not a positive integer (at most MAX_AMOUNT). */
+export class InvalidRefundAmount extends Data.TaggedError("InvalidRefundAmount")<{
+  readonly amount: number
+}> {
+  override get message(): string {
+    return "refund amount must be a positive integer in minor units"
+  }
+}
+
+export type OrderError = InvalidOrderTransition | RefundExceedsTotal | RefundNotAllowed | InvalidRefundAmount
+
+// ---------------------------------------------------------------------------------------------
+// Transitions
+
+export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, ReadonlyArray<OrderStatus>>> = {
+  created: ["confirmed", "manual_review", "canceled"],
+  manual_review: ["confirmed", "canceled"],
+  confirmed: ["shipped", "fulfilled", "canceled"],
+  canceled: [],
+  shipped: ["fulfilled"],
+  fulfilled: []
+}
+
+/** Whether the status table allows `from → to` (confirmed → fulfilled additionally needs all-digital lines). */
+export const canTransition = (from: OrderStatus, to: OrderStatus): boolean => ORDER_TRANSITIONS[from].includes(to)
+
+export const isAllDigital = (order: Order): boolean =>
+  order.line_items.length > 0 && order.line_items.every((line) => line.kind === "digital")
+
+/** The amount charged at checkout: the `total` entry, else Σ line totals. */
+export const orderTotal = (order: Order): number => {
+  const total = order.totals.find((t) => t.type === "total")
+  return total ? total.amount : order.line_items.reduce((sum, line) => sum + line.total, 0)
+}
+
+export const refundedAmount = (order: Order): number => order.refunds.reduce((sum, r) => sum + r.amount, 0)
+
+export const refundableRemainder = (order: Order): number => Math.max(0, orderTotal(order) - refundedAmount(order))
+
+const MAX_REFUND = 1_000_000_000_000
+
+const targetOf = (command: OrderCommand): OrderStatus | undefined => {
+  switch (command._tag) {
+    case "Confirm":
+      return "confirmed"
+    case "HoldForReview":
+      return "manual_review"
+    case "Ship":
+      return "shipped"
+    case "Fulfill":
+      return "fulfilled"
+    case "Cancel":
+      return "canceled"
+    case "Refund":
+    case "ReplacePermalink":
+      return undefined
+  }
+}
+
+const allLinesReference = (order: Order): ReadonlyArray<LineItemReference> =>
+  order.line_items.map((line) => ({ id: line.id, quantity: line.quantity.ordered }))
+
+const allShipped = (order: Order): ReadonlyArray<OrderLineItem> =>
+  order.line_items.map((line) => ({
+    ...line,
+    quantity: { ordered: line.quantity.ordered, shipped: line.quantity.ordered }
+  }))
+
+const nextFulfillmentId = (order: Order): string => `ful_${order.fulfillments.length + 1}`
+const nextAdjustmentId = (order: Order): string => `adj_${order.adjustments.length + 1}`
+
+const withEvent = (fulfillment: Fulfillment, type: FulfillmentEventType, nowIso: string): Fulfillment => ({
+  ...fulfillment,
+  events: [...fulfillment.events, {
+    id: `${fulfillment.id}_ev_${fulfillment.events.length + 1}`,
+    type,
+    occurred_at: nowIso
+  }]
+})
+
+const upsertRefundedTotal = (totals: ReadonlyArray<OrderTotal>, amount: number): ReadonlyArray<OrderTotal> => {
+  const entry: OrderTotal = { type: "amount_refunded", display_text: "Refunded", amount }
+  return totals.some((t) => t.type === "amount_refunded")
+    ? totals.map((t) => (t.type === "amount_refunded" ? entry : t))
+    : [...totals, entry]
+}
+
+/**
+ * The order state machine: a pure function of (order, command, now). `nowIso` (RFC 3339) stamps
+ * fulfillment events and adjustments. Never mutates its input.
+ */
+export const applyOrderCommand = (
+  order: Order,
+  command: OrderCommand,
+  nowIso: string
+): Either.Either<Order, OrderError> => {
+  if (command._tag === "ReplacePermalink") return Either.right({ ...order, permalink_url: command.permalink_url })
+  if (command._tag === "Refund") {
+    if (order.status === "created") return Either.left(new RefundNotAllowed({ status: order.status }))
+    const amount = command.amount
+    if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_REFUND) {
+      return Either.left(new InvalidRefundAmount({ amount }))
+    }
+    const remaining = refundableRemainder(order)
+    if (amount > remaining) return Either.left(new RefundExceedsTotal({ remaining }))
+    const refunds: ReadonlyArray<Refund> = [...order.refunds, { type: command.type, amount }]
+    const adjustment: Adjustment = {
+      id: nextAdjustmentId(order),
+      type: command.type === "original_payment" ? "refund" : "credit",
+      status: "completed",
+      occurred_at: nowIso,
+      amount
+    }
+    return Either.right({
+      ...order,
+      refunds,
+      adjustments: [...order.adjustments, adjustment],
+      totals: upsertRefundedTotal(order.totals, refundedAmount({ ...order, refunds }))
+    })
+  }
+
+  const to = targetOf(command)!
+  const from = order.status
+  const invalid = Either.left(new InvalidOrderTransition({ from, to }))
+  if (!canTransition(from, to)) return invalid
+
+  switch (command._tag) {
+    case "Confirm":
+    case "HoldForReview":
+      return Either.right({ ...order, status: to })
+    case "Cancel":
+      return Either.right({
+        ...order,
+        status: "canceled",
+        adjustments: [
+          ...order.adjustments,
+          { id: nextAdjustmentId(order), type: "cancellation", status: "completed", occurred_at: nowIso }
+        ]
+      })
+    case "Ship": {
+      const base: Fulfillment = {
+        id: nextFulfillmentId(order),
+        type: "shipping",
+        status: "shipped",
+        line_items: allLinesReference(order),
+        carrier: command.carrier,
+        tracking_number: command.tracking_number,
+        ...(command.tracking_url !== undefined ? { tracking_url: command.tracking_url } : {}),
+        events: []
+      }
+      return Either.right({
+        ...order,
+        status: "shipped",
+        line_items: allShipped(order),
+        fulfillments: [...order.fulfillments, withEvent(base, "shipped", nowIso)]
+      })
+    }
+    case "Fulfill": {
+      if (from === "shipped") {
+        return Either.right({
+          ...order,
+          status: "fulfilled",
+          fulfillments: order.fulfillments.map((f) =>
+            f.status === "delivered" || f.status === "canceled"
+              ? f
+              : withEvent({ ...f, status: "delivered" }, "delivered", nowIso)
+          )
+        })
+      }
+      // confirmed → fulfilled: only when nothing needs shipping.
+      if (!isAllDigital(order)) return invalid
+      const digital: Fulfillment = {
+        id: nextFulfillmentId(order),
+        type: "digital",
+        status: "delivered",
+        line_items: allLinesReference(order),
+        events: []
+      }
+      return Either.right({
+        ...order,
+        status: "fulfilled",
+        line_items: allShipped(order),
+        fulfillments: [...order.fulfillments, withEvent(digital, "delivered", nowIso)]
+      })
+    }
+  }
+}

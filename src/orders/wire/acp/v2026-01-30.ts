@@ -1,0 +1,46 @@
+/**
+ * Order events in 2026-01-30: the official webhook format of that version (the same as the official
+ * 2025-09-29 one). `WebhookEvent` and `EventDataOrder` allow no other field, so `data` is exactly
+ * `{type: "order", checkout_session_id, permalink_url, status, refunds}`: no order `id`, no line
+ * items, fulfillments, adjustments or totals. `status` is the closed enum `created |
+ * manual_review | confirmed | canceled | shipped | fulfilled` (the order's own statuses);
+ * `refunds[]` is `{type: store_credit | original_payment, amount}`.
+ *
+ * Received: read as 2025-09-29 (`v2025-09-29.ts`), whose reading accepts this shape.
+ */
+import { Schema } from "effect"
+import { type OrderEvent, OrderEventType } from "../../model/order-event.ts"
+
+const Refund20260130 = Schema.Struct({
+  type: Schema.Literal("store_credit", "original_payment"),
+  amount: Schema.Int
+}).annotations({ identifier: "Refund_2026_01_30" })
+
+const EventDataOrder20260130 = Schema.Struct({
+  type: Schema.Literal("order"),
+  checkout_session_id: Schema.String,
+  permalink_url: Schema.String,
+  status: Schema.Literal("created", "manual_review", "confirmed", "canceled", "shipped", "fulfilled"),
+  refunds: Schema.Array(Refund20260130)
+}).annotations({ identifier: "EventDataOrder_2026_01_30" })
+
+/** The event as sent in 2026-01-30. */
+export const OrderEvent20260130 = Schema.Struct({
+  type: OrderEventType,
+  data: EventDataOrder20260130
+}).annotations({ identifier: "OrderEvent_2026_01_30" })
+export type OrderEvent20260130 = typeof OrderEvent20260130.Type
+
+/** The 2026-01-30 event of an order event (keys in the official order). */
+export const toWire20260130 = ({ data: order, type }: OrderEvent): OrderEvent20260130 => ({
+  type,
+  data: {
+    type: "order",
+    checkout_session_id: order.checkout_session_id,
+    permalink_url: order.permalink_url,
+    status: order.status,
+    refunds: order.refunds.map((refund) => ({ type: refund.type, amount: refund.amount }))
+  }
+})
+
+export const body20260130 = (event: OrderEvent): string => JSON.stringify(toWire20260130(event))

@@ -1,0 +1,73 @@
+/** What a payment is, whoever carries it out: the credential, the charge asked and made, and how a payment fails. */
+import { Data } from "effect"
+import type { AuthenticationRequest, AuthenticationResult } from "./issuer-authentication.ts"
+
+export type PaymentCredential =
+  | {
+    readonly kind: "handler"
+    readonly handlerId: string
+    readonly instrumentType: string
+    readonly credentialType: string
+    readonly token: string
+  }
+  | { readonly kind: "legacy"; readonly provider: string; readonly token: string }
+
+/** JSONPath of the credential's token in the complete request. */
+export const credentialParam = (credential: PaymentCredential): string =>
+  credential.kind === "handler" ? "$.payment_data.instrument.credential.token" : "$.payment_data.token"
+
+export interface ChargeRequest {
+  readonly sessionId: string
+  readonly amount: number
+  readonly currency: string
+  readonly credential: PaymentCredential
+  /** The same for every retry of one payment attempt. */
+  readonly idempotencyKey: string
+  /** The issuer authentication the agent presents; the provider checks it before relying on it. */
+  readonly authentication?: AuthenticationResult | undefined
+}
+
+export interface Charge {
+  readonly id: string
+  readonly amount: number
+  readonly currency: string
+}
+
+/** The issuer or processor said no (→ 402 payment_declined; the session stays payable). */
+export class PaymentDeclined extends Data.TaggedError("PaymentDeclined")<{
+  readonly reason:
+    | "card_declined"
+    | "insufficient_funds"
+    /** The agent's authentication result says the issuer did not authenticate the cardholder. */
+    | "authentication_failed"
+    /** The card needs issuer authentication and the request's version or agent cannot carry it out. */
+    | "authentication_unavailable"
+  readonly message: string
+  /** JSONPath of what was declined in the complete request; the payment data when absent. */
+  readonly param?: string
+}> {}
+
+/**
+ * The card needs issuer authentication (3-D Secure) before it can be charged: what the agent
+ * authenticates with. Nothing was held: the credential is free until the payment comes back.
+ */
+export class AuthenticationRequired extends Data.TaggedError("AuthenticationRequired")<{
+  readonly request: AuthenticationRequest
+}> {}
+
+/**
+ * The credential cannot pay for this session (unknown or used token, allowance exceeded, wrong
+ * merchant/session/currency, expired): 422 with a MessageError on the session.
+ */
+export class PaymentRejected extends Data.TaggedError("PaymentRejected")<{
+  readonly message: string
+  /** JSONPath of the credential in the complete request. */
+  readonly param: string
+}> {}
+
+/** A non-secret reference to a credential, kept with the payment attempt. */
+export const credentialRef = (credential: PaymentCredential): string =>
+  /^(vt|tok)_[A-Za-z0-9_]{1,64}$/.test(credential.token) ? credential.token : "external_token"
+
+/** Provider names the built-in processor answers to in the legacy `{token, provider}` shape. */
+export const BUILTIN_PROVIDER_ALIASES: ReadonlyArray<string> = ["stripe"]

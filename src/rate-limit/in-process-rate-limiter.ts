@@ -1,0 +1,67 @@
+/**
+ * A `RateLimiter` that keeps its buckets in this process, reading time from the Effect `Clock`
+ * (so tests drive it with `TestClock`).
+ *
+ * Its budget is per process: with several processes each would enforce its own, so the shared
+ * budget is `SqlRateLimiter`'s. The webhook receiver puts one in front of the shared one, so that
+ * a flood is turned away before it reaches the database.
+ *
+ * Its map is bounded: buckets that have refilled completely are the same as absent ones and are
+ * dropped first; past the bound, the least recently used buckets go.
+ */
+import { Clock, Effect, Ref } from "effect"
+import { type Availability, type BucketOptions, isFull, peek, take, type TokenBucket } from "./model/token-bucket.ts"
+import { RateLimited, RateLimiter, type RateLimiterService } from "./rate-limiter.ts"
+
+export const DEFAULT_MAX_KEYS = 10_000
+
+interface Entry {
+  readonly bucket: TokenBucket
+  readonly options: BucketOptions
+}
+
+const answer = (result: Availability): Effect.Effect<void, RateLimited> =>
+  result.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: result.retryAfterSeconds }))
+
+/**
+ * Makes a limiter. `maxKeys` bounds the number of buckets kept: when exceeded, full buckets are
+ * dropped, then the least recently used ones until the map is back at 90% of the bound.
+ */
+export const makeInProcessRateLimiter = Effect.fnUntraced(function*(
+  config: { readonly maxKeys?: number } = {}
+): Effect.fn.Return<RateLimiterService> {
+  const maxKeys = Math.max(1, config.maxKeys ?? DEFAULT_MAX_KEYS)
+  const buckets = yield* Ref.make(new Map<string, Entry>())
+
+  const evict = (map: Map<string, Entry>, now: number): void => {
+    for (const [key, entry] of map) if (isFull(entry.bucket, entry.options, now)) map.delete(key)
+    const target = Math.max(1, Math.floor(maxKeys * 0.9))
+    // Map iteration follows insertion order and `consume` re-inserts on use: oldest use first.
+    for (const key of map.keys()) {
+      if (map.size <= target) break
+      map.delete(key)
+    }
+  }
+
+  const consume = (key: string, options: BucketOptions): Effect.Effect<void, RateLimited> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Ref.modify(buckets, (map) => {
+        const result = take(map.get(key)?.bucket, options, now)
+        map.delete(key)
+        map.set(key, { bucket: result.state, options })
+        if (map.size > maxKeys) evict(map, now)
+        return [result, map] as const
+      })).pipe(Effect.flatMap(answer))
+
+  const peekKey = (key: string, options: BucketOptions): Effect.Effect<void, RateLimited> =>
+    Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => Effect.map(Ref.get(buckets), (map) => peek(map.get(key)?.bucket, options, now))
+    ).pipe(Effect.flatMap(answer))
+
+  return RateLimiter.of({
+    consume,
+    peek: peekKey,
+    size: Effect.map(Ref.get(buckets), (map) => map.size)
+  })
+})

@@ -1,0 +1,199 @@
+/**
+ * The order-event webhook receiver (CONTRACT §8, role `webhook_receiver`) and its read API.
+ *
+ * `POST /agentic_checkout/webhooks/order_events`, in this order:
+ * 1. rate limit per source address (`WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE`, burst = the
+ *    per-minute budget) → 429 `too_many_requests` with `Retry-After`;
+ * 2. raw body (no content coding → else 400 `invalid_content_type`; ≤ 1 MiB → else 413);
+ * 3. `Merchant-Signature` over the exact bytes, against every `WEBHOOK_RECEIVER_SECRETS` entry,
+ *    timestamp within `WEBHOOK_TOLERANCE_SECONDS` of the Clock → else 401 `invalid_signature`
+ *    (nothing about the payload is revealed before the signature holds);
+ * 4. `Content-Type: application/json` (UTF-8) → else 400 `invalid_content_type`; an `API-Version` header,
+ *    when given, one of `API_VERSIONS` → else 400 `unsupported_api_version`; JSON nested at most
+ *    `MAX_JSON_DEPTH` levels deep (`parseWebhookJson`), and the event
+ *    shape of that version, or of the version the body's shape shows when no header names one
+ *    (`orders/wire/acp/versions.ts`) → else 400 `invalid_json` | `missing` | `invalid` with a JSONPath `param`;
+ * 5. stored once: a redelivery (same Request-Id, or same body bytes) is acknowledged the same way
+ *    without a second effect. 200 `{received: true, request_id}`.
+ * The order key is `data.id`, or `data.checkout_session_id` when the version or the sender gives
+ * no id. The body is kept as received, in its version's format; unknown types and statuses are
+ * kept as sent.
+ */
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Clock, Effect, Either, Option, Redacted } from "effect"
+import { createHash } from "node:crypto"
+import { AppConfig } from "../../platform/config.ts"
+import { BadRequest, NotFound, TooManyRequests, Unauthorized } from "../../platform/http/errors.ts"
+import { groupHandlers } from "../../platform/http/group-context.ts"
+import { errorResponse } from "../../platform/http/middleware.ts"
+import { contentTypeProblem, readRawBody } from "../../platform/http/request-body.ts"
+import { withRetryAfter } from "../../platform/http/retry-after.ts"
+import { requireRole, storageFailure } from "../../platform/http/route-guards.ts"
+import { randomId } from "../../platform/ids.ts"
+import { makeInProcessRateLimiter } from "../../rate-limit/in-process-rate-limiter.ts"
+import type { BucketOptions } from "../../rate-limit/model/token-bucket.ts"
+import { RateLimiter } from "../../rate-limit/rate-limiter.ts"
+import type { ApiVersionName } from "../../shared/api-versions.ts"
+import { maskCardNumbers } from "../../shared/card-numbers.ts"
+import { verifySignature } from "../../shared/hmac-signature.ts"
+import type { ReceivedEvent, ReceivedOrder } from "../received-events-store.ts"
+import { ReceivedEventsStore } from "../received-events-store.ts"
+import { ReceivedOrdersApi, WebhookReceiverApi } from "./api.ts"
+import { decodeWebhookEvent, parseWebhookJson } from "./webhook-body.ts"
+import { MERCHANT_SIGNATURE_HEADER } from "./webhook.ts"
+
+const requestIdPattern = /^[\x21-\x7e]{1,128}$/
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const dataOf = (payload: unknown): unknown =>
+  typeof payload === "object" && payload !== null && "data" in payload ? (payload as { data: unknown }).data : payload
+
+const summary = (order: ReceivedOrder) => ({
+  order_id: order.orderId,
+  status: order.status,
+  updated_at: iso(order.updatedAt)
+})
+
+export const WebhookReceiverHandlers = groupHandlers(
+  WebhookReceiverApi,
+  "webhookReceiver",
+  Effect.fnUntraced(function*(handlers) {
+    const config = yield* AppConfig
+    const store = yield* ReceivedEventsStore
+    // The receiver is unauthenticated until the signature is checked, so a flood must not reach
+    // the database: this process's own bucket turns away what exceeds the budget here, and only
+    // what it lets through spends the budget shared by all processes (`RateLimiter`).
+    const local = yield* makeInProcessRateLimiter()
+    const shared = yield* RateLimiter
+    const limiter = {
+      consume: (key: string, options: BucketOptions) =>
+        Effect.zipRight(local.consume(key, options), shared.consume(key, options))
+    }
+    const secrets = config.webhookReceiverSecrets.map((secret) => Redacted.value(secret))
+    const perMinute = config.webhookReceiverRateLimitPerMinute
+    const bucket = { capacity: perMinute, refillPerSecond: perMinute / 60 }
+    const accepted = new Set<string>(config.apiVersions)
+
+    const receive = Effect.fnUntraced(function*(request: HttpServerRequest.HttpServerRequest) {
+      yield* requireRole(config, "webhook_receiver")
+      const source = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const limited = yield* Effect.either(limiter.consume(`webhook_receiver:${source}`, bucket))
+      if (Either.isLeft(limited)) {
+        return errorResponse(
+          new TooManyRequests({
+            type: "invalid_request",
+            code: "too_many_requests",
+            message: "Too many order events; retry after the time in Retry-After."
+          })
+        ).pipe(withRetryAfter(limited.left.retryAfterSeconds))
+      }
+
+      const raw = yield* readRawBody
+      const now = yield* Clock.currentTimeMillis
+      const verified = verifySignature({
+        header: request.headers[MERCHANT_SIGNATURE_HEADER.toLowerCase()],
+        rawBody: raw,
+        secrets,
+        nowSeconds: Math.floor(now / 1000),
+        toleranceSeconds: config.webhookToleranceSeconds
+      })
+      if (Either.isLeft(verified)) {
+        yield* Effect.logWarning(`order event rejected: ${verified.left.message}`)
+        return yield* new Unauthorized({
+          type: "invalid_request",
+          code: "invalid_signature",
+          message: "Missing or invalid Merchant-Signature."
+        })
+      }
+      const badContentType = contentTypeProblem(request.headers["content-type"])
+      if (badContentType !== undefined) return yield* badContentType
+      const named = request.headers["api-version"]
+      if (named !== undefined && !accepted.has(named)) {
+        return yield* new BadRequest({
+          type: "invalid_request",
+          code: "unsupported_api_version",
+          message: `API-Version must be one of ${config.apiVersions.join(", ")}, or absent.`,
+          param: "$.headers['API-Version']"
+        })
+      }
+      const decoded = Either.flatMap(
+        parseWebhookJson(raw),
+        (json) =>
+          Either.map(decodeWebhookEvent(json, named as ApiVersionName | undefined), (event) => ({ json, event }))
+      )
+      if (Either.isLeft(decoded)) {
+        const problem = decoded.left
+        return yield* new BadRequest({
+          type: "invalid_request",
+          code: problem.code === "missing" || problem.code === "invalid_json" ? problem.code : "invalid",
+          message: problem.message,
+          ...(problem.param !== undefined ? { param: problem.param } : {})
+        })
+      }
+      const { event, json } = decoded.right
+      const given = request.headers["request-id"]
+      const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
+      const received: ReceivedEvent = {
+        requestId,
+        bodyHash: createHash("sha256").update(raw).digest("hex"),
+        orderId: event.orderId,
+        type: event.type,
+        status: event.status,
+        payload: json,
+        receivedAt: now
+      }
+      const outcome = yield* Effect.catchAll(store.recordEvent(received), storageFailure)
+      yield* Effect.logInfo(
+        `order event ${requestId} (${event.type} in ${event.version}, order ${received.orderId}): ${outcome}`
+      )
+      return { received: true as const, request_id: requestId }
+    })
+    return handlers.handleRaw("orderEvents", ({ request }) => receive(request))
+  })
+)
+
+export const ReceivedOrdersHandlers = groupHandlers(
+  ReceivedOrdersApi,
+  "receivedOrders",
+  Effect.fnUntraced(function*(handlers) {
+    const store = yield* ReceivedEventsStore
+    const gate = requireRole(yield* AppConfig, "webhook_receiver")
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.zipRight(
+          gate,
+          store.listOrders(urlParams.limit ?? 100).pipe(
+            Effect.map((orders) => ({ data: orders.map(summary) })),
+            Effect.catchAll(storageFailure)
+          )
+        ))
+      .handle(
+        "get",
+        Effect.fnUntraced(function*({ path }) {
+          yield* gate
+          const order = yield* Effect.catchAll(store.getOrder(path.order_id), storageFailure)
+          if (Option.isNone(order)) {
+            return yield* new NotFound({
+              type: "invalid_request",
+              code: "not_found",
+              message: `No order ${maskCardNumbers(path.order_id)} has been received.`,
+              param: "$.order_id"
+            })
+          }
+          const events = yield* Effect.catchAll(store.listEvents(path.order_id), storageFailure)
+          return {
+            ...summary(order.value),
+            order: dataOf(order.value.payload),
+            events: events.map((event) => ({
+              request_id: event.requestId,
+              type: event.type,
+              status: event.status,
+              received_at: iso(event.receivedAt),
+              data: dataOf(event.payload)
+            }))
+          }
+        })
+      )
+  })
+)

@@ -1,0 +1,43 @@
+/** Plain configuration for tests: every field given, nothing read from the environment. */
+import { LogLevel, Option, Redacted } from "effect"
+import {
+  ALL_ROLES,
+  type AppConfigShape,
+  DEFAULT_API_VERSIONS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS
+} from "../../src/platform/config.ts"
+
+export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+  port: 0,
+  host: "127.0.0.1",
+  production: false,
+  databaseUrl: Option.none(),
+  databasePoolSize: 10,
+  databasePreparedStatements: true,
+  workers: 1,
+  dataDir: "./data-test",
+  apiKeys: [Redacted.make("sk_test_key")],
+  merchantId: "merchant_test",
+  publicBaseUrl: "https://merchant.test",
+  catalogFile: Option.none(),
+  apiVersions: [...DEFAULT_API_VERSIONS].reverse(),
+  webhookApiVersion: "2025-09-29",
+  webhookUrl: Option.none(),
+  webhookSecret: Redacted.make("whsec_test"),
+  webhookReceiverSecrets: [Redacted.make("whsec_test")],
+  webhookToleranceSeconds: 300,
+  webhookRetryHorizonSeconds: 86400,
+  webhookReceiverRateLimitPerMinute: 600,
+  vaultKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
+  retiredVaultKeys: [],
+  sessionTtlSeconds: 21600,
+  idempotencyTtlSeconds: 86400,
+  requestSigningSecrets: [],
+  tls: Option.none(),
+  httpKeepAliveTimeoutSeconds: DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
+  logLevel: LogLevel.Info,
+  roles: new Set(ALL_ROLES),
+  delegateRateLimitPerMinute: 120,
+  generated: [],
+  ...overrides
+})
