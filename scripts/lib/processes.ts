@@ -180,21 +180,6 @@ export const sqlClient = (url: string) => {
   }
 }
 
-/** Prints `message` and ends the script with status 1. */
-export const exitWith = (message: string): never => {
-  console.error(message)
-  process.exit(1)
-}
-
-/** Ends the script with `missing` when `command --version` does not run. */
-export const requireCommand = (command: string, missing: string): void => {
-  try {
-    execFileSync(command, ["--version"], { stdio: "ignore" })
-  } catch {
-    exitWith(missing)
-  }
-}
-
 /** PostgreSQL at `adminUrl` answers. */
 export const postgresReachable = async (adminUrl: string): Promise<boolean> => {
   const client = sqlClient(adminUrl)
