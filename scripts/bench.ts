@@ -3,15 +3,11 @@
  *
  * Starts, one at a time on loopback with random free ports,
  *   - `bare`: a bare Node `http` server answering a fixed JSON body (the machine's ceiling),
- *   - `stack`: the HTTP stack in layers (`scripts/bench-stack.ts`: a fiber per request, the
- *     platform's server, one `HttpApi` endpoint), `GET /healthz` only,
  *   - `floor`: `scripts/bench-floor.ts`, a minimal HttpApi + @effect/sql-pg server on the same
  *     PostgreSQL (a primary-key read; a FOR UPDATE / UPDATE / INSERT transaction),
  *   - `postgres`: our server on a fresh PostgreSQL database (skipped when PostgreSQL is not reachable),
  *   - `embedded`: our server on the embedded store (PGlite in a temporary DATA_DIR),
- * and measures, at each concurrency: `GET /healthz` of ours and the floor when asked
- * (`--scenarios healthz`: the HTTP stack's cost per request against the bare server's), GET session
- * (autocannon, rotating over pre-created sessions),
+ * and measures, at each concurrency: GET session (rotating over pre-created sessions),
  * create session (autocannon), and the full flow create → update → tokenize → complete (N agent
  * loops with fetch; completed checkouts per second). Then, with both floor and postgres targets,
  * the paired runs: floor and our server running at once, GET and create measured in back-to-back
@@ -29,7 +25,6 @@ import {
   floorReadLoad,
   floorWriteLoad,
   getSessionLoad,
-  healthzLoad,
   preCreateSessions
 } from "./lib/bench-loads.ts"
 import { cannonScenario } from "./lib/bench-measure.ts"
@@ -59,11 +54,9 @@ import {
   runMain,
   scenarios,
   sharedWithDatabase,
-  STACK_LAYERS,
   start,
   startFloor,
   startOurs,
-  startStackLayer,
   stop,
   workDir
 } from "./lib/bench-setup.ts"
@@ -88,7 +81,6 @@ import { sharedFileBytes } from "./lib/shared-pages.ts"
 /** GET session, create session and the full flow against one of our servers. */
 const benchOurs = async (target: string, proc: NodeProcess) => {
   const ids = await preCreateSessions(proc)
-  if (scenarios.has("healthz")) await cannonScenario(target, proc, "healthz", healthzLoad)
   if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", getSessionLoad(ids))
   if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", createSessionLoad)
   if (scenarios.has("flow")) await flowScenario(target, proc, "full_flow")
@@ -197,23 +189,12 @@ const bench = async () => {
     await stop(proc)
   }
 
-  if (wanted.has("stack")) {
-    for (const layer of STACK_LAYERS) {
-      log(`\n[stack-${layer}] the HTTP stack up to ${layer}, GET /healthz`)
-      const proc = await startStackLayer(layer)
-      await cannonScenario(`stack-${layer}`, proc, "healthz", healthzLoad)
-      peaks[`stack-${layer}`] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
-      await stop(proc)
-    }
-  }
-
   if (pgUp && wanted.has("floor")) {
     log("\n[floor] HttpApi + @effect/sql-pg on PostgreSQL")
     const db = await createDatabase(ADMIN_URL, "bench_floor")
     const profileDir = args.profile ? join(workDir, "floor-profile") : undefined
     try {
       const proc = await startFloor("floor", db.url, profileDir)
-      if (scenarios.has("healthz")) await cannonScenario("floor", proc, "healthz", healthzLoad)
       await cannonScenario("floor", proc, "floor_read", floorReadLoad)
       await cannonScenario("floor", proc, "floor_write", floorWriteLoad)
       peaks["floor"] = (memoryOf(proc.pid)?.hwm ?? 0) / MB

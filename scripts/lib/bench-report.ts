@@ -232,8 +232,6 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
       ? find("floor", "floor_read", r.connections)
       : r.scenario === "create_session"
       ? find("floor", "floor_write", r.connections)
-      : r.scenario === "healthz"
-      ? find("floor", "healthz", r.connections)
       : undefined
     const ours = r.target === "postgres" || r.target === "embedded"
     lines.push(

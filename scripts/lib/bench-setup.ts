@@ -1,15 +1,14 @@
 /**
  * What the bench (`scripts/bench.ts`) and the soak (`scripts/soak.ts`) share: the command line,
- * the servers they start (ours, the stack floor, a bare Node server, the stack's layers), the rows
- * they measure, and the run's clean-up.
+ * the servers they start (ours, the stack floor, a bare Node server), the rows they measure, and
+ * the run's clean-up.
  *
  * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
- * (soak: 32), --targets bare,floor,postgres,embedded (default; also stack: the layers of
- * `scripts/bench-stack.ts`, `GET /healthz` only), --scenarios healthz,get,create,flow,flow-2026-04-17 (of our
- * server; the floor runs its read with get and its write with create; flow-2026-04-17 is the flow in
- * that version's format with an Idempotency-Key on every POST; healthz is `GET /healthz` on our server
- * and on the floor, what the HTTP stack costs per exchange against the bare server), --pool <n> (DATABASE_POOL_SIZE of
- * the servers and the floor; default 10), --pairs <n> (rounds of paired runs; default 3, 0: none), --log-level <level> (server LOG_LEVEL;
+ * (soak: 32), --targets bare,floor,postgres,embedded (default), --scenarios
+ * get,create,flow,flow-2026-04-17 (of our server; the floor runs its read with get and its write
+ * with create; flow-2026-04-17 is the flow in that version's format with an Idempotency-Key on
+ * every POST), --pool <n> (DATABASE_POOL_SIZE of the servers and the floor; default 10), --pairs
+ * <n> (rounds of paired runs; default 3, 0: none), --log-level <level> (server LOG_LEVEL;
  * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
  * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
  * directory with the server logs), --rounds <n> (runs of each measurement, reported as the median
@@ -25,7 +24,6 @@ import { parseArgs } from "node:util"
 import { pinning, SERVER_CORES } from "./affinity.ts"
 import { type FlowStats, percentile } from "./flow.ts"
 import {
-  buildBenchServer,
   buildFloor,
   buildServer,
   type CpuUse,
@@ -157,16 +155,6 @@ export const startFloor = async (name: string, url: string, profileDir?: string)
   return start(name, floorArgs, { PORT: String(port), DATABASE_URL: url, DATABASE_POOL_SIZE: args.pool }, port)
 }
 
-/** The layers of the HTTP stack that `scripts/bench-stack.ts` serves, bottom up. */
-export const STACK_LAYERS = ["fiber", "platform", "httpapi"] as const
-
-/** One layer of the HTTP stack (`scripts/bench-stack.ts`, compiled), with our server's Node flags. */
-export const startStackLayer = async (layer: (typeof STACK_LAYERS)[number]) => {
-  const port = await freePort()
-  const nodeArgs = [...serverNodeArgs().slice(0, -1), buildBenchServer("bench-stack")]
-  return start(`stack-${layer}`, nodeArgs, { PORT: String(port), STACK_LAYER: layer }, port)
-}
-
 export const BARE_SERVER = `
 const body = JSON.stringify({ id: "cs_bare", status: "ready_for_payment", currency: "usd", totals: [{ type: "total", amount: 5000 }] })
 require("node:http").createServer((req, res) => {
@@ -182,7 +170,6 @@ export interface Row {
   readonly target: string
   readonly scenario:
     | "bare"
-    | "healthz"
     | "floor_read"
     | "floor_write"
     | "get_session"

@@ -38,11 +38,12 @@ export const buildServer = () => {
 }
 
 /**
- * A bench server of `scripts/` (`bench-floor.ts`, `bench-stack.ts`; they import only packages)
- * transpiled to `dist/<name>.js`, so that it runs as plain JavaScript like our server: the
- * comparison is not skewed by tsx.
+ * The stack floor (`scripts/bench-floor.ts`, which imports only packages) transpiled to
+ * `dist/bench-floor.js`, so that it runs as plain JavaScript like our server: the comparison is
+ * not skewed by tsx.
  */
-export const buildBenchServer = (name: "bench-floor" | "bench-stack"): string => {
+export const buildFloor = (): string => {
+  const name = "bench-floor"
   const source = readFileSync(join(PROJECT_ROOT, "scripts", `${name}.ts`), "utf8")
   const output = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false }
@@ -52,9 +53,6 @@ export const buildBenchServer = (name: "bench-floor" | "bench-stack"): string =>
   writeFileSync(file, output.outputText)
   return file
 }
-
-/** The stack floor (`scripts/bench-floor.ts`), compiled. */
-export const buildFloor = (): string => buildBenchServer("bench-floor")
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
