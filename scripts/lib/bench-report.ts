@@ -26,7 +26,7 @@ import {
 import { PROJECT_ROOT } from "./processes.ts"
 import { freeResultsBase } from "./results-path.ts"
 
-const isFlow = (row: Row) => row.scenario === "full_flow" || row.scenario === "full_flow_2026_04_17"
+const isFlow = (row: Row) => row.scenario.startsWith("full_flow")
 
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)

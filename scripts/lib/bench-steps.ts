@@ -1,51 +1,46 @@
 /**
- * CPU of our server per step of a checkout, on PostgreSQL: where a checkout's server time goes,
- * which the full flow's rate alone does not say. The server runs as the bench runs it (`npm start`'s
- * flags, pinned to core 0 when pinning); agents in this process send each step for 2,000 sessions
- * at the first `--connections` concurrency (default 1: one request at a time) — all creates, then all GETs, updates,
- * tokenizations and completions — and the server's CPU time (from `/proc`) is divided by the
- * requests of the step. The server runs without the order-event sender (`ROLES`), so completing
- * only queues each order's event; then a second server on the same database, with only the
- * sender and the receiver (`ROLES=webhook_sender,webhook_receiver`, the events posted to itself),
- * delivers them all, and its CPU per event is the last line: both ends of a delivery, which the
- * full flow's server pays too.
- *
- * Usage: `npm run bench:steps [-- --scenarios flow-2026-04-17] [--connections 16] [--profile]`: the
- * 2025-09-29 format without Idempotency-Key (default), or the 2026-04-17 format with a fresh key on
+ * CPU of our server per step of a checkout, on PostgreSQL (the mode `steps`): where a checkout's
+ * server time goes, which the full flow's rate alone does not say. The server runs as the bench
+ * runs it (`npm start`'s flags, pinned to core 0 when pinning); agents in this process send each
+ * step for 2,000 sessions at the first `--connections` concurrency (default 1: one request at a
+ * time) — all creates, then all GETs, updates, tokenizations and completions — and the server's
+ * CPU time (from `/proc`) is divided by the requests of the step. The server runs without the
+ * order-event sender (`ROLES`), so completing only queues each order's event; then a second
+ * server on the same database, with only the sender and the receiver
+ * (`ROLES=webhook_sender,webhook_receiver`, the events posted to itself), delivers them all, and
+ * its CPU per event is the last line: both ends of a delivery, which the full flow's server pays
+ * too. `--api-version 2026-04-17` sends that version's format with a fresh Idempotency-Key on
  * every POST; `--profile` runs both servers under `--cpu-prof` and prints where their time went.
- * Env: BENCH_DATABASE_URL (as the bench).
  */
 import { randomUUID } from "node:crypto"
-import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { tokenizeBody } from "./lib/acp-client.ts"
-import { pinPostgres } from "./lib/affinity.ts"
-import { dialectOf, type SessionView } from "./lib/agent-dialects.ts"
+import { tokenizeBody } from "./acp-client.ts"
+import { pinPostgres } from "./affinity.ts"
+import { dialectOf, type SessionView } from "./agent-dialects.ts"
 import {
   ADMIN_URL,
   API_KEY,
+  apiVersion,
   args,
   benchCatalogFile,
   levels,
   log,
   onCleanup,
   pin,
-  runMain,
   startOurs,
   stop,
   workDir
-} from "./lib/bench-setup.ts"
-import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
-import { createDatabase, type NodeProcess, sleep, sqlClient, TICKS_PER_SECOND, ticksOf } from "./lib/processes.ts"
+} from "./bench-setup.ts"
+import { printProfile } from "./cpu-profile.ts"
+import { createDatabase, type NodeProcess, sleep, sqlClient, TICKS_PER_SECOND, ticksOf } from "./processes.ts"
 
 const SESSIONS = 2_000
 const STEP_ROLES = "checkout,delegate,webhook_receiver"
-const apiVersion = args.scenarios.includes("flow-2026-04-17") ? "2026-04-17" : "2025-09-29"
 const keyed = apiVersion >= "2026-04-17"
 const dialect = dialectOf(apiVersion)
 const concurrency = levels[0] ?? 1
 
-runMain(async () => {
+export const benchSteps = async () => {
   const database = await createDatabase(ADMIN_URL, "bench_steps")
   if (pin) onCleanup(pinPostgres().restore)
   const profileDir = args.profile ? join(workDir, "profile") : undefined
@@ -55,18 +50,11 @@ runMain(async () => {
     )
     const deliveryProfileDir = profileDir === undefined ? undefined : join(workDir, "profile-delivery")
     await measureDelivery(database.url, deliveryProfileDir)
-    printProfile("the server (every step but delivery)", profileDir)
-    printProfile("the delivering server (both ends)", deliveryProfileDir)
+    printProfile("the server (every step but delivery)", profileDir, 40)
+    printProfile("the delivering server (both ends)", deliveryProfileDir, 40)
   } finally {
     await database.drop()
   }
-})
-
-const printProfile = (what: string, dir: string | undefined) => {
-  const file = dir === undefined ? undefined : readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
-  if (file === undefined) return
-  log(`\nCPU profile of ${what}: ${join(dir!, file)}`)
-  log(summarizeCpuProfile(JSON.parse(readFileSync(join(dir!, file), "utf8")), 40))
 }
 
 const measure = async (server: NodeProcess) => {
@@ -129,7 +117,7 @@ const measure = async (server: NodeProcess) => {
     "delegate (tokenize)",
     ready,
     (s: SessionView) =>
-      call("POST", "/agentic_commerce/delegate_payment", 201, tokenizeBody(s.id, total(s), "scripts/bench-steps.ts"))
+      call("POST", "/agentic_commerce/delegate_payment", 201, tokenizeBody(s.id, total(s), "bench steps"))
   )
   const paid = ready.map((session, i) => ({ session, token: tokens[i].id as string }))
   await step(

@@ -1,6 +1,6 @@
 /**
- * One server process against two (`WORKERS=2`) on the same machine, by the full flow
- * (`npm run bench:workers`; options as the bench's: --duration, --connections (agents), --rounds).
+ * One server process against two (`WORKERS=2`) on the same machine, by the full flow (the mode
+ * `workers`): whether a second worker pays on this host.
  *
  * Both run on PostgreSQL, each on a fresh database, at the same time; at each number of agents
  * the two are measured back to back, in alternating order, `--rounds` times, and the table gives
@@ -16,15 +16,14 @@ import {
   log,
   measureRounds,
   perRunSeconds,
-  runMain,
   startOurs,
   stop
-} from "./lib/bench-setup.ts"
-import { median, medianWithRange } from "./lib/figures.ts"
-import { runFlowProcess } from "./lib/load.ts"
-import { createDatabase, postgresReachable } from "./lib/processes.ts"
+} from "./bench-setup.ts"
+import { median, medianWithRange } from "./figures.ts"
+import { runFlowProcess } from "./load.ts"
+import { createDatabase, postgresReachable } from "./processes.ts"
 
-const main = async () => {
+export const benchWorkers = async () => {
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
   const catalogFile = benchCatalogFile()
   const one = await createDatabase(ADMIN_URL, "bench_workers_1")
@@ -71,5 +70,3 @@ const main = async () => {
     await two.drop()
   }
 }
-
-await runMain(main)
