@@ -33,8 +33,8 @@ import { symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { ORDER_EVENTS_PATH } from "../../src/orders/webhook-sender.ts"
 import { API_VERSION } from "./acp-client.ts"
-import { LOAD_CORES, movePid, pinPostgres } from "./affinity.ts"
-import { cpuIdle } from "./bench-report.ts"
+import { LOAD_CORES, movePid } from "./affinity.ts"
+import { postgresVersion, writeTable } from "./bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -47,10 +47,12 @@ import {
   onCleanup,
   perRunSeconds,
   pin,
+  placeProcesses,
   serverEnv,
   start,
   startOurs,
   stop,
+  tableLine,
   workDir
 } from "./bench-setup.ts"
 import { median, medianWithRange } from "./figures.ts"
@@ -84,10 +86,10 @@ const buildEarlier = (ref: string): ReadonlyArray<string> => {
     cwd: tree,
     stdio: "inherit"
   })
-  log(`earlier build: ${ref} (${commit.slice(0, 10)}); core idle: ${cpuIdle()}`)
+  tableLine(`Earlier build: ${ref} (${commit.slice(0, 10)}).`)
   const earlierFlags = args["earlier-flags"]
   const flags = serverNodeArgs(earlierFlags === "own" ? tree : PROJECT_ROOT).slice(0, -1)
-  log(`earlier build's Node flags (${earlierFlags}): ${flags.join(" ")}`)
+  tableLine(`Its Node flags (--earlier-flags ${earlierFlags}): \`${flags.join(" ")}\`.`)
   return [...flags, join(tree, "dist", "main.js")]
 }
 
@@ -98,7 +100,7 @@ export const benchAgainst = async () => {
   const apart = args.receiver === "apart"
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
   const earlierArgs = buildEarlier(args.against)
-  if (pin) onCleanup(pinPostgres().restore)
+  placeProcesses(true, "the agents")
   const catalogFile = benchCatalogFile()
   const oursDb = await createDatabase(ADMIN_URL, "bench_against_ours")
   const earlierDb = await createDatabase(ADMIN_URL, "bench_against_earlier")
@@ -164,19 +166,22 @@ export const benchAgainst = async () => {
     }
     type Run = Awaited<ReturnType<typeof flow>>
     for (const which of ["ours", "earlier"] as const) await flow(which, 16, 5)
-    log(
-      `\nours against ${args.against}, full flow${
+    tableLine("")
+    tableLine(
+      `Ours against ${args.against}, full flow${
         apiVersion !== API_VERSION ? ` in ${apiVersion}` : ""
       }, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order, ${
         apart ? "events posted to a receiver process apart" : "events posted to each server's own receiver"
-      }`
+      }:`
     )
-    log(
+    tableLine("")
+    tableLine(
       "| agents | ours (checkouts/s, events delivered) | earlier | ours / earlier | request p99 ours / earlier " +
         "| server CPU per checkout ours / earlier | PostgreSQL CPU per checkout ours / earlier |" +
         (apart ? " receiver CPU per checkout ours / earlier |" : "")
     )
-    log(`|---:|---:|---:|---:|---:|---:|---:|${apart ? "---:|" : ""}`)
+    tableLine(`|---:|---:|---:|---:|---:|---:|---:|${apart ? "---:|" : ""}`)
+    const measuredRounds: Array<{ readonly agents: number; readonly rounds: ReadonlyArray<Record<Which, Run>> }> = []
     for (const agents of levels) {
       const results: Array<Record<Which, Run>> = []
       for (let round = 1; round <= measureRounds; round++) {
@@ -193,7 +198,8 @@ export const benchAgainst = async () => {
         }
         results.push(measured as Record<Which, Run>)
       }
-      log(
+      measuredRounds.push({ agents, rounds: results })
+      tableLine(
         `| ${agents} | ${medianWithRange(results.map((r) => r.ours.rate))} | ${
           medianWithRange(results.map((r) => r.earlier.rate))
         } | ${(median(results.map((r) => r.ours.rate / r.earlier.rate)) * 100).toFixed(0)} % | ${
@@ -206,6 +212,17 @@ export const benchAgainst = async () => {
     await stop(servers.ours)
     await stop(servers.earlier)
     if (receiver !== undefined) await stop(receiver)
+    await writeTable(
+      "Ours against an earlier build",
+      {
+        against: args.against,
+        apiVersion,
+        receiver: args.receiver,
+        earlierFlags: args["earlier-flags"],
+        measuredRounds
+      },
+      await postgresVersion()
+    )
   } finally {
     await Promise.all([databases.ours.close(), databases.earlier.close()])
     await oursDb.drop()

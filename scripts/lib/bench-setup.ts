@@ -21,7 +21,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { API_VERSION } from "./acp-client.ts"
-import { pinning, SERVER_CORES } from "./affinity.ts"
+import { LOAD_CORES, pinning, pinPostgres, SERVER_CORES } from "./affinity.ts"
 import { type FlowStats, percentile } from "./flow.ts"
 import {
   buildFloor,
@@ -157,6 +157,15 @@ const running = new Set<NodeProcess>()
 export const MB = 1024 * 1024
 
 export const log = (line: string) => console.log(line)
+
+/** The lines of a mode's own table (`writeTable` in `bench-report.ts` writes them to its results file). */
+export const tableLines: Array<string> = []
+
+/** Prints `line` and keeps it for the results file. */
+export const tableLine = (line: string) => {
+  log(line)
+  tableLines.push(line)
+}
 
 export const perRunSeconds = Number(args.duration ?? mode.duration ?? 5)
 export const levels = (args.connections ?? mode.connections).split(",").map((c) => Number(c.trim())).filter((c) =>
@@ -376,6 +385,29 @@ export const flowRow = (
 
 // ---------------------------------------------------------------------------------------------
 // Running
+
+/**
+ * Pins PostgreSQL beside the load generator when pinning (every core given back at the end) and
+ * notes where everything runs; `unpinned` says why a mode runs everything on every core.
+ */
+export const placeProcesses = (postgres: boolean, generator: string, unpinned?: string) => {
+  if (unpinned !== undefined) {
+    notes.push(`Not pinned: ${unpinned}.`)
+  } else if (!pin) {
+    notes.push(
+      `Not pinned (--no-pin, or no taskset or one core): servers, ${generator} and the database share every core.`
+    )
+  } else {
+    const moved = postgres ? pinPostgres() : { moved: 0, restore: () => {} }
+    onCleanup(moved.restore)
+    notes.push(
+      `Pinned: the server under test on core ${SERVER_CORES} alone; ${generator}, the bench and ` +
+        (moved.moved > 0 ? `PostgreSQL (${moved.moved} processes moved, given back at the end)` : "the database") +
+        ` on cores ${LOAD_CORES}.`
+    )
+  }
+  log(notes.at(-1)!)
+}
 
 const cleanups: Array<() => void> = []
 

@@ -7,7 +7,14 @@
  */
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { machine, printSoakChecks, type SoakCheck, soakMarkdown, writeResults } from "./bench-report.ts"
+import {
+  machine,
+  postgresVersion,
+  printSoakChecks,
+  type SoakCheck,
+  soakMarkdown,
+  writeResults
+} from "./bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -18,6 +25,7 @@ import {
   log,
   MB,
   perRunSeconds,
+  placeProcesses,
   record,
   startOurs,
   stop
@@ -45,7 +53,7 @@ export const benchSoak = async () => {
       WEBHOOK_SECRET: "whsec_bench_" + randomBytes(8).toString("hex")
     }
     log(`Soak: ${seconds} s, ${agents} agents, two server processes on database ${db.name}`)
-    // Two servers share the machine with the agents and PostgreSQL: nothing is pinned.
+    placeProcesses(false, "", "two server processes share every core with the agents and PostgreSQL")
     const a = await startOurs("soak-a", catalogFile, shared, undefined, false)
     const b = await startOurs("soak-b", catalogFile, shared, undefined, false)
     const sampler = sampleRss([a.pid, b.pid], 1000)
@@ -195,9 +203,7 @@ export const benchSoak = async () => {
       c.ok || c.informational === true
     )
     log(`\nSoak ${ok ? "PASSED" : "FAILED"}`)
-    const info = await machine(
-      String((await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v)
-    )
+    const info = await machine(await postgresVersion())
     const md = soakMarkdown(info, { seconds, agents, row, checks, ok })
     writeResults("-soak", { machine: info, seconds, agents, checks, flow: row, rssSamples: samples }, md, info)
     if (!ok) process.exitCode = 1

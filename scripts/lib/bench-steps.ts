@@ -15,8 +15,8 @@
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { tokenizeBody } from "./acp-client.ts"
-import { pinPostgres } from "./affinity.ts"
 import { dialectOf, type SessionView } from "./agent-dialects.ts"
+import { postgresVersion, writeTable } from "./bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -24,17 +24,18 @@ import {
   args,
   benchCatalogFile,
   levels,
-  log,
-  onCleanup,
-  pin,
+  placeProcesses,
   startOurs,
   stop,
+  tableLine,
   workDir
 } from "./bench-setup.ts"
 import { printProfile } from "./cpu-profile.ts"
+import { FLOW_ITEMS } from "./flow.ts"
 import { createDatabase, type NodeProcess, sleep, sqlClient, TICKS_PER_SECOND, ticksOf } from "./processes.ts"
 
 const SESSIONS = 2_000
+const WARM_UP = 500
 const STEP_ROLES = "checkout,delegate,webhook_receiver"
 const keyed = apiVersion >= "2026-04-17"
 const dialect = dialectOf(apiVersion)
@@ -42,7 +43,7 @@ const concurrency = levels[0] ?? 1
 
 export const benchSteps = async () => {
   const database = await createDatabase(ADMIN_URL, "bench_steps")
-  if (pin) onCleanup(pinPostgres().restore)
+  placeProcesses(true, "the agents (in the bench's own process)")
   const profileDir = args.profile ? join(workDir, "profile") : undefined
   try {
     await measure(
@@ -50,11 +51,24 @@ export const benchSteps = async () => {
     )
     const deliveryProfileDir = profileDir === undefined ? undefined : join(workDir, "profile-delivery")
     await measureDelivery(database.url, deliveryProfileDir)
+    await writeTable(
+      "Server CPU per step",
+      { apiVersion, concurrency, sessions: SESSIONS, figures },
+      await postgresVersion()
+    )
     printProfile("the server (every step but delivery)", profileDir, 40)
     printProfile("the delivering server (both ends)", deliveryProfileDir, 40)
   } finally {
     await database.drop()
   }
+}
+
+const figures: Array<{ readonly step: string; readonly cpuMs: number; readonly perSecond?: number }> = []
+
+/** One line of the table: a step's server CPU per request (per event for the delivery). */
+const figure = (step: string, cpuMs: number, perSecond: number | undefined) => {
+  figures.push({ step, cpuMs, ...(perSecond !== undefined ? { perSecond } : {}) })
+  tableLine(`| ${step} | ${cpuMs.toFixed(2)} | ${perSecond?.toFixed(0) ?? ""} |`)
 }
 
 const measure = async (server: NodeProcess) => {
@@ -89,19 +103,20 @@ const measure = async (server: NodeProcess) => {
     }))
     const seconds = (performance.now() - started) / 1000
     const cpuMs = (ticksOf(server.pid) - before) * 1000 / TICKS_PER_SECOND
-    if (name !== "") {
-      log(
-        `${name.padEnd(22)} ${(cpuMs / inputs.length).toFixed(2).padStart(6)} ms CPU per request  ` +
-          `${(inputs.length / seconds).toFixed(0).padStart(5)} req/s`
-      )
-    }
+    if (name !== "") figure(name, cpuMs / inputs.length, inputs.length / seconds)
     return results
   }
 
-  const items = [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }]
-  const create = () => call("POST", "/checkout_sessions", 201, dialect.createBody(items)).then(dialect.view)
-  log(`Server CPU per step, ${apiVersion}${keyed ? " with Idempotency-Key" : ""}, ${concurrency} at once`)
-  await step("", Array.from({ length: 500 }), create) // warm-up
+  const create = () => call("POST", "/checkout_sessions", 201, dialect.createBody(FLOW_ITEMS)).then(dialect.view)
+  tableLine(
+    `Server CPU per step of ${SESSIONS} checkouts, ${apiVersion}${
+      keyed ? " with Idempotency-Key" : ""
+    }, ${concurrency} at once, after ${WARM_UP} creates:`
+  )
+  tableLine("")
+  tableLine("| step | server CPU per request, ms | requests/s |")
+  tableLine("|---|---:|---:|")
+  await step("", Array.from({ length: WARM_UP }), create)
   const sessions = await step("create", Array.from({ length: SESSIONS }), create)
   await step("get", sessions, (s: SessionView) => call("GET", `/checkout_sessions/${s.id}`, 200))
   const ready = await step(
@@ -144,11 +159,7 @@ const measureDelivery = async (databaseUrl: string, profileDir: string | undefin
     const before = ticksOf(sender.pid)
     while (await pending() > 0) await sleep(100)
     const cpuMs = (ticksOf(sender.pid) - before) * 1000 / TICKS_PER_SECOND
-    log(
-      `${"deliver (both ends)".padEnd(22)} ${
-        (cpuMs / events).toFixed(2).padStart(6)
-      } ms CPU per event (${events} events)`
-    )
+    figure("deliver an order event (both ends)", cpuMs / events, undefined)
     await stop(sender)
   } finally {
     await database.close()

@@ -15,11 +15,11 @@
  * (--pairs rounds); the GET and create targets use the median ratio.
  */
 import { join } from "node:path"
-import { LOAD_CORES, movePid, pinPostgres, SERVER_CORES } from "./affinity.ts"
+import { LOAD_CORES, movePid } from "./affinity.ts"
 import { createSessionLoad, floorReadLoad, floorWriteLoad, getSessionLoad, preCreateSessions } from "./bench-loads.ts"
 import { cannonScenario } from "./bench-measure.ts"
 import { pairedRuns } from "./bench-pairs.ts"
-import { evaluateTargets, machine, markdown, writeResults } from "./bench-report.ts"
+import { evaluateTargets, machine, markdown, postgresVersion, writeResults } from "./bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -36,12 +36,12 @@ import {
   measureRounds,
   modeName,
   notes,
-  onCleanup,
   pairRounds,
   pairs,
   peaks,
   perRunSeconds,
   pin,
+  placeProcesses,
   record,
   rows,
   scenarios,
@@ -66,8 +66,7 @@ import {
   memoryOf,
   type NodeProcess,
   postgresReachable,
-  sampleRss,
-  sqlClient
+  sampleRss
 } from "./processes.ts"
 import { sharedFileBytes } from "./shared-pages.ts"
 
@@ -116,41 +115,20 @@ const recordPeaks = (target: string, proc: NodeProcess) => {
 // ---------------------------------------------------------------------------------------------
 // Bench
 
-/** Pins PostgreSQL beside the load generator (given back at the end) and says where everything runs. */
-const placement = (pgUp: boolean) => {
-  const generator = hasWrk ? "wrk" : "autocannon in a child process (install wrk for a lighter load generator)"
-  if (!pin) {
-    notes.push(`Not pinned (--no-pin, or no taskset or one core): servers, ${generator}, PostgreSQL share every core.`)
-  } else {
-    const postgres = pgUp ? pinPostgres() : { moved: 0, restore: () => {} }
-    onCleanup(postgres.restore)
-    notes.push(
-      `Pinned: the server under test on core ${SERVER_CORES} alone; the load generator (${generator}), the bench and ` +
-        (postgres.moved > 0
-          ? `PostgreSQL (${postgres.moved} processes moved, given back at the end)`
-          : "the database") +
-        ` on cores ${LOAD_CORES}.`
-    )
-  }
-  log(notes[notes.length - 1]!)
-}
-
 export const benchTargets = async () => {
   const catalogFile = benchCatalogFile()
   const wanted = targets
   const pgUp = (wanted.has("floor") || wanted.has("postgres")) && (await postgresReachable(ADMIN_URL))
-  let pgVersion: string | undefined
   if (!pgUp && (wanted.has("floor") || wanted.has("postgres"))) {
     notes.push(`PostgreSQL at ${ADMIN_URL} not reachable: floor and postgres targets skipped.`)
     log(notes[notes.length - 1]!)
   }
-  if (pgUp) {
-    const admin = sqlClient(ADMIN_URL)
-    pgVersion = String((await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v)
-    await admin.close()
-  }
+  const pgVersion = pgUp ? await postgresVersion() : undefined
   log(`Bench: ${perRunSeconds} s per run, concurrency ${levels.join(", ")}; work dir ${workDir}`)
-  placement(pgUp)
+  placeProcesses(
+    pgUp,
+    `the load generator (${hasWrk ? "wrk" : "autocannon in a child process; install wrk for a lighter one"})`
+  )
 
   if (wanted.has("bare")) {
     log("\n[bare] Node http, fixed JSON body")
