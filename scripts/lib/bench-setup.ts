@@ -251,7 +251,7 @@ export const startOurs = async (
   )
 }
 
-/** The stack floor (`scripts/bench-floor.ts`, compiled) on the database at `url`, with our server's Node flags. */
+/** The stack floor (`bench-floor.ts`, compiled) on the database at `url`, with our server's Node flags. */
 export const startFloor = async (name: string, url: string, profileDir?: string) => {
   const port = await freePort()
   const floorArgs = [

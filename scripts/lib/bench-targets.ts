@@ -4,7 +4,7 @@
  *
  * Starts, one at a time on loopback with random free ports,
  *   - `bare`: a bare Node `http` server answering a fixed JSON body (the machine's ceiling),
- *   - `floor`: `scripts/bench-floor.ts`, a minimal HttpApi + @effect/sql-pg server on the same
+ *   - `floor`: `bench-floor.ts`, a minimal HttpApi + @effect/sql-pg server on the same
  *     PostgreSQL (a primary-key read; a FOR UPDATE / UPDATE / INSERT transaction),
  *   - `postgres`: our server on a fresh PostgreSQL database (skipped when PostgreSQL is not reachable),
  *   - `embedded`: our server on the embedded store (PGlite in a temporary DATA_DIR),

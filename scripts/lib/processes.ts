@@ -38,17 +38,16 @@ export const buildServer = () => {
 }
 
 /**
- * The stack floor (`scripts/bench-floor.ts`, which imports only packages) transpiled to
+ * The stack floor (`bench-floor.ts`, which imports only packages) transpiled to
  * `dist/bench-floor.js`, so that it runs as plain JavaScript like our server: the comparison is
  * not skewed by tsx.
  */
 export const buildFloor = (): string => {
-  const name = "bench-floor"
-  const source = readFileSync(join(PROJECT_ROOT, "scripts", `${name}.ts`), "utf8")
+  const source = readFileSync(join(PROJECT_ROOT, "scripts", "lib", "bench-floor.ts"), "utf8")
   const output = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false }
   })
-  const file = join(PROJECT_ROOT, "dist", `${name}.js`)
+  const file = join(PROJECT_ROOT, "dist", "bench-floor.js")
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, output.outputText)
   return file
