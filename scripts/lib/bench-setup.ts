@@ -7,10 +7,10 @@
  * --duration <s> (per run), --connections <n,…> (concurrency, or agents for the flow), --rounds <n>
  * (runs of each measurement, reported as the median and its spread), --pairs <n> (rounds of
  * paired runs, 0: none), --api-version <v> (the flow's agents: 2025-09-29, or 2026-04-17 with a
- * fresh Idempotency-Key on every POST), --pool <n> (DATABASE_POOL_SIZE of the
- * servers and the floor; 10), --log-level <level> (the servers' LOG_LEVEL), --profile (the server
- * under --cpu-prof, where its time goes printed), --out <dir> (bench/results), --no-write, --keep
- * (keep the work directory with the server logs), --no-pin (do not pin processes to cores,
+ * fresh Idempotency-Key on every POST), --pool <n> (DATABASE_POOL_SIZE of the servers and the
+ * floor; 10), --log-level <level> (the servers' LOG_LEVEL), --profile (the server under
+ * --cpu-prof, where its time goes printed), --out <dir> (bench/results), --no-write, --keep (keep
+ * the work directory with the server logs), --no-pin (do not pin processes to cores,
  * `affinity.ts`); for `against`: --against <git ref>, --earlier-flags ours|own, --receiver
  * self|apart.
  * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test).
@@ -40,7 +40,7 @@ export type Target = "bare" | "floor" | "postgres" | "embedded"
 export type Scenario = "get" | "create" | "flow"
 
 interface Mode {
-  /** One line for `--help` and the results file. */
+  /** One line for `--help`. */
   readonly what: string
   /** The servers measured, for the modes that measure targets (`bench-targets.ts`). */
   readonly targets?: ReadonlyArray<Target>

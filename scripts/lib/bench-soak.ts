@@ -192,7 +192,7 @@ export const benchSoak = async () => {
         ok: f.growth <= 0.15
       })),
       {
-        check: "peak RSS < 250 MB (issue target; reported, not a soak failure)",
+        check: "peak RSS < 250 MB (the goal; reported, not a soak failure)",
         detail: `${row.peakRssMb.toFixed(0)} MB`,
         ok: row.peakRssMb < 250,
         informational: true

@@ -117,20 +117,26 @@ const recordPeaks = (target: string, proc: NodeProcess) => {
 
 export const benchTargets = async () => {
   const catalogFile = benchCatalogFile()
-  const wanted = targets
-  const pgUp = (wanted.has("floor") || wanted.has("postgres")) && (await postgresReachable(ADMIN_URL))
-  if (!pgUp && (wanted.has("floor") || wanted.has("postgres"))) {
+  const pgUp = (targets.has("floor") || targets.has("postgres")) && (await postgresReachable(ADMIN_URL))
+  if (!pgUp && (targets.has("floor") || targets.has("postgres"))) {
     notes.push(`PostgreSQL at ${ADMIN_URL} not reachable: floor and postgres targets skipped.`)
     log(notes[notes.length - 1]!)
   }
   const pgVersion = pgUp ? await postgresVersion() : undefined
   log(`Bench: ${perRunSeconds} s per run, concurrency ${levels.join(", ")}; work dir ${workDir}`)
+  const generator = `the load generator (${
+    hasWrk ? "wrk" : "autocannon in a child process; install wrk for a lighter one"
+  })`
   placeProcesses(
     pgUp,
-    `the load generator (${hasWrk ? "wrk" : "autocannon in a child process; install wrk for a lighter one"})`
+    !scenarios.has("get") && !scenarios.has("create")
+      ? "the flow's agents"
+      : scenarios.has("flow")
+      ? `${generator} and the flow's agents`
+      : generator
   )
 
-  if (wanted.has("bare")) {
+  if (targets.has("bare")) {
     log("\n[bare] Node http, fixed JSON body")
     const port = await freePort()
     const proc = await start("bare", ["-e", BARE_SERVER], { PORT: String(port) }, port)
@@ -139,7 +145,7 @@ export const benchTargets = async () => {
     await stop(proc)
   }
 
-  if (pgUp && wanted.has("floor")) {
+  if (pgUp && targets.has("floor")) {
     log("\n[floor] HttpApi + @effect/sql-pg on PostgreSQL")
     const db = await createDatabase(ADMIN_URL, "bench_floor")
     const profileDir = args.profile ? join(workDir, "floor-profile") : undefined
@@ -155,7 +161,7 @@ export const benchTargets = async () => {
     }
   }
 
-  if (pgUp && wanted.has("postgres")) {
+  if (pgUp && targets.has("postgres")) {
     log("\n[postgres] our server on PostgreSQL")
     const db = await createDatabase(ADMIN_URL, "bench_acp")
     const profileDir = args.profile ? join(workDir, "profile") : undefined
@@ -170,13 +176,13 @@ export const benchTargets = async () => {
   }
 
   if (
-    pgUp && wanted.has("floor") && wanted.has("postgres") && pairRounds > 0 &&
+    pgUp && targets.has("floor") && targets.has("postgres") && pairRounds > 0 &&
     (scenarios.has("get") || scenarios.has("create"))
   ) {
     await pairedRuns(catalogFile)
   }
 
-  if (wanted.has("embedded")) {
+  if (targets.has("embedded")) {
     log("\n[embedded] our server on PGlite (DATA_DIR in a temp dir)")
     const proc = await startOurs("embedded", catalogFile, {})
     // Its database process runs where PostgreSQL runs for the other targets, off the server's core.
