@@ -1,280 +1,32 @@
 /**
- * Benchmarks (`npm run bench`; `npm run bench -- --soak` runs the soak, `scripts/soak.ts`).
+ * The benchmark: `npm run bench -- --mode <mode> [options]` (`npm run bench -- --help` lists the
+ * modes; `npm run bench:against` is the mode `against`, `npm run soak` the mode `soak`). What each
+ * mode runs and its defaults: `MODES` in `scripts/lib/bench-setup.ts`, with every option; the
+ * method and the goals: docs/performance.md.
  *
- * Starts, one at a time on loopback with random free ports,
- *   - `bare`: a bare Node `http` server answering a fixed JSON body (the machine's ceiling),
- *   - `stack`: the HTTP stack in layers (`scripts/bench-stack.ts`: a fiber per request, the
- *     platform's server, one `HttpApi` endpoint), `GET /healthz` only,
- *   - `floor`: `scripts/bench-floor.ts`, a minimal HttpApi + @effect/sql-pg server on the same
- *     PostgreSQL (a primary-key read; a FOR UPDATE / UPDATE / INSERT transaction),
- *   - `postgres`: our server on a fresh PostgreSQL database (skipped when PostgreSQL is not reachable),
- *   - `embedded`: our server on the embedded store (PGlite in a temporary DATA_DIR),
- * and measures, at each concurrency: `GET /healthz` of ours and the floor when asked
- * (`--scenarios healthz`: the HTTP stack's cost per request against the bare server's), GET session
- * (autocannon, rotating over pre-created sessions),
- * create session (autocannon), and the full flow create → update → tokenize → complete (N agent
- * loops with fetch; completed checkouts per second). Then, with both floor and postgres targets,
- * the paired runs: floor and our server running at once, GET and create measured in back-to-back
- * pairs in alternating order (--pairs rounds); the GET and create targets use the median ratio.
- * Results: bench/results/<date>-<host>.{json,md}, `-2`, `-3`, … after the day's first run
- * (`scripts/lib/bench-report.ts`).
- *
- * Options and environment: see `scripts/lib/bench-setup.ts`.
+ * Every mode keeps to the same method: the server under test alone on core 0 and the load
+ * generator, the agents and PostgreSQL on the other cores (`affinity.ts`; `--no-pin` turns it
+ * off, `workers` and `soak` need every core), a warm-up before anything is measured, each figure
+ * the median of `--rounds` runs with their range, a comparison between two servers measured in
+ * back-to-back pairs in one invocation, and the results written to
+ * bench/results/<date>-<host>[-<mode>].{md,json} (`-2`, `-3`, … after the day's first run).
  */
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
-import { LOAD_CORES, movePid, pinPostgres, SERVER_CORES } from "./lib/affinity.ts"
-import {
-  createSessionLoad,
-  floorReadLoad,
-  floorWriteLoad,
-  getSessionLoad,
-  healthzLoad,
-  preCreateSessions
-} from "./lib/bench-loads.ts"
-import { cannonScenario } from "./lib/bench-measure.ts"
-import { pairedRuns } from "./lib/bench-pairs.ts"
-import { evaluateTargets, machine, markdown, writeResults } from "./lib/bench-report.ts"
-import {
-  ADMIN_URL,
-  API_KEY,
-  args,
-  BARE_SERVER,
-  benchCatalogFile,
-  databasePeaks,
-  flowRow,
-  levels,
-  log,
-  MB,
-  measureRounds,
-  notes,
-  onCleanup,
-  pairRounds,
-  pairs,
-  peaks,
-  perRunSeconds,
-  pin,
-  record,
-  rows,
-  runMain,
-  scenarios,
-  sharedWithDatabase,
-  STACK_LAYERS,
-  start,
-  startFloor,
-  startOurs,
-  startStackLayer,
-  stop,
-  workDir
-} from "./lib/bench-setup.ts"
-import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
-import { medianOf } from "./lib/figures.ts"
-import { type FlowStats } from "./lib/flow.ts"
-import { hasWrk, runFlowProcess } from "./lib/load.ts"
-import {
-  childrenOf,
-  cpuMeter,
-  type CpuUse,
-  createDatabase,
-  freePort,
-  memoryOf,
-  type NodeProcess,
-  postgresReachable,
-  sampleRss,
-  sqlClient
-} from "./lib/processes.ts"
-import { sharedFileBytes } from "./lib/shared-pages.ts"
+import { benchAgainst } from "./lib/bench-against.ts"
+import { type ModeName, modeName, runMain } from "./lib/bench-setup.ts"
+import { benchSoak } from "./lib/bench-soak.ts"
+import { benchSteps } from "./lib/bench-steps.ts"
+import { benchTargets } from "./lib/bench-targets.ts"
+import { benchWorkers } from "./lib/bench-workers.ts"
 
-/** GET session, create session and the full flow against one of our servers. */
-const benchOurs = async (target: string, proc: NodeProcess) => {
-  const ids = await preCreateSessions(proc)
-  if (scenarios.has("healthz")) await cannonScenario(target, proc, "healthz", healthzLoad)
-  if (scenarios.has("get")) await cannonScenario(target, proc, "get_session", getSessionLoad(ids))
-  if (scenarios.has("create")) await cannonScenario(target, proc, "create_session", createSessionLoad)
-  if (scenarios.has("flow")) await flowScenario(target, proc, "full_flow")
-  if (scenarios.has("flow-2026-04-17")) await flowScenario(target, proc, "full_flow_2026_04_17", "2026-04-17")
-  recordPeaks(target, proc)
+const run: Record<ModeName, () => Promise<void>> = {
+  targets: benchTargets,
+  pairs: benchTargets,
+  flow: benchTargets,
+  embedded: benchTargets,
+  workers: benchWorkers,
+  steps: benchSteps,
+  against: benchAgainst,
+  soak: benchSoak
 }
 
-/** The full flow at each concurrency, `--rounds` times after a warm-up, in the agents' `apiVersion`. */
-const flowScenario = async (
-  target: string,
-  proc: NodeProcess,
-  scenario: "full_flow" | "full_flow_2026_04_17",
-  apiVersion?: string
-) => {
-  const flow = (agents: number, durationMillis: number) =>
-    runFlowProcess({
-      baseUrls: [proc.baseUrl],
-      apiKey: API_KEY,
-      agents,
-      durationMillis,
-      ...(apiVersion !== undefined ? { apiVersion } : {})
-    }, pin)
-  await flow(16, 5_000)
-  for (const agents of levels) {
-    const sampler = sampleRss([proc.pid], 200)
-    const runs: Array<{ readonly stats: FlowStats; readonly cpu: CpuUse }> = []
-    for (let round = 0; round < measureRounds; round++) {
-      const meter = cpuMeter([proc.pid], childrenOf(proc.pid))
-      runs.push({ stats: await flow(agents, perRunSeconds * 1000), cpu: meter.stop() })
-    }
-    sampler.stop()
-    const rate = (run: { readonly stats: FlowStats }) => run.stats.checkouts / run.stats.durationSeconds
-    const median = medianOf(runs, rate)
-    record({ ...flowRow(target, median.stats, sampler.peak()[0] ?? 0, median.cpu, scenario), rounds: runs.map(rate) })
-  }
-}
-
-/**
- * The peak RSS of our server and, for the embedded store, of its database process, and the pages
- * both hold (the `node` binary's), which the sum of their peaks counts twice.
- */
-const recordPeaks = (target: string, proc: NodeProcess) => {
-  peaks[target] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
-  const children = childrenOf(proc.pid)
-  const database = children.reduce((sum, pid) => sum + (memoryOf(pid)?.hwm ?? 0), 0)
-  if (database > 0) databasePeaks[target] = database / MB
-  const shared = children.reduce((sum, pid) => sum + sharedFileBytes(proc.pid, pid), 0)
-  if (shared > 0) sharedWithDatabase[target] = shared / MB
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bench
-
-/** Where the profiled server's time went (with `--profile`), from the profile it left in `dir`. */
-const printProfile = (server: string, dir: string | undefined) => {
-  const file = dir === undefined ? undefined : readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
-  if (file === undefined) return
-  log(`\nCPU profile of ${server}: ${join(dir!, file)}`)
-  log(summarizeCpuProfile(JSON.parse(readFileSync(join(dir!, file), "utf8")), 30))
-}
-
-/** Pins PostgreSQL beside the load generator (given back at the end) and says where everything runs. */
-const placement = (pgUp: boolean) => {
-  const generator = hasWrk ? "wrk" : "autocannon in a child process (install wrk for a lighter load generator)"
-  if (!pin) {
-    notes.push(`Not pinned (--no-pin, or no taskset or one core): servers, ${generator}, PostgreSQL share every core.`)
-  } else {
-    const postgres = pgUp ? pinPostgres() : { moved: 0, restore: () => {} }
-    onCleanup(postgres.restore)
-    notes.push(
-      `Pinned: the server under test on core ${SERVER_CORES} alone; the load generator (${generator}), the bench and ` +
-        (postgres.moved > 0
-          ? `PostgreSQL (${postgres.moved} processes moved, given back at the end)`
-          : "the database") +
-        ` on cores ${LOAD_CORES}.`
-    )
-  }
-  log(notes[notes.length - 1]!)
-}
-
-const bench = async () => {
-  const catalogFile = benchCatalogFile()
-  const wanted = new Set(args.targets.split(",").map((t) => t.trim()))
-  const pgUp = (wanted.has("floor") || wanted.has("postgres")) && (await postgresReachable(ADMIN_URL))
-  let pgVersion: string | undefined
-  if (!pgUp && (wanted.has("floor") || wanted.has("postgres"))) {
-    notes.push(`PostgreSQL at ${ADMIN_URL} not reachable: floor and postgres targets skipped.`)
-    log(notes[notes.length - 1]!)
-  }
-  if (pgUp) {
-    const admin = sqlClient(ADMIN_URL)
-    pgVersion = String((await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v)
-    await admin.close()
-  }
-  log(`Bench: ${perRunSeconds} s per run, concurrency ${levels.join(", ")}; work dir ${workDir}`)
-  placement(pgUp)
-
-  if (wanted.has("bare")) {
-    log("\n[bare] Node http, fixed JSON body")
-    const port = await freePort()
-    const proc = await start("bare", ["-e", BARE_SERVER], { PORT: String(port) }, port).catch(async (e) => {
-      throw e
-    })
-    await cannonScenario("bare", proc, "bare", { path: "/", expected: 200 })
-    peaks["bare"] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
-    await stop(proc)
-  }
-
-  if (wanted.has("stack")) {
-    for (const layer of STACK_LAYERS) {
-      log(`\n[stack-${layer}] the HTTP stack up to ${layer}, GET /healthz`)
-      const proc = await startStackLayer(layer)
-      await cannonScenario(`stack-${layer}`, proc, "healthz", healthzLoad)
-      peaks[`stack-${layer}`] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
-      await stop(proc)
-    }
-  }
-
-  if (pgUp && wanted.has("floor")) {
-    log("\n[floor] HttpApi + @effect/sql-pg on PostgreSQL")
-    const db = await createDatabase(ADMIN_URL, "bench_floor")
-    const profileDir = args.profile ? join(workDir, "floor-profile") : undefined
-    try {
-      const proc = await startFloor("floor", db.url, profileDir)
-      if (scenarios.has("healthz")) await cannonScenario("floor", proc, "healthz", healthzLoad)
-      await cannonScenario("floor", proc, "floor_read", floorReadLoad)
-      await cannonScenario("floor", proc, "floor_write", floorWriteLoad)
-      peaks["floor"] = (memoryOf(proc.pid)?.hwm ?? 0) / MB
-      await stop(proc)
-      printProfile("the floor", profileDir)
-    } finally {
-      await db.drop()
-    }
-  }
-
-  if (pgUp && wanted.has("postgres")) {
-    log("\n[postgres] our server on PostgreSQL")
-    const db = await createDatabase(ADMIN_URL, "bench_acp")
-    const profileDir = args.profile ? join(workDir, "profile") : undefined
-    try {
-      const proc = await startOurs("postgres", catalogFile, { DATABASE_URL: db.url }, profileDir)
-      await benchOurs("postgres", proc)
-      await stop(proc)
-      printProfile("the PostgreSQL server", profileDir)
-    } finally {
-      await db.drop()
-    }
-  }
-
-  if (
-    pgUp && wanted.has("floor") && wanted.has("postgres") && pairRounds > 0 &&
-    (scenarios.has("get") || scenarios.has("create"))
-  ) {
-    await pairedRuns(catalogFile)
-  }
-
-  if (wanted.has("embedded")) {
-    log("\n[embedded] our server on PGlite (DATA_DIR in a temp dir)")
-    const proc = await startOurs("embedded", catalogFile, {})
-    // Its database process runs where PostgreSQL runs for the other targets, off the server's core.
-    if (pin) { for (const child of childrenOf(proc.pid)) movePid(child, LOAD_CORES) }
-    await benchOurs("embedded", proc)
-    await stop(proc)
-  }
-
-  const info = await machine(pgVersion)
-  const targets = evaluateTargets()
-  log("\nTargets:")
-  for (const t of targets) {
-    log(`  ${t.met === undefined ? "—  " : t.met ? "met" : "MISSED"}  ${t.name}: ${t.measured} (goal ${t.goal})`)
-  }
-  writeResults(
-    "",
-    {
-      machine: info,
-      options: { perRunSeconds, levels, logLevel: args["log-level"] ?? "Info" },
-      targets,
-      rows,
-      pairs,
-      peakRssMb: peaks,
-      notes
-    },
-    markdown(info, targets),
-    info
-  )
-}
-
-if (args.soak) await import("./soak.ts")
-else await runMain(bench)
+await runMain(run[modeName])

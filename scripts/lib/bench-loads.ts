@@ -1,4 +1,4 @@
-/** What the bench's scenarios send: GET and create session on ours, the floor's read and write, `/healthz`. */
+/** What the bench's scenarios send: GET and create session on ours, the floor's read and write. */
 import { address, API_VERSION, buyer } from "./acp-client.ts"
 import type { CannonOptions } from "./bench-measure.ts"
 import { API_KEY } from "./bench-setup.ts"
@@ -61,6 +61,3 @@ export const floorWriteLoad: CannonOptions = {
   body: JSON.stringify({ quantity: 1 }),
   expected: 201
 }
-
-/** `GET /healthz`: a route with no statement, what a request costs in the HTTP stack itself. */
-export const healthzLoad: CannonOptions = { path: "/healthz", expected: 200 }

@@ -40,8 +40,8 @@ const compareDocumentSizes = async (ours: NodeProcess, floor: NodeProcess, sessi
 }
 
 /**
- * The ratios of the targets measured in pairs. Request rates on a shared VM drift by up to 2×
- * within minutes, and the main runs measure the floor and our server minutes apart; here both run
+ * The ratios of the targets measured in pairs. Request rates on a shared VM drift within minutes
+ * by more than most changes, and the main runs measure the floor and our server minutes apart; here both run
  * at once (on databases of their own), each pair is measured back to back, the order alternates
  * from one round to the next (floor first, then ours first), and the targets take the median
  * ratio of the `--pairs` rounds.

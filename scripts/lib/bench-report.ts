@@ -2,16 +2,18 @@
  * The bench's and the soak's results: the machine they ran on, the targets judged from the rows
  * and the paired runs, and the Markdown and JSON files under bench/results (or --out).
  */
+import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, hostname, totalmem } from "node:os"
-import { join } from "node:path"
 import {
+  ADMIN_URL,
   args,
   cpuText,
   databasePeaks,
   levels,
   log,
   measureRounds,
+  modeName,
   notes,
   pairRounds,
   pairs,
@@ -21,12 +23,13 @@ import {
   rows,
   serverMicrosPerRequest,
   sharedWithDatabase,
-  spreadText
+  spreadText,
+  tableLines
 } from "./bench-setup.ts"
-import { PROJECT_ROOT } from "./processes.ts"
+import { PROJECT_ROOT, sqlClient } from "./processes.ts"
 import { freeResultsBase } from "./results-path.ts"
 
-const isFlow = (row: Row) => row.scenario === "full_flow" || row.scenario === "full_flow_2026_04_17"
+const isFlow = (row: Row) => row.scenario.startsWith("full_flow")
 
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -38,7 +41,7 @@ const median = (values: ReadonlyArray<number>) => {
  * Per concurrency: the ratios ours / floor of the pairs and their median (none without pairs), and
  * the median of the floor's server CPU per request over ours.
  */
-export const pairedRatios = (scenario: keyof typeof pairs) =>
+const pairedRatios = (scenario: keyof typeof pairs) =>
   levels.flatMap((connections) => {
     const measured = pairs[scenario].filter((p) => p.connections === connections && p.floor > 0)
     const ratios = measured.map((p) => p.ours / p.floor)
@@ -53,11 +56,10 @@ export const pairedRatios = (scenario: keyof typeof pairs) =>
 
 /**
  * How this machine's cores idle. On a virtual machine a core that halts between requests is
- * woken at a cost the next request's CPU time shows: with one request at a time, the server's
- * CPU per request can be up to two thirds more than with the core kept awake (docs/performance.md).
- * Figures at low concurrency are comparable only between machines that idle alike.
+ * woken at a cost the next request's CPU time shows, most with one request at a time: figures at
+ * low concurrency are comparable only between machines that idle alike.
  */
-export const cpuIdle = (): string => {
+const cpuIdle = (): string => {
   const read = (path: string) => {
     try {
       return readFileSync(path, "utf8").trim()
@@ -71,15 +73,26 @@ export const cpuIdle = (): string => {
   return polling === undefined ? `cpuidle ${driver}` : `cpuidle ${driver}, guest halt polling ${polling} ns`
 }
 
+/** The version of the PostgreSQL server at `ADMIN_URL`. */
+export const postgresVersion = async (): Promise<string> => {
+  const admin = sqlClient(ADMIN_URL)
+  try {
+    return String((await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v)
+  } finally {
+    await admin.close()
+  }
+}
+
 export const machine = async (pgVersion?: string) => {
   const cpuinfo = readFileSync("/proc/cpuinfo", "utf8")
   const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? "unknown"
+  const git = (...gitArgs: Array<string>) =>
+    execFileSync("git", gitArgs, { cwd: PROJECT_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
   let commit = "unknown"
+  let changed = false
   try {
-    const head = readFileSync(join(PROJECT_ROOT, ".git", "HEAD"), "utf8").trim()
-    commit = head.startsWith("ref: ")
-      ? readFileSync(join(PROJECT_ROOT, ".git", head.slice(5)), "utf8").trim()
-      : head
+    commit = git("rev-parse", "HEAD")
+    changed = git("status", "--porcelain", "--untracked-files=no") !== ""
   } catch {
     // not a git checkout
   }
@@ -92,9 +105,23 @@ export const machine = async (pgVersion?: string) => {
     memoryGb: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
     node: process.version,
     postgres: pgVersion ?? "not used",
-    commit: commit.slice(0, 12)
+    commit: commit.slice(0, 12),
+    /** Whether tracked files differed from the commit: the run measured those changes too. */
+    changed
   }
 }
+
+/** The machine's lines of a results file: what the figures depend on. */
+const machineTable = (info: Machine) => [
+  "| | |",
+  "|---|---|",
+  `| CPU | ${info.cpu}, ${info.cores} cores |`,
+  `| core idle | ${info.idle} |`,
+  `| memory | ${info.memoryGb} GB |`,
+  `| Node | ${info.node} |`,
+  `| PostgreSQL | ${info.postgres} (same machine, loopback) |`,
+  `| commit | ${info.commit}${info.changed ? " (plus changes in the working tree)" : ""} |`
+]
 
 const find = (target: string, scenario: Row["scenario"], connections: number) =>
   rows.find((r) => r.target === target && r.scenario === scenario && r.connections === connections)
@@ -147,8 +174,8 @@ export const evaluateTargets = (): Array<Target> => {
   ratioTarget("GET session on PostgreSQL vs floor read", "get_session", "floor_read", 1.0)
   ratioTarget("create session on PostgreSQL vs floor write", "create_session", "floor_write", 1.2)
   const flow = find("postgres", "full_flow", 64)
-  // The goal of 200/s was set on a machine whose floor write ran 1,100–1,400 transactions/s
-  // (issue 9); the same proportion of this machine's floor write says what 200 means here.
+  // The goal of 200/s was set on a machine whose floor write ran 1,100–1,400 transactions/s; the
+  // same proportion of this machine's floor write says what 200 means here.
   const floorWrite = find("floor", "floor_write", 64)
   const scaled = floorWrite
     ? `; scaled to this machine's floor write (${floorWrite.requestsPerSecond.toFixed(0)} tx/s at c=64), 200/s is ${
@@ -194,14 +221,11 @@ export const evaluateTargets = (): Array<Target> => {
 
 export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
   const lines: Array<string> = []
-  lines.push(`# Benchmark ${info.date.slice(0, 10)} on ${info.host}`, "")
-  lines.push("| | |", "|---|---|")
-  lines.push(`| CPU | ${info.cpu}, ${info.cores} cores |`)
-  lines.push(`| core idle | ${info.idle} |`)
-  lines.push(`| memory | ${info.memoryGb} GB |`)
-  lines.push(`| Node | ${info.node} |`)
-  lines.push(`| PostgreSQL | ${info.postgres} (same machine, loopback) |`)
-  lines.push(`| commit | ${info.commit} (plus the working tree) |`)
+  lines.push(
+    `# Benchmark${modeName === "targets" ? "" : ` (${modeName})`} ${info.date.slice(0, 10)} on ${info.host}`,
+    ""
+  )
+  lines.push(...machineTable(info))
   lines.push(
     `| runs | ${perRunSeconds} s each, ${measureRounds} rounds (the median, and the range), after a 5 s warm-up |`
   )
@@ -232,8 +256,6 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
       ? find("floor", "floor_read", r.connections)
       : r.scenario === "create_session"
       ? find("floor", "floor_write", r.connections)
-      : r.scenario === "healthz"
-      ? find("floor", "healthz", r.connections)
       : undefined
     const ours = r.target === "postgres" || r.target === "embedded"
     lines.push(
@@ -285,8 +307,32 @@ export const markdown = (info: Machine, targets: ReadonlyArray<Target>) => {
       }
     }
   }
-  if (notes.length > 0) lines.push("", "## Notes", "", ...notes.map((n) => `- ${n}`))
+  lines.push(...notesSection())
   return lines.join("\n") + "\n"
+}
+
+const notesSection = () => notes.length === 0 ? [] : ["", "## Notes", "", ...notes.map((n) => `- ${n}`)]
+
+/**
+ * The results files of a mode that prints its own table (`tableLine`): the machine, then those
+ * lines, and `data` with every figure in the JSON.
+ */
+export const writeTable = async (title: string, data: Record<string, unknown>, pgVersion?: string) => {
+  const info = await machine(pgVersion)
+  const md = [
+    `# ${title} ${info.date.slice(0, 10)} on ${info.host}`,
+    "",
+    ...machineTable(info),
+    "",
+    ...tableLines,
+    ...notesSection()
+  ]
+  writeResults(
+    `-${modeName}`,
+    { machine: info, mode: modeName, options: { perRunSeconds, levels, rounds: measureRounds }, ...data, notes },
+    md.join("\n") + "\n",
+    info
+  )
 }
 
 export const writeResults = (suffix: string, json: unknown, md: string, info: { date: string; host: string }) => {
@@ -323,7 +369,9 @@ export const soakMarkdown = (
   return [
     `# Soak ${info.date.slice(0, 10)} on ${info.host}`,
     "",
-    `${info.cpu}, ${info.cores} cores (core idle: ${info.idle}), ${info.memoryGb} GB, Node ${info.node}, PostgreSQL ${info.postgres}, commit ${info.commit}.`,
+    `${info.cpu}, ${info.cores} cores (core idle: ${info.idle}), ${info.memoryGb} GB, Node ${info.node}, PostgreSQL ${info.postgres}, commit ${info.commit}${
+      info.changed ? " (plus changes in the working tree)" : ""
+    }.`,
     `${seconds} s, ${agents} agents, two server processes on one database, requests round-robin over both.`,
     `Flow: ${row.checkoutsPerSecond!.toFixed(1)} checkouts/s, ${row.requestsPerSecond.toFixed(0)} req/s, request p50 ${
       row.p50.toFixed(0)

@@ -1,20 +1,18 @@
 /**
- * What the bench (`scripts/bench.ts`) and the soak (`scripts/soak.ts`) share: the command line,
- * the servers they start (ours, the stack floor, a bare Node server, the stack's layers), the rows
- * they measure, and the run's clean-up.
+ * What every mode of the bench (`scripts/bench.ts`) shares: the command line and the modes'
+ * defaults, the servers they start (ours, the stack floor, a bare Node server), the rows they
+ * measure, and the run's clean-up.
  *
- * Options: --soak, --duration <s> (per run: 5; soak: 300), --connections 1,16,64, --agents <n>
- * (soak: 32), --targets bare,floor,postgres,embedded (default; also stack: the layers of
- * `scripts/bench-stack.ts`, `GET /healthz` only), --scenarios healthz,get,create,flow,flow-2026-04-17 (of our
- * server; the floor runs its read with get and its write with create; flow-2026-04-17 is the flow in
- * that version's format with an Idempotency-Key on every POST; healthz is `GET /healthz` on our server
- * and on the floor, what the HTTP stack costs per exchange against the bare server), --pool <n> (DATABASE_POOL_SIZE of
- * the servers and the floor; default 10), --pairs <n> (rounds of paired runs; default 3, 0: none), --log-level <level> (server LOG_LEVEL;
- * default: the server's default, Info), --profile (run the PostgreSQL server under --cpu-prof and
- * print where its time goes), --out <dir> (bench/results), --no-write, --keep (keep the work
- * directory with the server logs), --rounds <n> (runs of each measurement, reported as the median
- * and its spread; default 3), --no-pin (do not pin processes to cores, `affinity.ts`); for
- * `bench:against`: --against <git ref>, --receiver self|apart (where the order events go).
+ * Options (a mode's defaults in `MODES`; one given on the command line wins): --mode <name>,
+ * --duration <s> (per run), --connections <n,…> (concurrency, or agents for the flow), --rounds <n>
+ * (runs of each measurement, reported as the median and its spread), --pairs <n> (rounds of
+ * paired runs, 0: none), --api-version <v> (the flow's agents: 2025-09-29, or 2026-04-17 with a
+ * fresh Idempotency-Key on every POST), --pool <n> (DATABASE_POOL_SIZE of the servers and the
+ * floor; 10), --log-level <level> (the servers' LOG_LEVEL), --profile (the server under
+ * --cpu-prof, where its time goes printed), --out <dir> (bench/results), --no-write, --keep (keep
+ * the work directory with the server logs), --no-pin (do not pin processes to cores,
+ * `affinity.ts`); for `against`: --against <git ref>, --earlier-flags ours|own, --receiver
+ * self|apart.
  * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
@@ -22,10 +20,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { pinning, SERVER_CORES } from "./affinity.ts"
+import { API_VERSION } from "./acp-client.ts"
+import { LOAD_CORES, pinning, pinPostgres, SERVER_CORES } from "./affinity.ts"
 import { type FlowStats, percentile } from "./flow.ts"
 import {
-  buildBenchServer,
   buildFloor,
   buildServer,
   type CpuUse,
@@ -38,28 +36,118 @@ import {
   waitHealthy
 } from "./processes.ts"
 
+export type Target = "bare" | "floor" | "postgres" | "embedded"
+export type Scenario = "get" | "create" | "flow"
+
+interface Mode {
+  /** One line for `--help`. */
+  readonly what: string
+  /** The servers measured, for the modes that measure targets (`bench-targets.ts`). */
+  readonly targets?: ReadonlyArray<Target>
+  readonly scenarios?: ReadonlyArray<Scenario>
+  /** The API versions the flow runs in (`--api-version` picks one). */
+  readonly flowVersions?: ReadonlyArray<string>
+  readonly connections: string
+  readonly duration?: number
+  readonly rounds?: number
+  readonly pairs?: number
+}
+
+/** The modes and their defaults; each mode's defaults are those of the runs docs/performance.md cites. */
+export const MODES = {
+  targets: {
+    what: "every goal judged: the bare server, the floor, ours on PostgreSQL and on the embedded store, pairs",
+    targets: ["bare", "floor", "postgres", "embedded"],
+    scenarios: ["get", "create", "flow"],
+    flowVersions: [API_VERSION],
+    connections: "1,16,64",
+    duration: 5,
+    rounds: 3,
+    pairs: 3
+  },
+  pairs: {
+    what: "GET and create session against the floor's read and write, in back-to-back pairs",
+    targets: ["floor", "postgres"],
+    scenarios: ["get", "create"],
+    connections: "16,64",
+    duration: 5,
+    rounds: 1,
+    pairs: 5
+  },
+  flow: {
+    what: "the full flow on PostgreSQL, in the 2025-09-29 format and in the 2026-04-17 one (keyed)",
+    targets: ["postgres"],
+    scenarios: ["flow"],
+    flowVersions: [API_VERSION, "2026-04-17"],
+    connections: "1,16,64",
+    duration: 10,
+    rounds: 3
+  },
+  embedded: {
+    what: "GET, create and the flow on the embedded store, and its two processes' memory",
+    targets: ["embedded"],
+    scenarios: ["get", "create", "flow"],
+    flowVersions: [API_VERSION],
+    connections: "16,64",
+    duration: 5,
+    rounds: 1
+  },
+  workers: {
+    what: "the full flow on one server process against WORKERS=2, in back-to-back pairs",
+    connections: "1,16,64",
+    duration: 10,
+    rounds: 3
+  },
+  steps: {
+    what: "the server's CPU per step of a checkout (create, GET, update, tokenize, complete, delivery)",
+    connections: "1"
+  },
+  against: {
+    what: "the full flow, ours against an earlier commit (--against <ref>), in back-to-back pairs",
+    connections: "1,16,64",
+    duration: 10,
+    rounds: 3
+  },
+  soak: {
+    what: "the flow on two processes sharing one database for minutes, then the database's invariants",
+    connections: "32",
+    duration: 300
+  }
+} satisfies Record<string, Mode>
+
+export type ModeName = keyof typeof MODES
+
 export const { values: args } = parseArgs({
   options: {
-    soak: { type: "boolean", default: false },
+    mode: { type: "string", default: "targets" },
+    help: { type: "boolean", default: false },
     duration: { type: "string" },
-    connections: { type: "string", default: "1,16,64" },
-    agents: { type: "string" },
-    targets: { type: "string", default: "bare,floor,postgres,embedded" },
-    scenarios: { type: "string", default: "get,create,flow" },
+    connections: { type: "string" },
+    rounds: { type: "string" },
+    pairs: { type: "string" },
+    "api-version": { type: "string" },
     "log-level": { type: "string" },
     pool: { type: "string", default: "10" },
-    pairs: { type: "string", default: "3" },
     profile: { type: "boolean", default: false },
     out: { type: "string", default: join(PROJECT_ROOT, "bench", "results") },
     "no-write": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
-    rounds: { type: "string", default: "3" },
     "no-pin": { type: "boolean", default: false },
     against: { type: "string" },
     "earlier-flags": { type: "string", default: "ours" },
     receiver: { type: "string", default: "self" }
   }
 })
+
+if (args.help || !Object.hasOwn(MODES, args.mode)) {
+  if (!args.help) console.error(`unknown mode: ${args.mode}`)
+  console.log("npm run bench -- --mode <mode> [options] (options: the top of scripts/lib/bench-setup.ts)")
+  for (const [name, mode] of Object.entries(MODES)) console.log(`  ${name.padEnd(9)} ${mode.what}`)
+  process.exit(args.help ? 0 : 2)
+}
+
+export const modeName = args.mode as ModeName
+const mode: Mode = MODES[modeName]
 
 export const ADMIN_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 export const API_KEY = "sk_bench_" + randomBytes(8).toString("hex")
@@ -70,11 +158,28 @@ export const MB = 1024 * 1024
 
 export const log = (line: string) => console.log(line)
 
-export const perRunSeconds = Number(args.duration ?? "5")
-export const scenarios = new Set(args.scenarios.split(",").map((s) => s.trim()))
-export const levels = args.connections.split(",").map((c) => Number(c.trim())).filter((c) => c > 0)
-export const pairRounds = Number(args.pairs)
-export const measureRounds = Math.max(1, Number(args.rounds))
+/** The lines of a mode's own table (`writeTable` in `bench-report.ts` writes them to its results file). */
+export const tableLines: Array<string> = []
+
+/** Prints `line` and keeps it for the results file. */
+export const tableLine = (line: string) => {
+  log(line)
+  tableLines.push(line)
+}
+
+export const perRunSeconds = Number(args.duration ?? mode.duration ?? 5)
+export const levels = (args.connections ?? mode.connections).split(",").map((c) => Number(c.trim())).filter((c) =>
+  c > 0
+)
+export const pairRounds = Number(args.pairs ?? mode.pairs ?? 0)
+export const measureRounds = Math.max(1, Number(args.rounds ?? mode.rounds ?? 1))
+export const targets: ReadonlySet<Target> = new Set(mode.targets)
+export const scenarios: ReadonlySet<Scenario> = new Set(mode.scenarios)
+/** The agents' API version in the modes that run the flow in one format. */
+export const apiVersion = args["api-version"] ?? API_VERSION
+export const flowVersions: ReadonlyArray<string> = args["api-version"] !== undefined
+  ? [args["api-version"]]
+  : mode.flowVersions ?? []
 /** Servers on core 0, everything else on the other cores (`affinity.ts`). */
 export const pin = pinning(!args["no-pin"])
 
@@ -146,7 +251,7 @@ export const startOurs = async (
   )
 }
 
-/** The stack floor (`scripts/bench-floor.ts`, compiled) on the database at `url`, with our server's Node flags. */
+/** The stack floor (`bench-floor.ts`, compiled) on the database at `url`, with our server's Node flags. */
 export const startFloor = async (name: string, url: string, profileDir?: string) => {
   const port = await freePort()
   const floorArgs = [
@@ -155,16 +260,6 @@ export const startFloor = async (name: string, url: string, profileDir?: string)
     buildFloor()
   ]
   return start(name, floorArgs, { PORT: String(port), DATABASE_URL: url, DATABASE_POOL_SIZE: args.pool }, port)
-}
-
-/** The layers of the HTTP stack that `scripts/bench-stack.ts` serves, bottom up. */
-export const STACK_LAYERS = ["fiber", "platform", "httpapi"] as const
-
-/** One layer of the HTTP stack (`scripts/bench-stack.ts`, compiled), with our server's Node flags. */
-export const startStackLayer = async (layer: (typeof STACK_LAYERS)[number]) => {
-  const port = await freePort()
-  const nodeArgs = [...serverNodeArgs().slice(0, -1), buildBenchServer("bench-stack")]
-  return start(`stack-${layer}`, nodeArgs, { PORT: String(port), STACK_LAYER: layer }, port)
 }
 
 export const BARE_SERVER = `
@@ -182,13 +277,11 @@ export interface Row {
   readonly target: string
   readonly scenario:
     | "bare"
-    | "healthz"
     | "floor_read"
     | "floor_write"
     | "get_session"
     | "create_session"
-    | "full_flow"
-    | "full_flow_2026_04_17"
+    | FlowScenario
   readonly connections: number
   readonly requestsPerSecond: number
   readonly p50: number
@@ -260,12 +353,18 @@ export const record = (row: Row) => {
   for (const sample of row.errorSamples ?? []) log(`      ! ${sample}`)
 }
 
+/** A flow's row: `full_flow` in the interface document's format, `full_flow_2026_04_17` in that version's. */
+export type FlowScenario = "full_flow" | `full_flow_${string}`
+
+export const flowScenarioOf = (version: string): FlowScenario =>
+  version === API_VERSION ? "full_flow" : `full_flow_${version.replaceAll("-", "_")}`
+
 export const flowRow = (
   target: string,
   stats: FlowStats,
   peakRss: number,
   cpu: CpuUse,
-  scenario: "full_flow" | "full_flow_2026_04_17" = "full_flow"
+  scenario: FlowScenario = "full_flow"
 ): Row => ({
   target,
   scenario,
@@ -286,6 +385,29 @@ export const flowRow = (
 
 // ---------------------------------------------------------------------------------------------
 // Running
+
+/**
+ * Pins PostgreSQL beside the load generator when pinning (every core given back at the end) and
+ * notes where everything runs; `unpinned` says why a mode runs everything on every core.
+ */
+export const placeProcesses = (postgres: boolean, generator: string, unpinned?: string) => {
+  if (unpinned !== undefined) {
+    notes.push(`Not pinned: ${unpinned}.`)
+  } else if (!pin) {
+    notes.push(
+      `Not pinned (--no-pin, or no taskset or one core): servers, ${generator} and the database share every core.`
+    )
+  } else {
+    const moved = postgres ? pinPostgres() : { moved: 0, restore: () => {} }
+    onCleanup(moved.restore)
+    notes.push(
+      `Pinned: the server under test on core ${SERVER_CORES} alone; ${generator}, the bench and ` +
+        (moved.moved > 0 ? `PostgreSQL (${moved.moved} processes moved, given back at the end)` : "the database") +
+        ` on cores ${LOAD_CORES}.`
+    )
+  }
+  log(notes.at(-1)!)
+}
 
 const cleanups: Array<() => void> = []
 

@@ -1,15 +1,13 @@
-/**
- * Where a `node --cpu-prof` profile spends its time: self time by function and by package/file.
- * Usage as a script: `node --import tsx scripts/lib/cpu-profile.ts <file.cpuprofile> [top] [skip seconds]`.
- */
-import { readFileSync } from "node:fs"
+/** Where a `node --cpu-prof` profile spends its time: self time by function and by package/file (`--profile`). */
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 
 interface ProfileNode {
   readonly id: number
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
 }
 
-export interface CpuProfile {
+interface CpuProfile {
   readonly startTime: number
   readonly nodes: ReadonlyArray<ProfileNode>
   readonly samples: ReadonlyArray<number>
@@ -29,18 +27,16 @@ const shortUrl = (url: string) => {
   return url === "" ? "(native/runtime)" : url.replace(/^node:/, "node:")
 }
 
-/** Self time by module and by function, from `skipSeconds` after the profile started (skip start-up). */
-export const summarizeCpuProfile = (profile: CpuProfile, top = 25, skipSeconds = 0): string => {
+/** Self time by module and by function. */
+const summarizeCpuProfile = (profile: CpuProfile, top: number): string => {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const selfByFunction = new Map<string, number>()
   const selfByModule = new Map<string, number>()
   let total = 0
-  let elapsed = 0
   for (let i = 0; i < profile.samples.length; i++) {
     const node = byId.get(profile.samples[i]!)
     const dt = profile.timeDeltas[i] ?? 0
-    elapsed += dt
-    if (node === undefined || elapsed < skipSeconds * 1e6) continue
+    if (node === undefined) continue
     total += dt
     const frame = node.callFrame
     const module = shortUrl(frame.url)
@@ -61,17 +57,10 @@ export const summarizeCpuProfile = (profile: CpuProfile, top = 25, skipSeconds =
   }\nself time by function:\n${table(selfByFunction, top)}`
 }
 
-if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*\/scripts\//, "/scripts/"))) {
-  const file = process.argv[2]
-  if (file === undefined) {
-    console.error("usage: cpu-profile.ts <file.cpuprofile> [top]")
-    process.exit(1)
-  }
-  console.log(
-    summarizeCpuProfile(
-      JSON.parse(readFileSync(file, "utf8")),
-      Number(process.argv[3] ?? "25"),
-      Number(process.argv[4] ?? "0")
-    )
-  )
+/** Prints where the profiled server's time went, from the profile it left in `dir` (none: nothing). */
+export const printProfile = (server: string, dir: string | undefined, top = 30) => {
+  const file = dir === undefined ? undefined : readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
+  if (file === undefined) return
+  console.log(`\nCPU profile of ${server}: ${join(dir!, file)}`)
+  console.log(summarizeCpuProfile(JSON.parse(readFileSync(join(dir!, file), "utf8")), top))
 }

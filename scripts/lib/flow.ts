@@ -33,7 +33,7 @@ export interface FlowStats {
 export const FLOW_ITEMS = [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }] as const
 
 /** The demo catalog's products (the bench catalog gives each a large stock). */
-export const FLOW_PRODUCTS = [
+const FLOW_PRODUCTS = [
   "tshirt-classic",
   "mug-ceramic",
   "hoodie-zip",

@@ -38,23 +38,20 @@ export const buildServer = () => {
 }
 
 /**
- * A bench server of `scripts/` (`bench-floor.ts`, `bench-stack.ts`; they import only packages)
- * transpiled to `dist/<name>.js`, so that it runs as plain JavaScript like our server: the
- * comparison is not skewed by tsx.
+ * The stack floor (`bench-floor.ts`, which imports only packages) transpiled to
+ * `dist/bench-floor.js`, so that it runs as plain JavaScript like our server: the comparison is
+ * not skewed by tsx.
  */
-export const buildBenchServer = (name: "bench-floor" | "bench-stack"): string => {
-  const source = readFileSync(join(PROJECT_ROOT, "scripts", `${name}.ts`), "utf8")
+export const buildFloor = (): string => {
+  const source = readFileSync(join(PROJECT_ROOT, "scripts", "lib", "bench-floor.ts"), "utf8")
   const output = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false }
   })
-  const file = join(PROJECT_ROOT, "dist", `${name}.js`)
+  const file = join(PROJECT_ROOT, "dist", "bench-floor.js")
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, output.outputText)
   return file
 }
-
-/** The stack floor (`scripts/bench-floor.ts`), compiled. */
-export const buildFloor = (): string => buildBenchServer("bench-floor")
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -177,21 +174,6 @@ export const sqlClient = (url: string) => {
     query: <A extends object = Record<string, unknown>>(text: string): Promise<ReadonlyArray<A>> =>
       runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(text))),
     close: () => runtime.dispose()
-  }
-}
-
-/** Prints `message` and ends the script with status 1. */
-export const exitWith = (message: string): never => {
-  console.error(message)
-  process.exit(1)
-}
-
-/** Ends the script with `missing` when `command --version` does not run. */
-export const requireCommand = (command: string, missing: string): void => {
-  try {
-    execFileSync(command, ["--version"], { stdio: "ignore" })
-  } catch {
-    exitWith(missing)
   }
 }
 

@@ -147,8 +147,8 @@ export const HttpServerLive = Layer.unwrapEffect(
  * need only the request and the platform's file, path and ETag services (the HTTP tests run every
  * route with no more: `platformServicesOnly` in `test/support/http.ts`). Each service a request
  * adds (the request, its route, the caller, a span per SQL statement) copies that context, so a
- * smaller one makes every request cheaper (`npm run bench:instructions`; figures in
- * `docs/performance.md`). The server itself keeps the scope it closes with.
+ * smaller one makes every request cheaper (`docs/decisions.md#performance-decisions`). The server
+ * itself keeps the scope it closes with.
  */
 export type PlatformServices =
   | Scope.Scope

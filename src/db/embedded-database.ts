@@ -45,13 +45,13 @@ export class EmbeddedStartError extends Data.TaggedError("EmbeddedStartError")<{
  * PostgreSQL settings on top of PGlite's default start parameters (the database process adds
  * these to them, so the server never loads PGlite itself): 8 MB of shared buffers instead of
  * 128 MB. The buffers become resident as they are touched and stay so; the embedded store's working
- * set is small and the OS page cache holds the data files anyway (`docs/performance.md`).
+ * set is small and the OS page cache holds the data files anyway (`docs/operations.md`).
  */
 export const PGLITE_SETTINGS: ReadonlyArray<string> = ["-c", "shared_buffers=8MB"]
 
 /**
- * How the database process's Node runs, for memory (`docs/performance.md`, "The embedded
- * store's memory"): PostgreSQL compiled to WebAssembly is a large module, and V8's optimizing
+ * How the database process's Node runs, for memory (`docs/operations.md`, "The embedded
+ * store"): PostgreSQL compiled to WebAssembly is a large module, and V8's optimizing
  * tier compiles its hot functions on background threads whose allocator arenas keep ≈ 100 MB
  * after the work. The baseline compiler alone (`--liftoff-only`) holds about half the memory for a
  * small cost in speed; one allocator arena and a small young generation take what is left of it.

@@ -6,7 +6,7 @@
  *
  * Why: `@effect/sql` runs every statement inside a span of its own (a no-op one while tracing is
  * off, as the service runs) and a scope of its own for the connection: a large share of the
- * server's CPU for a statement (`docs/performance.md`, "a tenth VM: statements in one step"), and
+ * server's CPU for a statement (`docs/decisions.md#performance-decisions`), and
  * a checkout runs about ten. Taking a pooled connection, running the text and giving the
  * connection back needs neither: node-postgres does all three around the statement.
  *

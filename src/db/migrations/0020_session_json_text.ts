@@ -6,7 +6,7 @@
  *
  * Why: as `jsonb`, every write of a session had PostgreSQL parse its 3–4 KB of text into the binary
  * form and compress that, and every read render it back to text; it was most of what PostgreSQL
- * spent on a create (`docs/performance.md`, "a fifteenth VM"). `json` keeps the text, only checked
+ * spent on a create (`docs/decisions.md#performance-decisions`). `json` keeps the text, only checked
  * to be JSON; nothing queries inside a session's document (the columns `status` and `expires_at`
  * serve the filters). `data` is compressed with LZ4 where the server has it (PostgreSQL 14+ built
  * with it; otherwise the default, pglz), several times cheaper to compress than pglz.

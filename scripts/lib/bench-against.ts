@@ -1,28 +1,25 @@
 /**
- * Our server against an earlier build of itself, by the full flow, in the same run: how much a
- * change moved the flow, measured with one method, on one machine, minutes apart at most
- * (`npm run bench:against -- --against <git ref>`; options as the bench's: --duration,
- * --connections (agents), --rounds, --no-pin, and --scenarios flow-2026-04-17 for the flow in that
- * version's format, a fresh Idempotency-Key on every POST, instead of the interface document's).
+ * Our server against an earlier build of itself, by the full flow, in the same run (`npm run
+ * bench:against -- --against <git ref>`, the mode `against`): how much a change moved the flow,
+ * measured with one method, on one machine, minutes apart at most. `--api-version 2026-04-17`
+ * runs the flow in that version's format, a fresh Idempotency-Key on every POST.
  *
  * The earlier commit is checked out in a worktree of this repository (under the bench's work
  * directory, removed at the end) and compiled as `npm run build` compiles ours, with this
  * checkout's packages; both servers run with this checkout's `npm start` Node flags (or, with
  * `--earlier-flags own`, the earlier build with those of its own package.json: a change of flags
- * measured against the build before it) on PostgreSQL, each on a
- * fresh database, the server under test alone on core 0 and the agents (this checkout's flow)
- * and PostgreSQL on the others. At each number of agents the two are measured back to back, in
- * alternating order, `--rounds` times, each half on a quiet PostgreSQL and after a 2 s warm-up of
- * its server at that number of agents; the table gives each one's median checkouts/s with its
- * spread, the median of the per-round ratios, the median request p99, and the median CPU per
- * checkout of the server process and of PostgreSQL (all its processes), from /proc over the run
- * and its delivery wait: where a change in the rate came from.
+ * measured against the build before it) on PostgreSQL, each on a fresh database, the server under
+ * test alone on core 0 and the agents and PostgreSQL on the others. At each number of agents the
+ * two are measured back to back, in alternating order, `--rounds` times, each half on a quiet
+ * PostgreSQL and after a 2 s warm-up of its server at that number of agents; the table gives each
+ * one's median checkouts/s with its spread, the median of the per-round ratios, the median request
+ * p99, and the median CPU per checkout of the server process and of PostgreSQL (all its
+ * processes), from /proc over the run and its delivery wait: where a change in the rate came from.
  *
  * A checkout's work ends when its order event is delivered: after each run the bench waits until
- * the server's outbox has no pending event, and the rate is the run's checkouts over its
- * duration and that wait. A server whose sender falls behind is not credited with the deliveries
- * it left for later (the issue's start left a third of them at 64 agents), and no run inherits
- * the previous one's backlog.
+ * the server's outbox has no pending event, and the rate is the run's checkouts over its duration
+ * and that wait. A server whose sender falls behind is not credited with the deliveries it left
+ * for later, and no run inherits the previous one's backlog.
  *
  * Where the events go: by default each server posts them to its own receiver (no `WEBHOOK_URL`),
  * so the server under test pays both ends of every delivery. `--receiver apart` posts them, from
@@ -34,12 +31,14 @@
 import { execFileSync } from "node:child_process"
 import { symlinkSync } from "node:fs"
 import { join } from "node:path"
-import { ORDER_EVENTS_PATH } from "../src/orders/http/webhook-sender.ts"
-import { LOAD_CORES, movePid, pinPostgres } from "./lib/affinity.ts"
-import { cpuIdle } from "./lib/bench-report.ts"
+import { ORDER_EVENTS_PATH } from "../../src/orders/http/webhook-sender.ts"
+import { API_VERSION } from "./acp-client.ts"
+import { LOAD_CORES, movePid } from "./affinity.ts"
+import { postgresVersion, writeTable } from "./bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
+  apiVersion,
   args,
   benchCatalogFile,
   levels,
@@ -48,17 +47,17 @@ import {
   onCleanup,
   perRunSeconds,
   pin,
-  runMain,
-  scenarios,
+  placeProcesses,
   serverEnv,
   start,
   startOurs,
   stop,
+  tableLine,
   workDir
-} from "./lib/bench-setup.ts"
-import { median, medianWithRange } from "./lib/figures.ts"
-import { percentile } from "./lib/flow.ts"
-import { runFlowProcess } from "./lib/load.ts"
+} from "./bench-setup.ts"
+import { median, medianWithRange } from "./figures.ts"
+import { percentile } from "./flow.ts"
+import { runFlowProcess } from "./load.ts"
 import {
   buildServer,
   createDatabase,
@@ -72,10 +71,7 @@ import {
   sqlClient,
   TICKS_PER_SECOND,
   ticksOf
-} from "./lib/processes.ts"
-
-const earlierFlags = args["earlier-flags"]
-if (!["ours", "own"].includes(earlierFlags)) throw new Error("--earlier-flags is ours (the default) or own")
+} from "./processes.ts"
 
 /** The commit `ref` compiled in a worktree: the Node arguments that run it (flags and `dist/main.js`). */
 const buildEarlier = (ref: string): ReadonlyArray<string> => {
@@ -90,20 +86,21 @@ const buildEarlier = (ref: string): ReadonlyArray<string> => {
     cwd: tree,
     stdio: "inherit"
   })
-  log(`earlier build: ${ref} (${commit.slice(0, 10)}); core idle: ${cpuIdle()}`)
+  tableLine(`Earlier build: ${ref} (${commit.slice(0, 10)}).`)
+  const earlierFlags = args["earlier-flags"]
   const flags = serverNodeArgs(earlierFlags === "own" ? tree : PROJECT_ROOT).slice(0, -1)
-  log(`earlier build's Node flags (${earlierFlags}): ${flags.join(" ")}`)
+  tableLine(`Its Node flags (--earlier-flags ${earlierFlags}): \`${flags.join(" ")}\`.`)
   return [...flags, join(tree, "dist", "main.js")]
 }
 
-/** The agents' API version: the 2026-04-17 flow when asked for, else the interface document's. */
-const apiVersion = scenarios.has("flow-2026-04-17") ? "2026-04-17" : undefined
-
-const main = async () => {
+export const benchAgainst = async () => {
   if (args.against === undefined) throw new Error("--against <git ref> names the earlier build")
+  if (!["ours", "own"].includes(args["earlier-flags"])) throw new Error("--earlier-flags is ours (the default) or own")
+  if (!["self", "apart"].includes(args.receiver)) throw new Error("--receiver is self (the default) or apart")
+  const apart = args.receiver === "apart"
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
   const earlierArgs = buildEarlier(args.against)
-  if (pin) onCleanup(pinPostgres().restore)
+  placeProcesses(true, "the agents")
   const catalogFile = benchCatalogFile()
   const oursDb = await createDatabase(ADMIN_URL, "bench_against_ours")
   const earlierDb = await createDatabase(ADMIN_URL, "bench_against_earlier")
@@ -152,7 +149,7 @@ const main = async () => {
           apiKey: API_KEY,
           agents,
           durationMillis: seconds * 1000,
-          ...(apiVersion !== undefined ? { apiVersion } : {})
+          apiVersion
         },
         pin
       )
@@ -169,19 +166,22 @@ const main = async () => {
     }
     type Run = Awaited<ReturnType<typeof flow>>
     for (const which of ["ours", "earlier"] as const) await flow(which, 16, 5)
-    log(
-      `\nours against ${args.against}, full flow${
-        apiVersion !== undefined ? ` in ${apiVersion} (keyed)` : ""
+    tableLine("")
+    tableLine(
+      `Ours against ${args.against}, full flow${
+        apiVersion !== API_VERSION ? ` in ${apiVersion}` : ""
       }, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order, ${
         apart ? "events posted to a receiver process apart" : "events posted to each server's own receiver"
-      }`
+      }:`
     )
-    log(
+    tableLine("")
+    tableLine(
       "| agents | ours (checkouts/s, events delivered) | earlier | ours / earlier | request p99 ours / earlier " +
         "| server CPU per checkout ours / earlier | PostgreSQL CPU per checkout ours / earlier |" +
         (apart ? " receiver CPU per checkout ours / earlier |" : "")
     )
-    log(`|---:|---:|---:|---:|---:|---:|---:|${apart ? "---:|" : ""}`)
+    tableLine(`|---:|---:|---:|---:|---:|---:|---:|${apart ? "---:|" : ""}`)
+    const measuredRounds: Array<{ readonly agents: number; readonly rounds: ReadonlyArray<Record<Which, Run>> }> = []
     for (const agents of levels) {
       const results: Array<Record<Which, Run>> = []
       for (let round = 1; round <= measureRounds; round++) {
@@ -198,7 +198,8 @@ const main = async () => {
         }
         results.push(measured as Record<Which, Run>)
       }
-      log(
+      measuredRounds.push({ agents, rounds: results })
+      tableLine(
         `| ${agents} | ${medianWithRange(results.map((r) => r.ours.rate))} | ${
           medianWithRange(results.map((r) => r.earlier.rate))
         } | ${(median(results.map((r) => r.ours.rate / r.earlier.rate)) * 100).toFixed(0)} % | ${
@@ -211,6 +212,17 @@ const main = async () => {
     await stop(servers.ours)
     await stop(servers.earlier)
     if (receiver !== undefined) await stop(receiver)
+    await writeTable(
+      "Ours against an earlier build",
+      {
+        against: args.against,
+        apiVersion,
+        receiver: args.receiver,
+        earlierFlags: args["earlier-flags"],
+        measuredRounds
+      },
+      await postgresVersion()
+    )
   } finally {
     await Promise.all([databases.ours.close(), databases.earlier.close()])
     await oursDb.drop()
@@ -218,9 +230,6 @@ const main = async () => {
     await receiverDb?.drop()
   }
 }
-
-const apart = args.receiver === "apart"
-if (!["self", "apart"].includes(args.receiver)) throw new Error("--receiver is self (the default) or apart")
 
 /** The secret the servers sign their events with and the receiver apart checks them with. */
 const RECEIVER_SECRET = "whsec_bench_against"
@@ -254,5 +263,3 @@ const cpu = (
   `${median(results.map((r) => r.ours[which])).toFixed(2)} / ${
     median(results.map((r) => r.earlier[which])).toFixed(2)
   } ms`
-
-await runMain(main)

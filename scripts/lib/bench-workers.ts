@@ -1,13 +1,15 @@
 /**
- * One server process against two (`WORKERS=2`) on the same machine, by the full flow
- * (`npm run bench:workers`; options as the bench's: --duration, --connections (agents), --rounds).
+ * One server process against two (`WORKERS=2`) on the same machine, by the full flow (the mode
+ * `workers`): whether a second worker pays on this host.
  *
  * Both run on PostgreSQL, each on a fresh database, at the same time; at each number of agents
- * the two are measured back to back, in alternating order, `--rounds` times, and the table gives
+ * the two are measured back to back, in alternating order, `--rounds` times, each half on a quiet
+ * PostgreSQL and after a 2 s warm-up of its server at that number of agents, and the table gives
  * the median checkouts/s of each with its spread and the median of the per-round ratios. Nothing
  * is pinned: two workers need every core, and the agents and PostgreSQL share them, as they would
  * on a host running the service and its database.
  */
+import { postgresVersion, writeTable } from "./bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
@@ -16,17 +18,19 @@ import {
   log,
   measureRounds,
   perRunSeconds,
-  runMain,
+  placeProcesses,
   startOurs,
-  stop
-} from "./lib/bench-setup.ts"
-import { median, medianWithRange } from "./lib/figures.ts"
-import { runFlowProcess } from "./lib/load.ts"
-import { createDatabase, postgresReachable } from "./lib/processes.ts"
+  stop,
+  tableLine
+} from "./bench-setup.ts"
+import { median, medianWithRange } from "./figures.ts"
+import { runFlowProcess } from "./load.ts"
+import { createDatabase, postgresReachable, settlePostgres } from "./processes.ts"
 
-const main = async () => {
+export const benchWorkers = async () => {
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
   const catalogFile = benchCatalogFile()
+  placeProcesses(false, "", "two workers need every core, and the agents and PostgreSQL share them")
   const one = await createDatabase(ADMIN_URL, "bench_workers_1")
   const two = await createDatabase(ADMIN_URL, "bench_workers_2")
   try {
@@ -41,24 +45,29 @@ const main = async () => {
       ).then((stats) => ({ rate: stats.checkouts / stats.durationSeconds, errors: stats.errors, stats }))
     await flow(1, 16, 5)
     await flow(2, 16, 5)
-    log(
-      `\n1 vs 2 workers, full flow, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order (checkouts/s)`
+    tableLine(
+      `1 against 2 workers, full flow, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order (checkouts/s):`
     )
-    log("| agents | 1 worker | 2 workers | 2 / 1 |")
-    log("|---:|---:|---:|---:|")
+    tableLine("")
+    tableLine("| agents | 1 worker | 2 workers | 2 / 1 |")
+    tableLine("|---:|---:|---:|---:|")
+    const measuredRounds: Array<{ readonly agents: number; readonly rounds: ReadonlyArray<unknown> }> = []
     for (const agents of levels) {
       const results: Array<{ one: number; two: number }> = []
       for (let round = 1; round <= measureRounds; round++) {
         const order = round % 2 === 1 ? ([1, 2] as const) : ([2, 1] as const)
         const measured: Record<number, number> = {}
         for (const workers of order) {
+          await settlePostgres(ADMIN_URL)
+          await flow(workers, agents, 2)
           const run = await flow(workers, agents, perRunSeconds)
           if (run.errors > 0) log(`  ! ${workers} worker(s), ${agents} agents: ${run.errors} errors`)
           measured[workers] = run.rate
         }
         results.push({ one: measured[1]!, two: measured[2]! })
       }
-      log(
+      measuredRounds.push({ agents, rounds: results })
+      tableLine(
         `| ${agents} | ${medianWithRange(results.map((r) => r.one))} | ${
           medianWithRange(results.map((r) => r.two))
         } | ${(median(results.map((r) => r.two / r.one)) * 100).toFixed(0)} % |`
@@ -66,10 +75,9 @@ const main = async () => {
     }
     await stop(servers[1])
     await stop(servers[2])
+    await writeTable("One server process against two", { measuredRounds }, await postgresVersion())
   } finally {
     await one.drop()
     await two.drop()
   }
 }
-
-await runMain(main)

@@ -1,37 +1,43 @@
 /**
- * The soak test (`npm run soak`, or `npm run bench -- --soak`): the full flow for --duration
- * seconds (default 300) with --agents agent loops (default 32) against two server processes on
- * one PostgreSQL database, then checks the database (one order and one charge per completed
- * session, stock adds up, every order event delivered), no 5xx, no error log lines, and flat
- * memory. Prints a pass/fail table, writes bench/results/<date>-<host>-soak.{json,md} (`-2`, …
- * after the day's first run) and exits 1 on a failure. The options are those of `scripts/lib/bench-setup.ts`.
- * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test).
+ * The soak (`npm run soak`, the mode `soak`): the full flow for --duration seconds with
+ * --connections agents against two server processes on one PostgreSQL database, then checks the
+ * database (one order and one charge per completed session, stock adds up, every order event
+ * delivered), no 5xx, no error log lines, and flat memory. Prints a pass/fail table, writes
+ * bench/results/<date>-<host>-soak.{json,md} and exits 1 on a failure.
  */
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { machine, printSoakChecks, type SoakCheck, soakMarkdown, writeResults } from "./lib/bench-report.ts"
+import {
+  machine,
+  postgresVersion,
+  printSoakChecks,
+  type SoakCheck,
+  soakMarkdown,
+  writeResults
+} from "./bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
-  args,
   BENCH_STOCK,
   benchCatalogFile,
   flowRow,
+  levels,
   log,
   MB,
+  perRunSeconds,
+  placeProcesses,
   record,
-  runMain,
   startOurs,
   stop
-} from "./lib/bench-setup.ts"
-import { runFlow } from "./lib/flow.ts"
-import { cpuMeter, createDatabase, postgresReachable, sampleRss, sqlClient } from "./lib/processes.ts"
+} from "./bench-setup.ts"
+import { runFlow } from "./flow.ts"
+import { cpuMeter, createDatabase, postgresReachable, sampleRss, sqlClient } from "./processes.ts"
 
-const soak = async () => {
+export const benchSoak = async () => {
   // 300 s by default: for about the first minute the heap grows to its steady state, so a short
   // soak cannot tell a leak from warm-up.
-  const seconds = Number(args.duration ?? "300")
-  const agents = Number(args.agents ?? "32")
+  const seconds = perRunSeconds
+  const agents = levels[0] ?? 32
   if (!(await postgresReachable(ADMIN_URL))) {
     console.error(`Soak needs PostgreSQL: ${ADMIN_URL} is not reachable (set BENCH_DATABASE_URL).`)
     process.exitCode = 1
@@ -47,7 +53,7 @@ const soak = async () => {
       WEBHOOK_SECRET: "whsec_bench_" + randomBytes(8).toString("hex")
     }
     log(`Soak: ${seconds} s, ${agents} agents, two server processes on database ${db.name}`)
-    // Two servers share the machine with the agents and PostgreSQL: nothing is pinned.
+    placeProcesses(false, "", "two server processes share every core with the agents and PostgreSQL")
     const a = await startOurs("soak-a", catalogFile, shared, undefined, false)
     const b = await startOurs("soak-b", catalogFile, shared, undefined, false)
     const sampler = sampleRss([a.pid, b.pid], 1000)
@@ -186,7 +192,7 @@ const soak = async () => {
         ok: f.growth <= 0.15
       })),
       {
-        check: "peak RSS < 250 MB (issue target; reported, not a soak failure)",
+        check: "peak RSS < 250 MB (the goal; reported, not a soak failure)",
         detail: `${row.peakRssMb.toFixed(0)} MB`,
         ok: row.peakRssMb < 250,
         informational: true
@@ -197,9 +203,7 @@ const soak = async () => {
       c.ok || c.informational === true
     )
     log(`\nSoak ${ok ? "PASSED" : "FAILED"}`)
-    const info = await machine(
-      String((await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v)
-    )
+    const info = await machine(await postgresVersion())
     const md = soakMarkdown(info, { seconds, agents, row, checks, ok })
     writeResults("-soak", { machine: info, seconds, agents, checks, flow: row, rssSamples: samples }, md, info)
     if (!ok) process.exitCode = 1
@@ -208,5 +212,3 @@ const soak = async () => {
     await db.drop()
   }
 }
-
-await runMain(soak)

@@ -1,53 +1,49 @@
 /**
- * CPU of our server per step of a checkout, on PostgreSQL: where a checkout's server time goes,
- * which the full flow's rate alone does not say. The server runs as the bench runs it (`npm start`'s
- * flags, pinned to core 0 when pinning); agents in this process send each step for 2,000 sessions
- * at the first `--connections` concurrency (default 1: one request at a time) — all creates, then all GETs, updates,
- * tokenizations and completions — and the server's CPU time (from `/proc`) is divided by the
- * requests of the step. The server runs without the order-event sender (`ROLES`), so completing
- * only queues each order's event; then a second server on the same database, with only the
- * sender and the receiver (`ROLES=webhook_sender,webhook_receiver`, the events posted to itself),
- * delivers them all, and its CPU per event is the last line: both ends of a delivery, which the
- * full flow's server pays too.
- *
- * Usage: `npm run bench:steps [-- --scenarios flow-2026-04-17] [--connections 16] [--profile]`: the
- * 2025-09-29 format without Idempotency-Key (default), or the 2026-04-17 format with a fresh key on
+ * CPU of our server per step of a checkout, on PostgreSQL (the mode `steps`): where a checkout's
+ * server time goes, which the full flow's rate alone does not say. The server runs as the bench
+ * runs it (`npm start`'s flags, pinned to core 0 when pinning); agents in this process send each
+ * step for 2,000 sessions at the first `--connections` concurrency (default 1: one request at a
+ * time) — all creates, then all GETs, updates, tokenizations and completions — and the server's
+ * CPU time (from `/proc`) is divided by the requests of the step. The server runs without the
+ * order-event sender (`ROLES`), so completing only queues each order's event; then a second
+ * server on the same database, with only the sender and the receiver
+ * (`ROLES=webhook_sender,webhook_receiver`, the events posted to itself), delivers them all, and
+ * its CPU per event is the last line: both ends of a delivery, which the full flow's server pays
+ * too. `--api-version 2026-04-17` sends that version's format with a fresh Idempotency-Key on
  * every POST; `--profile` runs both servers under `--cpu-prof` and prints where their time went.
- * Env: BENCH_DATABASE_URL (as the bench).
  */
 import { randomUUID } from "node:crypto"
-import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { tokenizeBody } from "./lib/acp-client.ts"
-import { pinPostgres } from "./lib/affinity.ts"
-import { dialectOf, type SessionView } from "./lib/agent-dialects.ts"
+import { tokenizeBody } from "./acp-client.ts"
+import { dialectOf, type SessionView } from "./agent-dialects.ts"
+import { postgresVersion, writeTable } from "./bench-report.ts"
 import {
   ADMIN_URL,
   API_KEY,
+  apiVersion,
   args,
   benchCatalogFile,
   levels,
-  log,
-  onCleanup,
-  pin,
-  runMain,
+  placeProcesses,
   startOurs,
   stop,
+  tableLine,
   workDir
-} from "./lib/bench-setup.ts"
-import { summarizeCpuProfile } from "./lib/cpu-profile.ts"
-import { createDatabase, type NodeProcess, sleep, sqlClient, TICKS_PER_SECOND, ticksOf } from "./lib/processes.ts"
+} from "./bench-setup.ts"
+import { printProfile } from "./cpu-profile.ts"
+import { FLOW_ITEMS } from "./flow.ts"
+import { createDatabase, type NodeProcess, sleep, sqlClient, TICKS_PER_SECOND, ticksOf } from "./processes.ts"
 
 const SESSIONS = 2_000
+const WARM_UP = 500
 const STEP_ROLES = "checkout,delegate,webhook_receiver"
-const apiVersion = args.scenarios.includes("flow-2026-04-17") ? "2026-04-17" : "2025-09-29"
 const keyed = apiVersion >= "2026-04-17"
 const dialect = dialectOf(apiVersion)
 const concurrency = levels[0] ?? 1
 
-runMain(async () => {
+export const benchSteps = async () => {
   const database = await createDatabase(ADMIN_URL, "bench_steps")
-  if (pin) onCleanup(pinPostgres().restore)
+  placeProcesses(true, "the agents (in the bench's own process)")
   const profileDir = args.profile ? join(workDir, "profile") : undefined
   try {
     await measure(
@@ -55,18 +51,24 @@ runMain(async () => {
     )
     const deliveryProfileDir = profileDir === undefined ? undefined : join(workDir, "profile-delivery")
     await measureDelivery(database.url, deliveryProfileDir)
-    printProfile("the server (every step but delivery)", profileDir)
-    printProfile("the delivering server (both ends)", deliveryProfileDir)
+    await writeTable(
+      "Server CPU per step",
+      { apiVersion, concurrency, sessions: SESSIONS, figures },
+      await postgresVersion()
+    )
+    printProfile("the server (every step but delivery)", profileDir, 40)
+    printProfile("the delivering server (both ends)", deliveryProfileDir, 40)
   } finally {
     await database.drop()
   }
-})
+}
 
-const printProfile = (what: string, dir: string | undefined) => {
-  const file = dir === undefined ? undefined : readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
-  if (file === undefined) return
-  log(`\nCPU profile of ${what}: ${join(dir!, file)}`)
-  log(summarizeCpuProfile(JSON.parse(readFileSync(join(dir!, file), "utf8")), 40))
+const figures: Array<{ readonly step: string; readonly cpuMs: number; readonly perSecond?: number }> = []
+
+/** One line of the table: a step's server CPU per request (per event for the delivery). */
+const figure = (step: string, cpuMs: number, perSecond: number | undefined) => {
+  figures.push({ step, cpuMs, ...(perSecond !== undefined ? { perSecond } : {}) })
+  tableLine(`| ${step} | ${cpuMs.toFixed(2)} | ${perSecond?.toFixed(0) ?? ""} |`)
 }
 
 const measure = async (server: NodeProcess) => {
@@ -101,19 +103,20 @@ const measure = async (server: NodeProcess) => {
     }))
     const seconds = (performance.now() - started) / 1000
     const cpuMs = (ticksOf(server.pid) - before) * 1000 / TICKS_PER_SECOND
-    if (name !== "") {
-      log(
-        `${name.padEnd(22)} ${(cpuMs / inputs.length).toFixed(2).padStart(6)} ms CPU per request  ` +
-          `${(inputs.length / seconds).toFixed(0).padStart(5)} req/s`
-      )
-    }
+    if (name !== "") figure(name, cpuMs / inputs.length, inputs.length / seconds)
     return results
   }
 
-  const items = [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 2 }]
-  const create = () => call("POST", "/checkout_sessions", 201, dialect.createBody(items)).then(dialect.view)
-  log(`Server CPU per step, ${apiVersion}${keyed ? " with Idempotency-Key" : ""}, ${concurrency} at once`)
-  await step("", Array.from({ length: 500 }), create) // warm-up
+  const create = () => call("POST", "/checkout_sessions", 201, dialect.createBody(FLOW_ITEMS)).then(dialect.view)
+  tableLine(
+    `Server CPU per step of ${SESSIONS} checkouts, ${apiVersion}${
+      keyed ? " with Idempotency-Key" : ""
+    }, ${concurrency} at once, after ${WARM_UP} creates:`
+  )
+  tableLine("")
+  tableLine("| step | server CPU per request, ms | requests/s |")
+  tableLine("|---|---:|---:|")
+  await step("", Array.from({ length: WARM_UP }), create)
   const sessions = await step("create", Array.from({ length: SESSIONS }), create)
   await step("get", sessions, (s: SessionView) => call("GET", `/checkout_sessions/${s.id}`, 200))
   const ready = await step(
@@ -129,7 +132,7 @@ const measure = async (server: NodeProcess) => {
     "delegate (tokenize)",
     ready,
     (s: SessionView) =>
-      call("POST", "/agentic_commerce/delegate_payment", 201, tokenizeBody(s.id, total(s), "scripts/bench-steps.ts"))
+      call("POST", "/agentic_commerce/delegate_payment", 201, tokenizeBody(s.id, total(s), "bench steps"))
   )
   const paid = ready.map((session, i) => ({ session, token: tokens[i].id as string }))
   await step(
@@ -156,11 +159,7 @@ const measureDelivery = async (databaseUrl: string, profileDir: string | undefin
     const before = ticksOf(sender.pid)
     while (await pending() > 0) await sleep(100)
     const cpuMs = (ticksOf(sender.pid) - before) * 1000 / TICKS_PER_SECOND
-    log(
-      `${"deliver (both ends)".padEnd(22)} ${
-        (cpuMs / events).toFixed(2).padStart(6)
-      } ms CPU per event (${events} events)`
-    )
+    figure("deliver an order event (both ends)", cpuMs / events, undefined)
     await stop(sender)
   } finally {
     await database.close()

@@ -9,7 +9,7 @@
  *   `UPDATE` it, `INSERT` an event row.
  *
  * No auth, no logging, no idempotency. The transaction is uninterruptible, as the service's are. Env: DATABASE_URL (required), PORT, HOST (127.0.0.1),
- * DATABASE_POOL_SIZE (10, like the service). Run by `scripts/bench.ts` as its own process.
+ * DATABASE_POOL_SIZE (10, like the service). Run by the bench (`bench-setup.ts`) as its own process.
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
@@ -18,7 +18,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { createServer } from "node:http"
 
-export const FLOOR_ROWS = 1000
+const FLOOR_ROWS = 1000
 
 const IdPath = Schema.Struct({ id: Schema.NumberFromString })
 
