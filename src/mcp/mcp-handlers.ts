@@ -37,6 +37,19 @@ export const MCP_PATH = "/mcp"
 /** JSON-RPC error codes of the binding: ACP errors, and arguments that are not its envelope. */
 const ACP_ERROR = -32000
 const INVALID_PARAMS = -32602
+const INVALID_REQUEST = -32600
+
+/**
+ * An empty batch is an Invalid Request (JSON-RPC 2.0 §6), answered as the SDK's transport answers
+ * the invalid requests it finds (HTTP 400, `id` null); the SDK itself takes it for a batch of
+ * notifications (202, no body).
+ */
+const emptyBatchResponse = () =>
+  HttpServerResponse.unsafeJson({
+    jsonrpc: "2.0",
+    error: { code: INVALID_REQUEST, message: "Invalid Request: Batch must not be empty" },
+    id: null
+  }, { status: 400 })
 
 /**
  * A JSON-RPC error the SDK sends as is: `code`, `message` and `data` (an `McpError` would prefix
@@ -258,7 +271,10 @@ export const makeMcpEndpoint = Effect.gen(function*() {
         Effect.tapError((cause) => Effect.logError("MCP request failed", cause)),
         Effect.orElseSucceed(() => undefined)
       )
-      return answer === undefined ? errorResponse(internalError()) : HttpServerResponse.fromWeb(answer)
+      if (answer === undefined) return errorResponse(internalError())
+      // Checked on the SDK's answer, so that its header checks (406, 415) still come first.
+      if (answer.status === 202 && Array.isArray(parsedBody) && parsedBody.length === 0) return emptyBatchResponse()
+      return HttpServerResponse.fromWeb(answer)
     },
     Effect.catchTags({
       BadRequest: errorResponse,

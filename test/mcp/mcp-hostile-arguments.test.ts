@@ -1,7 +1,7 @@
 /**
  * MCP tool calls with arguments no REST request could carry: `meta` values that are no header
  * text, a session id storage cannot hold, a body nested deeper than any REST body may be, a body
- * that is not JSON. Each is refused as the client's mistake (`-32602` at its path, or a 400), never an internal error; and a
+ * that is not JSON, an empty batch. Each is refused as the client's mistake (`-32602` at its path, or a 400), never an internal error; and a
  * REST error's message is rooted at the tool's arguments like its `param`.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -76,6 +76,30 @@ describe("MCP tool calls with hostile arguments", () => {
         expect(response.status, body).toBe(400)
         expect(response.body, body).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } })
       }
+    })))
+
+  it.effect("an empty batch is an Invalid Request (-32600, id null), HTTP 400 as the transport's own", () =>
+    run(Effect.gen(function*() {
+      const headers = { accept: "application/json, text/event-stream" }
+      for (const body of ["[]", " [ ] "]) {
+        const response = yield* request("POST", "/mcp", { body, version: false, headers })
+        expect(response.status, body).toBe(400)
+        expect(response.body, body).toEqual({
+          jsonrpc: "2.0",
+          error: { code: -32600, message: "Invalid Request: Batch must not be empty" },
+          id: null
+        })
+      }
+      // The SDK's own Invalid Request, a batch over its bound, is answered with the same status.
+      const ping = { jsonrpc: "2.0", method: "notifications/initialized" }
+      const tooMany = yield* request("POST", "/mcp", { body: Array(101).fill(ping), version: false, headers })
+      expect([tooMany.status, tooMany.body.error.code]).toEqual([400, -32600])
+      // Its header checks still come first.
+      const notAccepted = yield* request("POST", "/mcp", { body: "[]", version: false })
+      expect(notAccepted.status).toBe(406)
+      // A batch of notifications alone is still accepted with 202 and no body.
+      const notified = yield* request("POST", "/mcp", { body: [ping], version: false, headers })
+      expect([notified.status, notified.text]).toEqual([202, ""])
     })))
 
   it.effect("a REST error's message names the field as its param does: at the tool's arguments", () =>
