@@ -77,10 +77,14 @@ export interface OrderServiceShape {
     seen: string
   ) => Effect.Effect<Order, OrderNotFound | OrderChanged | OrderError | StorageError>
   /**
-   * Gives the order a new `permalink_url` (a new token): the old link stops opening the buyer's
-   * page. Queues `order_update` so the agent platform learns the new link.
+   * Gives the order a new `permalink_url` (a new token), only while it is still as tagged `seen`
+   * (otherwise `OrderChanged`): the old link stops opening the buyer's page. Queues `order_update`
+   * so the agent platform learns the new link.
    */
-  readonly replaceBuyerLink: (id: string) => Effect.Effect<Order, OrderNotFound | StorageError>
+  readonly replaceBuyerLink: (
+    id: string,
+    seen: string
+  ) => Effect.Effect<Order, OrderNotFound | OrderChanged | StorageError>
 }
 
 export class OrderService extends Context.Tag("acp/OrderService")<OrderService, OrderServiceShape>() {}
@@ -131,6 +135,8 @@ export const OrderServiceLive = Layer.effect(
           Effect.succeed(stored)
       })
     const nothing = () => Effect.void
+    const unchangedSince = (id: string, seen: string) => (order: Order) =>
+      orderTag(order) === seen ? Effect.void : Effect.fail(new OrderChanged({ id }))
     /** `change`'s transaction: the generator is made once, not per change (eslint.config.mjs). */
     const changeLocked = Effect.fnUntraced(function*<E1, E2>(
       id: string,
@@ -171,27 +177,22 @@ export const OrderServiceLive = Layer.effect(
     return OrderService.of({
       get: (id) => Effect.map(Effect.flatMap(store.getOrder(id), found(id)), (stored) => stored.order),
       apply: (id, command) => change(id, command, nothing, nothing),
-      applyIfUnchanged: (id, command, seen) =>
-        change(
-          id,
-          command,
-          (order) => orderTag(order) === seen ? Effect.void : Effect.fail(new OrderChanged({ id })),
-          nothing
-        ),
-      replaceBuyerLink: (id) =>
+      applyIfUnchanged: (id, command, seen) => change(id, command, unchangedSince(id, seen), nothing),
+      replaceBuyerLink: (id, seen) =>
         Effect.flatMap(
           ids.make(""),
           (token) =>
             change(
               id,
               OrderCommand.ReplacePermalink({ permalink_url: permalinkUrl(publicBaseUrl, token) }),
-              nothing,
+              unchangedSince(id, seen),
               relinkSession
             )
               .pipe(
                 // The command is allowed in every status: a refusal here would be a defect.
                 Effect.catchIf(
-                  (error): error is OrderError => error._tag !== "OrderNotFound" && error._tag !== "StorageError",
+                  (error): error is OrderError =>
+                    error._tag !== "OrderNotFound" && error._tag !== "OrderChanged" && error._tag !== "StorageError",
                   Effect.die
                 )
               )

@@ -50,12 +50,27 @@ describeCheckoutApiOnEveryStore((run) => {
         const created = yield* post("/checkout_sessions", { items: [{ id: "mug-ceramic", quantity: 1 }], buyer })
         const response = yield* post(`/checkout_sessions/${created.body.id}/complete`, { payment_data: paymentData })
         expect(response.status).toBe(422)
-        expect(response.body).toMatchObject({
+        expect(response.body).toEqual({
           type: "invalid_request",
           code: "session_not_ready",
+          message:
+            "The session is not ready for payment: A shipping address is required for physical items. See the session's messages.",
           param: "$.fulfillment_address"
         })
         expect((yield* get(`/checkout_sessions/${created.body.id}`)).body.status).toBe("not_ready_for_payment")
+        const noBuyer = yield* post("/checkout_sessions", {
+          items: [{ id: "mug-ceramic", quantity: 1 }],
+          fulfillment_address: address
+        })
+        const unpaid = yield* post(`/checkout_sessions/${noBuyer.body.id}/complete`, { payment_data: paymentData })
+        expect(unpaid.status).toBe(422)
+        expect(unpaid.body).toEqual({
+          type: "invalid_request",
+          code: "session_not_ready",
+          message:
+            "The session is not ready for payment: Buyer details (first name, last name and email) are required. See the session's messages.",
+          param: "$.buyer"
+        })
       })))
 
     it.effect("400 for bad payment_data, naming the field of the shape sent", () =>

@@ -252,8 +252,8 @@ describe("orders in the console", () => {
       const oldPath = new URL(order.permalink_url).pathname
       expect((yield* request("GET", oldPath, { auth: false, version: false })).status).toBe(200)
       const client = yield* signedInConsole()
-      yield* client.get(`/console/orders/${order.id}`)
-      const made = yield* client.post(`/console/orders/${order.id}/new-buyer-link`, {})
+      const { seen } = yield* orderPage(client, order.id)
+      const made = yield* client.post(`/console/orders/${order.id}/new-buyer-link`, { seen })
       expect(made.status).toBe(303)
       const fresh = (yield* orderStatus(order.id)).permalink_url as string
       expect(fresh).not.toBe(order.permalink_url)
@@ -263,6 +263,28 @@ describe("orders in the console", () => {
       expect(Option.getOrThrow(session).order?.permalink_url).toBe(fresh)
       const [latest] = yield* Effect.flatMap(OrderStore, (store) => store.listEvents({ orderId: order.id, limit: 1 }))
       expect(latest!.payload.data.permalink_url).toBe(fresh)
+    })))
+
+  it.effect("a second post of the same new-buyer-link form is refused: the link sent to the agent stays", () =>
+    run(Effect.gen(function*() {
+      const order = yield* paidOrder()
+      const client = yield* signedInConsole()
+      const { seen } = yield* orderPage(client, order.id)
+      expect((yield* client.post(`/console/orders/${order.id}/new-buyer-link`, { seen })).status).toBe(303)
+      const sent = (yield* orderStatus(order.id)).permalink_url as string
+      const again = yield* client.post(`/console/orders/${order.id}/new-buyer-link`, { seen })
+      expect(again.status).toBe(409)
+      expect(again.text).toContain("The order changed since the page was shown; nothing was done.")
+      expect((yield* orderStatus(order.id)).permalink_url).toBe(sent)
+      expect((yield* request("GET", new URL(sent).pathname, { auth: false, version: false })).status).toBe(200)
+      // Without the page's tag, or after a change made through the API, nothing is made either.
+      expect((yield* client.post(`/console/orders/${order.id}/new-buyer-link`, {})).status).toBe(409)
+      const shown = (yield* orderPage(client, order.id)).seen
+      yield* post(`/orders/${order.id}/confirm`)
+      expect((yield* client.post(`/console/orders/${order.id}/new-buyer-link`, { seen: shown })).status).toBe(409)
+      const events = yield* Effect.flatMap(OrderStore, (store) => store.listEvents({ orderId: order.id, limit: 10 }))
+      expect(events.map((event) => event.type)).toEqual(["order_update", "order_update", "order_create"])
+      expect((yield* orderStatus(order.id)).permalink_url).toBe(sent)
     })))
 })
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { ALL_ROLES, type AppConfigShape } from "../../src/platform/config.ts"
-import { get, post, testApp, type TestResponse } from "../support/http.ts"
+import { MAX_BODY_BYTES } from "../../src/platform/http/request-body-bytes.ts"
+import { get, post, type RequestOptions, testApp, type TestResponse } from "../support/http.ts"
 import { createOrder, UnusedPaymentProvider } from "../support/webhooks.ts"
 
 const app = (config: Partial<AppConfigShape> = {}) => testApp({ payments: UnusedPaymentProvider, config })
@@ -163,6 +164,32 @@ describe("order routes", () => {
       const notJson = yield* post(`/orders/${order.id}/refunds`, "{", {})
       expect(notJson.status).toBe(400)
       expect(notJson.body.code).toBe("invalid_json")
+    })))
+
+  it.effect("the routes without a body hold one sent to the rules of every body, as ship does; nothing changes", () =>
+    run(Effect.gen(function*() {
+      const order = yield* createOrder()
+      const before = yield* get(`/orders/${order.id}`)
+      const refused: ReadonlyArray<readonly [string, Omit<RequestOptions, "body">, number, string]> = [
+        [JSON.stringify({ pad: "x".repeat(MAX_BODY_BYTES) }), {}, 413, "request_too_large"],
+        ["{", {}, 400, "invalid_json"],
+        ["{}", { contentType: "text/plain" }, 400, "invalid_content_type"],
+        ["{}", { headers: { "content-encoding": "gzip" } }, 400, "invalid_content_type"]
+      ]
+      const paths = ["confirm", "hold", "fulfill", "cancel"].map((action) => `/orders/${order.id}/${action}`)
+      for (const [body, options, status, code] of refused) {
+        const ship = yield* post(`/orders/${order.id}/ship`, body, options)
+        expect([ship.status, ship.body.code], body.slice(0, 20)).toEqual([status, code])
+        for (const path of [...paths, "/webhooks/deliveries/evt_unknown/redrive"]) {
+          const response = yield* post(path, body, options)
+          expect([response.status, response.body], `${path} ← ${body.slice(0, 20)}`).toEqual([ship.status, ship.body])
+        }
+      }
+      expect((yield* get(`/orders/${order.id}`)).body).toEqual(before.body)
+      expect(yield* eventTypes(order.id)).toEqual(["1:order_create:created"])
+      // A well-formed body, or none, is ignored.
+      expect((yield* post(`/orders/${order.id}/hold`, { note: "ignored" })).body.status).toBe("manual_review")
+      expect((yield* post(`/orders/${order.id}/confirm`)).body.status).toBe("confirmed")
     })))
 
   it.effect("unknown order → 404; no bearer → 401; no API-Version → 400", () =>

@@ -115,12 +115,22 @@ describe("a body nested deeper than MAX_JSON_DEPTH", () => {
       expect((yield* get(`/checkout_sessions/${session.id}`)).body).toEqual(session)
     })))
 
-  it.effect("2025-09-29 cancel reads no body: a deep one is ignored as any other body is", () =>
+  it.effect("2025-09-29 cancel and the order routes without a body: one sent is checked all the same", () =>
     run(Effect.gen(function*() {
       const session = yield* createReadySession([{ id: "tshirt-classic", quantity: 1 }])
-      const response = yield* post(`/checkout_sessions/${session.id}/cancel`, withDeepExtra({}, 500_000))
-      expect(response.status).toBe(200)
-      expect(response.body.status).toBe("canceled")
+      yield* refusedEverywhere(
+        (levels) => post(`/checkout_sessions/${session.id}/cancel`, withDeepExtra({ note: "ignored" }, levels)),
+        tooDeep
+      )
+      expect((yield* get(`/checkout_sessions/${session.id}`)).body).toEqual(session)
+      const order = yield* createOrder()
+      for (const action of ["confirm", "hold", "cancel"]) {
+        yield* refusedEverywhere(
+          (levels) => post(`/orders/${order.id}/${action}`, withDeepExtra({ note: "ignored" }, levels)),
+          tooDeep
+        )
+      }
+      expect((yield* get(`/orders/${order.id}`)).body.status).toBe("created")
     })))
 
   it.effect("2026-04-17 checkout create, update, complete, cancel (with Idempotency-Key): 400, nothing stored", () =>

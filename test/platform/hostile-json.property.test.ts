@@ -76,7 +76,7 @@ const routes = (sessionId: string, otherSessionId: string, orderId: string): Rea
     route("update", session, "2026-04-17", { buyer }),
     route("complete", `${session}/complete`, "2025-09-29", { payment_data: paymentData }),
     route("complete", `${session}/complete`, "2026-04-17", { buyer }),
-    // 2025-09-29 reads no cancel body: aimed at another session, so that it cancels only that one.
+    // 2025-09-29 ignores a well-formed cancel body: aimed at another session, so that it cancels only that one.
     route("cancel", `/checkout_sessions/${otherSessionId}/cancel`, "2025-09-29", {}),
     route("cancel", `${session}/cancel`, "2026-01-30", cancelRequest),
     route("cancel", `${session}/cancel`, "2026-04-17", cancelRequest),

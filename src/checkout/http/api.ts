@@ -31,7 +31,7 @@ const SessionPath = Schema.Struct({ checkout_session_id: StorableString })
 /** The checkout routes with the bodies of `version`. */
 export const checkoutGroupFor = (version: ApiVersionName) => {
   const codec = checkoutCodecs[version]
-  // A version without a cancel body documents none (what is sent is not read).
+  // A version without a cancel body documents none (one sent is checked as any body, then ignored).
   const cancelBody: Schema.Schema.AnyNoContext = codec.cancel?.schema ?? Schema.Void
   return HttpApiGroup.make("checkout")
     .add(

@@ -137,12 +137,13 @@ export const toApiError = (
       })
     case "SessionNotReady": {
       const first = error.messages[0]
+      const reason = first ? `: ${first.content}` : ""
+      // A message's content is a sentence already: its own full stop ends this one too.
+      const stop = /[.!?]$/.test(reason) ? "" : "."
       return new Unprocessable({
         type: "invalid_request",
         code: "session_not_ready",
-        message: `The session is not ready for payment${
-          first ? `: ${first.content}` : ""
-        }. See the session's messages.`,
+        message: `The session is not ready for payment${reason}${stop} See the session's messages.`,
         ...(first?.param ? { param: at(first.param) } : {})
       })
     }

@@ -17,12 +17,22 @@ import { answeredWith, type RouteAnswer } from "../../idempotency/idempotent-ans
 import { BadRequest, TooManyRequests } from "../../platform/http/errors.ts"
 import { groupHandlers } from "../../platform/http/group-context.ts"
 import { errorResponse } from "../../platform/http/middleware.ts"
-import { badRequestFromParseError, readJson, unstorableTextError } from "../../platform/http/request-body.ts"
+import {
+  badRequestFromParseError,
+  readJson,
+  readOptionalJson,
+  unstorableTextError
+} from "../../platform/http/request-body.ts"
 import { setRetryAfter } from "../../platform/http/retry-after.ts"
 import { CurrentClient, RequestedApiVersion } from "../../platform/http/security.ts"
 import { RateLimiter } from "../../rate-limit/rate-limiter.ts"
 import { CheckoutService, type CompleteError } from "../checkout-service.ts"
-import { checkoutSessionJson, checkoutSessionWithOrderJson, type Session } from "../session/session.ts"
+import {
+  type CancelSessionInput,
+  checkoutSessionJson,
+  checkoutSessionWithOrderJson,
+  type Session
+} from "../session/session.ts"
 import type { CheckoutCodec, RequestCodec } from "../wire/acp/codec.ts"
 import { checkoutCodecs } from "../wire/acp/versions.ts"
 import { CheckoutApi } from "./api.ts"
@@ -35,34 +45,37 @@ import { mapCheckoutErrors, toApiError } from "./error-answers.ts"
 const requestCodec = Effect.map(RequestedApiVersion, (version) => checkoutCodecs[version])
 
 /**
- * Reads the JSON body and decodes it with `codec`: text storage can keep anywhere in it, then the
+ * Decodes a parsed JSON body with `codec`: text storage can keep anywhere in it, then the
  * version's schema (first problem, unknown keys ignored), then what the version defines and the
  * merchant cannot honour.
  */
-const decodeBody = <Input>(codec: RequestCodec<Input>) =>
-  Effect.flatMap(readJson, (json): Either.Either<Input, BadRequest> => {
-    const unstorable = unstorableTextError(json)
-    if (unstorable !== undefined) return Either.left(unstorable)
-    return Either.mapLeft(codec.decode(json), (problem) =>
-      ParseResult.isParseError(problem)
-        ? badRequestFromParseError(problem)
-        : new BadRequest({
-          type: "invalid_request",
-          code: problem.code,
-          message: problem.message,
-          param: problem.param
-        }))
-  })
+const decodeWith = <Input>(codec: RequestCodec<Input>) => (json: unknown): Either.Either<Input, BadRequest> => {
+  const unstorable = unstorableTextError(json)
+  if (unstorable !== undefined) return Either.left(unstorable)
+  return Either.mapLeft(codec.decode(json), (problem) =>
+    ParseResult.isParseError(problem)
+      ? badRequestFromParseError(problem)
+      : new BadRequest({
+        type: "invalid_request",
+        code: problem.code,
+        message: problem.message,
+        param: problem.param
+      }))
+}
 
-/** The cancel body of a version that defines one (it is optional); none is read otherwise. */
-const decodeCancelBody = Effect.fnUntraced(function*(codec: CheckoutCodec) {
-  if (codec.cancel === undefined) return {}
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const length = request.headers["content-length"]
-  const chunked = request.headers["transfer-encoding"] !== undefined
-  if (!chunked && (length === undefined || length === "0")) return {}
-  return yield* decodeBody(codec.cancel)
-})
+/** Reads the JSON body and decodes it with `codec` (`decodeWith`). */
+const decodeBody = <Input>(codec: RequestCodec<Input>) => Effect.flatMap(readJson, decodeWith(codec))
+
+/**
+ * The cancel body is optional; one sent is read by the common rules in every version, and decoded
+ * only where the version defines it (2025-09-29 defines none: its content is ignored).
+ */
+const decodeCancelBody = (codec: CheckoutCodec) =>
+  Effect.flatMap(
+    readOptionalJson,
+    (json): Either.Either<CancelSessionInput, BadRequest> =>
+      json === undefined || codec.cancel === undefined ? Either.right({}) : decodeWith(codec.cancel)(json)
+  )
 
 const json = (body: unknown, status: 200 | 201 = 200) => HttpServerResponse.unsafeJson(body, { status })
 

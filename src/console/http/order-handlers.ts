@@ -153,10 +153,18 @@ export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, StorageError> => {
     if (unstorableId(id)) return detail(session, id)
     const done = Effect.succeed(redirect(`${orderPath(id)}?done=${action}`))
+    const seen = fields.get("seen") ?? ""
+    const changed = () =>
+      detail(
+        session,
+        id,
+        problem("The order changed since the page was shown; nothing was done. Check it and try again."),
+        409
+      )
     if (action === "new-buyer-link") {
-      return orders.replaceBuyerLink(id).pipe(
+      return orders.replaceBuyerLink(id, seen).pipe(
         Effect.zipRight(done),
-        Effect.catchTag("OrderNotFound", () => detail(session, id))
+        Effect.catchTags({ OrderNotFound: () => detail(session, id), OrderChanged: changed })
       )
     }
     const decided = decide(action, fields)
@@ -164,17 +172,11 @@ export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
       return Effect.succeed(notFoundPage(frameOf(session, "No such action"), `No action ${maskCardNumbers(action)}.`))
     }
     if ("refused" in decided) return detail(session, id, problem(decided.refused), 400)
-    return orders.applyIfUnchanged(id, decided.command, fields.get("seen") ?? "").pipe(
+    return orders.applyIfUnchanged(id, decided.command, seen).pipe(
       Effect.zipRight(done),
       Effect.catchTags({
         OrderNotFound: () => detail(session, id),
-        OrderChanged: () =>
-          detail(
-            session,
-            id,
-            problem("The order changed since the page was shown; nothing was done. Check it and try again."),
-            409
-          ),
+        OrderChanged: changed,
         InvalidOrderTransition: (error) =>
           detail(session, id, problem(`The order is ${error.from} and cannot become ${error.to}.`), 409),
         RefundNotAllowed: (error) =>

@@ -132,6 +132,9 @@ export const toolNamed = (name: string): CheckoutTool | undefined => CHECKOUT_TO
 /** A JSON object, as a payload must be (its fields are the REST body's, decoded by the REST route). */
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
+/** A `tools/call`'s params, as far as the tools read them: the tool's name, its arguments if any. */
+export const ToolCallParams = Schema.Struct({ name: Schema.String, arguments: optional(JsonObject) })
+
 /** The arguments of `tool`: what the envelope must be before the call is made. */
 export const argumentsOf = (tool: CheckoutTool) =>
   Schema.Struct({

@@ -15,6 +15,7 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, Runtime, Schema } from "effect"
 import { internalError } from "../../platform/http/errors.ts"
 import { errorResponse } from "../../platform/http/middleware.ts"
@@ -29,6 +30,7 @@ import {
   inputSchemaOf,
   META_HEADERS,
   type ToolArguments,
+  ToolCallParams,
   toolNamed
 } from "./checkout-tools.ts"
 
@@ -37,16 +39,60 @@ export const MCP_PATH = "/mcp"
 /** JSON-RPC error codes of the binding: ACP errors, and arguments that are not its envelope. */
 const ACP_ERROR = -32000
 const INVALID_PARAMS = -32602
+const INVALID_REQUEST = -32600
+const METHOD_NOT_FOUND = -32601
+const INTERNAL_ERROR = -32603
+
+/**
+ * An empty batch is an Invalid Request (JSON-RPC 2.0 §6), answered as the SDK's transport answers
+ * the invalid requests it finds (HTTP 400, `id` null); the SDK itself takes it for a batch of
+ * notifications (202, no body).
+ */
+const emptyBatchResponse = () =>
+  HttpServerResponse.unsafeJson({
+    jsonrpc: "2.0",
+    error: { code: INVALID_REQUEST, message: "Invalid Request: Batch must not be empty" },
+    id: null
+  }, { status: 400 })
 
 /**
  * A JSON-RPC error the SDK sends as is: `code`, `message` and `data` (an `McpError` would prefix
  * the message; the binding's examples carry the ACP message unchanged).
  */
 class ToolCallError extends Error {
-  constructor(readonly code: number, message: string, readonly data: Record<string, unknown>) {
+  constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
     super(message)
   }
 }
+
+/** `-32000` with the ACP error object of an unexpected failure. */
+const internalToolError = () => {
+  const failure = internalError()
+  return new ToolCallError(ACP_ERROR, failure.message, {
+    type: failure.type,
+    code: failure.code,
+    message: failure.message
+  })
+}
+
+const PARAMS_REFUSED = "The request's params are not what its method takes."
+
+/**
+ * The SDK answers a request whose params its own schemas refuse (initialize, ping, tools/list) with
+ * InternalError and the schema library's text. Our handlers throw only coded errors, so an
+ * InternalError on its way out is that refusal: it is sent as Invalid params with our error object.
+ */
+const withoutSdkParseText = (message: JSONRPCMessage): JSONRPCMessage =>
+  "error" in message && message.error.code === INTERNAL_ERROR
+    ? {
+      ...message,
+      error: {
+        code: INVALID_PARAMS,
+        message: PARAMS_REFUSED,
+        data: { type: "invalid_request", code: "invalid", message: PARAMS_REFUSED }
+      }
+    }
+    : message
 
 /** How the application answers one request (the whole app, middleware included). */
 export type Dispatch = (
@@ -98,6 +144,8 @@ const invalidArguments = (error: Parameters<typeof firstFailureAtJsonPath>[0]) =
   })
 }
 
+const decodeCallParams = Schema.decodeUnknownEither(ToolCallParams, { errors: "first", onExcessProperty: "ignore" })
+
 /** A JSON object, or undefined for anything else (every checkout answer is one). */
 const parsedObject = (text: string): Record<string, unknown> | undefined => {
   try {
@@ -142,16 +190,7 @@ const callTool = Effect.fnUntraced(
     )
     const text = yield* Effect.promise(() => HttpServerResponse.toWeb(response).text())
     const body = parsedObject(text)
-    if (body === undefined) {
-      const failure = internalError()
-      return yield* Effect.fail(
-        new ToolCallError(ACP_ERROR, failure.message, {
-          type: failure.type,
-          code: failure.code,
-          message: failure.message
-        })
-      )
-    }
+    if (body === undefined) return yield* Effect.fail(internalToolError())
     if (response.status >= 200 && response.status < 300) {
       return { ...body, structuredContent: body, content: [{ type: "text" as const, text }] }
     }
@@ -171,30 +210,34 @@ const TOOLS = CHECKOUT_TOOLS.map((tool) => ({
  * 20 MB of memory that a server nobody calls over MCP need not hold.
  */
 const loadSdk = async () => {
-  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] =
-    await Promise.all([
-      import("@modelcontextprotocol/sdk/server/index.js"),
-      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
-      import("@modelcontextprotocol/sdk/types.js")
-    ])
-  return { Server, WebStandardStreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema }
+  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { ListToolsRequestSchema }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js")
+  ])
+  return { Server, WebStandardStreamableHTTPServerTransport, ListToolsRequestSchema }
 }
 
 type Sdk = Awaited<ReturnType<typeof loadSdk>>
 
 /** An MCP server for one HTTP request, whose tool calls run on `runtime`. */
 const mcpServer = (
-  { CallToolRequestSchema, ListToolsRequestSchema, Server }: Sdk,
+  { ListToolsRequestSchema, Server }: Sdk,
   dispatch: Dispatch,
   runtime: Runtime.Runtime<never>,
   authorization: string | undefined
 ) => {
   const server = new Server({ name: "agentic-checkout", version: "1.0.0" }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = toolNamed(request.params.name)
+  // tools/call is not registered under the SDK's schema, which would refuse params with its schema
+  // library's text as InternalError: its params are decoded here, as the arguments are.
+  server.fallbackRequestHandler = async (request) => {
+    if (request.method !== "tools/call") throw new ToolCallError(METHOD_NOT_FOUND, "Method not found")
+    const params = decodeCallParams(request.params ?? {})
+    if (Either.isLeft(params)) throw invalidArguments(params.left)
+    const tool = toolNamed(params.right.name)
     if (tool === undefined) {
-      const message = `Unknown tool ${maskCardNumbers(request.params.name)}; the tools are ${
+      const message = `Unknown tool ${maskCardNumbers(params.right.name)}; the tools are ${
         CHECKOUT_TOOLS.map((t) => t.name).join(", ")
       }.`
       throw new ToolCallError(INVALID_PARAMS, message, {
@@ -205,11 +248,17 @@ const mcpServer = (
       })
     }
     const outcome = await Runtime.runPromise(runtime)(
-      Effect.either(callTool(dispatch, tool, request.params.arguments, authorization))
+      callTool(dispatch, tool, params.right.arguments, authorization).pipe(
+        // A defect is answered as any unexpected failure, never with its own text.
+        Effect.catchAllDefect((defect) =>
+          Effect.zipRight(Effect.logError("MCP tool call failed", defect), Effect.fail(internalToolError()))
+        ),
+        Effect.either
+      )
     )
     if (Either.isLeft(outcome)) throw outcome.left
     return outcome.right
-  })
+  }
   return server
 }
 
@@ -246,6 +295,8 @@ export const makeMcpEndpoint = Effect.gen(function*() {
       const answer = yield* Effect.tryPromise({
         try: async () => {
           await server.connect(transport)
+          const send = transport.send.bind(transport)
+          transport.send = (message, options) => send(withoutSdkParseText(message), options)
           try {
             return await transport.handleRequest(web, parsedBody === undefined ? undefined : { parsedBody })
           } finally {
@@ -258,7 +309,10 @@ export const makeMcpEndpoint = Effect.gen(function*() {
         Effect.tapError((cause) => Effect.logError("MCP request failed", cause)),
         Effect.orElseSucceed(() => undefined)
       )
-      return answer === undefined ? errorResponse(internalError()) : HttpServerResponse.fromWeb(answer)
+      if (answer === undefined) return errorResponse(internalError())
+      // Checked on the SDK's answer, so that its header checks (406, 415) still come first.
+      if (answer.status === 202 && Array.isArray(parsedBody) && parsedBody.length === 0) return emptyBatchResponse()
+      return HttpServerResponse.fromWeb(answer)
     },
     Effect.catchTags({
       BadRequest: errorResponse,

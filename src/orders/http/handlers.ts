@@ -16,7 +16,7 @@ import {
   Unprocessable
 } from "../../platform/http/errors.ts"
 import { groupHandlers } from "../../platform/http/group-context.ts"
-import { decodeDeclaredBody } from "../../platform/http/request-body.ts"
+import { decodeDeclaredBody, readOptionalJson } from "../../platform/http/request-body.ts"
 import { requireRole, storageFailure } from "../../platform/http/route-guards.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
 import { orderJson } from "../model/order-json.ts"
@@ -151,13 +151,16 @@ export const OrdersHandlers = groupHandlers(
         requireRole(config, "checkout"),
         mapOrderErrors(withoutRefundErrors(orders.apply(id, command)).pipe(answeredWith(orderAnswer)))
       )
+    // These routes define no body: one sent anyway is held to the common rules before anything changes.
+    const bodiless = (id: string, command: OrderCommand) =>
+      Effect.zipRight(requireRole(config, "checkout"), Effect.zipRight(readOptionalJson, change(id, command)))
     return handlers
       .handle(
         "get",
         ({ path }) => Effect.zipRight(requireRole(config, "checkout"), mapOrderErrors(orders.get(path.order_id)))
       )
-      .handle("confirm", ({ path }) => change(path.order_id, OrderCommand.Confirm()))
-      .handle("hold", ({ path }) => change(path.order_id, OrderCommand.HoldForReview()))
+      .handle("confirm", ({ path }) => bodiless(path.order_id, OrderCommand.Confirm()))
+      .handle("hold", ({ path }) => bodiless(path.order_id, OrderCommand.HoldForReview()))
       .handleRaw("ship", ({ path }) =>
         Effect.zipRight(
           requireRole(config, "checkout"),
@@ -171,8 +174,8 @@ export const OrdersHandlers = groupHandlers(
               })
             ))
         ))
-      .handle("fulfill", ({ path }) => change(path.order_id, OrderCommand.Fulfill()))
-      .handle("cancel", ({ path }) => change(path.order_id, OrderCommand.Cancel()))
+      .handle("fulfill", ({ path }) => bodiless(path.order_id, OrderCommand.Fulfill()))
+      .handle("cancel", ({ path }) => bodiless(path.order_id, OrderCommand.Cancel()))
       .handleRaw("refund", ({ path }) =>
         Effect.zipRight(
           requireRole(config, "checkout"),
@@ -198,6 +201,8 @@ export const WebhookDeliveriesHandlers = groupHandlers(
     /** A dead event made due again, with its answer committed with it (made once, run per request). */
     const redrive = Effect.fnUntraced(function*(eventId: string) {
       yield* gate
+      // The route defines no body: one sent anyway is held to the common rules.
+      yield* readOptionalJson
       const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
       const existing = yield* Effect.catchAll(store.getEvent(eventId), storageFailure)
       if (existing._tag === "None") {

@@ -179,6 +179,30 @@ export const readJson: Effect.Effect<unknown, BadRequest | PayloadTooLarge, Http
     }
   )
 
+/** The request carries a body: a length above 0, or chunked (HTTP/1.1 has no other way to send one). */
+export const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
+  const length = request.headers["content-length"]
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
+}
+
+/**
+ * For a route whose body is optional or defines nothing: a coded body is refused even when empty,
+ * and a body sent is held to the rules of every body (`readJson`). The parsed JSON, or undefined
+ * without a body.
+ */
+export const readOptionalJson: Effect.Effect<
+  unknown,
+  BadRequest | PayloadTooLarge,
+  HttpServerRequest.HttpServerRequest
+> = Effect.flatMap(
+  HttpServerRequest.HttpServerRequest,
+  (request): Effect.Effect<unknown, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> => {
+    const encoded = contentEncodingProblem(request.headers["content-encoding"])
+    if (encoded !== undefined) return Effect.fail(encoded)
+    return hasBody(request) ? readJson : Effect.void
+  }
+)
+
 /** The first decode problem as a 400 error. */
 export const badRequestFromParseError = (error: ParseResult.ParseError): BadRequest => {
   const first = firstFailureAtJsonPath(error)

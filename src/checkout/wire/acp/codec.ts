@@ -49,7 +49,7 @@ export interface CheckoutCodec {
   readonly create: RequestCodec<CreateSessionInput>
   readonly update: RequestCodec<UpdateSessionInput>
   readonly complete: RequestCodec<CompleteSessionInput>
-  /** The cancel body, for versions that define one (it is optional there); else no body is read. */
+  /** The cancel body, for versions that define one (it is optional there); else a body sent is ignored. */
   readonly cancel: RequestCodec<CancelSessionInput> | undefined
   readonly session: { readonly schema: Schema.Schema.AnyNoContext; readonly encode: (session: Session) => unknown }
   readonly sessionWithOrder: {

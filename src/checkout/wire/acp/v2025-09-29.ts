@@ -18,7 +18,7 @@ export const checkoutCodec20250929: CheckoutCodec = {
   create: asIs(CheckoutSessionCreateRequest),
   update: asIs(CheckoutSessionUpdateRequest),
   complete: asIs(CheckoutSessionCompleteRequest),
-  // The interface document defines no cancel body: whatever is sent is not read.
+  // The interface document defines no cancel body: one sent is held to the common rules, then ignored.
   cancel: undefined,
   session: { schema: CheckoutSession, encode: toCheckoutSession },
   sessionWithOrder: { schema: CheckoutSessionWithOrder, encode: toCheckoutSessionWithOrder },
