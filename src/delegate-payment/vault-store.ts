@@ -2,7 +2,7 @@
  * Storage of delegated payment tokens (`vt_…`), the card vault of CONTRACT §7.
  *
  * A token record holds the allowance, the risk signals, the response metadata and the card as an
- * AES-256-GCM envelope (`src/delegate-payment/vault-crypto.ts`). In clear there is only what may be:
+ * AES-256-GCM envelope (`model/card-encryption.ts`). In clear there is only what may be:
  * brand, last 4 digits, funding type and a keyed fingerprint. There is no plain card column or
  * field anywhere.
  *

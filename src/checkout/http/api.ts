@@ -2,7 +2,7 @@
  * The Checkout Session API (merchant): routes, their request and response schemas per version, and
  * their errors. The routes are the same in every version; each version's group declares that
  * version's bodies (`checkoutGroupFor`), for its OpenAPI document. The handlers read and write
- * bodies through the codec the request's `API-Version` picks (`wire/checkout-codecs.ts`), the same
+ * bodies through the codec the request's `API-Version` picks (`wire/acp/versions.ts`), the same
  * schemas, so what a version's document says is what the server does.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"

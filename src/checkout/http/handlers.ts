@@ -1,6 +1,6 @@
 /**
  * Checkout Session API handlers: the request's `API-Version` picks the codec
- * (`wire/checkout-codecs.ts`) that decodes the body by the common rules into the domain's input
+ * (`wire/acp/versions.ts`) that decodes the body by the common rules into the domain's input
  * and renders the session in that version's format; the service does the rest; failures map to
  * API errors in one place (`error-answers.ts`).
  *

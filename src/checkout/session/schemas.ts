@@ -1,6 +1,6 @@
 /**
  * Schemas of the Checkout Session API in the interface document's format ("Checkout Session API
- * resources"), the 2025-09-29 wire format (`wire/codec-2025-09-29.ts`). The domain keeps the fields
+ * resources"), the 2025-09-29 wire format (`wire/acp/v2025-09-29.ts`). The domain keeps the fields
  * every version shows in these shapes; the other versions' codecs render them in their own
  * (`wire/`).
  *
