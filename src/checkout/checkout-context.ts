@@ -2,7 +2,7 @@
  * What every checkout use case works with: the store, the catalog (as the payment provider lets
  * the merchant offer it, `offeredCatalog`), the configuration, ids, the
  * payment provider and the order events, with the reducer's context at a given time and the
- * coupon redemptions it needs, and the sessions this process wrote last.
+ * coupon redemptions it needs.
  */
 import { Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
@@ -17,7 +17,6 @@ import { CheckoutStore, type CheckoutStoreService } from "./checkout-store.ts"
 import { relevantCoupons } from "./pricing/discounts.ts"
 import { SessionNotFound } from "./session/errors.ts"
 import type { ReducerContext } from "./session/session.ts"
-import { makeWrittenSessions, type WrittenSessions } from "./written-sessions.ts"
 
 export interface CheckoutContext {
   readonly store: CheckoutStoreService
@@ -26,8 +25,6 @@ export interface CheckoutContext {
   readonly ids: IdsService
   readonly payments: PaymentProviderService
   readonly orderEvents: OrderEventsShape
-  /** The sessions this process wrote last, for the next step of each (`written-sessions.ts`). */
-  readonly written: WrittenSessions
   /**
    * The reducer's context at `now`: no stock available unless given, redemptions as counted,
    * priced at `pricedAt` when given.
@@ -66,7 +63,6 @@ export const makeCheckoutContext = Effect.gen(function*() {
     ids: yield* Ids,
     payments,
     orderEvents: yield* OrderEvents,
-    written: makeWrittenSessions(),
     reducerContext: (now, available = new Map(), redemptions, pricedAt) => ({
       catalog,
       now,

@@ -13,13 +13,12 @@
  *
  * The conditional steps (`createSessionReservingStock`, `updateSessionKeepingItems`,
  * `completePaidCheckout`) answer false, writing nothing, when what the caller decided on no longer
- * holds. `writeOptimistically` is how every use case uses them: decide without locks and write in
- * one step; when that answers false, decide again under the locks, in a transaction. Locking and
- * the lock order are explained in `docs/concurrency.md`.
+ * holds (`write-optimistically.ts` is how the use cases use them). Locking and the lock order are
+ * explained in `docs/concurrency.md`.
  */
-import { Context, Effect, Either, Option } from "effect"
-import { StorageError } from "../db/storage-error.ts"
-import { type AnswerToStore, commitWithAnswer, writeWithAnswer } from "../idempotency/idempotent-answer.ts"
+import { Context, type Effect, type Option } from "effect"
+import type { StorageError } from "../db/storage-error.ts"
+import type { AnswerToStore } from "../idempotency/idempotent-answer.ts"
 import type { OrderChange } from "../orders/order-store.ts"
 import type { PaymentAttempt } from "./payment/attempt.ts"
 import type { SessionStatus } from "./session/schemas.ts"
@@ -161,6 +160,17 @@ export interface CouponStore {
   readonly redemptions: Effect.Effect<ReadonlyMap<string, number>, StorageError>
 }
 
+/**
+ * The sessions this process wrote last, with their version, latest attempt and coupon holds at
+ * that version: what the next step of a session decides on first, instead of reading it again.
+ */
+export interface WrittenSessions {
+  /** The entry of `id`, removed: undefined when this process has none. */
+  readonly take: (id: string) => SessionForPayment | undefined
+  /** Keeps `written` as the latest entry of its session. Call only once its write committed. */
+  readonly put: (written: SessionForPayment) => void
+}
+
 export interface CheckoutStoreService {
   /** Runs `effect` atomically; nested calls join the outer transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
@@ -171,6 +181,8 @@ export interface CheckoutStoreService {
   readonly inventory: InventoryStore
   readonly paymentAttempts: PaymentAttemptStore
   readonly coupons: CouponStore
+  /** The sessions this process wrote last (`written-sessions.ts`), each store its own. */
+  readonly written: WrittenSessions
 
   /**
    * Create: the new session with its reservations (counting until its `expires_at`), if each is at
@@ -258,90 +270,3 @@ export interface CheckoutStoreService {
 }
 
 export class CheckoutStore extends Context.Tag("acp/CheckoutStore")<CheckoutStore, CheckoutStoreService>() {}
-
-/**
- * How a use case writes what it decides, optimistically first: `decide` runs on `snapshot` (read
- * without locks, or known from an earlier step) and `write`, a conditional step, stores the
- * decision. When `write` answers false (what was decided on has changed), the same `decide` runs
- * again in a transaction on `lockedSnapshot` (read under the locks that keep it from changing),
- * and `write` must then succeed. A refusal of `decide` is the answer: it was true when read.
- * The write is the use case's last: the request's answer to `outcome(decision)` is committed with
- * it (`commitWithAnswer`). Answers the decision written.
- *
- * `known`, a snapshot this process wrote last (`written-sessions.ts`), is decided on
- * first, without any read; when `decide` refuses on it, or its write does not hold, the step goes
- * on from `snapshot` as without it: what was refused or decided on may no longer be true.
- * `written` hears of each decision an optimistic write committed, with the snapshot it was
- * decided on.
- */
-export const writeOptimistically = <S, D, ES, ED, RS, RD>(
-  transaction: CheckoutStoreService["transaction"],
-  step: {
-    readonly snapshot: Effect.Effect<S, ES, RS>
-    readonly lockedSnapshot: Effect.Effect<S, ES, RS>
-    readonly decide: (snapshot: S) => Effect.Effect<D, ED, RD>
-    readonly write: (decision: D, snapshot: S) => Effect.Effect<boolean, StorageError>
-    /**
-     * `write` that also stores the request's answer in its step (`writeWithAnswer`): the
-     * optimistic write then needs no transaction on a keyed request either.
-     */
-    readonly writeAnswering?: (decision: D, snapshot: S, answer: AnswerToStore | undefined) => Effect.Effect<
-      boolean,
-      StorageError
-    >
-    readonly outcome: (decision: D) => Either.Either<unknown, unknown>
-    readonly known?: S | undefined
-    readonly written?: (decision: D, snapshot: S) => void
-  }
-): Effect.Effect<D, ES | ED | StorageError, RS | RD> => {
-  const { writeAnswering } = step
-  const writeDecided = (snapshot: S) => (decision: D) =>
-    (writeAnswering !== undefined
-      ? writeWithAnswer((answer) => writeAnswering(decision, snapshot, answer), step.outcome(decision))
-      : commitWithAnswer(
-        transaction,
-        step.write(decision, snapshot),
-        (written) => (written ? Option.some(step.outcome(decision)) : Option.none()),
-        true
-      )).pipe(Effect.map((written) => {
-        if (!written) return Option.none()
-        step.written?.(decision, snapshot)
-        return Option.some(decision)
-      }))
-  // Built only when the optimistic write did not hold (most writes do).
-  const underLocks = () =>
-    commitWithAnswer(
-      transaction,
-      Effect.flatMap(
-        step.lockedSnapshot,
-        (snapshot) =>
-          Effect.flatMap(
-            step.decide(snapshot),
-            (decision) =>
-              Effect.flatMap(step.write(decision, snapshot), (written) =>
-                written ? Effect.succeed(decision) : Effect.fail(
-                  new StorageError({
-                    reason: "failure",
-                    cause: new Error("a conditional write refused under its locks")
-                  })
-                ))
-          )
-      ),
-      (decision) => Option.some(step.outcome(decision))
-    )
-  const optimistically = Effect.flatMap(
-    Effect.flatMap(step.snapshot, (snapshot) => Effect.flatMap(step.decide(snapshot), writeDecided(snapshot))),
-    (written) => (Option.isSome(written) ? Effect.succeed(written.value) : underLocks())
-  )
-  const { known } = step
-  if (known === undefined) return optimistically
-  // Only a refusal of `decide` goes on: an error of the write itself is the answer, as above.
-  return Effect.flatMap(
-    Effect.either(step.decide(known)),
-    (decided) =>
-      Either.isLeft(decided) ? optimistically : Effect.flatMap(
-        writeDecided(known)(decided.right),
-        (written) => (Option.isSome(written) ? Effect.succeed(written.value) : optimistically)
-      )
-  )
-}

@@ -7,7 +7,8 @@
  *    record the payment attempt (or take over the pending one a crashed or concurrent request
  *    left), let the provider hold the credential, hold the applied coupons. The usual payment (a
  *    new attempt, no coupon, no authentication result) is first tried without the lock
- *    (`beginUnlocked`): three statements instead of a transaction of five;
+ *    (`beginUnlocked`): three statements instead of a transaction of five. Both paths take the
+ *    decision of `decideBegin` (`payment/decisions.ts`);
  * 2. the charge, outside any transaction, keyed by the attempt's idempotency key;
  * 3. `completePaid` on success: written optimistically, on the session as step 1 wrote it (one
  *    store step), else under the lock; `recordDecline` on a decline, under the lock.
@@ -15,8 +16,6 @@
 import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer.ts"
-import type { OrderChange } from "../orders/order-store.ts"
-import { isPayingOutcome, notAuthenticatedReason } from "../payments/model/issuer-authentication.ts"
 import {
   type Charge,
   type ChargeRequest,
@@ -25,15 +24,13 @@ import {
   type PaymentRejected
 } from "../payments/model/payment.ts"
 import { type CheckoutContext, found } from "./checkout-context.ts"
-import { type PaidCompletion, type SessionForPayment, writeOptimistically } from "./checkout-store.ts"
+import type { SessionForPayment } from "./checkout-store.ts"
 import { completedWithNewOrder } from "./completed-with-order.ts"
 import { type PaymentAttempt } from "./payment/attempt.ts"
 import {
-  attemptUnderWay,
   authenticationUnavailable,
   canAuthenticate,
-  chargeRequest,
-  chooseAttempt,
+  decideBegin,
   paymentMessage,
   resolveCredential
 } from "./payment/decisions.ts"
@@ -50,7 +47,7 @@ import {
   SessionFinal
 } from "./session/session.ts"
 import { holdsUntil } from "./session/view.ts"
-import type { WrittenSession } from "./written-sessions.ts"
+import { type Decided, writeOptimistically } from "./write-optimistically.ts"
 
 export type CompleteError =
   | ReducerError
@@ -76,16 +73,6 @@ type BeginFailure = DiscountUnavailable | PaymentDeclined | PaymentRejected
 
 type Charging = Extract<Begun, { readonly _tag: "Charge" }>
 
-/** What completing applies to the session before paying, whatever the payment's outcome. */
-const prepareCompletion = (request: CompleteSessionInput) =>
-  SessionCommand.PrepareCompletion({
-    buyer: request.buyer,
-    details: request.details,
-    fulfillment_address: request.fulfillment_address,
-    canAuthenticate: request.canAuthenticate,
-    authenticating: request.authentication_result !== undefined
-  })
-
 export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
   const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
@@ -105,46 +92,26 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     return Either.left<BeginFailure>(failure)
   })
 
-  /** Step 1 under the session's lock (`beginPayment`). */
+  /** Step 1 under the session's lock (`beginPayment`): what `decideBegin` decided, written. */
   const beginLocked = Effect.fnUntraced(
     function*(id: string, request: CompleteSessionInput, credential: PaymentCredential, started: number) {
-      const { couponHolds, latestAttempt, session } = yield* lockForPayment(id)
+      const snapshot = yield* lockForPayment(id)
       // Lock the coupon rows (id order) and count redemptions and holds.
-      const redemptions = yield* ctx.couponUsage(session.discounts?.codes ?? [], started, id, true)
-      const result = request.authentication_result
-      // A payment under way (a retry after a crash) is priced as when it began: a discount that
-      // ended since does not re-price it, and the retry charges what the first try did.
-      const pending = attemptUnderWay(latestAttempt)
-      const preparing = reduce(
-        session,
-        prepareCompletion(request),
-        ctx.reducerContext(started, new Map(), redemptions, Option.getOrUndefined(pending)?.createdAt)
+      const redemptions = yield* ctx.couponUsage(snapshot.session.discounts?.codes ?? [], started, id, true)
+      const decision = yield* decideBegin(
+        snapshot,
+        request,
+        credential,
+        started,
+        (pricedAt) => ctx.reducerContext(started, new Map(), redemptions, pricedAt)
       )
-      // A payment under way may have been charged: a retry past the session's expiry is not
-      // answered expired, nor is a refusal to authorize it recorded as a decline (below); the
-      // settlement decides the attempt on the provider's answer.
-      if (Option.isSome(pending) && Either.isLeft(preparing) && preparing.left._tag === "SessionFinal") {
-        return yield* new PaymentInProgress({ sessionId: id })
+      if (decision._tag === "DropDiscount") {
+        yield* store.sessions.update(decision.failure.session)
+        return Either.left<BeginFailure>(decision.failure)
       }
-      if (Either.isLeft(preparing) && preparing.left._tag === "DiscountUnavailable") {
-        // Store the session re-priced without the discount, then answer 422: never charge more
-        // than the total the agent saw.
-        yield* store.sessions.update(preparing.left.session)
-        return Either.left<BeginFailure>(preparing.left)
-      }
-      const paying = (yield* preparing).session
+      if (decision._tag === "Refuse") return yield* refusePayment(decision.paying, started, decision.failure)
+      const { attempt, charge, isNew, paying } = decision
       const refuse = (failure: PaymentDeclined | PaymentRejected) => refusePayment(paying, started, failure)
-      if (result !== undefined && !isPayingOutcome(result)) {
-        return yield* refuse(
-          new PaymentDeclined({
-            reason: "authentication_failed",
-            message: notAuthenticatedReason(result),
-            param: "$.authentication_result"
-          })
-        )
-      }
-      const { attempt, isNew } = yield* chooseAttempt(latestAttempt, paying, credential, started)
-      const charge = chargeRequest(attempt, credential, result)
       const authorized = yield* Effect.either(payments.authorize(charge))
       if (Either.isLeft(authorized)) {
         const failure = authorized.left
@@ -168,7 +135,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       // Hold the applied coupons until the completion counts them (or a decline frees them); with
       // nothing to hold and nothing held, there is nothing to write.
       const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
-      if (held.length > 0 || couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
+      if (held.length > 0 || snapshot.couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
       const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
       return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version })
     }
@@ -213,7 +180,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     request: CompleteSessionInput,
     credential: PaymentCredential,
     started: number,
-    known: WrittenSession | undefined
+    known: SessionForPayment | undefined
   ): Effect.Effect<Option.Option<Charging>, StorageError> => {
     const none = Option.none<Charging>()
     if (request.authentication_result !== undefined) return Effect.succeed(none)
@@ -229,7 +196,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     )
   }
 
-  /** `beginUnlocked` on one snapshot of the session: none when it does not go through on it. */
+  /** `beginUnlocked` on one snapshot of the session: none unless `decideBegin` pays with a new attempt. */
   const beginOn = Effect.fnUntraced(function*(
     snapshot: SessionForPayment,
     request: CompleteSessionInput,
@@ -237,19 +204,21 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     started: number
   ) {
     const none = Option.none<Charging>()
-    const { couponHolds, latestAttempt, session, version } = snapshot
-    const coupons = relevantCoupons(ctx.catalog.coupons, session.discounts?.codes ?? [])
-    if (couponHolds.length > 0 || coupons.length > 0) return none
-    const preparing = reduce(session, prepareCompletion(request), ctx.reducerContext(started, new Map(), new Map()))
-    if (Either.isLeft(preparing)) return none
-    const paying = preparing.right.session
-    const chosen = chooseAttempt(latestAttempt, paying, credential, started)
-    if (Either.isLeft(chosen) || !chosen.right.isNew) return none
-    const { attempt } = chosen.right
-    const charge = chargeRequest(attempt, credential, undefined)
+    // Coupons are counted under their rows' locks.
+    const coupons = relevantCoupons(ctx.catalog.coupons, snapshot.session.discounts?.codes ?? [])
+    if (snapshot.couponHolds.length > 0 || coupons.length > 0) return none
+    const decided = decideBegin(
+      snapshot,
+      request,
+      credential,
+      started,
+      (pricedAt) => ctx.reducerContext(started, new Map(), new Map(), pricedAt)
+    )
+    if (Either.isLeft(decided) || decided.right._tag !== "Pay" || !decided.right.isNew) return none
+    const { attempt, charge, paying } = decided.right
     const authorized = yield* Effect.either(payments.authorize(charge))
     if (Either.isLeft(authorized)) return authorized.left._tag === "StorageError" ? yield* authorized.left : none
-    const written = yield* store.startPaymentAttemptAt(paying, attempt, version)
+    const written = yield* store.startPaymentAttemptAt(paying, attempt, snapshot.version)
     return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
   })
 
@@ -279,37 +248,32 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     paid: { readonly attempt: PaymentAttempt; readonly paying: Session; readonly version: number },
     charged: Charge,
     now: number
-  ) => {
-    const completion = (
-      { change, completed }: { readonly change: OrderChange; readonly completed: Session },
-      { version }: SessionForPayment
-    ): PaidCompletion => ({
-      session: completed,
-      version,
-      attemptSequence: paid.attempt.sequence,
-      chargeId: charged.id,
-      now,
-      order: change
-    })
-    return writeOptimistically(store.transaction, {
-      snapshot: Effect.succeed<SessionForPayment>({
+  ) =>
+    writeOptimistically(store, {
+      read: Effect.succeed<SessionForPayment>({
         session: paid.paying,
         version: paid.version,
         latestAttempt: Option.some(paid.attempt),
         couponHolds: []
       }),
-      lockedSnapshot: lockForPayment(paid.attempt.sessionId),
-      decide: (snapshot) => completeOn(snapshot, paid.attempt, now),
-      write: (decided, snapshot) => store.completePaidCheckout(completion(decided, snapshot)),
-      // A keyed request's answer goes in the completion's own statement: no transaction around it.
-      writeAnswering: (decided, snapshot, answer) => store.completePaidCheckout(completion(decided, snapshot), answer),
-      outcome: ({ completed }) => Either.right(completed)
-    }).pipe(
-      // The store step committed the order with its `order_create` event: it may go out now.
-      Effect.tap(() => ctx.orderEvents.queued),
-      Effect.map(({ completed }) => completed)
-    )
-  }
+      locked: lockForPayment(paid.attempt.sessionId)
+    }, (snapshot) =>
+      Effect.map(completeOn(snapshot, paid.attempt, now), ({ change, completed }): Decided<Session> => ({
+        value: completed,
+        // A keyed request's answer goes in the completion's own statement: no transaction around it.
+        write: (answer) =>
+          store.completePaidCheckout({
+            session: completed,
+            version: snapshot.version,
+            attemptSequence: paid.attempt.sequence,
+            chargeId: charged.id,
+            now,
+            order: change
+          }, answer)
+      }))).pipe(
+        // The store step committed the order with its `order_create` event: it may go out now.
+        Effect.tap(() => ctx.orderEvents.queued)
+      )
 
   /** Step 3 after a decline, under the session's lock (`recordDecline`). */
   const declineLocked = Effect.fnUntraced(
@@ -368,7 +332,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     function*(id: string, request: CompleteSessionInput): Effect.fn.Return<Session, CompleteError> {
       const credential = yield* resolveCredential(request.payment_data, ctx.catalog)
       const started = yield* Clock.currentTimeMillis
-      const unlocked = yield* beginUnlocked(id, request, credential, started, ctx.written.take(id))
+      const unlocked = yield* beginUnlocked(id, request, credential, started, store.written.take(id))
       const begun = Option.isSome(unlocked)
         ? Either.right<Begun>(unlocked.value)
         : yield* beginPayment(id, request, credential, started)

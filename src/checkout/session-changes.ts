@@ -6,7 +6,7 @@
  * Create and an update that keeps the items are written optimistically (`writeOptimistically`):
  * the reducer runs without locks and one conditional store step writes its outcome; only when
  * that step finds what was decided on changed does the same decision run again under the locks.
- * Both keep the session they wrote for the next step of it (`written-sessions.ts`), and
+ * Both keep the session they wrote for the next step of it (`CheckoutStoreService.written`), and
  * an update decides on that instead of reading it. Every other change locks first (and drops the
  * kept one).
  */
@@ -14,7 +14,6 @@ import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer.ts"
 import { type CheckoutContext, found } from "./checkout-context.ts"
-import { writeOptimistically } from "./checkout-store.ts"
 import { makePaymentSettlement, PENDING_PAYMENT_GRACE_MILLIS } from "./payment-settlement.ts"
 import { paymentPending, refuseWhilePaying } from "./payment/decisions.ts"
 import { type PaymentInProgress, SessionNotFound } from "./session/errors.ts"
@@ -32,6 +31,7 @@ import {
   type UpdateSessionInput
 } from "./session/session.ts"
 import { isExpiredAt, view } from "./session/view.ts"
+import { type Decided, writeOptimistically } from "./write-optimistically.ts"
 
 /** A use case whose answer is the session it wrote. */
 const answerSession = (session: Session) => Option.some(Either.right(session))
@@ -56,27 +56,25 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       (now) =>
         Effect.flatMap(ids.make("cs_"), (id) =>
           Effect.flatMap(ctx.couponUsage(request.discounts?.codes ?? [], now, id, false), (redemptions) =>
-            Effect.map(
-              writeOptimistically(store.transaction, {
-                snapshot: Effect.succeed<ReadonlyMap<string, number> | "unchecked">("unchecked"),
-                lockedSnapshot: Effect.suspend(() =>
-                  store.inventory.lockStock(uniqueProductIds(request.items), now, id)
+            writeOptimistically(store, {
+              read: Effect.succeed<ReadonlyMap<string, number> | "unchecked">("unchecked"),
+              locked: Effect.suspend(() =>
+                store.inventory.lockStock(uniqueProductIds(request.items), now, id)
+              )
+            }, (available) =>
+              Effect.map(
+                reduce(
+                  undefined,
+                  SessionCommand.Create({ id, request }),
+                  ctx.reducerContext(now, available, redemptions)
                 ),
-                decide: (available) =>
-                  reduce(
-                    undefined,
-                    SessionCommand.Create({ id, request }),
-                    ctx.reducerContext(now, available, redemptions)
-                  ),
-                write: (transition) =>
-                  store.createSessionReservingStock(transition, now),
-                writeAnswering: (transition, _, answer) => store.createSessionReservingStock(transition, now, answer),
-                outcome: (transition) => Either.right(transition.session),
-                written: ({ session }) =>
-                  ctx.written.put({ session, version: 1, latestAttempt: Option.none(), couponHolds: [] })
-              }),
-              (created) => created.session
-            )))
+                (transition): Decided<Session> => ({
+                  value: transition.session,
+                  write: (answer) =>
+                    store.createSessionReservingStock(transition, now, answer),
+                  keep: { session: transition.session, version: 1, latestAttempt: Option.none(), couponHolds: [] }
+                })
+              ))))
     )
 
   /**
@@ -141,22 +139,22 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   ): Effect.fn.Return<Session, ReducerError | PaymentInProgress | SessionNotFound | StorageError> {
     const now = yield* Clock.currentTimeMillis
     // Taken either way: a change of the items, under the lock, leaves none behind.
-    const known = ctx.written.take(id)
+    const known = store.written.take(id)
     if (request.items === undefined) {
-      const updated = yield* writeOptimistically(store.transaction, {
+      return yield* writeOptimistically(store, {
         known,
-        snapshot: found(id, store.readSessionForPayment(id)),
-        lockedSnapshot: found(id, store.lockSessionForPayment(id)),
-        decide: (snapshot) =>
-          Effect.zipRight(refuseWhilePaying(snapshot), decideUpdate(snapshot.session, request, now)),
-        write: (transition, { version }) => store.updateSessionKeepingItems(transition.session, version),
-        writeAnswering: (transition, { version }, answer) =>
-          store.updateSessionKeepingItems(transition.session, version, answer),
-        outcome: (transition) => Either.right(transition.session),
-        // Keeping the items changes neither the attempts nor the coupon holds.
-        written: ({ session }, snapshot) => ctx.written.put({ ...snapshot, session, version: snapshot.version + 1 })
-      })
-      return updated.session
+        read: found(id, store.readSessionForPayment(id)),
+        locked: found(id, store.lockSessionForPayment(id))
+      }, (snapshot) =>
+        Effect.zipRight(
+          refuseWhilePaying(snapshot),
+          Effect.map(decideUpdate(snapshot.session, request, now), ({ session }): Decided<Session> => ({
+            value: session,
+            write: (answer) => store.updateSessionKeepingItems(session, snapshot.version, answer),
+            // Keeping the items changes neither the attempts nor the coupon holds.
+            keep: { ...snapshot, session, version: snapshot.version + 1 }
+          }))
+        ))
     }
     return yield* commitWithAnswer(
       store.transaction,
@@ -198,7 +196,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     request: CancelSessionInput = {}
   ): Effect.fn.Return<Session, SessionFinal | PaymentInProgress | SessionNotFound | StorageError> {
     const now = yield* Clock.currentTimeMillis
-    ctx.written.take(id)
+    store.written.take(id)
     return yield* commitWithAnswer(
       store.transaction,
       cancelLocked(id, request, now),

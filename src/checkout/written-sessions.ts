@@ -1,6 +1,6 @@
 /**
- * The sessions this process wrote last, each as it was written and at the version the write gave
- * it: what the next step of a checkout served by the same process decides on instead of reading
+ * The sessions this process wrote last (`WrittenSessions`, kept by each checkout store), each as it
+ * was written and at the version the write gave it: what the next step of a checkout served by the same process decides on instead of reading
  * the session again (create → update → complete is three steps on one session).
  *
  * Why that is safe with any number of processes: an entry is put only once its write committed,
@@ -8,7 +8,7 @@
  * a decision made on it is only ever written by a conditional step that holds only if the session
  * is still at that version. When another process (or the expiry sweep) wrote the session since,
  * that step writes nothing, and so does a refusal decided on an entry: the use case then goes on
- * from a read, as without the entry (`writeOptimistically`'s `known`). Entries are taken, not
+ * from a read, as without the entry (`known` in `write-optimistically.ts`). Entries are taken, not
  * read: two requests of one session in this process never decide on the same one.
  *
  * Bounded: past `WRITTEN_SESSIONS_KEPT` entries the oldest goes. A session is kept from its
@@ -17,27 +17,13 @@
  * session instead of its object graph, which every young-generation collection it lives through
  * would copy.
  */
-import type { SessionForPayment } from "./checkout-store.ts"
+import type { SessionForPayment, WrittenSessions } from "./checkout-store.ts"
 import { type Session, sessionJson } from "./session/session.ts"
 
 /** How many sessions a process keeps. */
 export const WRITTEN_SESSIONS_KEPT = 512
 
-/**
- * A session as this process wrote it, with its version, its latest payment attempt and its coupon
- * holds at that version (both change only with a write of the session): what completing and
- * updating read.
- */
-export type WrittenSession = SessionForPayment
-
-export interface WrittenSessions {
-  /** The entry of `id`, removed: undefined when this process has none. */
-  readonly take: (id: string) => WrittenSession | undefined
-  /** Keeps `written` as the latest entry of its session. Call only once its write committed. */
-  readonly put: (written: WrittenSession) => void
-}
-
-interface Entry extends Omit<WrittenSession, "session"> {
+interface Entry extends Omit<SessionForPayment, "session"> {
   readonly json: string
 }
 

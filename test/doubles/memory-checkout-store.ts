@@ -22,6 +22,7 @@ import { availableTo, heldByOthers, type HeldUnits, reservationsFit } from "../.
 import type { Session } from "../../src/checkout/session/session.ts"
 import { toCheckoutSession } from "../../src/checkout/session/session.ts"
 import { holdsUntil } from "../../src/checkout/session/view.ts"
+import { makeWrittenSessions } from "../../src/checkout/written-sessions.ts"
 import { MemoryDatabase, type MemoryTable, storageFailure, storeAnswer } from "./memory-database.ts"
 import { saveOrderWithEvent } from "./memory-order-store.ts"
 
@@ -219,6 +220,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, MemoryDatabase> = 
     })
 
   return CheckoutStore.of({
+    written: makeWrittenSessions(),
     transaction: db.transaction,
     ping: Effect.void,
     sessions,

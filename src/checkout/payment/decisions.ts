@@ -1,22 +1,33 @@
 /**
- * The completion service's payment decisions (`checkout/completion.ts`), taken before
- * any store step or inside its first: which credential pays (as the merchant offers them), the
- * amount, the attempt it is paid under and the provider's request for it, whether issuer
- * authentication can be asked of the agent, and the message a failed payment leaves on the session.
+ * The completion's payment decisions (`checkout/completion.ts`), taken before any store step or
+ * inside its first: which credential pays (as the merchant offers them), the amount, what step 1
+ * decides on a snapshot of the session (`decideBegin`), the attempt it is paid under and the
+ * provider's request for it, whether issuer authentication can be asked of the agent, and the
+ * message a failed payment leaves on the session.
  */
 import { Effect, Either, Option } from "effect"
 import type { CatalogSnapshot } from "../../catalog/model/catalog.ts"
+import { isPayingOutcome, notAuthenticatedReason } from "../../payments/model/issuer-authentication.ts"
 import {
   BUILTIN_PROVIDER_ALIASES,
   type ChargeRequest,
   credentialRef,
   type PaymentCredential,
-  type PaymentDeclined,
+  PaymentDeclined,
   type PaymentRejected
 } from "../../payments/model/payment.ts"
 import { InvalidPaymentData, PaymentInProgress } from "../session/errors.ts"
+import { reduce } from "../session/reducer.ts"
 import type { MessageError, PaymentData } from "../session/schemas.ts"
-import { type CompleteSessionInput, isActive, type Session } from "../session/session.ts"
+import {
+  type CompleteSessionInput,
+  type DiscountUnavailable,
+  isActive,
+  type ReducerContext,
+  type ReducerError,
+  type Session,
+  SessionCommand
+} from "../session/session.ts"
 import { type PaymentAttempt } from "./attempt.ts"
 
 /**
@@ -163,3 +174,79 @@ export const authenticationUnavailable = (request: CompleteSessionInput): string
       ? "this checkout session does not offer (the agent did not declare 3ds in capabilities.interventions.supported, or the merchant does not offer it)"
       : "this API version cannot carry out (complete with an API version that has the authentication flow)"
   }. Nothing was charged; pay with another card.`
+
+/** What completing applies to the session before paying, whatever the payment's outcome. */
+const prepareCompletion = (request: CompleteSessionInput) =>
+  SessionCommand.PrepareCompletion({
+    buyer: request.buyer,
+    details: request.details,
+    fulfillment_address: request.fulfillment_address,
+    canAuthenticate: request.canAuthenticate,
+    authenticating: request.authentication_result !== undefined
+  })
+
+/**
+ * What step 1 decides on a snapshot of the session, locked or not (the one place it is decided):
+ * the session re-priced without a discount that ended (answered 422, never charging more than the
+ * total the agent saw), a payment refused on the agent's authentication result, or the attempt to
+ * pay under (a new one, or the pending one a crashed or concurrent request left).
+ */
+export type BeginDecision =
+  | { readonly _tag: "DropDiscount"; readonly failure: DiscountUnavailable }
+  | { readonly _tag: "Refuse"; readonly paying: Session; readonly failure: PaymentDeclined }
+  | {
+    readonly _tag: "Pay"
+    readonly paying: Session
+    readonly attempt: PaymentAttempt
+    readonly isNew: boolean
+    readonly charge: ChargeRequest
+  }
+
+export const decideBegin = (
+  { latestAttempt, session }: { readonly latestAttempt: Option.Option<PaymentAttempt>; readonly session: Session },
+  request: CompleteSessionInput,
+  credential: PaymentCredential,
+  started: number,
+  /** The reducer's context at `started`, priced at `pricedAt` when given. */
+  contextAt: (pricedAt: number | undefined) => ReducerContext
+): Either.Either<BeginDecision, ReducerError | PaymentInProgress> => {
+  // A payment under way (a retry after a crash) is priced as when it began: a discount that ended
+  // since does not re-price it, and the retry charges what the first try did.
+  const pending = attemptUnderWay(latestAttempt)
+  const preparing = reduce(
+    session,
+    prepareCompletion(request),
+    contextAt(Option.getOrUndefined(pending)?.createdAt)
+  )
+  if (Either.isLeft(preparing)) {
+    const failure = preparing.left
+    // A payment under way may have been charged: a retry past the session's expiry is not answered
+    // expired; the settlement decides the attempt on the provider's answer.
+    if (Option.isSome(pending) && failure._tag === "SessionFinal") {
+      return Either.left(new PaymentInProgress({ sessionId: session.id }))
+    }
+    return failure._tag === "DiscountUnavailable"
+      ? Either.right({ _tag: "DropDiscount", failure })
+      : Either.left(failure)
+  }
+  const paying = preparing.right.session
+  const result = request.authentication_result
+  if (result !== undefined && !isPayingOutcome(result)) {
+    const failure = new PaymentDeclined({
+      reason: "authentication_failed",
+      message: notAuthenticatedReason(result),
+      param: "$.authentication_result"
+    })
+    return Either.right({ _tag: "Refuse", paying, failure })
+  }
+  return Either.map(
+    chooseAttempt(latestAttempt, paying, credential, started),
+    ({ attempt, isNew }): BeginDecision => ({
+      _tag: "Pay",
+      paying,
+      attempt,
+      isNew,
+      charge: chargeRequest(attempt, credential, result)
+    })
+  )
+}

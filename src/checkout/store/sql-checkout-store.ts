@@ -28,6 +28,7 @@ import { type PaymentAttempt } from "../payment/attempt.ts"
 import type { SessionStatus } from "../session/schemas.ts"
 import type { Session } from "../session/session.ts"
 import { holdsUntil } from "../session/view.ts"
+import { makeWrittenSessions } from "../written-sessions.ts"
 import { makeSqlCouponStore } from "./sql-coupon-store.ts"
 import { makeSqlInventoryStore, reservationArrays } from "./sql-inventory-store.ts"
 import { attemptFromRow, type AttemptRow, makeSqlPaymentAttemptStore } from "./sql-payment-attempt-store.ts"
@@ -213,6 +214,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   }
 
   return CheckoutStore.of({
+    written: makeWrittenSessions(),
     transaction,
     ping: run(sql`SELECT 1`).pipe(Effect.asVoid),
     sessions,
