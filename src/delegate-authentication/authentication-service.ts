@@ -1,11 +1,7 @@
 /**
- * The built-in issuer authentication provider (the Delegate Authentication API, 3-D Secure 2 with
- * a simulated access control server): create, authenticate, the challenge answered at the
- * simulated ACS, and reads. Each step is decided by the pure steps of `authentication-session.ts`
- * at the Clock's time and written as a compare-and-set; the answer of an idempotent request is
- * committed with it (`commitWithAnswer`). A session is visible only to the API key that created
- * it; the challenge, answered from the buyer's browser, is identified by the session id and its
- * ACS transaction id.
+ * The built-in issuer authentication provider (`docs/three-d-secure.md`): each step decided at the Clock's time and
+ * written as a compare-and-set, with the request's answer. Only the creating API key sees a session; the buyer's
+ * browser, at the simulated ACS, names it by its id and ACS transaction id.
  */
 import { Clock, Context, Data, Effect, Either, Layer, Option, Redacted } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
@@ -68,7 +64,7 @@ export interface IssuerAuthenticationShape {
     acsTransId: string,
     code: string | undefined
   ) => Effect.Effect<AuthenticationSession, AuthenticationStepError>
-  /** A session for the simulated ACS pages: found by id and ACS transaction id, as it shows now. */
+  /** Found by id and ACS transaction id, as it shows now. */
   readonly forAcs: (
     id: string,
     acsTransId: string
@@ -105,7 +101,7 @@ export const IssuerAuthenticationLive = Layer.effect(
           ? Effect.succeed(found.value)
           : Effect.fail(new AuthenticationSessionNotFound({ id })))
 
-    /** Writes `next` over `current` (compare-and-set); a lost race is a refusal to read it again. */
+    /** A lost compare-and-set is a refusal: read the session again. */
     const write = (current: AuthenticationSession, next: AuthenticationSession) =>
       next === current ? Effect.succeed(current) : commitWithAnswer(
         store.transaction,

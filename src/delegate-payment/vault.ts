@@ -1,14 +1,6 @@
 /**
- * The delegate payment vault (CONTRACT §7): turns a validated card into a `vt_` token usable only
- * within its allowance, and opens the card again for the payment processor.
- *
- * - The card (number, expiry, cvc, name, cryptogram, ECI, card number type, billing address) is
- *   encrypted with AES-256-GCM under a key derived from `VAULT_KEY`; the envelope records the key
- *   id (rotation) and is bound to the token id (additional authenticated data).
- * - In clear only brand, last 4, funding type and a keyed fingerprint (HMAC of number + expiry
- *   under a second key derived from `VAULT_KEY`) for duplicate detection.
- * - Nothing here logs card data, and no error carries it: `CardUnreadable` names the token and the
- *   reason only.
+ * The delegate payment vault (CONTRACT §7, `docs/payments.md`): a validated card into a `vt_` token, and the card
+ * opened again for the payment processor. Nothing here logs card data, and no error carries it.
  */
 import { Clock, Context, Data, Effect, Either, Layer, Redacted, Schema } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
@@ -23,7 +15,7 @@ import { DelegateAddress } from "./model/delegate-payment.ts"
 import type { ValidatedDelegatePayment } from "./model/validation.ts"
 import { VaultStore, type VaultTokenRecord } from "./vault-store.ts"
 
-/** The card as stored inside the envelope, and as `revealCard` returns it. Never log it. */
+/** The card inside the envelope. Never log it. */
 export const RevealedCard = Schema.Struct({
   card_number_type: Schema.Literal("fpan", "network_token"),
   number: Schema.String,
@@ -39,19 +31,14 @@ export type RevealedCard = typeof RevealedCard.Type
 
 const decodeRevealedCard = Schema.decodeUnknownEither(RevealedCard)
 
-/** Who asked for the token and how (from the request, not its body). */
 export interface TokenizeContext {
-  /** `CurrentClient.keyId` of the caller. */
+  /** The caller's `CurrentClient.keyId`. */
   readonly clientKeyId: string
   /** The request's `Idempotency-Key`, echoed in the metadata when given. */
   readonly idempotencyKey?: string
 }
 
-/**
- * The card of a token cannot be opened: `unknown_key` (its key id is not in the key ring),
- * `malformed` (bad envelope or content), `authentication_failed` (tampered, wrong key or moved to
- * another token). Carries no card or key material.
- */
+/** `VaultDecryptError`'s reasons (`malformed` also for content that is no card); no card or key material. */
 export class CardUnreadable extends Data.TaggedError("CardUnreadable")<{
   readonly tokenId: string
   readonly reason: "unknown_key" | "malformed" | "authentication_failed"
@@ -62,21 +49,21 @@ export class CardUnreadable extends Data.TaggedError("CardUnreadable")<{
 }
 
 export interface VaultService {
-  /** Stores the card of a validated request and returns the 201 body `{id, created, metadata}`. */
+  /** The 201 body. */
   readonly tokenize: (
     payment: ValidatedDelegatePayment,
     context: TokenizeContext
   ) => Effect.Effect<DelegatePaymentResponse, StorageError>
-  /** Decrypts the card of a token record (for the payment processor only; never log the result). */
+  /** For the payment processor only; never log the result. */
   readonly revealCard: (record: VaultTokenRecord) => Effect.Effect<RevealedCard, CardUnreadable>
 }
 
 export class Vault extends Context.Tag("acp/Vault")<Vault, VaultService>() {}
 
 export interface VaultKeyOptions {
-  /** The current `VAULT_KEY` (base64 of 32 bytes): new cards are encrypted with it. */
+  /** Base64 of 32 bytes; new cards are encrypted with it. */
   readonly vaultKey: Redacted.Redacted<string>
-  /** Earlier keys, still able to open the envelopes they encrypted (key rotation). */
+  /** Still open the envelopes they encrypted (key rotation). */
   readonly retiredVaultKeys?: ReadonlyArray<Redacted.Redacted<string>>
 }
 
@@ -115,8 +102,7 @@ export const makeVault = Effect.fnUntraced(function*(
       ...(request.billing_address !== undefined ? { billing_address: request.billing_address } : {})
     }
     const envelope = encryptCard({ id: current.keyId, key: current.encryptionKey }, secret, id)
-    // `merchant_id` and `idempotency_key` are ours (CONTRACT §7): the allowance's merchant and the
-    // request's Idempotency-Key, never a value the client put in its metadata under those names.
+    // `merchant_id` and `idempotency_key` are ours (CONTRACT §7), never the client's metadata under those names.
     const { idempotency_key: _notTheHeader, ...given } = request.metadata
     const metadata: Record<string, string> = {
       ...given,
@@ -171,7 +157,6 @@ export const makeVault = Effect.fnUntraced(function*(
   return Vault.of({ tokenize, revealCard })
 })
 
-/** The vault keyed by `AppConfig.vaultKey` (and its retired keys), over the `VaultStore` in context. */
 export const VaultLive: Layer.Layer<Vault, VaultKeyError, AppConfig | VaultStore | Ids> = Layer.effect(
   Vault,
   Effect.flatMap(

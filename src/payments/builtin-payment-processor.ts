@@ -1,25 +1,6 @@
 /**
- * The built-in payment processor: a test processor that decides by card number, for merchants
- * without a payment service yet and for every test and demo (`docs/payments.md`, "Test cards").
- *
- * - `vt_` tokens from this service's vault: the allowance is checked at the Clock's time and the
- *   token is held for the session (marked used by it) before the charge; a decline gives it back.
- *   The card is opened only to pick the outcome: 4000 0000 0000 0002 declines, 4000 0000 0000 9995
- *   is insufficient funds, any other valid card approves.
- * - The well-known test tokens of existing ACP clients (`tok_visa`, `tok_mastercard`, `tok_amex`
- *   approve; `tok_chargeDeclined` and `tok_chargeDeclinedInsufficientFunds` decline), sent in
- *   either payment_data shape.
- * - 3-D Secure: a card its issuer enrolls (the test cards of `docs/three-d-secure.md`) is refused
- *   with `AuthenticationRequired` until the payment presents a result; a presented result is
- *   checked against the authentication provider's record and spent in the payment's transaction
- *   (`issuer-authentication-check.ts`), and the charge records its ECI and transaction id.
- * - Every charge is stored under its idempotency key before it is answered; the same key returns
- *   the stored outcome, so a retried attempt never charges twice.
- * - The charge of a request this processor authorized (the same request value, so the same
- *   payment attempt of the same complete request, in this process) takes the card's outcome
- *   `authorize` read from the vault: the token is read and its card opened once per payment, not
- *   twice. Any other charge (a retry after a crash authorizes again; a payment with an
- *   authentication result opens no card in `authorize`) reads the token itself.
+ * The built-in test processor, deciding by card number or test token (`docs/payments.md`, "Test cards"). A charge
+ * takes the card outcome `authorize` read for the same request value; any other charge reads the token itself.
  */
 import { Clock, Effect, Either, Layer, Option } from "effect"
 import { AuthenticationStore } from "../delegate-authentication/authentication-store.ts"
@@ -47,10 +28,7 @@ import {
 } from "./model/payment.ts"
 import { PaymentProvider } from "./payment-provider.ts"
 
-/**
- * Test tokens of existing ACP clients and what they do. A map, not an object: a token is the
- * client's text, and `constructor` or `__proto__` must be no more known than any other word.
- */
+/** A map, not an object: a token is the client's text, and `__proto__` must be no more known than any other word. */
 export const TEST_TOKENS: ReadonlyMap<string, ChargeOutcome> = new Map([
   ["tok_visa", "approved"],
   ["tok_mastercard", "approved"],
@@ -59,7 +37,6 @@ export const TEST_TOKENS: ReadonlyMap<string, ChargeOutcome> = new Map([
   ["tok_chargeDeclinedInsufficientFunds", "insufficient_funds"]
 ])
 
-/** Card numbers with a fixed outcome; every other valid card approves. */
 export const TEST_CARD_OUTCOMES: Readonly<Record<string, ChargeOutcome>> = {
   "4000000000000002": "card_declined",
   "4000000000009995": "insufficient_funds"
@@ -70,13 +47,11 @@ const declineMessages: Record<Exclude<ChargeOutcome, "approved" | "voided">, str
   insufficient_funds: "The card has insufficient funds."
 }
 
-/** What a charge under a key the settlement closed is refused with (see `settleCharge`). */
 export const VOIDED_KEY_MESSAGE =
   "This payment attempt was settled without a charge; nothing was charged. Complete the checkout again to pay."
 
 const isVaultToken = (token: string) => token.startsWith("vt_")
 
-/** What a charge records of the authentication it relied on (checked and spent by `authorize`). */
 const chargeAuthentication = (request: ChargeRequest) => {
   const details = request.authentication?.outcome_details
   return details === undefined
@@ -93,7 +68,6 @@ export const BuiltInPaymentProcessor = Layer.effect(
     const config = yield* AppConfig
     const ids = yield* Ids
     const authentications = yield* AuthenticationStore
-    /** The outcome of the card of each request `authorize` opened it for (see the module comment). */
     const authorizedOutcomes = new WeakMap<ChargeRequest, ChargeOutcome>()
 
     const rejected = (request: ChargeRequest, message: string) =>
@@ -106,13 +80,7 @@ export const BuiltInPaymentProcessor = Layer.effect(
       usedBySession: record.usedBySession
     })
 
-    /**
-     * Holds the token for this session after checking its allowance, in the caller's transaction.
-     * Consuming it first answers the record in the same round trip (the usual case: an active
-     * token), and a refusal gives it straight back; a token that is not active is read (locked)
-     * and checked as it is — a retry of this session finds it held by itself. Answers the record
-     * and whether this call consumed it (then a later refusal gives it back).
-     */
+    /** In the caller's transaction; consumes first (one round trip if active). `consumedNow`: refusals give it back. */
     const holdToken = Effect.fnUntraced(function*(request: ChargeRequest, token: string) {
       const now = yield* Clock.currentTimeMillis
       const attempt = {
@@ -134,8 +102,7 @@ export const BuiltInPaymentProcessor = Layer.effect(
       const record = Option.getOrUndefined(yield* tokens.lockToken(token))
       const check = checkAllowance(record ? tokenView(record) : undefined, attempt)
       if (check._tag === "Left") return yield* rejected(request, check.left.message)
-      // Given back by a declined payment since it was consumed above: consume it now. The
-      // compare-and-set decides between concurrent sessions even where the read took no lock.
+      // Given back by a decline since the consume above; the compare-and-set decides even where the read took no lock.
       if (record!.state === "active") {
         if (Option.isNone(yield* tokens.markTokenUsed(token, request.sessionId, now))) {
           return yield* rejected(request, "The payment token has already been used.")
@@ -148,10 +115,7 @@ export const BuiltInPaymentProcessor = Layer.effect(
     const refusedAuthentication = (message: string) =>
       new PaymentRejected({ message, param: "$.authentication_result" })
 
-    /**
-     * Checks the presented result with the authentication provider's record of it and spends it
-     * for this checkout session (a retry of the same session finds it spent by itself).
-     */
+    /** Checks the presented result with the provider's record and spends it (a retry finds it spent by its session). */
     const spendAuthentication = Effect.fnUntraced(
       function*(request: ChargeRequest, cardFingerprint: string | undefined) {
         const presented = request.authentication!
@@ -179,7 +143,6 @@ export const BuiltInPaymentProcessor = Layer.effect(
       }
     )
 
-    /** What a held vault token's card needs to be charged: its authentication spent, or its outcome noted. */
     const authorizeCard = Effect.fnUntraced(function*(request: ChargeRequest, record: VaultTokenRecord) {
       if (request.authentication !== undefined) return yield* spendAuthentication(request, record.fingerprint)
       const card = yield* vault.revealCard(record).pipe(
@@ -203,12 +166,7 @@ export const BuiltInPaymentProcessor = Layer.effect(
       })
     })
 
-    /**
-     * Holds the credential for this session (a `vt_` token after its allowance), then applies
-     * 3-D Secure: a presented result must check out and is spent; without one, a card its issuer
-     * enrolls is refused with what to authenticate with. Every refusal gives back what this call
-     * held.
-     */
+    /** Holds the credential for the session, then applies 3-D Secure; every refusal gives back what this call held. */
     const authorize = Effect.fnUntraced(function*(request: ChargeRequest) {
       const token = request.credential.token
       if (!isVaultToken(token)) {
@@ -243,12 +201,6 @@ export const BuiltInPaymentProcessor = Layer.effect(
       return TEST_CARD_OUTCOMES[card.number] ?? "approved"
     })
 
-    /**
-     * The charge of the request's idempotency key: the one already made, else a new one. Decided
-     * first and then recorded unless a charge exists for the key (`recordCharge` keeps the first):
-     * one read fewer than looking the key up first, in the usual case of a first try. When the
-     * token can no longer be read (gone, unreadable), an earlier charge still answers a retry.
-     */
     const answer = (
       stored: ProcessorCharge,
       outcome: Exclude<ChargeOutcome, "voided">
@@ -257,12 +209,13 @@ export const BuiltInPaymentProcessor = Layer.effect(
         ? Effect.succeed({ id: stored.id, amount: stored.amount, currency: stored.currency })
         : Effect.fail(new PaymentDeclined({ reason: outcome, message: declineMessages[outcome] }))
 
-    /** The stored outcome of the request's key; a key the settlement closed is refused. */
     const answerTo = (request: ChargeRequest) => (stored: ProcessorCharge) => {
       const outcome = stored.outcome
       return outcome === "voided" ? Effect.fail(rejected(request, VOIDED_KEY_MESSAGE)) : answer(stored, outcome)
     }
 
+    // Decided, then recorded unless the key has a charge (the first is kept): no lookup on a first try, and an
+    // earlier charge still answers a retry whose token can no longer be read.
     const charge = Effect.fnUntraced(function*(request: ChargeRequest) {
       const outcome = yield* Effect.either(decide(request))
       if (Either.isLeft(outcome)) {
@@ -291,8 +244,7 @@ export const BuiltInPaymentProcessor = Layer.effect(
         isVaultToken(request.credential.token)
           ? tokens.releaseToken(request.credential.token, request.sessionId)
           : Effect.void,
-      // The key is closed by recording it voided, unless a charge under it came first: the store
-      // keeps the first record of a key, so a charge and the settlement cannot both win.
+      // Records the key voided; the store keeps a key's first record, so a charge and the settlement cannot both win.
       settleCharge: Effect.fnUntraced(function*({ amount, currency, idempotencyKey }) {
         const stored = yield* charges.recordCharge({
           idempotencyKey,

@@ -1,15 +1,8 @@
-/**
- * The charges of the built-in test processor, keyed by the provider idempotency key: the first
- * charge made for a key is the only one; asking again returns it (CONTRACT §7 "a charge is keyed
- * so that a retry after a crash never charges twice").
- */
+/** The built-in processor's charges by idempotency key: a key's first charge is its only one (CONTRACT §7). */
 import { Context, type Effect, type Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 
-/**
- * What a key came to. `voided`: no charge was made under the key and none ever will be: the
- * settlement of a payment its request left pending closed it (`PaymentProvider.settleCharge`).
- */
+/** `voided`: no charge was made under the key and none ever will be (`PaymentProvider.settleCharge` closed it). */
 export type ChargeOutcome = "approved" | "card_declined" | "insufficient_funds" | "voided"
 
 export interface ProcessorCharge {
@@ -18,9 +11,8 @@ export interface ProcessorCharge {
   readonly amount: number
   readonly currency: string
   readonly outcome: ChargeOutcome
-  /** Epoch milliseconds. */
+  /** Epoch ms. */
   readonly createdAt: number
-  /** The issuer authentication the charge relied on (3-D Secure), if the card needed one. */
   readonly authentication?: { readonly eci: string; readonly dsTransId: string } | undefined
 }
 

@@ -1,14 +1,4 @@
-/**
- * The built-in processor's side of 3-D Secure: which cards need issuer authentication before a
- * charge, what the agent authenticates with, and whether a result the agent presents may pay.
- *
- * The protocol leaves open how a result is bound to a payment. Here it is bound through the
- * authentication provider that made it (the Delegate Authentication API's sessions, in the same
- * database): the result pays only if that provider confirms it authenticated this checkout
- * session, this amount and currency, this merchant and this card (the vault's keyed fingerprint),
- * that it has not expired, and that its cryptogram and ECI are the ones presented. The caller then
- * spends it (`markUsed`), so one result pays at most one checkout.
- */
+/** The built-in processor's side of 3-D Secure; how a result is bound to its payment: `docs/three-d-secure.md`. */
 import { Either } from "effect"
 import {
   type AuthenticationSession,
@@ -17,7 +7,6 @@ import {
 } from "../delegate-authentication/model/authentication-session.ts"
 import type { AuthenticationRequest, AuthenticationResult, DirectoryServer } from "./model/issuer-authentication.ts"
 
-/** Cards the simulated issuers enroll in 3-D Secure need it to be charged (`docs/three-d-secure.md`). */
 export const needsAuthentication = (cardNumber: string): boolean => scenarioOf(cardNumber) !== "not_enrolled"
 
 const DIRECTORY_SERVERS: Readonly<Record<string, DirectoryServer>> = {
@@ -28,14 +17,9 @@ const DIRECTORY_SERVERS: Readonly<Record<string, DirectoryServer>> = {
 
 export const directoryServerOf = (brand: string): DirectoryServer | undefined => DIRECTORY_SERVERS[brand]
 
-/** The test acquirer's BIN and country: the built-in processor acquires for every merchant it serves. */
 export const TEST_ACQUIRER = { bin: "400000", country: "US" } as const
 
-/**
- * What the agent authenticates with: the test acquirer, the merchant as the acquirer knows it (by
- * its id, at most 40 characters), the card's directory server, and a frictionless preference
- * (issuers decide; the challenge card is challenged anyway).
- */
+/** The merchant by its id, cut to the wire's limits; frictionless preferred (issuers decide). */
 export const authenticationRequestFor = (
   directoryServer: DirectoryServer,
   merchantId: string
@@ -50,7 +34,6 @@ export const authenticationRequestFor = (
   flow_preference: { type: "frictionless", frictionless: { type: "low_risk" } }
 })
 
-/** The payment a presented result must have been made for. */
 export interface AuthenticatedPayment {
   readonly checkoutSessionId: string
   readonly amount: number
@@ -61,10 +44,7 @@ export interface AuthenticatedPayment {
 
 const statusOf = { authenticated: "authenticated", attempt_acknowledged: "attempted" } as const
 
-/**
- * Why `authentication` (the provider's session, as it shows now) cannot back `presented` for
- * `payment`, or nothing when it can. Spending it is the caller's step.
- */
+/** Why the provider's session (as it shows now) cannot back `presented`; spending it is the caller's step. */
 export const refuseAuthentication = (
   authentication: AuthenticationSession,
   presented: AuthenticationResult,

@@ -1,11 +1,6 @@
 /**
- * The simulated access control server's pages (test only: the built-in provider's issuer). The
- * buyer's browser posts to them as 3-D Secure 2 browser flows do: the 3DS Method form
- * (`threeDSMethodData`) and the challenge (`creq`, base64url JSON). The challenge page asks for a
- * one-time code; posting `code` answers it (`123456` authenticates, any other code fails, `abandon`
- * abandons) and the page then posts the CRes to the agent's `challenge_notification_url`. Pages
- * work without JavaScript; every value in them is escaped; a Content-Security-Policy allows no
- * script at all.
+ * The simulated access control server's pages, posted to as 3-D Secure 2 browser flows do (`docs/three-d-secure.md`).
+ * They work without JavaScript, escape every value, and their Content-Security-Policy allows no script at all.
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Schema } from "effect"
@@ -85,7 +80,7 @@ export const AcsHandlers = groupHandlers(
   Effect.fnUntraced(function*(handlers) {
     const service = yield* IssuerAuthentication
     const notFound = page("Test issuer", "<p>No such authentication transaction.</p>", 404)
-    /** The challenge page's form, shown or answered (made once, run per request). */
+    /** Shows the challenge page's form, or answers it. */
     const challenge = Effect.fnUntraced(
       function*(
         id: string,

@@ -1,16 +1,6 @@
 /**
- * The Delegate Authentication API definition (ACP 2026-04-17; the issuer authentication provider,
- * RFC "delegate authentication"): create an authentication session, authenticate it, read its
- * result; and the simulated access control server's pages the buyer's browser posts to (the
- * device fingerprint and the challenge). Role `delegate_authentication`.
- *
- * Errors are the API's own object, whose `code` is a closed enum (`invalid_card`,
- * `duplicate_request`, `idempotency_conflict`): refused input and unknown sessions are
- * `invalid_card` with `param`, a step the session's state does not allow `duplicate_request`
- * (409), and the statuses the enum has no word for (401, 429, 5xx) take its least wrong member,
- * as the Delegate Payment API's do. Idempotency follows the API's RFC: the key is optional, another
- * body under a used key is 409 `idempotency_conflict`, a twin in flight 409 `duplicate_request`.
- * Only 2026-04-17 defines the API: another accepted version is 400 `unsupported_api_version`.
+ * The Delegate Authentication API (ACP 2026-04-17) and the simulated ACS's pages. Its errors' `code` is a closed enum;
+ * which member each refusal takes: `docs/three-d-secure.md`, "Errors, idempotency, limits".
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -39,7 +29,6 @@ export class AuthnBadRequest extends Schema.TaggedError<AuthnBadRequest>()("Auth
   code: Code,
   ...common
 }) {}
-/** 401: no valid API key. */
 export class AuthnUnauthorized extends Schema.TaggedError<AuthnUnauthorized>()("AuthnUnauthorized", {
   type: Schema.Literal("invalid_request"),
   code: Code,
@@ -57,7 +46,7 @@ export class AuthnConflict extends Schema.TaggedError<AuthnConflict>()("AuthnCon
   code: Code,
   ...common
 }) {}
-/** 429: the API key's budget is spent (`Retry-After`). */
+/** 429, with `Retry-After`. */
 export class AuthnRateLimited extends Schema.TaggedError<AuthnRateLimited>()("AuthnRateLimited", {
   type: Schema.Literal("rate_limit_exceeded"),
   code: Code,
@@ -69,7 +58,7 @@ export class AuthnInternalError extends Schema.TaggedError<AuthnInternalError>()
   code: Code,
   ...common
 }) {}
-/** 503: storage unreachable (`Retry-After`). */
+/** 503: storage unreachable, with `Retry-After`. */
 export class AuthnServiceUnavailable extends Schema.TaggedError<AuthnServiceUnavailable>()(
   "AuthnServiceUnavailable",
   { type: Schema.Literal("service_unavailable"), code: Code, ...common }
@@ -84,7 +73,6 @@ export const AuthnInternalErrorWire = wire(AuthnInternalError, 500)
 export const AuthnServiceUnavailableWire = wire(AuthnServiceUnavailable, 503)
 
 export const DELEGATE_AUTHENTICATION_PATH = "/delegate_authentication"
-/** The only API version that defines the Delegate Authentication API. */
 export const DELEGATE_AUTHENTICATION_VERSION = "2026-04-17"
 
 /** 404 like an unknown route unless the `delegate_authentication` role is on (`ROLES`). */
@@ -92,10 +80,7 @@ export class AuthnRoleEnabled extends HttpApiMiddleware.Tag<AuthnRoleEnabled>()(
   failure: NotFoundWire
 }) {}
 
-/**
- * The issuer's pages take HTML forms (`application/x-www-form-urlencoded`) only: another body,
- * multipart above all, is refused (400 `invalid_content_type`) before the framework reads it.
- */
+/** Refuses any body but a URL-encoded form (multipart above all) before the framework reads it. */
 export class AcsFormBody extends HttpApiMiddleware.Tag<AcsFormBody>()("acp/AcsFormBody", {
   failure: BadRequestWire
 }) {}
@@ -160,9 +145,6 @@ export class DelegateAuthenticationGroup extends HttpApiGroup.make("delegateAuth
   .annotate(ErrorFamily, "delegate_authentication")
   .annotate(OpenApi.Description, "Delegate Authentication API (issuer authentication provider, ACP 2026-04-17)")
 {}
-
-// ---------------------------------------------------------------------------------------------
-// The simulated access control server (browser pages)
 
 const Html = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/html" }))
 

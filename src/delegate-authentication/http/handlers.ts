@@ -1,9 +1,4 @@
-/**
- * Delegate Authentication API handlers: the request's API-Version must be 2026-04-17, a per-API-key
- * rate limit, the body decoded by the common rules and the API's schema (a refusal is 400
- * `invalid_card` at its JSONPath, in this API's error object), then the service. The answer of a
- * POST is committed with its effect (`answeredWith`). Also the group's middlewares.
- */
+/** Delegate Authentication API handlers and middlewares; a POST's answer is committed with its effect. */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer, Schema } from "effect"
@@ -38,7 +33,7 @@ import {
   DelegateAuthenticationGroup
 } from "./api.ts"
 
-/** The session as the API shows it; `withResult`: with its result, as GET shows it. */
+/** `withResult`: as GET shows it. */
 export const sessionWire = (session: AuthenticationSession, baseUrl: string, withResult: boolean) => {
   const base = `${baseUrl}/delegate_authentication/${encodeURIComponent(session.id)}/acs`
   const action = session.status !== "action_required"
@@ -92,10 +87,7 @@ const badRequest = (message: string, param?: string) =>
     ...(param === undefined ? {} : { param })
   })
 
-/**
- * A session keeps the card only as its keyed fingerprint, brand and last 4, and the rest of the
- * request in clear: a card number in any other field (an id, a URL, the browser's data) is refused.
- */
+/** The rest of the request is kept in clear, so a card number in any other field is refused. */
 const noCardNumberOutsideItsField = (body: unknown): Effect.Effect<void, AuthnBadRequest> => {
   const path = cardNumberPath(body)
   return path === undefined ? Effect.void : Effect.fail(badRequest(`${path} ${MISPLACED_CARD_NUMBER}.`, path))
@@ -149,7 +141,7 @@ const stepFailure = (error: AuthenticationStepError): Effect.Effect<never, Authn
   }
 }
 
-/** Only 2026-04-17 defines this API: another accepted version is refused as an unsupported one. */
+/** Only 2026-04-17 defines this API. */
 const requireVersion = Effect.flatMap(RequestedApiVersion, (version) =>
   version === DELEGATE_AUTHENTICATION_VERSION
     ? Effect.void
@@ -186,7 +178,7 @@ export const DelegateAuthenticationHandlers = groupHandlers(
       success: (session) =>
         HttpServerResponse.unsafeJson(encodeSession(sessionWire(session, config.publicBaseUrl, false)), { status })
     })
-    /** Version, then the API key's budget: each request spends a token before its body is read. */
+    /** Each request spends a token of the API key's budget before its body is read. */
     const admitted = Effect.gen(function*() {
       yield* requireVersion
       const client = yield* CurrentClient
@@ -260,9 +252,6 @@ export const DelegateAuthenticationHandlers = groupHandlers(
       )
   })
 )
-
-// ---------------------------------------------------------------------------------------------
-// Middlewares
 
 const AuthnRoleEnabledLive = Layer.effect(
   AuthnRoleEnabled,

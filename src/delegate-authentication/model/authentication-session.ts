@@ -1,14 +1,7 @@
 /**
- * An issuer authentication (3-D Secure 2) session of the Delegate Authentication API, as its
- * built-in provider keeps it, and the pure steps that move it: create, authenticate (after the
- * device fingerprint), the challenge, and what it shows at a time. The access control server is
- * simulated by test card (`THREE_DS_TEST_CARDS`); every other card is not enrolled.
- *
- * Times are epoch milliseconds of the caller's Clock. A session past `expiresAt` shows `expired`
- * whatever it reached, and can neither move on nor pay.
- *
- * Card data: the session keeps the card's keyed fingerprint (the vault's, so a payment can be
- * matched to its token's card), brand and last 4 — never the number.
+ * An issuer authentication (3-D Secure 2) session as the built-in provider keeps it, and the pure steps that move it.
+ * Times are epoch ms of the caller's Clock; past `expiresAt` a session shows `expired` and can neither move on nor pay.
+ * The card is kept as the vault's keyed fingerprint (to match a payment's token), brand and last 4, never the number.
  */
 import { Data, Either, Schema } from "effect"
 
@@ -29,11 +22,7 @@ export type AuthenticationStatus = typeof AuthenticationStatus.Type
 /** What the simulated access control server does with a card. */
 export type CardScenario = "frictionless" | "attempted" | "challenge" | "fails" | "not_enrolled"
 
-/**
- * The 3-D Secure test cards payment developers know, and what each does, with one of this
- * simulator's own for an attempted authentication (`A`: the issuer took no part, the directory
- * server vouched for the attempt); any other card is not enrolled.
- */
+/** The 3-D Secure test cards developers know, plus this simulator's own for `A` (attempted); others aren't enrolled. */
 export const THREE_DS_TEST_CARDS: Readonly<Record<string, CardScenario>> = {
   "4000002760003184": "challenge",
   "4000000000003220": "frictionless",
@@ -43,10 +32,9 @@ export const THREE_DS_TEST_CARDS: Readonly<Record<string, CardScenario>> = {
 
 export const scenarioOf = (cardNumber: string): CardScenario => THREE_DS_TEST_CARDS[cardNumber] ?? "not_enrolled"
 
-/** The one-time code the simulated challenge accepts; any other code fails it (README, "Test cards"). */
+/** The one-time code the simulated challenge accepts; any other code fails it (`docs/three-d-secure.md`). */
 export const TEST_CHALLENGE_CODE = "123456"
 
-/** The 3-D Secure protocol version the simulation speaks. */
 export const THREE_DS_VERSION = "2.2.0"
 
 export type DirectoryServer = "visa" | "mastercard" | "american_express"
@@ -59,7 +47,6 @@ export interface AcquirerDetails {
   readonly requestor_id?: string
 }
 
-/** The result of an authentication as the provider reports it (`trans_status` and what goes with it). */
 export interface ProviderResult {
   readonly transStatus: "Y" | "A" | "N" | "R" | "U"
   readonly eci?: string
@@ -85,7 +72,6 @@ export interface AuthenticationSession {
   readonly channelGiven: boolean
   readonly challengeNotificationUrl: string | undefined
   readonly status: AuthenticationStatus
-  /** Which browser action `action_required` asks for. */
   readonly action: "fingerprint" | "challenge" | undefined
   readonly threeDsServerTransId: string
   readonly acsTransId: string
@@ -122,11 +108,7 @@ export type NewSession = Pick<
   | "challengeNotificationUrl"
 >
 
-/**
- * A new session: a card that is not enrolled is `not_supported` (nothing to do); the challenge
- * card first asks for the device fingerprint (3DS Method, `action_required`); the others need none
- * (`pending`: authenticate directly with `fingerprint_completion: U`).
- */
+/** Only the challenge card asks for the device fingerprint; others authenticate with `fingerprint_completion: U`. */
 export const createSession = (
   input: NewSession,
   draws: Draws,
@@ -163,7 +145,7 @@ export const viewAt = (session: AuthenticationSession, now: number): Authenticat
     ? { ...session, status: "expired", action: undefined, result: undefined }
     : session
 
-/** The electronic commerce indicator of a result, by directory server (`null`: none is sent). */
+/** The electronic commerce indicator of a result, by scheme (`undefined`: none is sent). */
 const eciOf = (brand: string, transStatus: ProviderResult["transStatus"]): string | undefined => {
   const mastercard = brand === "mastercard"
   switch (transStatus) {
@@ -214,12 +196,7 @@ export interface AuthenticateStep {
   readonly checkoutSessionId: string | undefined
 }
 
-/**
- * Authenticate (the AReq): only after create (`pending`, or `action_required` for the
- * fingerprint). Channel data must have been given at create or now. The frictionless card is
- * authenticated; the failing card is not (`N`, reason 01); the challenge card asks for the
- * challenge, which needs a notification URL to post its result to.
- */
+/** The AReq, only after create; channel data must have been given at create or now. */
 export const authenticate = (
   current: AuthenticationSession,
   step: AuthenticateStep,
@@ -278,10 +255,7 @@ export const authenticate = (
   }
 }
 
-/**
- * The challenge, answered at the simulated access control server: the test code authenticates,
- * an abandoned challenge (no code) is `challenge_abandoned`, any other code fails (`N`).
- */
+/** The challenge answered at the simulated ACS; no code abandons it. */
 export const answerChallenge = (
   current: AuthenticationSession,
   code: string | undefined,

@@ -1,10 +1,4 @@
-/**
- * `AuthenticationStore` over an `@effect/sql` client speaking PostgreSQL (table
- * `authentication_sessions`, migration `0015_authentication_sessions`). The session is stored as
- * JSON, written only from its type, and checked for its structure when read back. Steps are
- * `UPDATE … WHERE status = … AND action IS NOT DISTINCT FROM …`: of two concurrent steps the
- * second waits for the first's row lock, re-checks and changes nothing.
- */
+/** `AuthenticationStore` over PostgreSQL (`authentication_sessions`, migration 0015), the session as checked JSON. */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { sqlTransaction } from "../../db/sql-transaction.ts"
@@ -74,8 +68,7 @@ export const make: Effect.Effect<AuthenticationStoreService, never, SqlClient.Sq
         VALUES (${session.id}, ${session.dsTransId}, ${session.status}, ${session.action ?? null},
                 ${session.usedBySession ?? null}, ${iso(session.expiresAt)}::timestamptz, ${data(session)}::jsonb)`)
         .pipe(Effect.asVoid),
-    // The id is the client's text (a path): one PostgreSQL cannot hold (a NUL) is no session, as in
-    // memory, not a failed statement.
+    // The id is the client's text: one PostgreSQL cannot hold (a NUL) is no session, as in memory, not a failure.
     get: (id) =>
       isStorableText(id)
         ? run(sql<{ data: unknown }>`SELECT data FROM authentication_sessions WHERE id = ${id}`).pipe(
@@ -86,6 +79,7 @@ export const make: Effect.Effect<AuthenticationStoreService, never, SqlClient.Sq
       run(sql<{ data: unknown }>`SELECT data FROM authentication_sessions WHERE ds_trans_id = ${dsTransId}`).pipe(
         Effect.flatMap(one)
       ),
+    // Of two concurrent steps the second waits for the first's row lock, re-checks and changes nothing.
     update: (session, expected) =>
       run(sql<{ id: string }>`
         UPDATE authentication_sessions
@@ -103,7 +97,6 @@ export const make: Effect.Effect<AuthenticationStoreService, never, SqlClient.Sq
   })
 })
 
-/** `AuthenticationStore` over the `SqlClient` in context. */
 export const SqlAuthenticationStore: Layer.Layer<AuthenticationStore, never, SqlClient.SqlClient> = Layer.effect(
   AuthenticationStore,
   make

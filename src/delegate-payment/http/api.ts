@@ -1,14 +1,6 @@
 /**
- * The Delegate Payment API definition (the payment provider's card vault, CONTRACT §7):
- * `POST /agentic_commerce/delegate_payment` turns a card into a `vt_` token usable only within its
- * allowance. Handlers: `handlers.ts`. Each API version has its own request and error
- * object (`delegate-wire/`); the route speaks the one of the request's `API-Version`.
- *
- * Middleware, outermost first: `DelegateRoleEnabled` (404 `not_found` when the "delegate" role is
- * switched off, before anything else, so a disabled route looks like an absent one), then bearer
- * authentication (401), then `ApiVersion` (400), then the request signature (401). Its POSTs are
- * idempotent with the rules of the request's version, and answer in the delegate error object
- * (`ErrorFamily`, `VersionedIdempotency`).
+ * The Delegate Payment API (CONTRACT §7), one request and error object per version (`wire/acp/`). The order of its
+ * checks, and why: `docs/decisions.md`, "Delegate payment vault".
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -35,20 +27,8 @@ import {
 } from "../wire/acp/codec.ts"
 import { DELEGATE_WIRE } from "../wire/acp/versions.ts"
 
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-/**
- * The errors of the Delegate Payment API, one class per HTTP status, each a typed failure. On the
- * wire they are the delegate error object, `{type, code, message, param?}` (no `_tag`), like the
- * checkout errors of `errors.ts`. A class takes the codes of its status in every version; which
- * one a request gets is its version's (`delegateError`, from the version's codec): the interface
- * document's set (2025-09-29, with the common request errors' own codes, CONTRACT §3) or the
- * closed enum of an official version.
- *
- * The API-Version 400 and the 404 of a disabled role are the common ones of
- * `src/platform/http/errors.ts`: they answer requests that name no version this route speaks.
- */
+// One class per HTTP status, with its codes in every version; a request gets its version's (`delegateError`). The
+// API-Version 400 and the role's 404 are the common ones (`src/platform/http/errors.ts`): they name no version.
 const common = { message: Schema.String, param: optional(JsonPath) }
 
 /** 400: the body or a header of the request is refused (first problem, `param` its JSONPath). */
@@ -58,7 +38,6 @@ export class DelegateBadRequest extends Schema.TaggedError<DelegateBadRequest>()
   ...common
 }) {}
 
-/** 401: no valid API key, or a request signature refused. */
 export class DelegateUnauthorized extends Schema.TaggedError<DelegateUnauthorized>()("DelegateUnauthorized", {
   type: Schema.Literal("invalid_request"),
   code: Schema.Literal("unauthorized", "invalid_signature", "invalid_card"),
@@ -72,24 +51,20 @@ export class DelegateConflict extends Schema.TaggedError<DelegateConflict>()("De
   ...common
 }) {}
 
-/** 413: the body is larger than the service reads. */
 export class DelegatePayloadTooLarge extends Schema.TaggedError<DelegatePayloadTooLarge>()("DelegatePayloadTooLarge", {
   type: Schema.Literal("invalid_request"),
   code: Schema.Literal("request_too_large", "invalid_card"),
   ...common
 }) {}
 
-/**
- * 422: a semantic rule of CONTRACT §7 (Luhn, expiry, allowance, currency, country, blocked risk);
- * from 2026-04-17 also the idempotency conflict (answered by the idempotency middleware).
- */
+/** 422: a rule beyond types (CONTRACT §7); from 2026-04-17 also the idempotency conflict. */
 export class DelegateUnprocessable extends Schema.TaggedError<DelegateUnprocessable>()("DelegateUnprocessable", {
   type: Schema.Literal("invalid_request"),
   code: Schema.Literal("invalid_card", "idempotency_conflict"),
   ...common
 }) {}
 
-/** 429: the API key's request budget is spent; the response carries `Retry-After`. */
+/** 429, with `Retry-After`. */
 export class DelegateRateLimited extends Schema.TaggedError<DelegateRateLimited>()("DelegateRateLimited", {
   type: Schema.Literal("rate_limit_exceeded"),
   code: Schema.Literal("too_many_requests"),
@@ -103,7 +78,7 @@ export class DelegateInternalError extends Schema.TaggedError<DelegateInternalEr
   ...common
 }) {}
 
-/** 503: storage unreachable; the response carries `Retry-After`. */
+/** 503: storage unreachable, with `Retry-After`. */
 export class DelegateServiceUnavailable extends Schema.TaggedError<DelegateServiceUnavailable>()(
   "DelegateServiceUnavailable",
   {
@@ -131,7 +106,6 @@ export type DelegateApiError =
   | DelegateInternalError
   | DelegateServiceUnavailable
 
-/** The fields of one case's error (its type, a code it may take, the message, the param). */
 type CaseFields<C extends DelegateErrorCase> = {
   readonly type: (typeof DELEGATE_ERROR_TYPE)[C]
   readonly code: DelegateCaseCodes[C]
@@ -139,7 +113,6 @@ type CaseFields<C extends DelegateErrorCase> = {
   readonly param?: string
 }
 
-/** The class (HTTP status) of each case. */
 interface DelegateErrorOfCase {
   readonly invalid_request: DelegateBadRequest
   readonly invalid_content_type: DelegateBadRequest
@@ -168,10 +141,7 @@ const errorOfCase: {
   unavailable: (fields) => new DelegateServiceUnavailable(fields)
 }
 
-/**
- * The error of `errorCase` in `version`'s error object: its type, its code in the version, and
- * `param` (the failure's, else the one the version gives the case, e.g. the header concerned).
- */
+/** `param` is the failure's, else the one the version gives the case (the header concerned). */
 export const delegateError = <C extends DelegateErrorCase>(
   version: ApiVersionName,
   errorCase: C,
@@ -191,12 +161,9 @@ export const delegateError = <C extends DelegateErrorCase>(
 export const DELEGATE_UNAVAILABLE_MESSAGE = "The service is temporarily unavailable; retry shortly."
 export const DELEGATE_INTERNAL_MESSAGE = "An unexpected error occurred."
 
-// ---------------------------------------------------------------------------------------------
-// Routes
-
 export const DELEGATE_PAYMENT_PATH = "/agentic_commerce/delegate_payment"
 
-/** Headers of delegate payment requests, for the documentation (the middleware enforces API-Version). */
+/** For the documentation. */
 export const DelegateHeaders = Schema.Struct({
   "api-version": Schema.String.annotations({ description: "API version date, YYYY-MM-DD" }),
   "idempotency-key": optional(
@@ -207,28 +174,19 @@ export const DelegateHeaders = Schema.Struct({
   timestamp: optional(Schema.String.annotations({ description: "Timestamp of the signature" }))
 })
 
-/** Answers 404 `not_found` when the "delegate" role is not enabled (`ROLES`). */
+/** 404 like an absent route unless the "delegate" role is enabled (`ROLES`); runs first. */
 export class DelegateRoleEnabled extends HttpApiMiddleware.Tag<DelegateRoleEnabled>()("acp/DelegateRoleEnabled", {
   failure: NotFoundWire
 }) {}
 
-/**
- * Bearer authentication answered in the delegate error object of the request's version. It runs
- * just before `Authorization`, with the same check (`authenticate`, once per request): a request
- * it lets through, `Authorization` lets through too. `Authorization` alone would answer in the
- * common error object, whose code is outside the official versions' enums.
- */
+/** `Authorization`'s check, run just before it so that a 401 is in the version's error object, with its enum's code. */
 export class DelegateAuthentication
   extends HttpApiMiddleware.Tag<DelegateAuthentication>()("acp/DelegateAuthentication", {
     failure: DelegateUnauthorizedWire
   })
 {}
 
-/**
- * The request signature check answered in the delegate error object of the request's version; it
- * runs just before `RequestSignature`, with the same check (`makeRequestSignatureCheck`), for the
- * same reason as `DelegateAuthentication`.
- */
+/** `RequestSignature`'s check, run just before it, for the same reason as `DelegateAuthentication`. */
 export class DelegateSignatureCheck
   extends HttpApiMiddleware.Tag<DelegateSignatureCheck>()("acp/DelegateSignatureCheck", {
     failure: DelegateUnauthorizedWire
@@ -239,8 +197,7 @@ export class DelegateGroup extends HttpApiGroup.make("delegate")
   .add(
     HttpApiEndpoint.post("tokenize", DELEGATE_PAYMENT_PATH)
       .setHeaders(DelegateHeaders)
-      // The 2025-09-29 request; every version's is its codec's (`DELEGATE_WIRE`), which the route
-      // decodes with and `delegateGroupFor` declares.
+      // The 2025-09-29 request; the route decodes each version's with its codec (`DELEGATE_WIRE`).
       .setPayload(DelegatePaymentRequest)
       .addSuccess(DelegatePaymentResponse, { status: 201 })
       .addError(DelegateBadRequestWire)
@@ -266,17 +223,6 @@ export class DelegateGroup extends HttpApiGroup.make("delegate")
 {}
 
 export const DelegateApi = featureApi(DelegateGroup)
-
-// ---------------------------------------------------------------------------------------------
-// One version's route, for its OpenAPI document
-//
-// `delegateGroupFor(version)`: the request and response of the version's codec, the headers
-// (`Idempotency-Key` required from 2026-04-17) and, per status, exactly the `{type, code}` pairs
-// the route answers in that version — its refusals and its idempotency failures
-// (`src/idempotency/idempotency-errors.ts`). Documentation only: `DelegateGroup` serves every
-// version, and these groups declare a bearer security middleware of their own (whose failure is
-// the version's 401) that has no implementation. The payload a version's group declares is the
-// schema the route decodes that version's requests with (`DELEGATE_WIRE[version].request`).
 
 interface ErrorPair {
   readonly status: number
@@ -305,7 +251,6 @@ export const delegateErrorPairs = (version: ApiVersionName): ReadonlyArray<Error
 
 const distinct = (values: ReadonlyArray<string>) => [...new Set(values)] as [string, ...Array<string>]
 
-/** The error object of one status in one version: its types and codes as enums. */
 const errorWire = (status: number, pairs: ReadonlyArray<ErrorPair>) => {
   const here = pairs.filter((pair) => pair.status === status)
   return Schema.Struct({
@@ -318,7 +263,6 @@ const errorWire = (status: number, pairs: ReadonlyArray<ErrorPair>) => {
 
 const IdempotencyKey = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))
 
-/** The request headers of `version`: from 2026-04-17 the `Idempotency-Key` is required. */
 const headersFor = (version: ApiVersionName) =>
   IDEMPOTENCY_RULES[version].keyRequired
     ? Schema.Struct({
@@ -363,5 +307,8 @@ const groups = Object.fromEntries(API_VERSION_NAMES.map((version) => [version, m
   ReturnType<typeof makeGroup>
 >
 
-/** The Delegate Payment API group of `version`, for its OpenAPI document (not served). */
+/**
+ * The group of `version` for its OpenAPI document, not served: its codec's request, and per status exactly the
+ * `{type, code}` pairs the route answers in it. Its bearer middleware, for the version's 401, has no implementation.
+ */
 export const delegateGroupFor = (version: ApiVersionName) => groups[version]

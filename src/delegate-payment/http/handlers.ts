@@ -1,10 +1,4 @@
-/**
- * Delegate Payment API handler: rate limit per API key, read the body by the common rules
- * (content type, 1 MiB, JSON), decode and validate it with the codec of the request's API version
- * (`delegate-wire/`) at the Clock's time, then tokenize in the vault. Every failure is a typed
- * error of `api.ts` in that version's error object; no message carries request values.
- * Also the middlewares of the group: role, and authentication and signature answered per version.
- */
+/** The tokenize handler and the group's middlewares; every failure is in the request version's error object. */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Either, Layer, Schema } from "effect"
@@ -36,7 +30,6 @@ import {
   DelegateSignatureCheck
 } from "./api.ts"
 
-/** A domain validation failure → the 400 or 422 error of `version` with the same message and param. */
 export const delegateErrorOf = (version: ApiVersionName, failure: DelegateValidationFailure) =>
   delegateError(
     version,
@@ -45,7 +38,6 @@ export const delegateErrorOf = (version: ApiVersionName, failure: DelegateValida
     failure.error.param
   )
 
-/** A refusal of the common body rules (content type, size, JSON) → the same refusal in `version`. */
 const fromBodyError = (version: ApiVersionName, error: BadRequest | PayloadTooLarge) =>
   delegateError(
     version,
@@ -82,7 +74,7 @@ const tokenAnswer: RouteAnswer<DelegatePaymentResponse> = {
   success: (token) => HttpServerResponse.unsafeJson(encodeToken(token), { status: 201 })
 }
 
-/** The bucket of one API key: `DELEGATE_RATE_LIMIT_PER_MINUTE` at once, refilled over a minute. */
+/** `DELEGATE_RATE_LIMIT_PER_MINUTE` at once, refilled over a minute. */
 export const delegateBucket = (perMinute: number) => ({ capacity: perMinute, refillPerSecond: perMinute / 60 })
 
 export const DelegateHandlers = groupHandlers(
@@ -131,10 +123,6 @@ export const DelegateHandlers = groupHandlers(
   })
 )
 
-// ---------------------------------------------------------------------------------------------
-// Middlewares
-
-/** 404 `not_found` unless the "delegate" role is enabled (`ROLES`). */
 const DelegateRoleEnabledLive = Layer.effect(
   DelegateRoleEnabled,
   Effect.map(AppConfig, (config) =>
@@ -149,10 +137,7 @@ const DelegateRoleEnabledLive = Layer.effect(
       ))
 )
 
-/**
- * The version a 401 answers in: the request's `API-Version` when it is one this service accepts
- * (the header is checked only after authentication), else 2025-09-29, the interface document's.
- */
+/** The version a 401 answers in: the header is checked only after authentication, so it may name none accepted. */
 const versionOfHeader = (accepted: ReadonlyArray<ApiVersionName>, header: string | undefined): ApiVersionName =>
   header !== undefined && isApiVersionName(header) && accepted.includes(header) ? header : "2025-09-29"
 
@@ -187,7 +172,6 @@ const DelegateSignatureCheckLive = Layer.effect(
   })
 )
 
-/** The middlewares the delegate group declares beyond the shared ones of `src/platform/http`. */
 export const DelegateMiddlewareLive = Layer.mergeAll(
   DelegateRoleEnabledLive,
   DelegateAuthenticationLive,

@@ -1,9 +1,4 @@
-/**
- * Whether a delegated payment token may pay for a checkout session (CONTRACT §7): it exists, is
- * not used by another session (nor held by another session's payment in progress), names this merchant and this
- * session, has the session's currency, allows at least the session total, and has not expired at
- * the Clock's time. Pure: the caller reads the token and the clock.
- */
+/** Whether a vault token may pay for a checkout session (CONTRACT §7); the caller reads the token and the clock. */
 import { Either } from "effect"
 
 export interface AllowanceView {
@@ -11,7 +6,7 @@ export interface AllowanceView {
   readonly currency: string
   readonly checkout_session_id: string
   readonly merchant_id: string
-  /** Epoch milliseconds. */
+  /** Epoch ms. */
   readonly expiresAt: number
 }
 

@@ -1,13 +1,6 @@
 /**
- * Card encryption for the delegate payment vault (CONTRACT §7): AES-256-GCM with a random 96-bit
- * IV per encryption, and additional authenticated data that binds the ciphertext to its token id
- * and key id, so that a stored envelope cannot be moved to another token row.
- *
- * The keys are derived from `VAULT_KEY` (`src/platform/key-derivation.ts`). Every envelope keeps
- * the id of the key that sealed it, so old envelopes still open while their key is kept in the key
- * ring passed to `decryptCard`; fingerprints are keyed by the current key and change when it rotates.
- *
- * Plain functions; nothing here logs, and errors never carry key or card material.
+ * The vault's card encryption: AES-256-GCM, a random IV each time, the token and key ids as AAD so an envelope cannot
+ * move to another token. Keys: `src/platform/key-derivation.ts`. Nothing logs; errors carry no key or card material.
  */
 import { Data, Either } from "effect"
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto"
@@ -17,19 +10,16 @@ const AAD_PREFIX = "acp-delegate-vault/card/v1"
 const IV_BYTES = 12
 const TAG_BYTES = 16
 
-/** The stored form of an encrypted card. */
+/** Base64 fields; `iv` 12 bytes, `tag` 16. */
 export interface EncryptedEnvelope {
   readonly key_id: string
-  /** base64, 12 bytes */
   readonly iv: string
-  /** base64 */
   readonly ciphertext: string
-  /** base64, 16 bytes */
   readonly tag: string
 }
 
 export class VaultDecryptError extends Data.TaggedError("VaultDecryptError")<{
-  /** `unknown_key`: no key for `key_id`; `malformed`: bad base64 / lengths / JSON; `authentication_failed`: tampered, wrong key or wrong AAD. */
+  /** `malformed`: bad base64, lengths or JSON; `authentication_failed`: tampered, wrong key or wrong AAD. */
   readonly reason: "unknown_key" | "malformed" | "authentication_failed"
   readonly keyId: string
 }> {
@@ -40,10 +30,7 @@ export class VaultDecryptError extends Data.TaggedError("VaultDecryptError")<{
 
 const aadFor = (keyId: string, aad: string): Buffer => Buffer.from(`${AAD_PREFIX}|${keyId}|${aad}`, "utf8")
 
-/**
- * Encrypts `plaintext` (serialized as JSON) with a random IV. `aad` is the token id the envelope
- * belongs to; the same value must be given to `decryptCard`.
- */
+/** `aad` is the token id the envelope belongs to; `decryptCard` must be given the same. */
 export const encryptCard = (
   key: { readonly id: string; readonly key: Buffer },
   plaintext: object,
@@ -63,10 +50,7 @@ export const encryptCard = (
   }
 }
 
-/**
- * Opens an envelope with the key named by its `key_id` from `keys` (the key ring: current and
- * retired encryption keys by key id), checking `aad` (the token id). Returns the parsed JSON.
- */
+/** Opens an envelope with the key ring's key of its `key_id` (current and retired keys), checking `aad`. */
 export const decryptCard = (
   keys: ReadonlyMap<string, Buffer>,
   envelope: EncryptedEnvelope,
@@ -102,11 +86,7 @@ export const decryptCard = (
   }
 }
 
-/**
- * Keyed fingerprint of a card: hex HMAC-SHA256 over the number and, when given, the expiry.
- * The same card gives the same fingerprint under the same VAULT_KEY; without the key it reveals
- * nothing about the number. Callers must pass the expiry consistently (or never) to compare.
- */
+/** Keyed, so it reveals nothing without the key. To compare fingerprints, pass the expiry always or never. */
 export const cardFingerprint = (fingerprintKey: Buffer, number: string, expMonth?: string, expYear?: string): string =>
   createHmac("sha256", fingerprintKey)
     .update(`card|${number}|${expMonth ?? ""}|${expYear ?? ""}`, "utf8")

@@ -1,4 +1,4 @@
-/** The brand a card number's leading digits name (the Luhn check: `src/shared/card-numbers.ts`). */
+/** The brand a card number's (or an IIN's) leading digits name; the Luhn check is `src/shared/card-numbers.ts`. */
 
 export type CardBrand = "visa" | "mastercard" | "amex" | "discover" | "unknown"
 
@@ -9,7 +9,6 @@ const brandPrefixes: ReadonlyArray<readonly [CardBrand, RegExp]> = [
   ["discover", /^(6011|64[4-9]|65|622(12[6-9]|1[3-9][0-9]|[2-8][0-9]{2}|9[01][0-9]|92[0-5]))/]
 ]
 
-/** Card brand from the leading digits of a card number (or an IIN). */
 export const detectCardBrand = (number: string): CardBrand => {
   for (const [brand, prefix] of brandPrefixes) if (prefix.test(number)) return brand
   return "unknown"

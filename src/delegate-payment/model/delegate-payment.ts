@@ -1,56 +1,36 @@
 /**
- * Wire resources of the Delegate Payment API (interface document "Delegate Payment API resources",
- * "Error object, Delegate Payment API"; CONTRACT §7): the request, strictly typed (enums, formats,
- * lengths), the response and the error object. The rules beyond types are `validation.ts`.
- *
- * `DelegatePaymentRequest` is the 2025-09-29 request and the domain's view of every version's:
- * the other versions' requests (`delegate-wire/`) decode to a narrower type of the same shape.
- *
- * Card data safety: every refinement has an explicit message that states the expectation only, so
- * no decode error ever contains an input value (the stock messages embed it, e.g. the card number).
+ * The Delegate Payment API's resources (CONTRACT §7). `DelegatePaymentRequest` is 2025-09-29's and the domain's view of
+ * every version's (`wire/acp/`). Every refinement's message states the expectation only: the stock ones echo the value.
  */
 import { Schema } from "effect"
 import { BoundedString, CurrencyCode, JsonPath, MAX_AMOUNT, optional, Timestamp } from "../../shared/schema-helpers.ts"
-
-// ---------------------------------------------------------------------------------------------
-// Small building blocks
 
 /** A string matching `regex`; `expectation` is the whole message ("must be …"), never the value. */
 export const Matching = (regex: RegExp, expectation: string) =>
   Schema.String.pipe(Schema.pattern(regex, { message: () => expectation }))
 
-/** A possibly empty string of at most `max` characters. */
 export const MaxString = (max: number) =>
   Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
 
-/**
- * Any JSON object (`payment_method.metadata`: the interface document types it `object`, unlike
- * the request's string-to-string `metadata`). Not stored: the vault keeps only the card.
- */
+/** `payment_method.metadata`, an `object` in the interface document; not stored. */
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "JsonObject",
   description: "Additional data about the payment method (any JSON object)"
 })
 
-/** An object of string keys and string values (request `metadata`). */
 export const StringMap = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
   identifier: "StringMap",
   description: "String-to-string key-value pairs"
 })
 export type StringMap = typeof StringMap.Type
 
-// ---------------------------------------------------------------------------------------------
-// Timestamps
-
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/
 
 const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate()
 
 /**
- * Parses an RFC 3339 timestamp (the ISO 8601 profile used on the wire: date, `T`, time with
- * seconds, optional fraction, and a mandatory `Z` or `±HH:MM` offset) to Unix milliseconds.
- * Fractions beyond milliseconds are truncated. Returns `undefined` for anything else, including
- * impossible dates such as `2026-02-30`. A leap second (`:60`) is accepted and rolls over.
+ * An RFC 3339 timestamp with a mandatory offset to epoch ms, fractions beyond ms truncated; `undefined` for anything
+ * else, impossible dates included. A leap second (`:60`) rolls over.
  */
 export const parseTimestamp = (input: string): number | undefined => {
   const m = rfc3339.exec(input)
@@ -75,23 +55,18 @@ export const parseTimestamp = (input: string): number | undefined => {
   date.setUTCFullYear(year, month - 1, day) // Date.UTC would map years 0-99 to 1900-1999
   date.setUTCHours(hour, minute, second, millis)
   const result = date.getTime() - offsetMinutes * 60_000
-  // An offset can move the instant out of years 0000–9999, which RFC 3339 (and our stores, which
-  // write it back in RFC 3339) cannot represent.
+  // An offset can move the instant out of years 0000–9999, which RFC 3339 (and so the stores) cannot represent.
   return result >= MIN_RFC3339_MILLIS && result <= MAX_RFC3339_MILLIS ? result : undefined
 }
 
 const MIN_RFC3339_MILLIS = Date.parse("0000-01-01T00:00:00.000Z")
 const MAX_RFC3339_MILLIS = Date.parse("9999-12-31T23:59:59.999Z")
 
-/** RFC 3339 timestamp accepted in requests (with any offset; see `parseTimestamp`). */
 export const RequestTimestamp = Schema.String.pipe(
   Schema.filter((s) => parseTimestamp(s) !== undefined, {
     message: () => "must be an RFC 3339 timestamp with a time zone, e.g. 2026-01-30T12:00:00Z"
   })
 ).annotations({ identifier: "RequestTimestamp" })
-
-// ---------------------------------------------------------------------------------------------
-// Request resources
 
 export const CardNumberType = Schema.Literal("fpan", "network_token")
 export type CardNumberType = typeof CardNumberType.Type
@@ -99,11 +74,6 @@ export type CardNumberType = typeof CardNumberType.Type
 export const FundingType = Schema.Literal("credit", "debit", "prepaid")
 export type FundingType = typeof FundingType.Type
 
-/**
- * The card. `number` is digits only, 12 to 19 of them, for raw numbers and network tokens alike
- * (no spaces or dashes). `iin` is exactly 6 digits, as the interface document says ("first 6
- * digits of the card"); 8-digit BINs are not accepted in this field.
- */
 /** The card fields every version checks alike (each adds `eci_value`, `checks_performed`, `iin`, `metadata`). */
 export const cardFields = {
   type: Schema.Literal("card"),
@@ -132,11 +102,7 @@ export const PaymentMethodCard = Schema.Struct({
 }).annotations({ identifier: "PaymentMethodCard" })
 export type PaymentMethodCard = typeof PaymentMethodCard.Type
 
-/**
- * Billing address (delegate form). `state` is required but may be empty (many countries have
- * none); the other required fields must not be empty. `country` is two letters here; whether it
- * is an assigned ISO 3166-1 code is a semantic check (422).
- */
+/** `state` may be empty (many countries have none); whether `country` is an assigned code is a 422 check. */
 export const DelegateAddress = Schema.Struct({
   name: BoundedString(256),
   line_one: BoundedString(256),
@@ -185,9 +151,6 @@ export const DelegatePaymentRequest = Schema.Struct({
   metadata: StringMap
 }).annotations({ identifier: "DelegatePaymentRequest" })
 export type DelegatePaymentRequest = typeof DelegatePaymentRequest.Type
-
-// ---------------------------------------------------------------------------------------------
-// Response and error resources
 
 export const DelegatePaymentResponse = Schema.Struct({
   id: Schema.String.pipe(Schema.startsWith("vt_")).annotations({ description: "Vault token identifier" }),

@@ -1,13 +1,6 @@
 /**
- * Validation of a Delegate Payment API request (CONTRACT §7), in two stages:
- * 1. the decode with `DelegatePaymentRequest` (types, enums, formats): a failure is a 400
- *    `invalid_request`/`invalid_card` with the JSONPath of the first problem (the shared walker,
- *    `src/shared/schema-failure.ts`, rendered here). Unknown fields are ignored.
- * 2. no card number in any field but `payment_method.number` (400, `cardNumberOutsideItsField`);
- * 3. `validateDelegatePayment`: the rules beyond types (Luhn, iin/last4 consistency, card expiry,
- *    allowance expiry, known currency and country, blocked risk signal); each failure is a 422
- *    `invalid_request`/`invalid_card` with a JSONPath `param`.
- * No message produced here ever contains an input value.
+ * Validation of a Delegate Payment request (CONTRACT §7): storable text (400), the decode (400), no card number
+ * outside `payment_method.number` (400), then the rules beyond types (422). No message here contains an input value.
  */
 import { Data, Either, type ParseResult, Schema } from "effect"
 import { luhnValid, MISPLACED_CARD_NUMBER } from "../../shared/card-numbers.ts"
@@ -19,7 +12,6 @@ import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storab
 import { detectCardBrand } from "./card-number.ts"
 import { type DelegateError, DelegatePaymentRequest, type FundingType, parseTimestamp } from "./delegate-payment.ts"
 
-/** A validation failure of a delegate payment request: the HTTP status and the error body. */
 export class DelegateValidationFailure extends Data.TaggedError("DelegateValidationFailure")<{
   readonly status: 400 | 422
   readonly error: DelegateError
@@ -28,16 +20,12 @@ export class DelegateValidationFailure extends Data.TaggedError("DelegateValidat
 const invalidCard = (status: 400 | 422, param: string, message: string): DelegateValidationFailure =>
   new DelegateValidationFailure({ status, error: { type: "invalid_request", code: "invalid_card", message, param } })
 
-// ---------------------------------------------------------------------------------------------
-// Decode failures → delegate error (never echoing the input)
-
 /** `$.payment_method.number` → `payment_method.number`; the root is "request body". */
 export const fieldLabel = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "request body" : labelOfJsonPath(toJsonPath(path))
 
 const labelOfJsonPath = (jsonPath: string): string => jsonPath.startsWith("$.") ? jsonPath.slice(2) : jsonPath.slice(1)
 
-/** A decode failure of the delegate schemas → 400 `invalid_request`/`invalid_card` with a JSONPath. */
 export const delegateErrorFromParseError = (
   error: ParseResult.ParseError | ParseResult.ParseIssue
 ): DelegateValidationFailure => {
@@ -45,10 +33,7 @@ export const delegateErrorFromParseError = (
   return invalidCard(400, toJsonPath(first.path), `${fieldLabel(first.subject)} ${first.expectation}`)
 }
 
-/**
- * Decodes a request body with `schema` (400 on failure); unknown fields are ignored. `schema` is
- * one version's request (`delegate-wire/`); what it decodes to is a `DelegatePaymentRequest`.
- */
+/** `schema` is one version's request (`wire/acp/`); unknown fields are ignored. */
 const makeDecoder = <A extends DelegatePaymentRequest, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "ignore" })
   return (input: unknown): Either.Either<DelegatePaymentRequest, DelegateValidationFailure> =>
@@ -57,26 +42,17 @@ const makeDecoder = <A extends DelegatePaymentRequest, I>(schema: Schema.Schema<
 
 export const decodeDelegatePaymentRequest = makeDecoder(DelegatePaymentRequest)
 
-// ---------------------------------------------------------------------------------------------
-// Semantic validation (CONTRACT §7)
-
 /** A request that passed every check, with what may be stored in clear next to the encrypted card. */
 export interface ValidatedDelegatePayment {
   readonly request: DelegatePaymentRequest
-  /** `display_brand` when given, else detected from the IIN / number. */
   readonly brand: string
-  /** `display_last4` when given, else the last 4 digits of `number`. */
   readonly last4: string
   readonly fundingType: FundingType
-  /** `allowance.expires_at` in Unix milliseconds. */
+  /** `allowance.expires_at`, epoch ms. */
   readonly expiresAtMillis: number
 }
 
-/**
- * Semantic checks beyond the schema, in field order; the first failure wins. All are 422
- * `invalid_request`/`invalid_card` except an unparsable `allowance.expires_at` (400; normally
- * caught by the schema already).
- */
+/** The rules beyond the schema, in field order, the first failure winning; 422, but 400 for an unparsable expiry. */
 export const validateDelegatePayment = (
   request: DelegatePaymentRequest,
   nowMillis: number
@@ -177,19 +153,11 @@ export const validateDelegatePayment = (
   })
 }
 
-/**
- * The card number is kept encrypted, and only it: a card number in any other field of the request
- * (a brand, metadata, an address line, a risk signal, an allowance id) would be stored and shown in
- * clear. The JSONPath of the first such field (a value or a key; numbers too), or undefined.
- */
+/** Only the number is encrypted: the JSONPath of the first card number elsewhere (a value or a key, numbers too). */
 const cardNumberOutsideItsField = (request: DelegatePaymentRequest): string | undefined =>
   cardNumberPath({ ...request, payment_method: { ...request.payment_method, number: "" } })
 
-/**
- * The whole request check of the tokenize route, decoding with `schema` (the request of the
- * version the route speaks, `delegate-wire/`): text storage can keep, then the decode (400), then
- * no card number outside `payment_method.number` (400), then the rules above.
- */
+/** The whole check of the tokenize route, in the module comment's order, decoding with one version's `schema`. */
 export const makeDelegatePaymentParser = <A extends DelegatePaymentRequest, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = makeDecoder(schema)
   return (input: unknown, nowMillis: number): Either.Either<ValidatedDelegatePayment, DelegateValidationFailure> => {
@@ -206,5 +174,4 @@ export const makeDelegatePaymentParser = <A extends DelegatePaymentRequest, I>(s
   }
 }
 
-/** Decode then validate with `DelegatePaymentRequest` (the 2025-09-29 request). */
 export const parseDelegatePayment = makeDelegatePaymentParser(DelegatePaymentRequest)

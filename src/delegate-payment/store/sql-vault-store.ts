@@ -1,15 +1,4 @@
-/**
- * `VaultStore` over an `@effect/sql` client speaking PostgreSQL (table `vault_tokens`, migration
- * `0003_vault_tokens`). The card envelope is stored as `bytea` (IV, ciphertext, tag) next to its
- * key id; no column holds card data in clear.
- *
- * - `transaction` is `sqlTransaction` on the shared `SqlClient`: inside a checkout-store
- *   transaction it becomes a savepoint of the same database transaction, and vice versa.
- * - `lockToken` is `SELECT … FOR UPDATE`: a second transaction on the same token waits until the
- *   first commits, then reads the committed row.
- * - `markTokenUsed` is `UPDATE … WHERE state = 'active' … RETURNING`: under concurrency the
- *   second update waits for the first one's row lock, re-checks the condition and changes nothing.
- */
+/** `VaultStore` over PostgreSQL (`vault_tokens`, migration 0003): the envelope as `bytea`, no card data in clear. */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { answeringError, storeAnswerCall } from "../../db/functions/idempotency-store-answer.ts"
@@ -97,8 +86,7 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
 
   const transaction: VaultStoreService["transaction"] = sqlTransaction(sql)
 
-  // With an answer, one statement still: the token inserted, then the answer stored for it (a lost
-  // claim raises, and the statement inserts nothing).
+  // With an answer, one statement still: a lost claim raises, and nothing is inserted.
   const insertToken: VaultStoreService["insertToken"] = (record, answer) => {
     const insert = sql`
       INSERT INTO vault_tokens (
@@ -122,7 +110,6 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
         SELECT ${storeAnswerCall(sql, answer)} AS stored FROM inserted`))
   }
 
-  /** The columns of a `TokenRow`. */
   const tokenColumns = sql`*, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,
     (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
     (extract(epoch FROM used_at) * 1000)::float8 AS used_ms`
@@ -135,6 +122,7 @@ export const make: Effect.Effect<VaultStoreService, never, SqlClient.SqlClient> 
   const getToken = (id: string) => run(select(id, false)).pipe(Effect.flatMap(firstRecord))
   const lockToken = (id: string) => run(select(id, true)).pipe(Effect.flatMap(firstRecord))
 
+  // A concurrent second update waits for the first's row lock, re-checks `state` and changes nothing.
   const markTokenUsed = (id: string, sessionId: string, at: number) =>
     run(sql<TokenRow>`
       UPDATE vault_tokens

@@ -1,20 +1,11 @@
-/**
- * Issuer authentication (3-D Secure) of a checkout, in no version's format: what the merchant
- * asks the agent to authenticate with while a session is `authentication_required`, and the
- * result the agent presents when it completes. Versions that define the flow render and read
- * these in their own words (`wire/`); the others never see a session require it.
- */
+/** 3-D Secure of a checkout in no version's format; versions without the flow never see a session require it. */
 import { Schema } from "effect"
 import { optional } from "../../shared/schema-helpers.ts"
 
 export const DirectoryServer = Schema.Literal("american_express", "mastercard", "visa")
 export type DirectoryServer = typeof DirectoryServer.Type
 
-/**
- * What the agent authenticates with, as the payment provider gave it: the acquirer, the card's
- * directory server and the merchant's flow preference (issuers decide the actual flow). Kept on
- * the session while it requires authentication (an internal field, `checkout/session/session.ts`).
- */
+/** What the agent authenticates with, as the provider gave it; kept on an `authentication_required` session. */
 export const AuthenticationRequest = Schema.Struct({
   acquirer_details: Schema.Struct({
     acquirer_bin: Schema.String,
@@ -46,7 +37,6 @@ export const AUTHENTICATION_OUTCOMES = [
 ] as const
 export type AuthenticationOutcome = typeof AUTHENTICATION_OUTCOMES[number]
 
-/** The outcomes a payment may rely on (the issuer authenticated the cardholder, or acknowledged the attempt). */
 export const PAYING_OUTCOMES: ReadonlyArray<AuthenticationOutcome> = ["authenticated", "attempt_acknowledged"]
 
 /** The outcomes whose result must carry its details (the protocol's rule). */
@@ -56,10 +46,7 @@ export const OUTCOMES_WITH_DETAILS: ReadonlyArray<AuthenticationOutcome> = [
   "informational"
 ]
 
-/**
- * The outcome an agent reports for the issuer's 3DS2 `transStatus` (`Y` authenticated, `A`
- * attempted, `N` not authenticated, `R` rejected, `U` unavailable or abandoned).
- */
+/** The outcome an agent reports for the issuer's 3DS2 `transStatus`. */
 export const OUTCOME_OF_TRANS_STATUS: Readonly<Record<string, AuthenticationOutcome>> = {
   Y: "authenticated",
   A: "attempt_acknowledged",
@@ -68,7 +55,6 @@ export const OUTCOME_OF_TRANS_STATUS: Readonly<Record<string, AuthenticationOutc
   U: "abandoned"
 }
 
-/** The result an agent presents on complete, as the issuer's authentication gave it. */
 export interface AuthenticationResult {
   readonly outcome: AuthenticationOutcome
   readonly outcome_details?: {
@@ -82,7 +68,6 @@ export interface AuthenticationResult {
 
 export const isPayingOutcome = (result: AuthenticationResult): boolean => PAYING_OUTCOMES.includes(result.outcome)
 
-/** Why a result that cannot pay was declined: the session is payable again. */
 export const notAuthenticatedReason = (result: AuthenticationResult): string =>
   `The card issuer did not authenticate the payment (${
     result.outcome.replaceAll("_", " ")

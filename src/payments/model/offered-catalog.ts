@@ -1,8 +1,4 @@
-/**
- * The catalog as the merchant can honour it with its payment provider: 3-D Secure is advertised
- * (in `interventions`, and as `supports_3ds` in the card handlers' config) only when the provider
- * carries it out, whatever the catalog file says.
- */
+/** The catalog as the merchant can honour it: 3-D Secure (`interventions`, `supports_3ds`) only if the provider can. */
 import type { CatalogSnapshot } from "../../catalog/model/catalog.ts"
 
 export const offeredCatalog = (

@@ -38,7 +38,6 @@ export class PaymentDeclined extends Data.TaggedError("PaymentDeclined")<{
   readonly reason:
     | "card_declined"
     | "insufficient_funds"
-    /** The agent's authentication result says the issuer did not authenticate the cardholder. */
     | "authentication_failed"
     /** The card needs issuer authentication and the request's version or agent cannot carry it out. */
     | "authentication_unavailable"
@@ -47,21 +46,14 @@ export class PaymentDeclined extends Data.TaggedError("PaymentDeclined")<{
   readonly param?: string
 }> {}
 
-/**
- * The card needs issuer authentication (3-D Secure) before it can be charged: what the agent
- * authenticates with. Nothing was held: the credential is free until the payment comes back.
- */
+/** The card needs 3-D Secure before a charge. Nothing is held: the credential is free until the payment comes back. */
 export class AuthenticationRequired extends Data.TaggedError("AuthenticationRequired")<{
   readonly request: AuthenticationRequest
 }> {}
 
-/**
- * The credential cannot pay for this session (unknown or used token, allowance exceeded, wrong
- * merchant/session/currency, expired): 422 with a MessageError on the session.
- */
+/** The credential cannot pay for the session (unknown or used token, beyond its allowance): 422, a session message. */
 export class PaymentRejected extends Data.TaggedError("PaymentRejected")<{
   readonly message: string
-  /** JSONPath of the credential in the complete request. */
   readonly param: string
 }> {}
 

@@ -41,8 +41,7 @@ export const SqlChargeStore = Layer.effect(
       )
     return {
       findCharge: select,
-      // One round trip when the key is new (the usual case): the insert returns the stored row;
-      // when another request stored this key first, its charge is read and returned instead.
+      // One round trip for a new key; a key another request stored first is read back instead.
       recordCharge: (charge) =>
         run(sql<ChargeRow>`
           INSERT INTO processor_charges (idempotency_key, id, amount, currency, outcome, created_at, eci, ds_trans_id)

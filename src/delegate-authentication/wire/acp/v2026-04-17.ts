@@ -1,8 +1,4 @@
-/**
- * The wire format of the Delegate Authentication API (ACP 2026-04-17, the only version that
- * defines it): requests, the session object and the provider's result. Unknown keys are ignored;
- * every field the format defines is decoded and checked.
- */
+/** The Delegate Authentication API's wire format (2026-04-17, the only version with it); unknown keys are ignored. */
 import { Schema } from "effect"
 import { optional } from "../../../shared/schema-helpers.ts"
 import { AuthenticationStatus } from "../../model/authentication-session.ts"

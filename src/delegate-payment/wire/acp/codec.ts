@@ -1,9 +1,4 @@
-/**
- * What one API version of the Delegate Payment API is on the wire (`DelegateWireCodec`): its
- * request schema, its response schema, its error object with the version's closed `code` enum, and
- * the `{type, code, param}` each kind of refusal takes in it. One codec per version, registered in
- * `versions.ts`; the route picks the codec of the request's `API-Version`.
- */
+/** What one version of the Delegate Payment API is on the wire: request, response, error object, refusal codes. */
 import type { Either, Schema } from "effect"
 import type { ApiVersionName } from "../../../shared/api-versions.ts"
 import { DelegatePaymentResponse } from "../../model/delegate-payment.ts"
@@ -14,13 +9,7 @@ import {
   type ValidatedDelegatePayment
 } from "../../model/validation.ts"
 
-/**
- * Every refusal of the route other than an idempotency one (those are
- * `src/idempotency/idempotency-errors.ts`), by HTTP status:
- * 400 `invalid_request` (the body does not decode), `invalid_content_type`, `invalid_json`;
- * 401 `unauthorized` (API key), `invalid_signature`; 413 `request_too_large`;
- * 422 `unprocessable` (a rule beyond types); 429 `rate_limited`; 500 `internal`; 503 `unavailable`.
- */
+/** Every refusal of the route but the idempotency ones (`src/idempotency/idempotency-errors.ts`), by HTTP status. */
 export const DELEGATE_ERROR_STATUS = {
   invalid_request: 400,
   invalid_content_type: 400,
@@ -36,7 +25,7 @@ export const DELEGATE_ERROR_STATUS = {
 
 export type DelegateErrorCase = keyof typeof DELEGATE_ERROR_STATUS
 
-/** The error `type` of each case: the same in every version (the four-value enum of all of them). */
+/** The same in every version. */
 export const DELEGATE_ERROR_TYPE = {
   invalid_request: "invalid_request",
   invalid_content_type: "invalid_request",
@@ -50,10 +39,7 @@ export const DELEGATE_ERROR_TYPE = {
   unavailable: "service_unavailable"
 } as const satisfies Record<DelegateErrorCase, string>
 
-/**
- * The codes a case may take in some version: the interface document's (2025-09-29, where the
- * common request errors keep their own codes, CONTRACT §3) or one of a closed enum.
- */
+/** The codes a case takes in some version: 2025-09-29's own (CONTRACT §3) or a member of an official closed enum. */
 export interface DelegateCaseCodes {
   readonly invalid_request: "invalid_card"
   readonly invalid_content_type: "invalid_content_type" | "invalid_card"
@@ -72,7 +58,6 @@ export type DelegateErrorVocabulary<Code extends string> = {
   readonly [C in DelegateErrorCase]: { readonly code: DelegateCaseCodes[C] & Code; readonly param?: string }
 }
 
-/** The decoded, validated request, or the 400/422 refusal (error body in the version's codes). */
 export type DelegatePaymentParser = (
   input: unknown,
   nowMillis: number
@@ -80,23 +65,17 @@ export type DelegatePaymentParser = (
 
 export interface DelegateWireCodec {
   readonly version: ApiVersionName
-  /** The request body as the version defines it (what the route decodes with, and documents). */
+  /** What the route decodes with, and documents. */
   readonly request: Schema.Schema<any, any, never>
-  /** Decode with `request`, then the rules beyond types (`delegate-payment/model/validation.ts`). */
+  /** Decode with `request`, then the rules beyond types (`model/validation.ts`). */
   readonly parse: DelegatePaymentParser
-  /** The 201 body (the same shape in every version). */
   readonly response: typeof DelegatePaymentResponse
-  /** The version's error object, with its closed `code` enum (documentation and tests). */
+  /** For documentation and tests. */
   readonly error: Schema.Schema<any, any, never>
-  /** The version's `code` enum. */
   readonly codes: ReadonlyArray<string>
   readonly errors: DelegateErrorVocabulary<string>
 }
 
-/**
- * A codec from a version's request schema (decoding to a request the domain validates) and its
- * error codes: `parse` decodes with exactly `request`.
- */
 export const makeDelegateWireCodec = <A extends DelegatePaymentRequest, I, const Codes extends ReadonlyArray<string>>(
   spec: {
     readonly version: ApiVersionName

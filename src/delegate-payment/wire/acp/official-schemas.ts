@@ -1,28 +1,6 @@
 /**
- * The Delegate Payment API as the official ACP schemas define it from 2026-01-30 on
- * (`spec/<version>/json-schema/schema.delegate_payment.json` at c2afc86; docs/protocol-versions.md
- * §4): the pieces 2026-01-30 and 2026-04-17 share, parameterized where they differ (`iin` length,
- * the minimum number of risk signals, the `code` enum of the error object).
- *
- * Kept from the official text: `checks_performed` items `avs | cvv | ani | auth0`;
- * `payment_method.metadata` and `metadata` string-to-string; `eci_value` at most 2 characters;
- * `display_last4` exactly 4 digits; the address limits (name ≤ 256, lines and city ≤ 60, postal
- * code ≤ 20, country 2 characters). Stricter than the official text, as in 2025-09-29 and for the
- * same reasons: digits-only card fields (number 12–19, cvc 3–4, exp_month 01–12, exp_year 4), an
- * IIN of at least 6 digits, non-empty required strings, upper bounds on free text and lists
- * (what storage keeps), and a positive `max_amount`. Unknown fields are ignored, as in every
- * version (CONTRACT §3), although the official objects are closed.
- *
- * Every refusal answers with a code of the version's closed enum, which has nothing for an API
- * key, a signature, a content type, malformed JSON, a body too large or a server failure
- * (the official examples for 401/500/503 use codes outside the enum themselves).
- * The least wrong member is chosen by what the client should do:
- * - `invalid_card` — the enum's code for a refused request ("fix the request, do not retry as is"),
- *   which the official examples use for any invalid field — for 401 (API key, `param`
- *   `$.headers['Authorization']`; signature, `$.headers['Signature']`), 400 content type
- *   (`$.headers['Content-Type']`) and malformed JSON, and 413;
- * - `too_many_requests` — "retry later", the only retryable code of the 2026-01-30 enum — for 500
- *   and 503 (whose `type`, `processing_error` / `service_unavailable`, says what happened).
+ * The official Delegate Payment API of 2026-01-30 on (docs/protocol-versions.md §4), parameterized where versions
+ * differ. What is kept of it, what is stricter, and why each refusal takes its code: docs/decisions.md.
  */
 import { Schema } from "effect"
 import { BoundedString, JsonPath, optional } from "../../../shared/schema-helpers.ts"
@@ -38,7 +16,6 @@ import {
 } from "../../model/delegate-payment.ts"
 import type { DelegateErrorVocabulary } from "./codec.ts"
 
-/** The checks the official `checks_performed` allows. */
 export const CheckPerformed = Schema.Literal("avs", "cvv", "ani", "auth0")
 
 /** An `iin` of 6 to `maxDigits` digits (the official `maxLength` of the version). */
@@ -99,7 +76,7 @@ export const officialDelegateError = <const Codes extends readonly [string, ...A
     supported_versions: optional(Schema.Array(Schema.String))
   }).annotations({ identifier: "Error" })
 
-/** The non-idempotency refusals in a closed enum that has `invalid_card` and `too_many_requests`. */
+/** `invalid_card`: fix the request; `too_many_requests`: retry later, the only retryable code of the enum. */
 export const officialDelegateErrors: DelegateErrorVocabulary<"invalid_card" | "too_many_requests"> = {
   invalid_request: { code: "invalid_card" },
   invalid_content_type: { code: "invalid_card", param: "$.headers['Content-Type']" },

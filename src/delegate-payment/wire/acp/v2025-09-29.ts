@@ -1,12 +1,4 @@
-/**
- * 2025-09-29, the interface document's Delegate Payment API (CONTRACT §7): the request of
- * `delegate-payment.ts` as it is (`iin` exactly 6 digits, `risk_signals` at least one,
- * `payment_method.metadata` any JSON object), and its error object: the closed set of the
- * interface document plus `idempotency_in_flight` (CONTRACT §3), while the request errors every
- * API shares keep their own codes (401 `unauthorized`/`invalid_signature`, 400
- * `invalid_content_type`/`invalid_json`, 413 `request_too_large`, 500 `processing_error`, 503
- * `service_unavailable`).
- */
+/** 2025-09-29, the interface document's API (CONTRACT §7); errors every API shares keep their codes (CONTRACT §3). */
 import { DelegateError, DelegatePaymentRequest } from "../../model/delegate-payment.ts"
 import { makeDelegateWireCodec } from "./codec.ts"
 

@@ -1,9 +1,4 @@
-/**
- * 2026-01-30, the official Delegate Payment API of that version (`spec/2026-01-30`, both the JSON
- * schema and the OpenAPI file): `iin` at most 6 digits, at least one risk signal, `display_last4`
- * exactly 4 digits, and the four-code error enum (no in-flight code: a twin in flight is
- * `duplicate_request`, `src/idempotency/idempotency-errors.ts`).
- */
+/** 2026-01-30 (`spec/2026-01-30`): `iin` exactly 6 digits, at least one risk signal, the four-code error enum. */
 import { makeDelegateWireCodec } from "./codec.ts"
 import { officialDelegateError, officialDelegateErrors, officialDelegatePaymentRequest } from "./official-schemas.ts"
 

@@ -1,9 +1,4 @@
-/**
- * 2026-04-17, the official Delegate Payment API of that version (`spec/2026-04-17`): `risk_signals`
- * may be empty, `iin` up to 8 digits, and the error enum adds `idempotency_key_required` and
- * `idempotency_in_flight` (the mandatory idempotency of delegate payment RFC §5,
- * `src/idempotency/model/rules.ts`).
- */
+/** 2026-04-17 (`spec/2026-04-17`): `risk_signals` may be empty, `iin` 6 to 8 digits, the enum has idempotency codes. */
 import { makeDelegateWireCodec } from "./codec.ts"
 import { officialDelegateError, officialDelegateErrors, officialDelegatePaymentRequest } from "./official-schemas.ts"
 
