@@ -1,9 +1,4 @@
-/**
- * What every checkout use case works with: the store, the catalog (as the payment provider lets
- * the merchant offer it, `offeredCatalog`), the configuration, ids, the
- * payment provider and the order events, with the reducer's context at a given time and the
- * coupon redemptions it needs.
- */
+/** What every checkout use case works with; the catalog is as the payment provider lets it be offered. */
 import { Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import type { CatalogSnapshot } from "../catalog/model/catalog.ts"
@@ -25,20 +20,14 @@ export interface CheckoutContext {
   readonly ids: IdsService
   readonly payments: PaymentProviderService
   readonly orderEvents: OrderEventsShape
-  /**
-   * The reducer's context at `now`: no stock available unless given, redemptions as counted,
-   * priced at `pricedAt` when given.
-   */
+  /** No stock is available unless given. */
   readonly reducerContext: (
     now: number,
     available?: ReducerContext["available"],
     redemptions?: ReadonlyMap<string, number>,
     pricedAt?: number
   ) => ReducerContext
-  /**
-   * Redemptions of the coupons `codes` name and of the automatic ones, other sessions' live holds
-   * included (the coupon rows locked with `lock`, when completing).
-   */
+  /** Of the coupons `codes` name and the automatic ones, other sessions' live holds included. */
   readonly couponUsage: (
     codes: ReadonlyArray<string>,
     now: number,

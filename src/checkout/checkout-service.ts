@@ -1,9 +1,4 @@
-/**
- * Checkout sessions: the `CheckoutService` the handlers call, assembled from its use cases —
- * `session-changes.ts` (create, read, update, cancel, expire) and
- * `completion.ts` (complete) — over the `CheckoutStore`. At start it seeds the
- * stock and the coupons' redemption counts of products and coupons the store does not know yet.
- */
+/** The `CheckoutService` the handlers call: the use cases of `session-changes.ts` and `completion.ts`. */
 import { Context, Effect, Layer } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { makeCheckoutContext } from "./checkout-context.ts"
@@ -25,26 +20,19 @@ export type { CompleteError } from "./completion.ts"
 export interface CheckoutServiceShape {
   readonly create: (request: CreateSessionInput) => Effect.Effect<Session, ReducerError | StorageError>
   readonly get: (id: string) => Effect.Effect<Session, SessionNotFound | StorageError>
-  /**
-   * `get`, answered as the session's wire form in JSON text: the store's own serialization when
-   * the session shows as stored (one statement, nothing decoded), the view of `get` serialized
-   * when it must show expired.
-   */
+  /** `get` as the wire form's JSON text, the store's own when the session shows as stored. */
   readonly getJson: (id: string) => Effect.Effect<string, SessionNotFound | StorageError>
   readonly update: (
     id: string,
     request: UpdateSessionInput
   ) => Effect.Effect<Session, ReducerError | PaymentInProgress | SessionNotFound | StorageError>
-  /**
-   * The completed session with its `order`, or the session in `authentication_required` (the card
-   * needs issuer authentication; nothing charged, stock still held).
-   */
+  /** The completed session with its `order`, or the session in `authentication_required` (nothing charged). */
   readonly complete: (id: string, request: CompleteSessionInput) => Effect.Effect<Session, CompleteError>
   readonly cancel: (
     id: string,
     request?: CancelSessionInput
   ) => Effect.Effect<Session, SessionFinal | PaymentInProgress | SessionNotFound | StorageError>
-  /** Marks sessions idle past their TTL as expired and releases their stock; returns how many. */
+  /** Expires sessions idle past their TTL and settles payments left pending; returns how many. */
   readonly expireDue: (limit: number) => Effect.Effect<number, StorageError>
 }
 
@@ -55,11 +43,10 @@ export const CheckoutServiceLive = Layer.effect(
   Effect.gen(function*() {
     const ctx = yield* makeCheckoutContext
     const { catalog, store } = ctx
-    // The catalog file seeds stock for products the database does not know yet.
+    // The catalog seeds only what the database does not know yet.
     yield* store.inventory.seedStock(
       [...catalog.products.values()].map((product) => ({ id: product.id, stock: product.stock }))
     )
-    // Likewise the coupons' redemption counts (discount extension).
     yield* store.coupons.seed(
       catalog.coupons.map((coupon) => ({ id: coupon.id, timesRedeemed: coupon.times_redeemed ?? 0 }))
     )

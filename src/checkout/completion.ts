@@ -1,17 +1,8 @@
 /**
- * Completing a checkout: two atomic steps around the provider's charge, so that a session is
- * charged at most once and a charged session always gets its order (see `docs/concurrency.md`,
- * "Completing"):
- *
- * 1. `beginPayment`, one transaction under the session's lock: check the session can be paid,
- *    record the payment attempt (or take over the pending one a crashed or concurrent request
- *    left), let the provider hold the credential, hold the applied coupons. The usual payment (a
- *    new attempt, no coupon, no authentication result) is first tried without the lock
- *    (`beginUnlocked`): three statements instead of a transaction of five. Both paths take the
- *    decision of `decideBegin` (`payment/decisions.ts`);
- * 2. the charge, outside any transaction, keyed by the attempt's idempotency key;
- * 3. `completePaid` on success: written optimistically, on the session as step 1 wrote it (one
- *    store step), else under the lock; `recordDecline` on a decline, under the lock.
+ * Completing a checkout: step 1 records the attempt (`beginUnlocked` for the usual payment, else
+ * `beginPayment` under the session's lock, both as `decideBegin` decides), step 2 charges outside
+ * any transaction under the attempt's key, step 3 completes (`completePaid`) or records the decline.
+ * One charge at most, and a charged session always gets its order: `docs/concurrency.md`, "Completing".
  */
 import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
@@ -58,7 +49,6 @@ export type CompleteError =
   | PaymentRejected
   | StorageError
 
-/** What step 1 decided: the charge to make, or the session waits for issuer authentication. */
 type Begun =
   | {
     readonly _tag: "Charge"
@@ -77,7 +67,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
   const { payments, store } = ctx
   const lockForPayment = (id: string) => found(id, store.lockSessionForPayment(id))
 
-  /** The payment cannot be made: the session records why and stays payable. */
+  /** The session records why and stays payable. */
   const refusePayment = Effect.fnUntraced(function*(
     paying: Session,
     started: number,
@@ -92,11 +82,9 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     return Either.left<BeginFailure>(failure)
   })
 
-  /** Step 1 under the session's lock (`beginPayment`): what `decideBegin` decided, written. */
   const beginLocked = Effect.fnUntraced(
     function*(id: string, request: CompleteSessionInput, credential: PaymentCredential, started: number) {
       const snapshot = yield* lockForPayment(id)
-      // Lock the coupon rows (id order) and count redemptions and holds.
       const redemptions = yield* ctx.couponUsage(snapshot.session.discounts?.codes ?? [], started, id, true)
       const decision = yield* decideBegin(
         snapshot,
@@ -116,7 +104,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       if (Either.isLeft(authorized)) {
         const failure = authorized.left
         if (failure._tag === "StorageError") return yield* failure
-        // A resumed attempt is pending (charged, maybe) or, authenticated, another request's payment.
+        // A resumed attempt may have been charged, or be another request's authenticated payment.
         if (!isNew) return yield* new PaymentInProgress({ sessionId: id })
         if (failure._tag !== "AuthenticationRequired") return yield* refuse(failure)
         if (!canAuthenticate(request, paying)) {
@@ -132,8 +120,6 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         yield* store.updateSessionAndReservations(required)
         return Either.right<Begun>({ _tag: "AuthenticationRequired", session: required.session })
       }
-      // Hold the applied coupons until the completion counts them (or a decline frees them); with
-      // nothing to hold and nothing held, there is nothing to write.
       const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
       if (held.length > 0 || snapshot.couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
       const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
@@ -141,11 +127,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     }
   )
 
-  /**
-   * Step 1 (see the module comment). The buyer of the request is applied whatever the payment's
-   * outcome. Ends with the charge to make, or with the session waiting for issuer authentication
-   * (answered as it is), or with a failure recorded on the session.
-   */
+  /** Step 1 under the lock; the request's buyer is stored whatever the payment's outcome. */
   const beginPayment = (
     id: string,
     request: CompleteSessionInput,
@@ -164,16 +146,8 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     )
 
   /**
-   * Step 1 without the lock, for the usual payment: no coupon involved, no authentication result
-   * presented, no attempt pending. Decided on the session as read, or first as this process last
-   * wrote it (`known`, `written-sessions.ts`); the provider holds the credential (a
-   * statement of its own); the attempt is written with the session only if the session is still
-   * at the version read. Anything else, including a refusal, or a session changed meanwhile, is
-   * none: step 1 then runs under the lock (`beginPayment`), which decides and answers it, finding
-   * the credential held by this session if this step held it. A credential held so can pay only
-   * this session (the vault holds a token only for the session its allowance names), so leaving
-   * it held when the locked step refuses takes nothing from anyone, and nothing here needs
-   * undoing if the process dies.
+   * Step 1 without the lock: a new attempt, no coupon, no authentication result; anything else is
+   * none, left to `beginPayment`. A credential it leaves held can pay only this session: nothing to undo.
    */
   const beginUnlocked = (
     id: string,
@@ -189,14 +163,13 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       (read) => (Option.isNone(read) ? Effect.succeed(none) : beginOn(read.value, request, credential, started))
     )
     if (known === undefined) return onRead
-    // Another process may have written the session since: what does not go through is tried on a read.
+    // `known` may be stale: what does not go through is tried on a read.
     return Effect.flatMap(
       beginOn(known, request, credential, started),
       (begun) => (Option.isSome(begun) ? Effect.succeed(begun) : onRead)
     )
   }
 
-  /** `beginUnlocked` on one snapshot of the session: none unless `decideBegin` pays with a new attempt. */
   const beginOn = Effect.fnUntraced(function*(
     snapshot: SessionForPayment,
     request: CompleteSessionInput,
@@ -222,7 +195,6 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
   })
 
-  /** The completion decided on `snapshot`: refused unless `attempt` is still its latest, pending. */
   const completeOn = Effect.fnUntraced(function*(
     { latestAttempt, session }: SessionForPayment,
     attempt: PaymentAttempt,
@@ -237,13 +209,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     return yield* completedWithNewOrder(ctx, session, now)
   })
 
-  /**
-   * Step 3 after a successful charge: the completed session, the attempt's success, the order with
-   * its `order_create` event, the coupon redemptions and the stock consumption in one store step —
-   * optimistically on the session as step 1 wrote it; when it changed meanwhile (a concurrent
-   * complete or cancel, the expiry sweep), decided again under the lock, where an attempt another
-   * request settled first is answered from that.
-   */
+  /** Step 3 after a charge: on the session as step 1 wrote it, else under the lock (`writeOptimistically`). */
   const completePaid = (
     paid: { readonly attempt: PaymentAttempt; readonly paying: Session; readonly version: number },
     charged: Charge,
@@ -260,7 +226,6 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     }, (snapshot) =>
       Effect.map(completeOn(snapshot, paid.attempt, now), ({ change, completed }): Decided<Session> => ({
         value: completed,
-        // A keyed request's answer goes in the completion's own statement: no transaction around it.
         write: (answer) =>
           store.completePaidCheckout({
             session: completed,
@@ -271,11 +236,10 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
             order: change
           }, answer)
       }))).pipe(
-        // The store step committed the order with its `order_create` event: it may go out now.
+        // Only once the order and its event committed.
         Effect.tap(() => ctx.orderEvents.queued)
       )
 
-  /** Step 3 after a decline, under the session's lock (`recordDecline`). */
   const declineLocked = Effect.fnUntraced(
     function*(attempt: PaymentAttempt, charge: ChargeRequest, failure: PaymentDeclined | PaymentRejected, now: number) {
       const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
@@ -301,11 +265,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     }
   )
 
-  /**
-   * Step 3 after a decline, under the session's lock: the decline is recorded (committed), the
-   * credential and the coupon holds given back, and the session stays payable with the decline's
-   * message — unless another request settled this attempt first. Fails with the decline.
-   */
+  /** Step 3 after a decline: the credential and coupon holds given back, the session payable; fails with it. */
   const recordDecline = (
     attempt: PaymentAttempt,
     charge: ChargeRequest,
@@ -321,13 +281,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       Effect.fail
     )
 
-  /**
-   * Completes `id`: step 1, the charge with the attempt's key, step 3. Answers the completed
-   * session with its order, or the session in `authentication_required` (nothing charged). A retry after a crash
-   * anywhere reuses the pending attempt and its key, so the provider returns the first charge
-   * instead of making a second; a concurrent complete of the same session does the same and then
-   * finds the session completed (409).
-   */
+  /** A retry after a crash reuses the pending attempt and its key: the provider returns the first charge. */
   const complete = Effect.fnUntraced(
     function*(id: string, request: CompleteSessionInput): Effect.fn.Return<Session, CompleteError> {
       const credential = yield* resolveCredential(request.payment_data, ctx.catalog)
@@ -341,8 +295,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       if (paid._tag === "AuthenticationRequired") return paid.session
       const charged = yield* Effect.either(payments.charge(paid.charge))
       if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
-      // The charge's outcome is stored even when the request is interrupted from here on (the
-      // client went away): uninterruptible, like the transactions themselves.
+      // Uninterruptible: the charge's outcome is stored even when the client goes away.
       return yield* Effect.uninterruptible(Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Either.isRight(charged)
           ? completePaid(paid, charged.right, now)

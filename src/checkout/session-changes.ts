@@ -1,14 +1,7 @@
 /**
- * Reading and changing checkout sessions (every use case but completing): the domain reducer
- * applied to stored state at the Clock's time, each change one atomic store step or one
- * transaction under the session's lock.
- *
- * Create and an update that keeps the items are written optimistically (`writeOptimistically`):
- * the reducer runs without locks and one conditional store step writes its outcome; only when
- * that step finds what was decided on changed does the same decision run again under the locks.
- * Both keep the session they wrote for the next step of it (`CheckoutStoreService.written`), and
- * an update decides on that instead of reading it. Every other change locks first (and drops the
- * kept one).
+ * Reading and changing checkout sessions (every use case but completing). Create and an update that
+ * keeps the items are written optimistically (`write-optimistically.ts`) and keep the session they
+ * wrote (`CheckoutStoreService.written`); every other change locks first and drops it.
  */
 import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
@@ -33,7 +26,6 @@ import {
 import { isExpiredAt, view } from "./session/view.ts"
 import { type Decided, writeOptimistically } from "./write-optimistically.ts"
 
-/** A use case whose answer is the session it wrote. */
 const answerSession = (session: Session) => Option.some(Either.right(session))
 
 const uniqueProductIds = (...lists: ReadonlyArray<ReadonlyArray<{ readonly id: string }> | undefined>) =>
@@ -43,13 +35,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
   const { ids, store } = ctx
   const { settlePendingPayment } = makePaymentSettlement(ctx)
 
-  /**
-   * The reducer runs first with the stock `unchecked` (no lock held), then one store step locks
-   * the stock rows, checks that each reservation fits and writes the session with them. When one
-   * does not fit, the create runs again in a transaction with the stock locked and the reducer
-   * given what is available, so the answer (`out_of_stock` with the first item that does not fit)
-   * is the one the reducer gives.
-   */
+  /** The stock is `unchecked` first; if a reservation does not fit, the locked retry answers as the reducer does. */
   const create = (request: CreateSessionInput): Effect.Effect<Session, ReducerError | StorageError> =>
     Effect.flatMap(
       Clock.currentTimeMillis,
@@ -77,19 +63,13 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
               ))))
     )
 
-  /**
-   * A session read past its deadline, as seen at `now`: read with its payment side, it shows as
-   * stored while a payment is under way (begun before the deadline, it may still complete it: a
-   * retry is answered "in progress", and the sweep completes or expires it once settled), else
-   * as `view` shows it.
-   */
+  /** Past its deadline a session shows as stored while a payment, begun before it, may still complete it. */
   const pastDeadline = (id: string, now: number): Effect.Effect<Session, SessionNotFound | StorageError> =>
     Effect.map(
       found(id, store.readSessionForPayment(id)),
       ({ latestAttempt, session }) => paymentPending(latestAttempt) ? session : view(session, now)
     )
 
-  /** The session at the Clock's time; its payment side is read only past its deadline (`pastDeadline`). */
   const get = Effect.fnUntraced(function*(id: string): Effect.fn.Return<Session, SessionNotFound | StorageError> {
     const now = yield* Clock.currentTimeMillis
     const session = yield* store.sessions.get(id)
@@ -97,10 +77,6 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     return isExpiredAt(session.value, now) ? yield* pastDeadline(id, now) : session.value
   })
 
-  /**
-   * `get` as the session's wire form in JSON text: the store's own serialization when the session
-   * is within its deadline (one statement, nothing decoded), else what `pastDeadline` shows, serialized.
-   */
   const getJson = (id: string): Effect.Effect<string, SessionNotFound | StorageError> =>
     Effect.flatMap(
       found(id, store.sessions.getJson(id)),
@@ -111,7 +87,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
             : Effect.succeed(stored.json))
     )
 
-  /** Runs the update on `session` (coupon redemptions read without locking). */
+  /** Coupon redemptions are read without locking. */
   const decideUpdate = (
     session: Session,
     request: UpdateSessionInput,
@@ -125,13 +101,8 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     )
 
   /**
-   * An update that keeps the items keeps their reservations (only their expiry follows the
-   * session's), so it needs no stock lock: read the session with its version and its payment
-   * side, reduce, write if unchanged (a refusal answers at once: it was true when read). An update
-   * that changes the items locks the session and the stock of its old and new items. Either way a
-   * session being paid is refused (`refuseWhilePaying`): every step 1 of completing writes the
-   * session, so a payment begun after the read makes the write find the session changed, and the
-   * update is decided again under the lock.
+   * Keeping the items needs no stock lock. A session being paid is refused either way: every step 1
+   * writes the session, so a payment begun after the read sends the update under the lock.
    */
   const update = Effect.fnUntraced(function*(
     id: string,
@@ -163,7 +134,6 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     )
   })
 
-  /** Step of `cancel` under the session's lock. */
   const cancelLocked = Effect.fnUntraced(function*(id: string, request: CancelSessionInput, now: number) {
     const locked = yield* found(id, store.lockSessionForPayment(id))
     yield* refuseWhilePaying(locked)
@@ -179,7 +149,6 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     return transition.session
   })
 
-  /** Step of `update` that changes the items, under the session's and the stock's locks. */
   const updateItemsLocked = Effect.fnUntraced(function*(id: string, request: UpdateSessionInput, now: number) {
     const locked = yield* found(id, store.lockSessionForPayment(id))
     yield* refuseWhilePaying(locked)
@@ -190,7 +159,6 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     return transition.session
   })
 
-  /** Cancels the session under its lock, unless it is final or being paid (`refuseWhilePaying`). */
   const cancel = Effect.fnUntraced(function*(
     id: string,
     request: CancelSessionInput = {}
@@ -204,7 +172,6 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     )
   })
 
-  /** Step of `expireDue` in one transaction: the due sessions expired, those being paid set aside. */
   const expireBatch = Effect.fnUntraced(function*(now: number, limit: number) {
     const due = yield* store.lockExpiredSessions(ACTIVE_STATUSES, now, limit)
     let expired = 0
@@ -227,13 +194,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     return { beingPaid, expired }
   })
 
-  /**
-   * Marks sessions idle past their TTL as expired and releases their stock, and settles payments
-   * their requests left pending (`payment-settlement.ts`); returns how many sessions it
-   * expired or settled. A due session with a payment pending is not expired in the batch but
-   * settled after it, each such session in a transaction of its own, with those whose payment has
-   * been pending longer than the grace (at most `limit` of them).
-   */
+  /** A due session with a payment pending is settled instead, each in a transaction of its own. */
   const expireDue = Effect.fnUntraced(function*(limit: number): Effect.fn.Return<number, StorageError> {
     const now = yield* Clock.currentTimeMillis
     const { beingPaid, expired } = yield* store.transaction(expireBatch(now, limit))
@@ -245,7 +206,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
       if (settlement !== "none") settled++
       if (settlement === "completed") completed = true
     }
-    // A completion committed its order with its `order_create` event: it may go out now.
+    // Only once the orders and their events committed.
     if (completed) yield* ctx.orderEvents.queued
     return expired + settled
   })

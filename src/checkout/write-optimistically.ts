@@ -1,30 +1,22 @@
 /**
- * How a use case writes what it decides, optimistically first (`docs/concurrency.md`): `decide`
- * runs on a snapshot read without locks and names the conditional store step that writes its
- * decision. When that step writes nothing (what was decided on changed), the same `decide` runs
- * again in a transaction on the snapshot read under the locks that keep it from changing, and its
- * step must then write. A refusal of `decide` is the answer: it was true when read.
- *
- * `known`, the snapshot this process wrote last (`CheckoutStoreService.written`), is decided on
- * first, without a read; it may be out of date, so when `decide` refuses on it or its write does
- * not hold, the step goes on from a read as without it. The write is the use case's last: the
- * request's answer is stored with it, in the store step itself when no transaction is needed.
+ * A use case's write, optimistically first (`docs/concurrency.md`, "Fast paths and the locked path"):
+ * `decide` names the conditional step that writes its decision; when that writes nothing, `decide`
+ * runs again under the locks, where it must write. A refusal is the answer: it was true when read.
+ * `known` is decided on first; a refusal on it, or a write that does not hold, goes on from a read.
  */
 import { Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
 import { type AnswerToStore, commitWithAnswer, writeWithAnswer } from "../idempotency/idempotent-answer.ts"
 import type { CheckoutStoreService, SessionForPayment } from "./checkout-store.ts"
 
-/** What `decide` answers: the use case's answer, and the conditional store step that writes it. */
 export interface Decided<A> {
   readonly value: A
-  /** Writes the decision, with the request's answer when given; false, writing nothing, when its snapshot changed. */
+  /** False, writing nothing, when its snapshot changed. */
   readonly write: (answer: AnswerToStore | undefined) => Effect.Effect<boolean, StorageError>
-  /** The session as written, kept for its next step once an optimistic write of it committed. */
+  /** Kept for the session's next step once the optimistic write committed. */
   readonly keep?: SessionForPayment | undefined
 }
 
-/** The snapshots a decision is made on: read without locks, under the locks, and `known` (see above). */
 export interface Snapshots<S, E, R> {
   readonly known?: S | undefined
   readonly read: Effect.Effect<S, E, R>
@@ -44,7 +36,6 @@ export const writeOptimistically = <S, A, ES, ED, RS, RD>(
       if (ok && decided.keep !== undefined) store.written.put(decided.keep)
       return ok
     })
-  // Built only when the optimistic write did not hold (most writes do).
   const underLocks = () =>
     commitWithAnswer(
       store.transaction,
@@ -66,7 +57,7 @@ export const writeOptimistically = <S, A, ES, ED, RS, RD>(
   )
   const { known } = snapshots
   if (known === undefined) return optimistically
-  // Only a refusal of `decide` goes on: an error of the write itself is the answer, as above.
+  // Only a refusal of `decide` goes on: an error of the write itself is the answer.
   return Effect.flatMap(Effect.either(decide(known)), (decided) =>
     Either.isLeft(decided)
       ? optimistically

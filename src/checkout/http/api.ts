@@ -1,10 +1,4 @@
-/**
- * The Checkout Session API (merchant): routes, their request and response schemas per version, and
- * their errors. The routes are the same in every version; each version's group declares that
- * version's bodies (`checkoutGroupFor`), for its OpenAPI document. The handlers read and write
- * bodies through the codec the request's `API-Version` picks (`wire/acp/versions.ts`), the same
- * schemas, so what a version's document says is what the server does.
- */
+/** The checkout routes; each version's group documents its bodies, the schemas the handlers decode with. */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -28,7 +22,6 @@ import { checkoutCodecs } from "../wire/acp/versions.ts"
 
 const SessionPath = Schema.Struct({ checkout_session_id: StorableString })
 
-/** The checkout routes with the bodies of `version`. */
 export const checkoutGroupFor = (version: ApiVersionName) => {
   const codec = checkoutCodecs[version]
   // A version without a cancel body documents none (one sent is checked as any body, then ignored).

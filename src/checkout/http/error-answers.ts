@@ -1,8 +1,4 @@
-/**
- * The checkout failures as API errors: one place, so every route answers the same failure the same
- * way (CONTRACT §3/§5), in the words of the request's version (`param` through its codec; an error
- * `type` from its enum).
- */
+/** The checkout failures as API errors, in one place (CONTRACT §3/§5), in the request version's words. */
 import { Effect } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
 import { checkoutIdempotencyError } from "../../idempotency/idempotency-errors.ts"
@@ -196,10 +192,7 @@ export const toApiError = (
   }
 }
 
-/**
- * Maps the failure channel of a service call to API errors; storage failures are logged.
- * `final` is the status for an operation on a completed, canceled or expired session.
- */
+/** `final` is the status for an operation on a final session; storage failures are logged. */
 export const mapCheckoutErrors = <A, E extends CheckoutFailure, R, Final extends 405 | 409 = 409>(
   effect: Effect.Effect<A, E, R>,
   codec: Pick<CheckoutCodec, "param" | "version">,

@@ -1,14 +1,6 @@
 /**
- * Checkout Session API handlers: the request's `API-Version` picks the codec
- * (`wire/acp/versions.ts`) that decodes the body by the common rules into the domain's input
- * and renders the session in that version's format; the service does the rest; failures map to
- * API errors in one place (`error-answers.ts`).
- *
- * Sessions are answered in their wire form, built by the codec from the typed session instead of
- * being encoded by a schema at run time: the response schemas have no transformations, so
- * encoding would only re-validate what the codec built, a full pass over a large nested object
- * per response. The schemas still document the responses (one OpenAPI document per version), and
- * the HTTP tests check every session response against its version's schema strictly.
+ * Sessions are answered as the codec builds them, not encoded by a schema: the response schemas
+ * have no transformations, so encoding would only re-validate a large object per response.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -38,17 +30,9 @@ import { checkoutCodecs } from "../wire/acp/versions.ts"
 import { CheckoutApi } from "./api.ts"
 import { mapCheckoutErrors, toApiError } from "./error-answers.ts"
 
-// ---------------------------------------------------------------------------------------------
-// Requests and responses
-
-/** The codec of the request's version. */
 const requestCodec = Effect.map(RequestedApiVersion, (version) => checkoutCodecs[version])
 
-/**
- * Decodes a parsed JSON body with `codec`: text storage can keep anywhere in it, then the
- * version's schema (first problem, unknown keys ignored), then what the version defines and the
- * merchant cannot honour.
- */
+/** Refuses text storage cannot keep, then what the version's schema refuses, then what the merchant cannot honour. */
 const decodeWith = <Input>(codec: RequestCodec<Input>) => (json: unknown): Either.Either<Input, BadRequest> => {
   const unstorable = unstorableTextError(json)
   if (unstorable !== undefined) return Either.left(unstorable)
@@ -63,13 +47,9 @@ const decodeWith = <Input>(codec: RequestCodec<Input>) => (json: unknown): Eithe
       }))
 }
 
-/** Reads the JSON body and decodes it with `codec` (`decodeWith`). */
 const decodeBody = <Input>(codec: RequestCodec<Input>) => Effect.flatMap(readJson, decodeWith(codec))
 
-/**
- * The cancel body is optional; one sent is read by the common rules in every version, and decoded
- * only where the version defines it (2025-09-29 defines none: its content is ignored).
- */
+/** The cancel body is optional, read by the common rules, and decoded only where the version defines it. */
 const decodeCancelBody = (codec: CheckoutCodec) =>
   Effect.flatMap(
     readOptionalJson,
@@ -79,31 +59,17 @@ const decodeCancelBody = (codec: CheckoutCodec) =>
 
 const json = (body: unknown, status: 200 | 201 = 200) => HttpServerResponse.unsafeJson(body, { status })
 
-/**
- * A session's wire form already serialized: by the store (`CheckoutService.getJson`, GET answers
- * the versions whose session response it is with it, without parsing it) or once for the store
- * and the answer (`checkoutSessionJson`).
- */
+/** A wire form already serialized: by the store (`getJson`), or once for the store and the answer. */
 const sessionJsonResponse = (text: string, status: 200 | 201 = 200) =>
   HttpServerResponse.text(text, { status, contentType: "application/json" })
 
-/**
- * The answer of a route that writes a session: the session in the request's version; where that is
- * the wire form, its text rendered once (`checkoutSessionJson`: the stored row shares it).
- */
 const sessionAnswer = (codec: CheckoutCodec, status: 200 | 201): RouteAnswer<Session> => ({
   success: codec.sessionIsStoredProjection
     ? (session) => sessionJsonResponse(checkoutSessionJson(session), status)
     : (session) => json(codec.session.encode(session), status)
 })
 
-/**
- * The answer of complete: the session with its order, or the session waiting for issuer
- * authentication; a declined or rejected payment, and a discount that stopped applying, are
- * answered after the session recorded them. Without an order, as the other writes answer; with
- * one, where the version's session is the wire form, the text the completion's stored row was
- * written with, the order added.
- */
+/** A failed payment or a discount that stopped applying is answered after the session recorded it. */
 const completedAnswer = (codec: CheckoutCodec): RouteAnswer<Session, CompleteError> => {
   const withoutOrder = sessionAnswer(codec, 200).success
   return {
@@ -116,9 +82,6 @@ const completedAnswer = (codec: CheckoutCodec): RouteAnswer<Session, CompleteErr
     failure: (error) => errorResponse(toApiError(error, codec))
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Handlers
 
 /** Rejected discount codes allowed per API key: this many at once, refilled over a minute (CONTRACT §9). */
 export const DISCOUNT_CODE_REJECTIONS_PER_MINUTE = 20
@@ -134,11 +97,7 @@ export const CheckoutHandlers = groupHandlers(
     const checkout = yield* CheckoutService
     const limiter = yield* RateLimiter
 
-    /**
-     * Code guessing (CONTRACT §9): a request carrying codes is refused with 429 (and Retry-After,
-     * nothing applied) while the API key's bucket of rejected codes is empty; after the change,
-     * each code it got rejected takes one token.
-     */
+    /** Code guessing (CONTRACT §9): 429 while the key's bucket is empty; each code rejected takes a token. */
     const limitDiscountCodes = <E, R>(
       codes: ReadonlyArray<string> | undefined,
       change: Effect.Effect<Session, E, R>
@@ -176,7 +135,7 @@ export const CheckoutHandlers = groupHandlers(
       )
     })
     return handlers
-      // Pipelines rather than generators on the write routes too: fewer runtime steps per request.
+      // Pipelines rather than generators: fewer runtime steps per request.
       .handleRaw(
         "create",
         () =>
@@ -188,7 +147,6 @@ export const CheckoutHandlers = groupHandlers(
                   .pipe(answeredWith(sessionAnswer(codec, 201))))
           )
       )
-      // The hottest route: a plain pipeline (a generator costs measurably more per request here).
       .handle("get", ({ path }) =>
         Effect.flatMap(requestCodec, (codec) =>
           codec.sessionIsStoredProjection

@@ -1,12 +1,10 @@
 /**
- * One try at paying for a session. Recorded, and committed, before the provider is called, with a
- * provider idempotency key that is the same for every retry of this try: a crash between the
- * charge and the completing step is recovered by calling the provider again with the same key,
- * which returns the first charge instead of making a second.
+ * One try at paying for a session, committed before the charge under a key every retry of the try
+ * reuses, so that the provider returns the first charge instead of making a second.
  */
 export interface PaymentAttempt {
   readonly sessionId: string
-  /** 1 for the first try of the session, +1 after each declined or rejected one. */
+  /** 1 for the session's first try, +1 after each one that did not succeed. */
   readonly sequence: number
   /** `<session id>:<sequence>`: what the provider dedupes charges by. */
   readonly idempotencyKey: string
@@ -16,7 +14,7 @@ export interface PaymentAttempt {
   readonly credentialRef: string
   readonly state: "pending" | "succeeded" | "declined"
   readonly chargeId: string | undefined
-  /** Epoch milliseconds. */
+  /** Epoch ms, as `updatedAt`. */
   readonly createdAt: number
   readonly updatedAt: number
 }

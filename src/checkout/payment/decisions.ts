@@ -1,10 +1,4 @@
-/**
- * The completion's payment decisions (`checkout/completion.ts`), taken before any store step or
- * inside its first: which credential pays (as the merchant offers them), the amount, what step 1
- * decides on a snapshot of the session (`decideBegin`), the attempt it is paid under and the
- * provider's request for it, whether issuer authentication can be asked of the agent, and the
- * message a failed payment leaves on the session.
- */
+/** The completion's payment decisions (`completion.ts`): the credential, the amount, the attempt, step 1. */
 import { Effect, Either, Option } from "effect"
 import type { CatalogSnapshot } from "../../catalog/model/catalog.ts"
 import { isPayingOutcome, notAuthenticatedReason } from "../../payments/model/issuer-authentication.ts"
@@ -30,22 +24,13 @@ import {
 } from "../session/session.ts"
 import { type PaymentAttempt } from "./attempt.ts"
 
-/**
- * Whether a payment of the session is under way: its latest attempt is pending, from step 1 of
- * completing (which recorded it) until the payment is settled (its completion, its decline, or
- * the sweep's settlement).
- */
+/** Under way from step 1 until settled: completed, declined, or by the sweep. */
 export const paymentPending = (latest: Option.Option<PaymentAttempt>): boolean => Option.isSome(attemptUnderWay(latest))
 
-/** The latest attempt when it is pending (see `paymentPending`). */
 export const attemptUnderWay = (latest: Option.Option<PaymentAttempt>): Option.Option<PaymentAttempt> =>
   Option.filter(latest, (attempt) => attempt.state === "pending")
 
-/**
- * Fails while a payment of the active session is under way: a session being paid is not changed
- * (its items, total or status), so the order a charge makes is the session that was charged. A
- * final session is answered as final, whatever an earlier release left pending on it.
- */
+/** A session being paid is not changed, so that the order a charge makes is the session charged. */
 export const refuseWhilePaying = (
   { latestAttempt, session }: { readonly latestAttempt: Option.Option<PaymentAttempt>; readonly session: Session }
 ): Effect.Effect<void, PaymentInProgress> =>
@@ -53,11 +38,7 @@ export const refuseWhilePaying = (
     ? Effect.fail(new PaymentInProgress({ sessionId: session.id }))
     : Effect.void
 
-/**
- * The credential of a complete request, checked against what the merchant offers: a payment
- * handler of the catalog, or (legacy shape) a provider named by a handler's PSP or one of the
- * names the built-in processor answers to.
- */
+/** A handler the catalog offers, or (legacy shape) a provider a handler's PSP or a built-in alias names. */
 export const resolveCredential = (
   paymentData: PaymentData,
   catalog: CatalogSnapshot
@@ -108,12 +89,7 @@ export const paymentMessage = (error: PaymentDeclined | PaymentRejected): Messag
   content: error.message
 })
 
-/**
- * The attempt to pay `session` with, given its latest one: the pending attempt a crashed or
- * concurrent request left when it is for the same credential and amount (its key makes the
- * provider answer the first charge), else a new one with the next sequence. A pending attempt for
- * another credential or amount is another payment under way.
- */
+/** The pending attempt if for the same credential and amount (its key gets the first charge), else a new one. */
 export const chooseAttempt = (
   latest: Option.Option<PaymentAttempt>,
   session: Session,
@@ -145,7 +121,6 @@ export const chooseAttempt = (
   })
 }
 
-/** The provider's request for `attempt`: every retry of the attempt sends the same key. */
 export const chargeRequest = (
   attempt: PaymentAttempt,
   credential: PaymentCredential,
@@ -159,15 +134,10 @@ export const chargeRequest = (
   authentication
 })
 
-/**
- * Whether the agent can answer `authentication_required`: its version has the flow, and the
- * session offers 3-D Secure (the merchant offers it, the provider carries it out, and the agent
- * declared it, or declared nothing).
- */
+/** The request's version has the flow, and the session supports 3ds (the merchant's and agent's intersection). */
 export const canAuthenticate = (request: CompleteSessionInput, session: Session): boolean =>
   request.canAuthenticate === true && (session.capabilities.interventions?.supported ?? []).includes("3ds")
 
-/** Why a card that needs issuer authentication cannot be paid with on this request. */
 export const authenticationUnavailable = (request: CompleteSessionInput): string =>
   `This card requires 3-D Secure authentication by its issuer, which ${
     request.canAuthenticate === true
@@ -175,7 +145,6 @@ export const authenticationUnavailable = (request: CompleteSessionInput): string
       : "this API version cannot carry out (complete with an API version that has the authentication flow)"
   }. Nothing was charged; pay with another card.`
 
-/** What completing applies to the session before paying, whatever the payment's outcome. */
 const prepareCompletion = (request: CompleteSessionInput) =>
   SessionCommand.PrepareCompletion({
     buyer: request.buyer,
@@ -185,12 +154,7 @@ const prepareCompletion = (request: CompleteSessionInput) =>
     authenticating: request.authentication_result !== undefined
   })
 
-/**
- * What step 1 decides on a snapshot of the session, locked or not (the one place it is decided):
- * the session re-priced without a discount that ended (answered 422, never charging more than the
- * total the agent saw), a payment refused on the agent's authentication result, or the attempt to
- * pay under (a new one, or the pending one a crashed or concurrent request left).
- */
+/** Step 1, locked or not; a discount that ended is dropped: never charge more than the total the agent saw. */
 export type BeginDecision =
   | { readonly _tag: "DropDiscount"; readonly failure: DiscountUnavailable }
   | { readonly _tag: "Refuse"; readonly paying: Session; readonly failure: PaymentDeclined }
@@ -207,11 +171,9 @@ export const decideBegin = (
   request: CompleteSessionInput,
   credential: PaymentCredential,
   started: number,
-  /** The reducer's context at `started`, priced at `pricedAt` when given. */
   contextAt: (pricedAt: number | undefined) => ReducerContext
 ): Either.Either<BeginDecision, ReducerError | PaymentInProgress> => {
-  // A payment under way (a retry after a crash) is priced as when it began: a discount that ended
-  // since does not re-price it, and the retry charges what the first try did.
+  // A payment under way is priced as when it began, so a retry charges what the first try did.
   const pending = attemptUnderWay(latestAttempt)
   const preparing = reduce(
     session,
@@ -220,8 +182,8 @@ export const decideBegin = (
   )
   if (Either.isLeft(preparing)) {
     const failure = preparing.left
-    // A payment under way may have been charged: a retry past the session's expiry is not answered
-    // expired; the settlement decides the attempt on the provider's answer.
+    // A payment under way may have been charged: past the expiry it stays in progress, not expired,
+    // until the settlement decides it on the provider's answer.
     if (Option.isSome(pending) && failure._tag === "SessionFinal") {
       return Either.left(new PaymentInProgress({ sessionId: session.id }))
     }

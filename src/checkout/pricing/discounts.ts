@@ -1,20 +1,4 @@
-/**
- * The discount extension (`dev.proto.discount`, CONTRACT §9): catalog coupons, the `discounts`
- * wire objects, and the pure evaluation of a session's codes into applied discounts, rejections
- * and per-line allocations.
- *
- * Stacking rules (also in `docs/discounts.md`):
- * 1. Codes are matched case-insensitively (surrounding spaces ignored), in the order sent; then
- *    automatic coupons (catalog order) fill the kinds still free.
- * 2. At most one percent-off and one amount-off coupon per session; a second of a kind, or a code
- *    repeated, is rejected `discount_code_already_applied`.
- * 3. The percent-off coupon applies first, on the items' base amount; the amount-off coupon then
- *    applies on what is left (never more than that). Both are order-level (`method: "across"`) and
- *    allocated to the lines proportionally (largest remainder, ties to the lower line index).
- * 4. Eligibility at `now`: active between `start` (inclusive) and `end` (exclusive); redemptions
- *    (counted + held by other sessions' payments) below `max_redemptions`; items base amount at
- *    least `minimum_subtotal`.
- */
+/** The discount extension (CONTRACT §9): its wire objects and the stacking rules of `docs/discounts.md`. */
 import { Schema } from "effect"
 import { type CatalogCoupon, MAX_DISCOUNT_CODE_LENGTH, normalizeCode } from "../../catalog/model/coupons.ts"
 import { roundHalfUp } from "../../shared/money.ts"
@@ -23,7 +7,6 @@ import { Amount, CurrencyCode, JsonPath, optional, Timestamp } from "../../share
 export const DISCOUNT_EXTENSION_NAME = "dev.proto.discount"
 export const MAX_DISCOUNT_CODES = 10
 
-/** The extension declaration returned in `capabilities.extensions` when the catalog has coupons. */
 export const DISCOUNT_EXTENSION = {
   name: DISCOUNT_EXTENSION_NAME,
   extends: [
@@ -34,9 +17,6 @@ export const DISCOUNT_EXTENSION = {
   schema: "https://acp.dev/extensions/dev.proto.discount/2026-01-30/schema.json",
   spec: "https://acp.dev/extensions/dev.proto.discount/2026-01-30"
 } as const
-
-// ---------------------------------------------------------------------------------------------
-// Wire objects (interface document: Discounts, AppliedDiscount, Coupon, DiscountAllocation, RejectedDiscount)
 
 export const Coupon = Schema.Struct({
   id: Schema.String,
@@ -106,29 +86,21 @@ export const DiscountsRequest = Schema.Struct({
 }).annotations({ identifier: "DiscountsRequest" })
 export type DiscountsRequest = typeof DiscountsRequest.Type
 
-// ---------------------------------------------------------------------------------------------
-// Evaluation
-
 export interface DiscountInput {
   readonly coupons: ReadonlyArray<CatalogCoupon>
-  /** The session's codes as sent. */
   readonly codes: ReadonlyArray<string>
-  /** Base amount (unit × quantity) of each line, in line order. */
+  /** Base amount of each line, in line order. */
   readonly lineBases: ReadonlyArray<number>
-  /** Epoch milliseconds. */
+  /** Epoch ms. */
   readonly now: number
-  /**
-   * Redemptions per coupon id counted against `max_redemptions` (the database count plus other
-   * sessions' live holds). Coupons absent count their catalog `times_redeemed`.
-   */
+  /** Stored count plus other sessions' live holds; an absent coupon counts its catalog `times_redeemed`. */
   readonly redemptions?: ReadonlyMap<string, number> | undefined
 }
 
 export interface DiscountResult {
   readonly applied: ReadonlyArray<AppliedDiscount>
-  /** One per rejected code, with the index of the code in `codes`. */
+  /** With the index of the code in `codes`. */
   readonly rejected: ReadonlyArray<RejectedDiscount & { readonly index: number }>
-  /** The discount of each line (sum of its allocations), in line order. */
   readonly lineDiscounts: ReadonlyArray<number>
 }
 
@@ -136,7 +108,7 @@ const kindOf = (
   coupon: CatalogCoupon
 ): "percent" | "amount" => (coupon.percent_off !== undefined ? "percent" : "amount")
 
-/** Why `coupon` cannot apply at `now`, or `undefined` when it can (the kind rule aside). */
+/** `undefined` when `coupon` can apply at `now`, the kind rule aside. */
 export const ineligibility = (
   coupon: CatalogCoupon,
   itemsBase: number,
@@ -164,10 +136,8 @@ export const ineligibility = (
 }
 
 /**
- * Splits `amount` over `weights` proportionally: each share is ⌊amount × wᵢ / Σw⌋, and the units
- * left go one each to the largest remainders, ties to the lower index. Exact (BigInt); the shares
- * sum to `amount`; with `amount ≤ Σw` no share exceeds its weight. All weights 0 → all shares 0
- * (then `amount` must be 0).
+ * Largest remainder, ties to the lower index, exact in BigInt: the shares sum to `amount`, and with
+ * `amount ≤ Σw` none exceeds its weight. All weights 0 give all shares 0.
  */
 export const allocateProportionally = (amount: number, weights: ReadonlyArray<number>): ReadonlyArray<number> => {
   const total = weights.reduce((sum, w) => sum + BigInt(w), 0n)
@@ -196,7 +166,7 @@ const couponWire = (coupon: CatalogCoupon): Coupon => ({
   ...(coupon.metadata !== undefined ? { metadata: coupon.metadata } : {})
 })
 
-/** The coupons the codes name plus every automatic one: those whose redemptions matter. */
+/** Those whose redemptions matter. */
 export const relevantCoupons = (
   coupons: ReadonlyArray<CatalogCoupon>,
   codes: ReadonlyArray<string>
@@ -205,7 +175,6 @@ export const relevantCoupons = (
   return coupons.filter((coupon) => coupon.automatic === true || wanted.has(normalizeCode(coupon.code)))
 }
 
-/** Applies the stacking rules of this module's header. Pure. */
 export const evaluateDiscounts = (input: DiscountInput): DiscountResult => {
   const byCode = new Map(input.coupons.map((coupon) => [normalizeCode(coupon.code), coupon]))
   const itemsBase = input.lineBases.reduce((sum, base) => sum + base, 0)
@@ -241,7 +210,6 @@ export const evaluateDiscounts = (input: DiscountInput): DiscountResult => {
     chosen.push({ coupon, automatic: true })
   }
 
-  // Percent first on the base amounts, then amount-off on what is left.
   const ordered = [...chosen].sort((
     a,
     b

@@ -1,20 +1,10 @@
-/**
- * Pure pricing (CONTRACT §4): tax rule resolution, line items, fulfillment options and totals.
- * All arithmetic is on integer minor units through `money.ts`.
- */
+/** Pure pricing (CONTRACT §4), in integer minor units through `money.ts`. */
 import { type CatalogSnapshot, type Product, taxRatePpm, type TaxRule } from "../../catalog/model/catalog.ts"
 import { type Address, type FulfillmentOption } from "../../catalog/model/fulfillment.ts"
 import { type Item, type LineItem, type Total } from "../../catalog/model/line-items.ts"
 import { multiplyAmount, roundHalfUp, subtractAmount, sumAmounts } from "../../shared/money.ts"
 
-// ---------------------------------------------------------------------------------------------
-// Tax
-
-/**
- * The tax rule for an address: a rule of the address's country whose region equals the address
- * `state` (case-insensitively, surrounding spaces ignored) beats the country-only rule; the first
- * matching rule of each kind wins. No address or no matching rule → `undefined` (rate 0).
- */
+/** A rule of the address's country and `state` beats the country-only rule; the first of each kind wins. */
 export const resolveTaxRule = (
   rules: ReadonlyArray<TaxRule>,
   address: Pick<Address, "country" | "state"> | undefined
@@ -29,19 +19,15 @@ export const resolveTaxRule = (
   )
 }
 
-/** Rate in ppm for a product: the rule's override for its tax category, else the rule's rate. */
+/** The rule's rate for the product's tax category, else its rate. */
 export const productTaxRatePpm = (rule: TaxRule | undefined, product: Product): number => {
   if (rule === undefined) return 0
   const override = product.tax_category === undefined ? undefined : rule.category_rates?.[product.tax_category]
   return taxRatePpm(override ?? rule.rate)
 }
 
-/** Rate in ppm applied to shipping: the rule's rate when it taxes shipping, else 0. */
 export const shippingTaxRatePpm = (rule: TaxRule | undefined): number =>
   rule !== undefined && rule.shipping_taxable ? taxRatePpm(rule.rate) : 0
-
-// ---------------------------------------------------------------------------------------------
-// Line items
 
 export interface LineInput {
   readonly id: string
@@ -49,7 +35,6 @@ export interface LineInput {
   readonly product: Product
 }
 
-/** One line: `base = unit × quantity`, `subtotal = base − discount`, `tax` half-up, `total`. */
 export const priceLineItem = (line: LineInput, rule: TaxRule | undefined, discount = 0): LineItem => {
   const base_amount = multiplyAmount(line.product.unit_amount, line.item.quantity)
   const subtotal = subtractAmount(base_amount, discount)
@@ -65,18 +50,12 @@ export const priceLineItem = (line: LineInput, rule: TaxRule | undefined, discou
   }
 }
 
-/**
- * Prices every line. `discounts[i]` is the discount allocated to line `i` (missing entries are
- * 0); it must not exceed the line's base amount (a `RangeError` otherwise: the allocator's bug).
- */
+/** `discounts[i]` must not exceed line `i`'s base amount (a `RangeError`: the allocator's bug). */
 export const priceLineItems = (
   lines: ReadonlyArray<LineInput>,
   rule: TaxRule | undefined,
   discounts: ReadonlyArray<number> = []
 ): ReadonlyArray<LineItem> => lines.map((line, i) => priceLineItem(line, rule, discounts[i] ?? 0))
-
-// ---------------------------------------------------------------------------------------------
-// Fulfillment
 
 const DAY_MS = 86_400_000
 
@@ -85,11 +64,7 @@ const isWeekend = (epochMs: number): boolean => {
   return day === 0 || day === 6
 }
 
-/**
- * `epochMs` plus `days` business days (Monday to Friday, UTC), keeping the time of day:
- * each added day that falls on a Saturday or Sunday is pushed to the next Monday.
- * Friday + 1 → Monday; Saturday + 1 → Monday; `days = 0` → `epochMs` unchanged.
- */
+/** Monday to Friday, UTC, keeping the time of day: Friday + 1 and Saturday + 1 are Monday. */
 export const addBusinessDays = (epochMs: number, days: number): number => {
   let t = epochMs
   for (let added = 0; added < days; added++) {
@@ -99,25 +74,19 @@ export const addBusinessDays = (epochMs: number, days: number): number => {
   return t
 }
 
-/** Whether some shipping method serves `country` (compared upper-cased). */
 export const shipsTo = (catalog: CatalogSnapshot, country: string): boolean =>
   catalog.shippingMethods.some((method) => method.countries.includes(country.toUpperCase()))
 
 export interface FulfillmentInput {
   readonly catalog: CatalogSnapshot
-  /** The product of every cart line (duplicates allowed). */
   readonly products: ReadonlyArray<Product>
   readonly address: Pick<Address, "country"> | undefined
   readonly rule: TaxRule | undefined
-  /** Epoch milliseconds. */
+  /** Epoch ms. */
   readonly now: number
 }
 
-/**
- * The options offered: none for an empty cart; the digital option alone when every item is
- * digital; else, once an address is known, the shipping methods serving its country (catalog
- * order), priced with shipping tax and delivery estimates from `now`; without an address none.
- */
+/** The digital option alone when every item is digital, else the shipping methods serving the address. */
 export const fulfillmentOptions = (input: FulfillmentInput): ReadonlyArray<FulfillmentOption> => {
   const { address, catalog, now, products, rule } = input
   if (products.length === 0) return []
@@ -147,21 +116,14 @@ export const fulfillmentOptions = (input: FulfillmentInput): ReadonlyArray<Fulfi
     })
 }
 
-/** The option with the lowest total; the first of equals. */
+/** The first of equals. */
 export const cheapestOption = (options: ReadonlyArray<FulfillmentOption>): FulfillmentOption | undefined =>
   options.reduce<FulfillmentOption | undefined>(
     (best, option) => (best === undefined || option.total < best.total ? option : best),
     undefined
   )
 
-// ---------------------------------------------------------------------------------------------
-// Totals
-
-/**
- * Totals in contract order: items_base_amount, items_discount (non-zero only), subtotal,
- * fulfillment (when an option is selected), tax, total. `fulfillment` is the option's pre-tax
- * amount; its tax is in `tax`, so `total = subtotal + fulfillment + tax`.
- */
+/** In contract order; `fulfillment` is pre-tax, its tax in `tax`. */
 export const computeTotals = (
   lineItems: ReadonlyArray<LineItem>,
   selected: FulfillmentOption | undefined

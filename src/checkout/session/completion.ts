@@ -1,8 +1,4 @@
-/**
- * The commands of the state machine that complete a session (CONTRACT §5), pure like the rest of
- * the reducer (`reducer.ts` dispatches to them): preparing the payment, recording its
- * success, its failure, and the issuer authentication it needs first.
- */
+/** The reducer's commands that complete a session (CONTRACT §5). */
 import { Either } from "effect"
 import { type Address } from "../../catalog/model/fulfillment.ts"
 import { type OrderSummary } from "../../orders/model/order.ts"
@@ -31,7 +27,7 @@ const sameAddress = (a: Address | undefined, b: Address | undefined): boolean =>
 
 const isError = (message: Message): message is MessageError => message.type === "error"
 
-/** The rejection of an automatic coupon that no longer applies (it has no code index). */
+/** An automatic coupon has no code index. */
 const lostAutomatic = (
   couponId: string,
   code: string,
@@ -50,10 +46,8 @@ const lostAutomatic = (
 }
 
 /**
- * Checks the session can be paid as the agent saw it and applies the request's buyer and details.
- * A session waiting for issuer authentication is paid only with a result (the protocol's
- * `requires_3ds`) by a version that has one (another version's payment is decided by the
- * provider: a card that needs authentication is declined); re-priced, the session is `ready_for_payment` again for the payment to decide.
+ * A session waiting for issuer authentication is paid only with a result, in a version that has
+ * the flow (in another the provider declines the card); re-priced, it is `ready_for_payment` again.
  */
 export const prepareCompletion = (
   current: Session,
@@ -61,7 +55,6 @@ export const prepareCompletion = (
     readonly buyer: Buyer | undefined
     readonly details?: SessionDetails | undefined
     readonly fulfillment_address?: Address | undefined
-    /** The request's version can carry the authentication flow, and whether it presents a result. */
     readonly canAuthenticate?: boolean | undefined
     readonly authenticating?: boolean | undefined
   },
@@ -106,14 +99,10 @@ export const prepareCompletion = (
   })
 }
 
-/** Payment failure messages are the last payment's: the next outcome replaces them. */
+/** A payment failure message is the last payment's: the next outcome replaces it. */
 const isPaymentFailure = (message: Message) => message.type === "error" && message.code === "payment_declined"
 
-/**
- * Records the order. The deadline is not re-checked: `PrepareCompletion` checked it before the
- * payment was taken, and a charged payment must always yield its order. A session already
- * completed, canceled or expired in storage is refused.
- */
+/** The deadline is not re-checked: `PrepareCompletion` did, and a charged payment always yields its order. */
 export const markCompleted = (
   state: Session,
   order: OrderSummary,
@@ -133,7 +122,6 @@ export const markCompleted = (
   })
 }
 
-/** The messages of a payable session that is not being paid: its gaps, its notices, then `latest`. */
 const messagesAfterPayment = (session: Session, ctx: ReducerContext, latest: ReadonlyArray<MessageError>) => [
   ...readinessOfSession(session, ctx.catalog),
   ...interventionMessages(session.capabilities),
@@ -141,7 +129,6 @@ const messagesAfterPayment = (session: Session, ctx: ReducerContext, latest: Rea
   ...latest
 ]
 
-/** The payment failed (declined, refused, or not authenticated): the session stays payable with `message`. */
 export const recordPaymentFailure = (
   current: Session,
   message: MessageError,
@@ -154,11 +141,7 @@ export const recordPaymentFailure = (
   )
 }
 
-/**
- * The card needs issuer authentication before it can be charged: the session shows
- * `authentication_required` with what to authenticate with, keeps its stock, and is completed
- * again with the result (`prepareCompletion`).
- */
+/** The session keeps its stock and is completed again with the agent's result. */
 export const requireAuthentication = (
   current: Session,
   request: AuthenticationRequest,

@@ -1,7 +1,4 @@
-/**
- * A draft of a session's contents (items, buyer, address, option choice, discount codes) and
- * everything derived from it: line ids, the items' checks, prices, options, totals, readiness.
- */
+/** A draft of a session's contents and everything derived from it: line ids, prices, readiness. */
 import { Either } from "effect"
 import type { CatalogSnapshot, Product } from "../../catalog/model/catalog.ts"
 import { type Address, type FulfillmentOption } from "../../catalog/model/fulfillment.ts"
@@ -28,9 +25,6 @@ import {
   UnknownProduct
 } from "./session.ts"
 
-// ---------------------------------------------------------------------------------------------
-// Items: validation and line ids
-
 /** `li_` + 24 hex chars of sha256(session id, product id, n-th occurrence of that product). */
 export const lineItemId = (sessionId: string, productId: string, occurrence: number): string =>
   "li_" + sha256(`${sessionId}\0${productId}\0${occurrence}`).toString("hex", 0, 12)
@@ -44,7 +38,6 @@ const lineItemIds = (sessionId: string, items: ReadonlyArray<Item>): ReadonlyArr
   })
 }
 
-/** The product of each item, or the first unknown product id. */
 const productsOf = (
   items: ReadonlyArray<Item>,
   catalog: CatalogSnapshot
@@ -58,11 +51,7 @@ const productsOf = (
   return Either.right(products)
 }
 
-/**
- * Requested items: every id known, then the running total per product within what is available
- * to this session; the index reported is the item at which the running total first exceeds.
- * With the stock `unchecked`, only the ids (the store checks the units when it writes them).
- */
+/** The index reported is the item at which a product's running total first exceeds what is available. */
 export const checkItems = (
   items: ReadonlyArray<Item>,
   ctx: ReducerContext
@@ -83,18 +72,14 @@ export const checkItems = (
     return Either.void
   })
 
-// ---------------------------------------------------------------------------------------------
-// Pricing a draft: everything derived from items, address, buyer and the option choice
-
 export interface Draft {
   readonly items: ReadonlyArray<Item>
   readonly buyer: Buyer | undefined
   readonly address: Address | undefined
-  /** The option selected before; kept while still offered. */
+  /** Kept while still offered. */
   readonly previousOptionId: string | undefined
-  /** The option the request asks for; must be offered. */
+  /** Must be offered. */
   readonly requestedOptionId: string | undefined
-  /** Discount codes as sent (the discount extension). */
   readonly codes: ReadonlyArray<string>
 }
 
@@ -104,15 +89,14 @@ export interface Priced {
   readonly fulfillment_options: ReadonlyArray<FulfillmentOption>
   readonly selectedOptionId: string | undefined
   readonly totals: ReadonlyArray<Total>
-  /** Readiness errors, then one info per rejected discount code. */
+  /** Readiness errors, then one info per rejected code. */
   readonly messages: ReadonlyArray<Message>
   /** Absent when the catalog has no coupons and no code was sent. */
   readonly discounts: Discounts | undefined
-  /** The rejections with the index of their code (for `DiscountUnavailable`). */
+  /** With the index of their code, for `DiscountUnavailable`. */
   readonly rejected: ReadonlyArray<RejectedDiscount & { readonly index: number }>
 }
 
-/** The info message of a rejected code (param `$.discounts.codes[i]`). */
 export const rejectionMessage = (rejected: RejectedDiscount & { readonly index: number }): MessageInfo => ({
   type: "info",
   param: rejected.index >= 0 ? `$.discounts.codes[${rejected.index}]` : "$.discounts",
@@ -187,7 +171,6 @@ export const priceDraft = (
     })
   })
 
-/** Sets or removes the optional fields buyer, fulfillment_address and fulfillment_option_id. */
 const withChoices = (
   session: Session,
   buyer: Buyer | undefined,
@@ -203,18 +186,13 @@ const withChoices = (
   }
 }
 
-/** Without the discounts (the pricing gives them again) nor a pending authentication request. */
+/** The pricing gives the discounts again; a re-priced session no longer awaits authentication. */
 const withoutPriced = (session: Session): Session => {
   const { authentication: _authentication, discounts: _discounts, ...rest } = session
   return rest
 }
 
-/**
- * The session with a draft and its pricing applied. Its status is the pricing's: a session that
- * required issuer authentication no longer does once re-priced (the agent completes again and
- * the provider asks again if the card still needs it, for the new amount). The merchant's
- * intervention notice is kept with the readiness messages.
- */
+/** The status is the pricing's: for the new amount the provider asks again if the card needs authentication. */
 export const applyPriced = (session: Session, draft: Draft, priced: Priced): Session =>
   withChoices(
     {

@@ -1,4 +1,4 @@
-/** Readiness of a session for payment: the gaps that keep it from being paid, as messages. */
+/** The gaps that keep a session from being paid, as messages. */
 import type { CatalogSnapshot } from "../../catalog/model/catalog.ts"
 import { type Address, type FulfillmentOption } from "../../catalog/model/fulfillment.ts"
 import { type Item } from "../../catalog/model/line-items.ts"
@@ -15,7 +15,7 @@ const missing = (param: string, content: string): MessageError => ({
 
 export interface ReadinessInput {
   readonly itemCount: number
-  /** Whether some item is physical (or of a product no longer in the catalog). */
+  /** Or of a product no longer in the catalog. */
   readonly physical: boolean
   readonly address: Address | undefined
   readonly options: ReadonlyArray<FulfillmentOption>
@@ -23,11 +23,7 @@ export interface ReadinessInput {
   readonly buyer: Buyer | undefined
 }
 
-/**
- * One MessageError per gap that keeps the session from being paid, in field order: items,
- * address, fulfillment option (only once the items and the address allow options: a country no
- * method serves is reported as `invalid` on `$.fulfillment_address.country`), buyer.
- */
+/** In field order; the option only once the items and the address allow options. */
 export const readinessMessages = (input: ReadinessInput): ReadonlyArray<MessageError> => {
   const messages: Array<MessageError> = []
   const hasItems = input.itemCount > 0
@@ -60,7 +56,7 @@ export const readinessMessages = (input: ReadinessInput): ReadonlyArray<MessageE
 const hasPhysicalItem = (items: ReadonlyArray<Item>, catalog: CatalogSnapshot): boolean =>
   items.some((item) => catalog.products.get(item.id)?.kind !== "digital")
 
-/** Readiness of a stored session, from its stored options (nothing re-priced). */
+/** From the stored options: nothing re-priced. */
 export const readinessOfSession = (session: Session, catalog: CatalogSnapshot): ReadonlyArray<MessageError> =>
   readinessMessages({
     itemCount: session.items.length,
@@ -71,12 +67,7 @@ export const readinessOfSession = (session: Session, catalog: CatalogSnapshot): 
     buyer: session.buyer
   })
 
-/**
- * The merchant requires 3-D Secure on every payment (`required` with enforcement `always`) and the
- * agent did not declare it supports it (the session's `supported` is the intersection): the
- * session says so, without blocking it, since the protocol has the merchant warn rather than
- * refuse (a card its issuer does not enroll can still pay).
- */
+/** The merchant always requires 3ds, the agent did not declare it: a warning, as a card not enrolled can pay. */
 export const interventionMessages = (capabilities: Capabilities): ReadonlyArray<MessageError> => {
   const interventions = capabilities.interventions
   if (

@@ -1,10 +1,4 @@
-/**
- * The checkout session state machine (CONTRACT §5) as one pure function:
- * `reduce(session, command, context) → Either<Transition, ReducerError>`.
- *
- * Pure: no I/O, no clock, no randomness. Time comes only from `ctx.now`; line item ids are a
- * hash of (session id, product id, occurrence), so the same input always gives the same output.
- */
+/** The session state machine (CONTRACT §5), pure: time is `ctx.now`, line item ids a hash, no I/O. */
 import { Either } from "effect"
 import type { CatalogSnapshot } from "../../catalog/model/catalog.ts"
 import { type ExtensionDeclaration } from "../../catalog/model/catalog.ts"
@@ -31,23 +25,17 @@ import {
 import { buyerAfter, isFinal, iso, NO_RESERVATIONS, transition, withDetails } from "./transition.ts"
 import { view } from "./view.ts"
 
-// ---------------------------------------------------------------------------------------------
-// Commands
 /** Whether an extension of the merchant is one the agent named (`discount` names `dev.proto.discount`). */
 const namesExtension = (declared: ReadonlyArray<string>, name: string): boolean =>
   declared.some((agentName) => agentName === name || name.endsWith(`.${agentName}`))
 
-/** The merchant's extensions: the catalog's, and the discount extension when it has coupons and does not declare it. */
+/** The catalog's, and the discount extension when it has coupons and does not declare it. */
 export const merchantExtensions = (catalog: CatalogSnapshot): ReadonlyArray<ExtensionDeclaration> =>
   catalog.coupons.length > 0 && !catalog.extensions.some((extension) => extension.name === DISCOUNT_EXTENSION.name)
     ? [...catalog.extensions, { ...DISCOUNT_EXTENSION, extends: [...DISCOUNT_EXTENSION.extends] }]
     : catalog.extensions
 
-/**
- * Merchant capabilities for an agent: interventions narrowed to what the agent supports, payment
- * handlers and extensions to those it names (when it names any). Declaring handlers and sharing
- * none with the merchant is refused: the session could never be paid.
- */
+/** Narrowed to what the agent declares; sharing no payment handler is refused: it could never pay. */
 export const sessionCapabilities = (
   catalog: CatalogSnapshot,
   agent: AgentDeclaration | undefined
@@ -115,10 +103,7 @@ const create = (
     }))
 }
 
-/**
- * A selection's type must be the chosen option's, and the items it names (ids of items or of line
- * items) must be in the session: one option serves the whole order.
- */
+/** One option serves the whole order: the selection must be of its type and name the session's items. */
 const checkSelection = (
   session: Session,
   selection: UpdateSessionInput["fulfillment_selection"]
@@ -186,16 +171,12 @@ const cancel = (
   })
 }
 
-/** Expires an active session past its deadline; any other session is returned unchanged. */
 const expire = (state: Session, ctx: ReducerContext): Either.Either<Transition, ReducerError> =>
   Either.right(transition(view(state, ctx.now)))
 
 /**
- * Applies `command` to `state` (`undefined` only for `Create`). An active session whose
- * `expires_at` has passed is treated as `expired` first (except by `MarkCompleted`, see there).
- *
- * Calling `Create` on an existing session, or any other command without one, is a programming
- * error of the caller (the service looks the session up first) and throws.
+ * An active session past its `expires_at` is treated as `expired` first, except by `MarkCompleted`.
+ * `Create` on a session, or another command without one, is the caller's bug and throws.
  */
 export const reduce = (
   state: Session | undefined,

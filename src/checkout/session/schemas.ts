@@ -1,11 +1,6 @@
 /**
- * Schemas of the Checkout Session API in the interface document's format ("Checkout Session API
- * resources"), the 2025-09-29 wire format (`wire/acp/v2025-09-29.ts`). The domain keeps the fields
- * every version shows in these shapes; the other versions' codecs render them in their own
- * (`wire/`).
- *
- * Request schemas decode strictly (types, bounds, formats); unknown fields are ignored so that
- * newer agents can send more. Response schemas describe exactly what we send.
+ * The Checkout Session API in the interface document's format (2025-09-29), the shapes the domain
+ * keeps. Requests decode strictly but ignore unknown fields, so that newer agents can send more.
  */
 import { Schema } from "effect"
 import { ExtensionDeclaration, InterventionCapabilities, Link, PaymentHandler } from "../../catalog/model/catalog.ts"
@@ -14,9 +9,6 @@ import { Item, LineItem, MAX_ITEMS, Total } from "../../catalog/model/line-items
 import { OrderSummary } from "../../orders/model/order.ts"
 import { BoundedString, CurrencyCode, JsonPath, optional, Timestamp } from "../../shared/schema-helpers.ts"
 import { Discounts, DiscountsRequest } from "../pricing/discounts.ts"
-
-// ---------------------------------------------------------------------------------------------
-// Shared resources
 
 export const Email = Schema.String.pipe(
   Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
@@ -69,9 +61,6 @@ export type MessageError = typeof MessageError.Type
 export const Message = Schema.Union(MessageInfo, MessageError)
 export type Message = typeof Message.Type
 
-// ---------------------------------------------------------------------------------------------
-// Capabilities
-
 export const Payment = Schema.Struct({
   handlers: Schema.Array(PaymentHandler)
 }).annotations({ identifier: "Payment" })
@@ -83,7 +72,6 @@ export const Capabilities = Schema.Struct({
 }).annotations({ identifier: "Capabilities" })
 export type Capabilities = typeof Capabilities.Type
 
-/** What an agent may declare about itself on create; every part optional, unknown values ignored. */
 export const AgentCapabilities = Schema.Struct({
   interventions: optional(
     Schema.Struct({
@@ -92,9 +80,6 @@ export const AgentCapabilities = Schema.Struct({
   )
 }).annotations({ identifier: "AgentCapabilities" })
 export type AgentCapabilities = typeof AgentCapabilities.Type
-
-// ---------------------------------------------------------------------------------------------
-// Payment data (both shapes)
 
 export const PaymentCredential = Schema.Struct({
   type: BoundedString(64),
@@ -117,11 +102,7 @@ export const HandlerPaymentData = Schema.Struct({
 }).annotations({ identifier: "HandlerPaymentData" })
 export type HandlerPaymentData = typeof HandlerPaymentData.Type
 
-/**
- * The legacy shape never carries a key of the handler shape: a body with `handler_id` or
- * `instrument` means the handler shape, and is refused when that shape is broken rather than paid
- * with the legacy token beside it.
- */
+/** A body with a key of the handler shape is of that shape: refused if broken, never paid with a legacy token. */
 export const LegacyPaymentData = Schema.Struct({
   token: BoundedString(512),
   provider: BoundedString(64),
@@ -135,9 +116,6 @@ export const PaymentData = Schema.Union(HandlerPaymentData, LegacyPaymentData).a
   identifier: "PaymentData"
 })
 export type PaymentData = typeof PaymentData.Type
-
-// ---------------------------------------------------------------------------------------------
-// Sessions
 
 export const SessionStatus = Schema.Literal(
   "not_ready_for_payment",
@@ -166,7 +144,7 @@ export const CheckoutSession = Schema.Struct({
   capabilities: Capabilities,
   fulfillment_address: optional(Address),
   fulfillment_option_id: optional(Schema.String),
-  /** The discount extension (`dev.proto.discount`): present when the catalog has coupons or codes were sent. */
+  /** Present when the catalog has coupons or codes were sent. */
   discounts: optional(Discounts),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -193,7 +171,7 @@ export const CheckoutSessionCreateRequest = Schema.Struct({
 export type CheckoutSessionCreateRequest = typeof CheckoutSessionCreateRequest.Type
 
 export const CheckoutSessionUpdateRequest = Schema.Struct({
-  /** Replaces the whole list; `[]` empties the cart (the session is then not ready for payment). */
+  /** Replaces the whole list. */
   items: optional(
     Schema.Array(Item).pipe(
       Schema.maxItems(MAX_ITEMS, { message: () => `must contain at most ${MAX_ITEMS} items` })
@@ -202,7 +180,6 @@ export const CheckoutSessionUpdateRequest = Schema.Struct({
   buyer: optional(Buyer),
   fulfillment_address: optional(Address),
   fulfillment_option_id: optional(BoundedString(256)),
-  /** Replaces the codes; `[]` clears them; absent keeps them. */
   discounts: optional(DiscountsRequest)
 }).annotations({ identifier: "CheckoutSessionUpdateRequest" })
 export type CheckoutSessionUpdateRequest = typeof CheckoutSessionUpdateRequest.Type

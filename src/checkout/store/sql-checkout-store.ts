@@ -1,18 +1,7 @@
 /**
- * `CheckoutStore` over an `@effect/sql` client speaking PostgreSQL (real PostgreSQL through
- * `@effect/sql-pg`, or the embedded PGlite behind its socket server): the aggregates' stores of
- * `sql-session-store.ts`, `sql-inventory-store.ts`, `sql-payment-attempt-store.ts` and
- * `sql-coupon-store.ts`, and here the steps of the use cases that write several of them, each one
- * statement where it can be (a function of `src/db/functions/` or a data-modifying CTE).
- *
- * Concurrency is handled by row locks, in the default READ COMMITTED isolation (see
- * `docs/concurrency.md`): `sessions.lock` and `lockSessionForPayment` lock the session row;
- * `lockExpiredSessions` uses `FOR UPDATE SKIP LOCKED`, so several sweepers share the work; the
- * conditional steps compare the session's `version`, which every write of a session moves on.
- *
- * `transaction` is `sqlTransaction`: the outermost call is BEGIN/COMMIT, nested calls are
- * savepoints (a failing inner call rolls back only its own writes), and every statement run inside
- * uses the transaction's connection.
+ * `CheckoutStore` over an `@effect/sql` PostgreSQL client: the aggregates' stores, and here the
+ * steps that write several, each one statement where it can be. Row locks in READ COMMITTED
+ * (`docs/concurrency.md`); nested `transaction` calls are savepoints.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
@@ -43,10 +32,8 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   const sessions = makeSqlSessionStore(sql)
   const inventory = makeSqlInventoryStore(sql, transaction)
 
-  // One statement: `checkout_create_session` locks the stock rows of the reservations and inserts
-  // the session with them if each fits (the one rule decided in SQL, see `inventory.ts`); with an
-  // answer, `idempotency_store_answer` stores it when the session was inserted, in the same
-  // statement (a lost claim raises, and the statement writes nothing).
+  // One statement: the answer is stored only when `checkout_create_session` inserted (a lost claim
+  // raises, and nothing is written).
   const createSessionReservingStock: CheckoutStoreService["createSessionReservingStock"] = (
     transition,
     now,
@@ -67,9 +54,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
 
   const storeAnswer = (answer: AnswerToStore) => storeAnswerCall(sql, answer)
 
-  // One statement: the reservation rows' expiry follows the session's (quantities, and so the
-  // stock counters, unchanged), only if the session row is still at `version`; with an answer,
-  // stored for the updated row in the same statement (a lost claim raises and rolls all back).
+  // One statement; quantities, and so the stock counters, unchanged.
   const updateSessionKeepingItems: CheckoutStoreService["updateSessionKeepingItems"] = (session, version, answer) => {
     const update = sql`
       updated AS (
@@ -98,7 +83,6 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
         : inventory.setReservations(session.id, reservations, holdsUntil(session))
     )
 
-  /** The due sessions locked, with the stock rows their release will lock (`lockExpiredSessions`). */
   const lockExpired = Effect.fnUntraced(function*(statuses: ReadonlyArray<SessionStatus>, now: number, limit: number) {
     const rows = yield* run(sql<{ id: string }>`
       SELECT id FROM checkout_sessions
@@ -107,12 +91,9 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       LIMIT ${Math.floor(limit)}
       FOR UPDATE SKIP LOCKED`)
     const ids = rows.map((row) => row.id)
-    // The sweep then releases these sessions' reservations one session at a time in this
-    // transaction, each release locking its shard of each product (and the stock rows of
-    // products without shards): lock them all now, shards then stock rows, each in one
-    // ascending pass, so that the sweep never locks one out of order (it deadlocked with
-    // creates locking the same rows in order: test/checkout/reservation-counter-service.test.ts).
-    // Outside a transaction the locks would end with the statement: not taken.
+    // Each release then locks its shards (or stock rows without shards): all locked now, each kind
+    // in one ascending pass, so that the sweep never locks out of order. Outside a transaction the
+    // locks would end with the statement.
     if (ids.length > 0 && Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
       yield* run(sql`
         SELECT h.product_id FROM stock_shards h
@@ -168,8 +149,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       })
     )
 
-  // One statement, all or nothing: the session is written (at `version` when given), then the
-  // attempt inserted for the written row only (a duplicate attempt fails the statement).
+  // All or nothing: the attempt is inserted only for the row written; a duplicate fails the statement.
   const writeSessionWithAttempt = (session: Session, attempt: PaymentAttempt, version: number | undefined) =>
     run(sql<{ version: number | string }>`
       WITH updated AS (
@@ -194,9 +174,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => Number(row.version)))
     )
 
-  // One statement: `checkout_complete_paid`; with an answer, `idempotency_store_answer` stores it
-  // when the completion wrote (the function answers the attempt's sequence, null when it did not),
-  // in the same statement (a lost claim raises, and the statement writes nothing).
+  // One statement: the answer is stored only when `checkout_complete_paid` wrote (it answers null if not).
   const completePaidCheckout: CheckoutStoreService["completePaidCheckout"] = (completion, answer) => {
     const { session } = completion
     const complete = sql`checkout_complete_paid(
@@ -241,7 +219,7 @@ export const make: Effect.Effect<CheckoutStoreService, never, SqlClient.SqlClien
   })
 })
 
-/** `CheckoutStore` over the `SqlClient` in context (migrated with `src/db/migrations/`). */
+/** Over the `SqlClient` in context, migrated with `src/db/migrations/`. */
 export const SqlCheckoutStore: Layer.Layer<CheckoutStore, never, SqlClient.SqlClient> = Layer.effect(
   CheckoutStore,
   make

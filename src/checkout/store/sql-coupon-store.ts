@@ -1,7 +1,6 @@
 /**
- * `CouponStore` over SQL: `coupons` (times redeemed per coupon) and `coupon_holds`. Coupon rows
- * are locked in id order. The holds are read by a statement of their own after the lock, so that
- * it sees what the transactions it waited for committed.
+ * `CouponStore` over SQL. The holds are read by a statement of their own after the coupon rows'
+ * lock, so that it sees what the transactions it waited for committed.
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -32,9 +31,8 @@ export const makeSqlCouponStore = (sql: SqlClient.SqlClient): CouponStore => {
               SELECT id, times_redeemed FROM coupons WHERE id IN ${sql.in(ids)}`
       )
       if (rows.length === 0) return counted
-      // Which holds count is the domain's rule (`heldByOthers`: another session's, while live),
-      // written here as the filter so that holds left by payments that never finished are not
-      // read; `test/checkout/coupon-usage.property.test.ts` holds the two to the same answers.
+      // The domain's rule (`heldByOthers`) as a filter, so stale holds are never read;
+      // `test/checkout/coupon-usage.property.test.ts` holds the two to the same answers.
       const held = yield* run(sql<{ coupon_id: string; held: number }>`
         SELECT coupon_id, COUNT(*)::int AS held FROM coupon_holds
         WHERE coupon_id IN ${sql.in(rows.map((row) => row.id))}

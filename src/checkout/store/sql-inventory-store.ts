@@ -1,23 +1,9 @@
 /**
- * `InventoryStore` over SQL: the `stock`, `stock_shards` and `reservations` tables.
- *
- * A product's stock is its stock row and its shards (migration 0019 says what each column counts;
- * the `stock_totals` view sums them): creates take their units from a shard, releases give theirs
- * back to one, and the stock row lends to them, takes their units back for the exact
- * availability, and is where completions consume. Every write to `reservations` is one call of a
- * PL/pgSQL function (`checkout_create_session`, `checkout_set_reservations`,
- * `checkout_remove_reservations`) that keeps the counts exact in the same call, the rows
- * concerned locked first, shards before stock rows, each kind in one ascending pass. Two
- * transactions never deadlock on them as long as each takes its locks so: `lockStock` locks every
- * row the transaction's reservation write then touches (that write re-locks rows already held).
- * The reservations of one session are written only by a transaction holding that session's lock
- * (or creating it).
- *
- * `lockStock` (`checkout_lock_stock`) locks the shards and the stock rows in product-id order,
- * takes the shards' units back to the stock rows, and returns `on_hand - reserved` plus what the
- * counter holds that is available to the session anyway: its own reservations and other
- * sessions' reservations expired but not swept yet, read by a second statement, so that it sees
- * what the transaction it waited for committed. See `docs/concurrency.md` ("Stock accounting").
+ * `InventoryStore` over SQL (`docs/concurrency.md`, "Stock accounting"). Every reservation write is
+ * one PL/pgSQL call that keeps the counts exact, locking shards before stock rows, each kind in one
+ * ascending pass; `lockStock` locks every row the transaction's reservation write then touches, so
+ * transactions never deadlock on them. A session's reservations are written only under its lock
+ * (or by its create).
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -27,7 +13,7 @@ import { statementRunner } from "../../db/statement-runner.ts"
 import type { CheckoutStoreService, InventoryStore, StockLevel } from "../checkout-store.ts"
 import type { Reservations } from "../session/session.ts"
 
-/** The reservations with units, as the two arrays (product ids, quantities) the functions take. */
+/** As the two arrays (product ids, quantities) the functions take. */
 export const reservationArrays = (reservations: Reservations) => {
   const wanted = [...reservations].filter(([, quantity]) => quantity > 0)
   return { products: wanted.map(([productId]) => productId), quantities: wanted.map(([, quantity]) => quantity) }
@@ -61,10 +47,8 @@ export const makeSqlInventoryStore = (
     run(sql`SELECT checkout_remove_reservations(${sessionId}, false)`).pipe(Effect.asVoid)
 
   /**
-   * New stock rows, with all their shards, start with the counter of the reservations already
-   * stored for them (normally none): with the reservations table locked against writes (SHARE)
-   * while they are inserted, so no reservation lands between the sum and the row. Only when some
-   * product is missing, which is at the first start with a new catalog.
+   * New stock rows start with the counter of the reservations already stored for them, the table
+   * locked against writes (SHARE) so that none lands between the sum and the row.
    */
   const seedStock = Effect.fnUntraced(
     function*(products: ReadonlyArray<{ readonly id: string; readonly stock: number }>) {
@@ -96,7 +80,7 @@ export const makeSqlInventoryStore = (
     }
   )
 
-  /** On hand and live reservations: the stock rows' totals with their shards, less the expired. */
+  /** The stock rows' totals with their shards, less the expired reservations. */
   const stockLevels = (now: number) =>
     run(sql<{ product_id: string; on_hand: number; reserved: number }>`
       SELECT s.product_id, s.on_hand, s.reserved - COALESCE(e.expired, 0) AS reserved

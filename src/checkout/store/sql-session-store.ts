@@ -1,9 +1,4 @@
-/**
- * `SessionStore` over SQL: the `checkout_sessions` table. `lock` is `SELECT … FOR UPDATE`: a
- * second transaction on the same session waits there until the first commits, then reads the
- * committed row. `version` moves on with every write of a session (here and in the steps of
- * `sql-checkout-store.ts`); conditional writes compare it.
- */
+/** `SessionStore` over SQL; `version` moves on with every write, here and in `sql-checkout-store.ts`. */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { statementRunner } from "../../db/statement-runner.ts"
@@ -18,7 +13,7 @@ import {
   type StoredSessionRow
 } from "./sql-session-row.ts"
 
-/** The columns an update of `session` sets, its version moved on. */
+/** The columns an update sets, its version moved on. */
 export const sessionAssignments = (sql: SqlClient.SqlClient, session: Session) => {
   const data = checkoutSessionJson(session)
   const internal = internalSessionJson(session)
@@ -27,7 +22,7 @@ export const sessionAssignments = (sql: SqlClient.SqlClient, session: Session) =
       version = version + 1`
 }
 
-/** An update of `session` that must have matched its row: answers the new version. */
+/** An update that must have matched its row: answers the new version. */
 export const updatedVersion = (session: Session) => (rows: ReadonlyArray<{ readonly version: number | string }>) =>
   rows.length === 1
     ? Effect.succeed(Number(rows[0]!.version))
@@ -47,10 +42,8 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
     )
 
   /**
-   * The wire form as stored (`data`, the text the service wrote), with the status and deadline of
-   * the columns every write keeps equal to it: no JSON parsed or built here, nor by PostgreSQL.
-   * (Rows written before the column was `json` have jsonb's text form: keys in its own order,
-   * spaced separators; the same JSON value.)
+   * The text the service wrote, with the columns every write keeps equal to it: no JSON parsed or
+   * built, here or by PostgreSQL (rows migrated by 0020 hold jsonb's text: the same JSON value).
    */
   const getJson = (id: string): Effect.Effect<Option.Option<SessionJson>, StorageError> =>
     run(sql<{ status: unknown; expires_at: unknown; json: unknown }>`
@@ -66,7 +59,6 @@ export const makeSqlSessionStore = (sql: SqlClient.SqlClient): SessionStore => {
       })
     )
 
-  // Decoded as `get` decodes; the status filter is on the `status` column the writes keep.
   const list: SessionStore["list"] = (filter) =>
     run(sql<StoredSessionRow>`
       SELECT data, internal FROM checkout_sessions

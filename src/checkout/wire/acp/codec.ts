@@ -1,8 +1,4 @@
-/**
- * A wire codec of the Checkout Session API: one per served version (`versions.ts`). It turns
- * the version's request bodies into the domain's inputs and the domain's sessions into the
- * version's responses, and names fields in the version's words; the domain knows no version.
- */
+/** A wire codec of the Checkout Session API, one per served version: the domain knows no version. */
 import { Data, Either, type ParseResult, Schema } from "effect"
 import { type OrderSummary } from "../../../orders/model/order.ts"
 import type { ApiVersionName } from "../../../shared/api-versions.ts"
@@ -21,15 +17,13 @@ export class WireRefusal extends Data.TaggedError("WireRefusal")<{
   readonly param: string
 }> {}
 
-/** How a request body of one version becomes a domain input. */
 export interface RequestCodec<Input> {
-  /** The body's schema: what the version's document declares and the body is decoded with. */
+  /** What the version's document declares and the body is decoded with. */
   readonly schema: Schema.Schema.AnyNoContext
-  /** Decodes a parsed body: the first problem, unknown keys ignored; then the conversion. */
+  /** The first problem, unknown keys ignored; then the conversion. */
   readonly decode: (json: unknown) => Either.Either<Input, ParseResult.ParseError | WireRefusal>
 }
 
-/** Builds a request codec (its decoder once) whose conversion sees the schema's decoded type. */
 export const requestCodec = <A, I, Input>(
   schema: Schema.Schema<A, I, never>,
   toInput: (decoded: A) => Either.Either<Input, WireRefusal>
@@ -38,7 +32,6 @@ export const requestCodec = <A, I, Input>(
   return { schema, decode: (json) => Either.flatMap(decode(json), toInput) }
 }
 
-/** A request codec whose decoded body is already the domain input. */
 export const asIs = <A extends Input, I, Input>(schema: Schema.Schema<A, I, never>): RequestCodec<Input> =>
   requestCodec(schema, (decoded: A) => Either.right<Input>(decoded))
 
@@ -49,22 +42,16 @@ export interface CheckoutCodec {
   readonly create: RequestCodec<CreateSessionInput>
   readonly update: RequestCodec<UpdateSessionInput>
   readonly complete: RequestCodec<CompleteSessionInput>
-  /** The cancel body, for versions that define one (it is optional there); else a body sent is ignored. */
+  /** For versions that define one; else a body sent is ignored. */
   readonly cancel: RequestCodec<CancelSessionInput> | undefined
   readonly session: { readonly schema: Schema.Schema.AnyNoContext; readonly encode: (session: Session) => unknown }
   readonly sessionWithOrder: {
     readonly schema: Schema.Schema.AnyNoContext
     readonly encode: (session: CompletedSession) => unknown
   }
-  /**
-   * What complete answers with 200: the session with its order, and in versions with 3-D Secure
-   * also the session in `authentication_required`.
-   */
+  /** Complete's 200: the session with its order, or, with 3-D Secure, in `authentication_required`. */
   readonly completeResponse: Schema.Schema.AnyNoContext
-  /**
-   * Whether the stored projection of a session (its fields minus the internal ones, which the
-   * store can serialize itself) is this version's session response, so GET can answer with it.
-   */
+  /** Whether the stored wire form, which the store serializes itself, is this version's session response. */
   readonly sessionIsStoredProjection: boolean
   /** A JSONPath of the domain (the interface document's field names) in this version's names. */
   readonly param: (path: string) => string

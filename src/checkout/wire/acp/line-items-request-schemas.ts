@@ -1,9 +1,4 @@
-/**
- * Request schemas of the checkout API in the line-items format of 2026-01-30 and 2026-04-17,
- * written from the official JSON Schema of each version (the differences:
- * docs/protocol-versions.md). They decode strictly (types, bounds, formats); fields no version
- * defines are ignored.
- */
+/** Request schemas of the line-items format, from each version's official JSON Schema (docs/protocol-versions.md). */
 import { Schema } from "effect"
 import { Address } from "../../../catalog/model/fulfillment.ts"
 import { MAX_ITEMS, MAX_QUANTITY } from "../../../catalog/model/line-items.ts"
@@ -13,7 +8,6 @@ import { BoundedString, optional, Timestamp } from "../../../shared/schema-helpe
 import { DiscountsRequest } from "../../pricing/discounts.ts"
 import { Email } from "../../session/schemas.ts"
 
-/** The versions in this format. */
 export type Version2026 = Extract<ApiVersionName, "2026-01-30" | "2026-04-17">
 
 export const Text = (max: number) =>
@@ -22,9 +16,6 @@ export const Text = (max: number) =>
 const Phone = Schema.String.pipe(
   Schema.pattern(/^\+?[0-9 ()\-.]{3,32}$/, { message: () => "must be a phone number" })
 )
-
-// ---------------------------------------------------------------------------------------------
-// Request parts
 
 const itemFields = {
   id: BoundedString(256, "Item (product) identifier"),
@@ -135,11 +126,7 @@ const Codes = Schema.Struct({ codes: optional(DiscountsRequest.fields.codes) }).
 })
 const Coupons = DiscountsRequest.fields.codes.annotations({ description: "Deprecated: use discounts.codes" })
 
-/**
- * For the objects the protocol leaves open (`additionalProperties` not false in its schemas: the
- * attribution, the intent trace, the cancel request): their JSON Schema in our documents and tool
- * schemas says so too. The decoders ignore unknown fields of every object alike.
- */
+/** For the objects the protocol leaves open; the decoders ignore unknown fields of every object alike. */
 const OPEN = { additionalProperties: true }
 
 export const Metadata = Schema.Record({ key: Text(256), value: Schema.Unknown })
@@ -188,10 +175,7 @@ export const paymentDataOf = (version: Version2026) =>
     approval_required: optional(Schema.Boolean)
   }).annotations({ identifier: "PaymentData" })
 
-/**
- * The 3-D Secure result the agent presents (both versions alike). The details the protocol
- * requires for some outcomes are checked by the conversion (`line-items-requests.ts`), with their path.
- */
+/** The details some outcomes require are checked by the conversion (`line-items-requests.ts`). */
 export const AuthenticationResult = Schema.Struct({
   outcome: Schema.Literal(...AUTHENTICATION_OUTCOMES),
   outcome_details: optional(Schema.Struct({
@@ -210,9 +194,6 @@ const IntentTrace = Schema.Struct({
     Schema.Record({ key: Text(256), value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) })
   )
 }).annotations({ identifier: "IntentTrace", jsonSchema: OPEN })
-
-// ---------------------------------------------------------------------------------------------
-// Requests
 
 const requestFields = (version: Version2026) => {
   const Buyer = buyerOf(version)

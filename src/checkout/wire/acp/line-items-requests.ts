@@ -1,9 +1,7 @@
 /**
- * Requests of the checkout API in the line-items format (2026-01-30, 2026-04-17) as domain inputs.
- * What the format has and the domain does not honour is refused at its JSONPath (`WireRefusal`),
- * never dropped: split fulfillment (`fulfillment_groups`, several options), quotes, tax exemption
- * certificates, purchase orders, an authentication result nobody asked for. Fields of no
- * consequence to what the buyer gets are kept in the session's details (docs/wire-formats.md).
+ * Line-items requests as domain inputs. What the domain does not honour is refused at its JSONPath
+ * (`WireRefusal`), never dropped; fields of no consequence to what the buyer gets are kept in the
+ * session's details (docs/wire-formats.md).
  */
 import { Either } from "effect"
 import { type Address } from "../../../catalog/model/fulfillment.ts"
@@ -23,10 +21,7 @@ type WireBuyer = { readonly first_name?: string; readonly last_name?: string; re
   readonly tax_exemption?: unknown
 }
 
-/**
- * A buyer of this format: the plain buyer when it has both names (what readiness needs), and its
- * whole profile in the details. A tax exemption certificate is refused: taxes here take none.
- */
+/** The plain buyer when it has both names (what readiness needs); the whole profile in the details. */
 const buyerChange = (
   buyer: WireBuyer | undefined,
   at: string

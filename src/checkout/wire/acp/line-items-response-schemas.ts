@@ -1,8 +1,4 @@
-/**
- * Response schemas of the checkout API in the line-items format of 2026-01-30 and 2026-04-17:
- * exactly what the codec sends (`line-items-responses.ts`), nothing else, written from the official JSON
- * Schema of each version.
- */
+/** Response schemas of the line-items format: exactly what `line-items-responses.ts` sends. */
 import { Schema } from "effect"
 import { ExtensionDeclaration, PaymentHandler } from "../../../catalog/model/catalog.ts"
 import { TOTAL_TYPES_20260130 } from "../../../catalog/model/line-items.ts"

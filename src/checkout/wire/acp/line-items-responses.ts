@@ -1,7 +1,4 @@
-/**
- * Sessions in the checkout API's line-items format (2026-01-30, 2026-04-17), and the domain's
- * JSONPaths (the interface document's field names) in this format's names.
- */
+/** Sessions in the line-items format, and the domain's JSONPaths in this format's names. */
 import { type FulfillmentOption as PlainOption } from "../../../catalog/model/fulfillment.ts"
 import { type LineItem as PlainLine } from "../../../catalog/model/line-items.ts"
 import { isAtLeast } from "../../../shared/api-versions.ts"
@@ -87,11 +84,7 @@ const selectedOptions = (session: Session) => {
 
 const REJECTED_CODE = /^\$\.discounts\.codes\[(\d+)\]$/
 
-/**
- * A message in this format's words: its param renamed, and the note of a rejected discount code a
- * warning with the rejection's reason as its code, as the discount extension has it (the domain
- * keeps it as an info, the only kind the interface document has).
- */
+/** A rejected code's note is a warning with the reason as its code, as the discount extension has it. */
 const message2026 = (session: Session) => (message: PlainMessage) => {
   const renamed = message.param === undefined ? message : { ...message, param: param2026(message.param) }
   const index = message.type === "info" && message.param !== undefined
@@ -129,9 +122,8 @@ const signal = (signals: JsonObject | undefined, key: string, max: number): stri
 }
 
 /**
- * The browser channel 2026-01-30 requires in the metadata, from what the agent told of the buyer's
- * browser (risk signals, locale). What it did not tell is unknown to the merchant: any Accept
- * header, an empty address or user agent, no JavaScript (so no screen data is due).
+ * From what the agent told of the buyer's browser; what it did not tell is unknown to the merchant:
+ * any Accept header, an empty address or user agent, no JavaScript (so no screen data is due).
  */
 const browserChannel = (session: Session) => {
   const signals = session.details?.risk_signals

@@ -1,7 +1,6 @@
 /**
- * The checkout API of 2025-09-29: the interface document's format (`checkout/session/schemas.ts`), which is
- * also the shape the domain keeps the fields every version shows in, so requests are the domain's
- * inputs as decoded and a session's response is its stored projection.
+ * 2025-09-29: the interface document's format, which is the domain's (`session/schemas.ts`), so
+ * requests are the domain's inputs as decoded and a session's response is its stored projection.
  */
 import {
   CheckoutSession,
