@@ -1,13 +1,4 @@
-/**
- * Keeps the leases of this process's claimed idempotency keys alive while their requests run
- * (CONTRACT §6; `idempotency/http/middleware.ts`): one loop per process renews, every
- * `renewEveryMillis`, the lease of every claim in flight at that moment, instead of a fiber and a
- * timer per request (which cost a keyed POST more than its claim's statement). A claim made
- * between two rounds is renewed at the next one, at most `renewEveryMillis` after it was made:
- * with the interval a third of the lease, two renewals may fail before a lease runs out.
- * Most requests end long before a round comes; those still running get one statement each.
- * The loop runs only while claims are in flight, and ends with the scope it was started in.
- */
+/** Renews the leases of this process's idempotency claims while their requests run (`docs/concurrency.md`). */
 import { Clock, Duration, Effect, type Scope } from "effect"
 import type { IdempotencyScope, IdempotencyStoreService } from "./idempotency-store.ts"
 
@@ -37,8 +28,7 @@ export const startClaimRenewal = Effect.fnUntraced(function*(
       { concurrency: 16, discard: true }
     ))
   const every = Duration.millis(timing.renewEveryMillis)
-  // The loop runs only while claims do: it ends at a round that finds none, and the next claim
-  // starts it again (no timer in an idle process, nor in a test's clock jumps).
+  // One loop per process, ended by a round that finds no claim and started again by the next: no idle timer.
   let looping = false
   const loop: Effect.Effect<void> = Effect.zipRight(
     Effect.sleep(every),
@@ -50,7 +40,7 @@ export const startClaimRenewal = Effect.fnUntraced(function*(
       return Effect.zipRight(round, loop)
     })
   )
-  // Interruptible (a fork inherits the request's uninterruptible region): the scope's end stops it.
+  // Interruptible (a fork inherits the request's uninterruptible region), so the scope's end stops it.
   const start = Effect.suspend(() => {
     if (looping) return Effect.void
     looping = true

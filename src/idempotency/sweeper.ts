@@ -1,4 +1,3 @@
-/** The clean-up of expired idempotency keys, a background fiber of every process. */
 import { Clock, Duration, Effect, Layer } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { forkBatchSweep } from "../platform/batch-sweep.ts"
@@ -7,11 +6,7 @@ import { IdempotencyStore } from "./idempotency-store.ts"
 export const IDEMPOTENCY_SWEEP_INTERVAL = Duration.minutes(1)
 export const IDEMPOTENCY_SWEEP_BATCH = 500
 
-/**
- * Deletes expired keys in batches: every minute, batch after batch until a batch comes back short.
- * Safe with several processes (`FOR UPDATE SKIP LOCKED`). Expired keys are already treated as
- * absent, so this only reclaims space.
- */
+/** Deletes expired keys in batches every minute, from every process; it only reclaims space (expired is absent). */
 export const IdempotencySweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const store = yield* IdempotencyStore

@@ -1,14 +1,4 @@
-/**
- * A `RateLimiter` that keeps its buckets in this process, reading time from the Effect `Clock`
- * (so tests drive it with `TestClock`).
- *
- * Its budget is per process: with several processes each would enforce its own, so the shared
- * budget is `SqlRateLimiter`'s. The webhook receiver puts one in front of the shared one, so that
- * a flood is turned away before it reaches the database.
- *
- * Its map is bounded: buckets that have refilled completely are the same as absent ones and are
- * dropped first; past the bound, the least recently used buckets go.
- */
+/** A `RateLimiter` keeping its buckets in this process, on the Effect `Clock`: one budget per process. */
 import { Clock, Effect, Ref } from "effect"
 import { type Availability, type BucketOptions, isFull, peek, take, type TokenBucket } from "./model/token-bucket.ts"
 import { RateLimited, RateLimiter, type RateLimiterService } from "./rate-limiter.ts"
@@ -23,10 +13,7 @@ interface Entry {
 const answer = (result: Availability): Effect.Effect<void, RateLimited> =>
   result.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: result.retryAfterSeconds }))
 
-/**
- * Makes a limiter. `maxKeys` bounds the number of buckets kept: when exceeded, full buckets are
- * dropped, then the least recently used ones until the map is back at 90% of the bound.
- */
+/** Past `maxKeys` buckets, the full ones go, then the least recently used, down to 90% of the bound. */
 export const makeInProcessRateLimiter = Effect.fnUntraced(function*(
   config: { readonly maxKeys?: number } = {}
 ): Effect.fn.Return<RateLimiterService> {

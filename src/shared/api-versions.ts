@@ -1,11 +1,4 @@
-/**
- * The ACP versions this service speaks, oldest first. Each feature keeps one wire codec per
- * version in a `Record<ApiVersionName, …>`, so adding a version here makes the compiler ask every
- * API for its codec; a version is never accepted and answered in another version's format.
- *
- * 2025-12-12 and 2026-01-16 are not served (docs/protocol-versions.md §9): a request naming them
- * gets 400 `unsupported_api_version` with the versions that are.
- */
+/** The ACP versions served, oldest first: each API's `Record<ApiVersionName, …>` of wire codecs covers them all. */
 export const API_VERSION_NAMES = ["2025-09-29", "2026-01-30", "2026-04-17"] as const
 
 export type ApiVersionName = typeof API_VERSION_NAMES[number]

@@ -1,8 +1,7 @@
-/** Strict base64 decoding: the canonical encoding only, so one value has one spelling. */
 const base64Alphabet = /^[A-Za-z0-9+/]*={0,2}$/
 const base64UrlAlphabet = /^[A-Za-z0-9_-]*={0,2}$/
 
-/** Strict base64 (standard or URL-safe alphabet, padding optional) → bytes; `undefined` if not canonical. */
+/** Base64 (standard or URL-safe, padding optional) → bytes; `undefined` unless canonical: one value, one spelling. */
 export const decodeBase64Strict = (input: string): Buffer | undefined => {
   const urlSafe = !base64Alphabet.test(input)
   if (urlSafe && !base64UrlAlphabet.test(input)) return undefined

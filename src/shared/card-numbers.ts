@@ -1,15 +1,8 @@
 /**
- * Card numbers: the Luhn check, and card numbers in text that is not meant for them.
- *
- * A card number in text is what reads as one: 13 to 19 digits, as they are written (together, or
- * in groups split by single spaces or dashes), starting with a card scheme's industry digit (2–6:
- * Mastercard's 2-series, American Express, JCB, Diners, Visa, Mastercard, Discover, UnionPay,
- * Maestro), with a valid Luhn check. Epoch-millisecond timestamps (13 digits from 1) and longer
- * runs of digits are not; a numeric id of that shape passes one time in ten, and is treated as a
- * card number: the price of never keeping or showing one.
+ * What reads as a card number: 13–19 digits starting with 2–6, in groups split by single spaces or dashes,
+ * Luhn-valid. A numeric id of that shape is one too, one time in ten: the price of never showing a card.
  */
 
-/** Luhn (mod 10) check of a digit string. */
 export const luhnValid = (digits: string): boolean => {
   if (!/^[0-9]+$/.test(digits)) return false
   let sum = 0
@@ -26,22 +19,17 @@ export const luhnValid = (digits: string): boolean => {
   return sum % 10 === 0
 }
 
-/** A run of digits, with single spaces or dashes between them. */
 const DIGIT_RUN = /\d(?:[ -]?\d)*/g
 /** Thirteen digits in one run at least: text without them holds no card number (most text). */
 const LONG_ENOUGH = /\d(?:[ -]?\d){12}/
 
-/** A group of a run: digits between separators. */
 const GROUP = /\d+/g
 
 const readsAsCardNumber = (digits: string): boolean =>
   digits.length >= 13 && digits.length <= 19 && digits.charCodeAt(0) >= 50 && digits.charCodeAt(0) <= 54 &&
   luhnValid(digits)
 
-/**
- * The card numbers in one run of digits, as [start, end) offsets in the run: whole groups only
- * (a number is not split inside a group), the earliest and shortest first, none overlapping.
- */
+/** Card numbers in a run as [start, end) offsets: whole groups, earliest and shortest first, none overlapping. */
 const cardNumbersInRun = (run: string): Array<readonly [number, number]> => {
   if (run.length < 13) return []
   const groups = Array.from(run.matchAll(GROUP), (m) => [m.index, m.index + m[0].length] as const)
@@ -72,7 +60,6 @@ const cardNumbersInRun = (run: string): Array<readonly [number, number]> => {
 export const MISPLACED_CARD_NUMBER =
   "holds what reads as a card number; a card number goes only in payment_method.number"
 
-/** Whether `text` holds something that reads as a card number. */
 export const containsCardNumber = (text: string): boolean => {
   if (!LONG_ENOUGH.test(text)) return false
   for (const run of text.matchAll(DIGIT_RUN)) if (cardNumbersInRun(run[0]).length > 0) return true
@@ -85,7 +72,6 @@ const masked = (number: string): string => {
   return digits.slice(0, 6) + "*".repeat(digits.length - 10) + digits.slice(-4)
 }
 
-/** `text` with everything that reads as a card number masked (`424242******4242`). */
 export const maskCardNumbers = (text: string): string =>
   !LONG_ENOUGH.test(text) ? text : text.replace(DIGIT_RUN, (run) => {
     const numbers = cardNumbersInRun(run)

@@ -1,9 +1,4 @@
-/**
- * HMAC-SHA256 signatures of a raw body with a timestamp, checked against several secrets (rotation)
- * in constant time: the `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>`
- * signature header (order events' `Merchant-Signature`) and the primitives the request signing
- * of the checkout and delegate APIs shares (`request-signing.ts`). Pure: time is passed in.
- */
+/** HMAC-SHA256 signatures over a timestamp and a raw body, checked in constant time against every secret. Pure. */
 import { Data, Either } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 
@@ -24,7 +19,6 @@ const toBytes = (body: string | Uint8Array): Buffer =>
 export const hmacSha256 = (secret: string, prefix: string, rawBody: string | Uint8Array): Buffer =>
   createHmac("sha256", secret).update(prefix, "utf8").update(toBytes(rawBody)).digest()
 
-/** `t=<timestampSeconds>,v1=<hex HMAC-SHA256(secret, t + "." + rawBody)>` over the exact body bytes. */
 export const signPayload = (secret: string, timestampSeconds: number, rawBody: string | Uint8Array): string => {
   const t = String(Math.trunc(timestampSeconds))
   return `t=${t},v1=${hmacSha256(secret, `${t}.`, rawBody).toString("hex")}`
@@ -36,11 +30,7 @@ export interface ParsedSignatureHeader {
   readonly signatures: ReadonlyArray<string>
 }
 
-/**
- * Parses `t=…,v1=…[,v1=…]`. Spaces around parts, keys and values are ignored, as are empty parts
- * and unknown schemes (e.g. `v0=`). Malformed: a part without `=`, no or several `t`, a `t` that
- * is not decimal seconds, no `v1`, a `v1` that is not 64 hex digits.
- */
+/** Parses `t=…,v1=…[,v1=…]`, ignoring spaces, empty parts and unknown schemes (`v0=`). */
 export const parseSignatureHeader = (header: string): Either.Either<ParsedSignatureHeader, SignatureFailure> => {
   // Built only when needed: an error captures a stack trace, and most headers are well formed.
   const malformed = () => Either.left(new SignatureFailure({ reason: "malformed" }))
@@ -78,10 +68,7 @@ export const checkTimestampWindow = (
     ? new SignatureFailure({ reason: "future" })
     : undefined
 
-/**
- * Compares every candidate with every expected MAC with `timingSafeEqual` (equal-length buffers),
- * without stopping at the first match; returns the index of the first matching secret.
- */
+/** The index of the first secret whose MAC a candidate matches; compares all, never stopping early. */
 export const matchSecrets = (candidates: ReadonlyArray<Buffer>, expected: ReadonlyArray<Buffer>): number => {
   let found = -1
   for (let i = 0; i < expected.length; i++) {
@@ -104,12 +91,7 @@ export interface VerifySignatureInput {
   readonly toleranceSeconds: number
 }
 
-/**
- * Verifies a `t=…,v1=…` signature header (the order events' `Merchant-Signature`) against every
- * secret (rotation). Order of checks:
- * missing → malformed → timestamp window (stale | future; exactly ±tolerance is accepted) →
- * HMAC (mismatch).
- */
+/** Verifies a `t=…,v1=…` header (order events' `Merchant-Signature`): missing, malformed, window, then HMAC. */
 export const verifySignature = (
   input: VerifySignatureInput
 ): Either.Either<{ readonly secretIndex: number }, SignatureFailure> => {

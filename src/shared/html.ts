@@ -8,13 +8,11 @@ const replacements: Readonly<Record<string, string>> = {
   "'": "&#39;"
 }
 
-/** An absolute http(s) URL without whitespace: one a page may link or post to (escaped, as every value). */
 export const isHttpUrl = (url: string | undefined): url is string => url !== undefined && /^https?:\/\/\S+$/.test(url)
 
 /** Text safe in element content and in quoted attribute values. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => replacements[char]!)
 
-/** Markup: what `html` makes (every interpolated value escaped), or markup trusted as it is. */
 export class Html {
   constructor(readonly markup: string) {}
   toString(): string {
@@ -22,7 +20,6 @@ export class Html {
   }
 }
 
-/** What `html` takes between its literal parts: text is escaped, `Html` kept, nothing-values dropped. */
 export type HtmlValue = Html | string | number | boolean | null | undefined | ReadonlyArray<HtmlValue>
 
 const render = (value: HtmlValue): string => {
@@ -32,11 +29,7 @@ const render = (value: HtmlValue): string => {
   return escapeHtml(String(value))
 }
 
-/**
- * A template of markup whose interpolations are escaped unless they are `Html` already: escaping
- * is what happens unless a value was made as markup, so a page cannot forget it. `true`, `false`,
- * `null` and `undefined` render nothing (for `${condition && html`…`}`); arrays render each item.
- */
+/** Markup with every interpolation escaped unless `Html`; booleans and nullish render nothing, arrays each item. */
 export const html = (literals: TemplateStringsArray, ...values: ReadonlyArray<HtmlValue>): Html =>
   new Html(
     literals.reduce((out, literal, index) => out + literal + (index < values.length ? render(values[index]!) : ""), "")

@@ -1,15 +1,4 @@
-/**
- * ISO reference data used by the Delegate Payment API validation.
- *
- * - ISO 4217: active currency codes, lowercase as on the wire (`usd`). Besides the codes of the
- *   current list (including funds, precious metals and the testing codes `xts`/`xxx`, which are
- *   formally active), a few codes withdrawn recently are still accepted during their transition
- *   (`ang` → `xcg`, `bgn` → `eur`, `cuc`, `sll` → `sle`): a client that still sends them gets a
- *   normal answer instead of a hard error, and the charge later fails on the currency check if the
- *   session uses another currency.
- * - ISO 3166-1 alpha-2: the 249 officially assigned country codes, uppercase (`US`). User-assigned
- *   codes such as `XK` (Kosovo) are not ISO assignments and are not included.
- */
+/** ISO 4217 currencies (lowercase, as on the wire) and the 249 assigned ISO 3166-1 alpha-2 countries (uppercase). */
 
 const currencies = "aed afn all amd aoa ars aud awg azn bam bbd bdt bhd bif bmd bnd bob bov brl bsd btn bwp byn bzd " +
   "cad cdf che chf chw clf clp cny cop cou crc cup cve czk djf dkk dop dzd egp ern etb eur fjd fkp " +
@@ -20,7 +9,7 @@ const currencies = "aed afn all amd aoa ars aud awg azn bam bbd bdt bhd bif bmd 
   "usd usn uyi uyu uyw uzs ved ves vnd vuv wst xaf xag xau xba xbb xbc xbd xcd xcg xdr xof xpd xpf " +
   "xpt xsu xts xua xxx yer zar zmw zwg"
 
-/** Withdrawn recently but still accepted during their transition period (see the module comment). */
+/** Withdrawn but still accepted during their transition (`ang` → `xcg`, `bgn` → `eur`, `cuc`, `sll` → `sle`). */
 const transitionalCurrencies = "ang bgn cuc sll"
 
 const countries = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ " +
@@ -51,17 +40,13 @@ const countries = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ " +
 
 const words = (s: string): ReadonlyArray<string> => s.split(/\s+/).filter((w) => w.length > 0)
 
-/** ISO 4217 currency codes accepted on the wire, lowercase. */
 export const ISO_4217_CURRENCIES: ReadonlySet<string> = new Set([
   ...words(currencies),
   ...words(transitionalCurrencies)
 ])
 
-/** ISO 3166-1 alpha-2 country codes, uppercase. */
 export const ISO_3166_COUNTRIES: ReadonlySet<string> = new Set(words(countries))
 
-/** Whether `code` is a known ISO 4217 code in the wire form (lowercase, e.g. `usd`). */
 export const isCurrency = (code: string): boolean => ISO_4217_CURRENCIES.has(code)
 
-/** Whether `code` is an assigned ISO 3166-1 alpha-2 code (uppercase, e.g. `US`). */
 export const isCountry = (code: string): boolean => ISO_3166_COUNTRIES.has(code)

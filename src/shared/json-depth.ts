@@ -1,16 +1,7 @@
-/**
- * The nesting bound on every JSON request body. Parsing is iterative, but most code that walks a
- * parsed value afterwards is recursive (`JSON.stringify` when a body is stored, schema decoding,
- * `structuredClone`, canonical JSON for fingerprints): a value nested a few thousand levels deep
- * overflows the stack there. Every body is checked right after parsing, so the code after it only
- * ever sees values at most `MAX_JSON_DEPTH` levels deep, far inside every stack.
- */
+/** The nesting bound on request bodies, checked after parsing: later code recurses (stringify, decode, fingerprint). */
 import { toJsonPath } from "./schema-helpers.ts"
 
-/**
- * How many arrays and objects may enclose one another in a request body: `{}` and `[]` are at
- * depth 1, `{"a": [1]}` at depth 2. No version of any schema this service reads comes near it.
- */
+/** Arrays and objects nested in one another: `{}` and `[]` are at depth 1, `{"a": [1]}` at depth 2. */
 export const MAX_JSON_DEPTH = 64
 
 export const TOO_DEEP_MESSAGE = `JSON must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`
@@ -28,11 +19,7 @@ const pathOf = (container: Container): string => {
   return toJsonPath(path)
 }
 
-/**
- * The JSONPath of the first array or object (in document order) nested deeper than `limit`
- * levels in a parsed JSON value, or undefined when there is none. Walks with its own stack, never
- * below `limit + 1` levels, so it cannot overflow however deep the value is.
- */
+/** The JSONPath of the first container nested deeper than `limit`, if any; iterative, so no depth overflows it. */
 export const jsonDepthProblem = (json: unknown, limit: number = MAX_JSON_DEPTH): string | undefined => {
   if (typeof json !== "object" || json === null) return undefined
   const stack: Array<Container> = [{ value: json, key: undefined, parent: undefined, depth: 1 }]

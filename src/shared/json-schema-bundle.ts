@@ -1,9 +1,4 @@
-/**
- * A JSON Schema with every `$ref` to its own `$defs` replaced by the definition itself, and no
- * `$defs`, `$schema` or `$id` left: self-contained, for consumers that resolve no references (MCP
- * clients, which the ACP MCP binding says must get bundled tool schemas). The schemas bundled here
- * are not recursive; a recursive one is a programming error and throws.
- */
+/** A JSON Schema with its `$defs` inlined, for MCP clients, which must get bundled tool schemas; recursion throws. */
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 
 const DROPPED = new Set(["$defs", "$schema", "$id"])

@@ -1,4 +1,3 @@
-/** The text of a parsed JSON value, walked to find the first string that fails a check. */
 import { containsCardNumber } from "./card-numbers.ts"
 import { toJsonPath } from "./schema-helpers.ts"
 
@@ -14,11 +13,7 @@ const pathOf = (visit: Visit | undefined, last?: PropertyKey): string => {
   return toJsonPath(path)
 }
 
-/**
- * The JSONPath of the first string of `json` (a value or an object key) for which `matches` holds,
- * or of the first number for which `options.number` does, or undefined. Walks with its own stack
- * and builds a path only for what it reports: nesting depth is bounded only by the body size.
- */
+/** The JSONPath of the first string (value or key) `matches` accepts, or number `options.number` does; iterative. */
 export const firstTextPath = (
   json: unknown,
   matches: (text: string) => boolean,
@@ -46,10 +41,6 @@ export const firstTextPath = (
   return undefined
 }
 
-/**
- * The JSONPath of the first value or key of `json` that holds what reads as a card number
- * (numbers included), or undefined: for requests whose every field but the card's own is kept or
- * shown in clear (the caller leaves the card's own field out).
- */
+/** The JSONPath of the first value or key holding what reads as a card number (numbers included), if any. */
 export const cardNumberPath = (json: unknown): string | undefined =>
   firstTextPath(json, containsCardNumber, { number: (value) => containsCardNumber(String(value)) })

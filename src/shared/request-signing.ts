@@ -1,8 +1,4 @@
-/**
- * Request signing of the checkout and delegate APIs (CONTRACT §3): `Signature` = base64url
- * HMAC-SHA256(secret, timestamp + "." + raw body), `Timestamp` = Unix seconds or RFC 3339, within
- * ±300 s. Pure: time is passed in.
- */
+/** Request signing of the checkout and delegate APIs (CONTRACT §3): `Signature` over `Timestamp` and body, ±300 s. */
 import { Either } from "effect"
 import { checkTimestampWindow, hmacSha256, matchSecrets, SignatureFailure } from "./hmac-signature.ts"
 
@@ -12,7 +8,6 @@ export const signRequest = (secret: string, timestamp: string, rawBody: string |
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
 
-/** `Timestamp` header → Unix seconds: decimal seconds or an RFC 3339 date-time; else undefined. */
 export const parseRequestTimestamp = (value: string): number | undefined => {
   const v = value.trim()
   if (/^\d{1,15}$/.test(v)) return Number(v)
@@ -27,15 +22,10 @@ export interface VerifyRequestSignatureInput {
   readonly rawBody: string | Uint8Array
   readonly secrets: ReadonlyArray<string>
   readonly nowSeconds: number
-  /** 300 unless told. */
   readonly toleranceSeconds?: number
 }
 
-/**
- * Verifies `Signature`/`Timestamp`. The signature may be base64url (as we sign) or standard base64,
- * padded or not; it must decode to 32 bytes. Failures: missing (either header absent) | malformed
- * | stale | future | mismatch.
- */
+/** Verifies `Signature`/`Timestamp`; a signature is base64url or base64, padded or not, of 32 bytes. */
 export const verifyRequestSignature = (
   input: VerifyRequestSignatureInput
 ): Either.Either<{ readonly secretIndex: number }, SignatureFailure> => {

@@ -1,10 +1,4 @@
-/**
- * The first problem of a schema decode failure, as every API reports it: where (the decode path,
- * rendered as a JSONPath), whether the field was missing or invalid, and what was expected. The
- * expectation comes from the schema alone (message annotations, identifiers, AST kinds); the
- * input value is never read into it, so card numbers, tokens and the like never travel back in an
- * error. Each API renders this in its own error object.
- */
+/** The first problem of a decode failure, described from the schema alone: no input value travels back in an error. */
 import { ParseResult, SchemaAST as AST } from "effect"
 import { toJsonPath } from "./schema-helpers.ts"
 
@@ -12,12 +6,8 @@ export interface SchemaFailure {
   readonly kind: "missing" | "invalid"
   /** The decode path of the offending field (its JSONPath is the error's `param`). */
   readonly path: ReadonlyArray<PropertyKey>
-  /**
-   * The field `expectation` speaks of: `path`, except for a union of object shapes none of whose
-   * required keys is present, where it is the union and `path` the first key it needs.
-   */
+  /** The field `expectation` speaks of: `path`, or the union when none of its shapes' required keys is present. */
   readonly subject: ReadonlyArray<PropertyKey>
-  /** English phrase: what the field must be, e.g. "must be 12 to 19 digits" or "is required". */
   readonly expectation: string
 }
 
@@ -37,7 +27,6 @@ const annotatedMessage = (ast: AST.AST, issue: ParseResult.ParseIssue): string |
   return undefined
 }
 
-/** Schema identifiers in words (`Schema.Int` is identified as "Int"). */
 const identifierWords: Record<string, string> = { Int: "integer" }
 
 const article = (identifier: string) => {
@@ -83,12 +72,7 @@ export const describeExpected = (ast: AST.AST): string => {
   }
 }
 
-/**
- * What a refinement that failed its predicate expects: its identifier (`Schema.Int`: "an integer"),
- * else its description (the library's filters describe themselves: "a string at most 64
- * character(s) long", "a positive number"), else what it refines. A value of the right type that
- * breaks the rule is not told it "must be a string".
- */
+/** A refinement's expectation: its identifier, else its description, else what it refines. */
 const describeRefinement = (ast: AST.Refinement): string => {
   const id = AST.getIdentifierAnnotation(ast)
   if (id._tag === "Some") return `must be ${article(id.value)}`
@@ -119,18 +103,12 @@ const failure = (
 const requiredKeys = (shape: AST.TypeLiteral): ReadonlyArray<PropertyKey> =>
   shape.propertySignatures.filter((property) => !property.isOptional).map((property) => property.name)
 
-/** The members of a union when each is an object shape with required keys, else undefined. */
 const objectShapesOf = (ast: AST.AST): ReadonlyArray<AST.TypeLiteral> | undefined =>
   AST.isUnion(ast) && ast.types.every((member) => AST.isTypeLiteral(member) && requiredKeys(member).length > 0)
     ? (ast.types as ReadonlyArray<AST.TypeLiteral>)
     : undefined
 
-/**
- * A union of object shapes (e.g. the two forms of `payment_data`): the required keys the value has
- * choose the shape the client meant (the first shape with any of them), so the failure names a
- * field of that shape; with none of them, the first key of the first shape is missing. Only the
- * value's keys are looked at, never its values.
- */
+/** Of a union of object shapes, the one the value's required keys point to (its keys are read, never its values). */
 const chooseShape = (
   issue: ParseResult.Composite,
   shapes: ReadonlyArray<AST.TypeLiteral>,

@@ -1,7 +1,4 @@
-/**
- * Small building blocks shared by every wire schema: exact optional fields, bounded strings,
- * integer money and the JSONPath rendering of decode failures.
- */
+/** Building blocks of the wire schemas: exact optional fields, bounded strings, integer money, JSONPath. */
 import { Schema } from "effect"
 import { maskCardNumbers } from "./card-numbers.ts"
 
@@ -15,41 +12,31 @@ export const BoundedString = (max: number, description?: string) =>
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
   ).annotations(description ? { description } : {})
 
-/**
- * Largest amount we accept or produce anywhere (10^15 minor units). Catalog prices are at most
- * 10^8, quantities 10^4 and carts 100 lines, so every session total stays below it and every
- * sum stays exact in a JS number.
- */
+/** The largest amount accepted or produced (minor units); the catalog's bounds keep every session total below it. */
 export const MAX_AMOUNT = 1_000_000_000_000_000
 
-/** A non-negative integer amount of money in minor units. */
 export const Amount = Schema.Int.pipe(
   Schema.nonNegative({ message: () => "must be a non-negative integer amount in minor units" }),
   Schema.lessThanOrEqualTo(MAX_AMOUNT, { message: () => `must be at most ${MAX_AMOUNT}` })
 ).annotations({ identifier: "Amount", description: "Integer amount in minor units of the currency" })
 
-/** A positive integer amount of money in minor units (refunds, fixed discounts). */
 export const PositiveAmount = Schema.Int.pipe(
   Schema.greaterThanOrEqualTo(1, { message: () => "must be a positive integer amount in minor units" }),
   Schema.lessThanOrEqualTo(MAX_AMOUNT, { message: () => `must be at most ${MAX_AMOUNT}` })
 ).annotations({ identifier: "PositiveAmount", description: "Positive integer amount in minor units of the currency" })
 
-/** An amount that may be negative (discount totals are reported as positive amounts; this is for deltas). */
 export const SignedAmount = Schema.Int.annotations({ identifier: "SignedAmount" })
 
-/** Lowercase ISO 4217 currency code. */
 export const CurrencyCode = Schema.String.pipe(
   Schema.pattern(/^[a-z]{3}$/, { message: () => "must be a lowercase ISO 4217 currency code" })
 ).annotations({ identifier: "CurrencyCode", examples: ["usd"] })
 
-/** RFC 3339 timestamp as produced by `Date.prototype.toISOString`. */
 export const Timestamp = Schema.String.annotations({
   identifier: "Timestamp",
   description: "RFC 3339 timestamp (UTC)",
   examples: ["2026-01-30T12:00:00.000Z"]
 })
 
-/** A JSONPath such as `$.items[0].quantity`. */
 export const JsonPath = Schema.String.annotations({
   identifier: "JsonPath",
   description: "JSONPath of the field concerned, e.g. $.items[0].quantity"
@@ -57,11 +44,7 @@ export const JsonPath = Schema.String.annotations({
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-/**
- * Renders a decode path as JSONPath: `["items", 0, "quantity"]` → `$.items[0].quantity`. An
- * object key is the client's text: one that holds a card number shows it masked, as an error's
- * `param` and message may go anywhere.
- */
+/** A decode path as JSONPath (`$.items[0].quantity`); a key holding a card number is masked, as errors go anywhere. */
 export const toJsonPath = (path: ReadonlyArray<PropertyKey>, root = "$"): string =>
   root +
   path

@@ -1,17 +1,4 @@
-/**
- * `IdempotencyStore` over an `@effect/sql` client speaking PostgreSQL (table `idempotency_keys`,
- * migration 0002).
- *
- * The claim is one statement, `INSERT … ON CONFLICT (primary key) DO UPDATE … WHERE <free>
- * RETURNING claim_id`: PostgreSQL serializes it on the primary key, so of any number of concurrent
- * claims on any number of connections and processes exactly one inserts (or takes over an expired
- * record or a dead in-flight claim) and the others see its row. When the statement changed no row,
- * the live record is read back; if it vanished in between (released or cleaned up) the claim is
- * simply tried again.
- *
- * Completing, releasing and renewing are conditional on `claim_id` and `state = 'in_flight'`, so a
- * presumed-dead owner that wakes up after a take-over changes nothing.
- */
+/** `IdempotencyStore` over PostgreSQL (`idempotency_keys`); the claim is one statement (`docs/concurrency.md`). */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { isClaimLost, storeAnswerCall } from "../../db/functions/idempotency-store-answer.ts"
@@ -84,7 +71,6 @@ export const make: Effect.Effect<IdempotencyStoreService, never, SqlClient.SqlCl
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => recordFromRow(scope, row)))
     )
 
-  /** One attempt; none when the conflicting row vanished before it could be read. */
   const claimOnce = Effect.fnUntraced(function*(
     scope: IdempotencyScope,
     request: ClaimRequest
@@ -131,8 +117,7 @@ export const make: Effect.Effect<IdempotencyStoreService, never, SqlClient.SqlCl
         AND idempotency_key = ${scope.key} AND claim_id = ${claimId} AND state = 'in_flight'
       RETURNING claim_id`).pipe(Effect.map((rows) => rows.length === 1))
 
-  // The statement the stores that write an answer with their own statement call too
-  // (`idempotency_store_answer`); here a lost claim is an answer of false.
+  // `idempotency_store_answer`, as the writes storing their answer call it; a lost claim answers false here.
   const complete: IdempotencyStoreService["complete"] = (scope, claimId, response, expiresAt) =>
     sql`SELECT ${storeAnswerCall(sql, { target: { scope, claimId }, response, expiresAt })}`.pipe(
       Effect.as(true),

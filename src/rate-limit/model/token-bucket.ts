@@ -1,16 +1,4 @@
-/**
- * The token bucket: the rate-limit rule (CONTRACT §1, §7, §9). Pure functions of (bucket, options,
- * now); the limiters (`rate-limit/in-process-rate-limiter.ts`, `sql-rate-limiter.ts`) keep buckets
- * and ask these functions what to answer.
- *
- * The SQL limiter cannot ask in the middle of its one statement, so the database function
- * `rate_limit_take_up_to` performs the same arithmetic on the same parameters (`bucketCapacity`,
- * `refillPerMs`): refill as `tokens + elapsed ms × per ms`, capped at the capacity; when
- * `tokens + EPSILON ≥ 1`, take `min(count, floor(tokens + EPSILON))` tokens; a denied take
- * writes nothing. With the same operations in
- * the same order, both give the same doubles, and a property test runs them side by side on
- * random sequences (test/rate-limit/rate-limit-take.test.ts).
- */
+/** The token bucket (CONTRACT §1, §7, §9); `rate_limit_take_up_to` does the same operations in the same order. */
 
 /** State of one bucket: tokens left (fractional while refilling) as of `updatedAt` (Unix ms). */
 export interface TokenBucket {
@@ -19,9 +7,7 @@ export interface TokenBucket {
 }
 
 export interface BucketOptions {
-  /** Burst size: the most requests allowed at once; at least 1. */
   readonly capacity: number
-  /** Sustained rate: tokens added per second; must be positive. */
   readonly refillPerSecond: number
 }
 
@@ -32,7 +18,6 @@ export interface Availability {
 }
 
 export interface TakeResult extends Availability {
-  /** The bucket after the take; a denied take leaves it as it was. */
   readonly state: TokenBucket
 }
 
@@ -42,10 +27,8 @@ export const MAX_RETRY_AFTER_SECONDS = 86_400
 /** Absorbs floating-point drift of fractional refill rates (e.g. 20 s × 1/30 per second). */
 export const EPSILON = 1e-9
 
-/** The capacity in effect: at least one token. */
 export const bucketCapacity = (options: BucketOptions): number => Math.max(1, options.capacity)
 
-/** Tokens added per millisecond (0 for a non-positive rate). */
 export const refillPerMs = (options: BucketOptions): number => Math.max(0, options.refillPerSecond) / 1000
 
 /** The bucket refilled up to `now` (a clock going backwards adds nothing). An absent bucket is a full one. */
@@ -59,10 +42,6 @@ export const refill = (state: TokenBucket | undefined, options: BucketOptions, n
   }
 }
 
-/**
- * Whether a bucket holding `tokens` (already refilled to now) has one to give, and else the whole
- * seconds until it will (at least 1), for `Retry-After`.
- */
 export const availability = (tokens: number, options: BucketOptions): Availability => {
   if (tokens + EPSILON >= 1) return { allowed: true, retryAfterSeconds: 0 }
   const rate = options.refillPerSecond
@@ -70,20 +49,14 @@ export const availability = (tokens: number, options: BucketOptions): Availabili
   return { allowed: false, retryAfterSeconds: Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, wait)) }
 }
 
-/** Whether the bucket has a token at `now`, without taking it. */
 export const peek = (state: TokenBucket | undefined, options: BucketOptions, now: number): Availability =>
   availability(refill(state, options, now).tokens, options)
 
-/** What a take of several tokens answers: as `take`, with how many it took. */
 export interface TakeUpToResult extends TakeResult {
-  /** 0 when denied; else between 1 and the count asked. */
   readonly taken: number
 }
 
-/**
- * Takes up to `count` (at least 1) whole tokens, as many as there are, if there is one. An
- * absent bucket is a full one. With a count of 1 this is `take`.
- */
+/** Takes up to `count` whole tokens, as many as there are, if there is one. An absent bucket is a full one. */
 export const takeUpTo = (
   state: TokenBucket | undefined,
   options: BucketOptions,
@@ -102,7 +75,6 @@ export const takeUpTo = (
   }
 }
 
-/** Takes one token if there is one. An absent bucket is a full one. */
 export const take = (state: TokenBucket | undefined, options: BucketOptions, now: number): TakeResult =>
   takeUpTo(state, options, now, 1)
 

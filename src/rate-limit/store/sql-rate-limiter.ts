@@ -1,27 +1,6 @@
 /**
- * `RateLimiter` over PostgreSQL (table `rate_limit_buckets`, migration 0012): the token bucket of
- * `token-bucket.ts`, one row per key, shared by every process on the database (CONTRACT §1: a
- * budget "per API key" is one budget however many processes serve it). One statement per check
- * that asks the database: `rate_limit_take_up_to` (`src/db/functions/rate-limit-take.ts`)
- * creates, locks, refills and takes in the database, with the capacity and rate the bucket rule
- * derives from the options (`bucketCapacity`, `refillPerMs`); whether that was allowed, and the
- * Retry-After, are decided here from the tokens it saw (`availability`).
- *
- * Leases: a bucket of at least `LEASE_PER_CAPACITY` × 2 tokens gives a process up to one token in
- * `LEASE_PER_CAPACITY` of its capacity at once (at most `MAX_LEASE`), as `takeUpTo` takes them;
- * the process spends the ones past the first on the key's next requests without a statement,
- * for at most `LEASE_MS`, and drops what is left then; one lease per key is taken at a time
- * (requests missing it meanwhile wait for it, see `leasing`). Every request let through took a token
- * from the shared bucket, so the budget is never exceeded, however many processes share it; a
- * process can hold back at most that share of the burst, for at most that long. Small budgets
- * (the discount-code guard, the defaults of a few per second) get no lease: exact, as before.
- *
- * Time is the process's `Clock`, passed as a parameter, as everywhere in the stores. When the
- * database cannot answer, the request is let through (logged): a rate limit protects, it does not
- * decide, and the request's own storage work answers 503 the same way.
- *
- * A bucket that has refilled completely is the same as an absent one: a sweep deletes those rows
- * every minute (`FOR UPDATE SKIP LOCKED`, safe with several processes).
+ * `RateLimiter` over PostgreSQL: one budget per key for all processes (`docs/decisions.md`, "Rate limits").
+ * When the database cannot answer, the request is let through: a rate limit protects, it does not decide.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Deferred, Effect, Exit, FiberId, Layer } from "effect"
@@ -39,11 +18,8 @@ import { RateLimited, RateLimiter } from "../rate-limiter.ts"
 export const RATE_LIMIT_SWEEP_BATCH = 500
 /** A lease is at most one token in this many of the bucket's capacity. */
 export const LEASE_PER_CAPACITY = 50
-/** The most tokens one lease takes. */
 export const MAX_LEASE = 16
-/** How long a process may spend a lease's tokens. */
 export const LEASE_MS = 1_000
-/** Keys with a lease kept; past this, expired leases are dropped. */
 const MAX_LEASED_KEYS = 1_000
 
 /** How many tokens one statement takes for a bucket with these options (1: no lease). */
@@ -65,10 +41,7 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const leases = new Map<string, Lease>()
 
-  /**
-   * Tokens the bucket of `key` holds now, before taking up to `count` (0: only looks), at `now`;
-   * one statement. Exposed for the test that holds it to `takeUpTo`.
-   */
+  /** Tokens the bucket held before taking up to `count` (0: only looks); exposed for the test against `takeUpTo`. */
   const tokensOf = (key: string, options: BucketOptions, count: number, now: number) =>
     Effect.map(
       sql<{ readonly tokens: number | string }>`
@@ -78,7 +51,6 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
       (rows) => Number(rows[0]!.tokens)
     )
 
-  /** A token of this process's lease on `key` at `now`, if it holds one (then spent when `spend`). */
   const fromLease = (key: string, now: number, spend: boolean): boolean => {
     const lease = leases.get(key)
     if (lease === undefined) return false
@@ -90,7 +62,6 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
     return true
   }
 
-  /** Keeps the tokens taken past the one spent now, for `LEASE_MS` (the key had none left). */
   const keepLease = (key: string, extra: number, now: number) => {
     if (extra <= 0) return
     if (leases.size >= MAX_LEASED_KEYS) {
@@ -100,10 +71,6 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
     leases.set(key, { tokens: extra, until: now + LEASE_MS })
   }
 
-  /**
-   * What the statement for `count` tokens of `key` at `now` allowed; `unanswered` when the
-   * database could not say (the request is let through).
-   */
   const ask = (key: string, options: BucketOptions, count: number, now: number) =>
     tokensOf(key, options, count, now).pipe(
       Effect.map((tokens): Answer => {
@@ -125,12 +92,7 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
   const decide = (answer: Answer): Effect.Effect<void, RateLimited> =>
     answer.allowed ? Effect.void : Effect.fail(new RateLimited({ retryAfterSeconds: answer.retryAfterSeconds }))
 
-  /**
-   * Leases being taken, by key: one statement per key and process at a time. A request missing
-   * the lease meanwhile waits for that statement, then: refused as it was (the bucket had no
-   * token for it then), let through as it was when the database could not answer, else a token
-   * of the lease, or the next lease (taken or waited for) when this one is spent.
-   */
+  /** Leases being taken: one statement per key at a time, awaited by the requests that miss the lease meanwhile. */
   const leasing = new Map<string, Deferred.Deferred<Answer>>()
 
   const check = (key: string, options: BucketOptions, takeToken: boolean): Effect.Effect<void, RateLimited> =>
@@ -179,7 +141,6 @@ export const makeSqlRateLimiter = Effect.gen(function*() {
   return { limiter, sweepOnce, deleteFullBuckets, tokensOf }
 })
 
-/** The shared limiter, with its sweep of full buckets every minute. Needs a migrated database. */
 export const SqlRateLimiter = Layer.scoped(
   RateLimiter,
   Effect.gen(function*() {
