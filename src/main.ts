@@ -1,7 +1,4 @@
-/**
- * Entry point: reads the configuration, opens the database, serves HTTP until SIGINT/SIGTERM
- * (then stops accepting, lets in-flight requests finish and closes the database).
- */
+/** Entry point: loads the configuration, then serves (or supervises `WORKERS`) until SIGINT/SIGTERM. */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ConfigError, Effect, Layer, Logger } from "effect"
 import { ServerLive } from "./app/server.ts"

@@ -1,9 +1,4 @@
-/**
- * The HTTP API definition: routes, request and response schemas, and every error each route can
- * answer with its status. Handlers live beside it (`*-handlers.ts`). `Api` is what the server
- * serves; `apiFor(version)` is the same API as one ACP version sees it on the wire, from which that
- * version's OpenAPI document is generated (`openapi-documents.ts`).
- */
+/** The HTTP API: `Api` is what the server serves, `apiFor(version)` what one ACP version sees (its OpenAPI). */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -48,7 +43,6 @@ export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
   .annotate(OpenApi.Description, "Health, readiness and discovery")
 {}
 
-/** The service's groups, with the checkout and delegate groups given. */
 const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate extends HttpApiGroup.HttpApiGroup.Any>(
   checkout: Checkout,
   delegate: Delegate
@@ -68,7 +62,6 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(ConsoleGroup)
   )
 
-/** The API the server serves, to requests of every accepted version. */
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}
 
 /** The groups whose idempotency rules follow the version (the OpenAPI tags of their operations). */
@@ -90,10 +83,6 @@ const withoutAuthentication = (spec: Record<string, any>): Record<string, any> =
   }
 }
 
-/**
- * The API as requests with `API-Version: version` see it: that version's checkout and delegate
- * groups, the headers that version requires, and the response headers middleware adds.
- */
 export const apiFor = (version: ApiVersionName) => {
   const checkout = checkoutGroupFor(version)
   const delegate = delegateGroupFor(version)

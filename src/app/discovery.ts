@@ -1,9 +1,4 @@
-/**
- * The public discovery document `GET /.well-known/acp.json` (the ACP discovery RFC; the official
- * `DiscoveryResponse` of the 2026-04-17 schema): which versions this seller speaks, where its REST
- * API is, and what it offers. Every object is closed (`additionalProperties: false` in the official
- * schema): the document carries no merchant id, handler or key, because anyone may read it.
- */
+/** `GET /.well-known/acp.json` (official `DiscoveryResponse`): closed objects, nothing private: anyone may read it. */
 import { Schema } from "effect"
 import type { CatalogSnapshot } from "../catalog/model/catalog.ts"
 import { merchantExtensions } from "../checkout/session/reducer.ts"
@@ -51,13 +46,7 @@ export const DiscoveryResponse = Schema.Struct({
 }).annotations({ identifier: "DiscoveryResponse" })
 export type DiscoveryResponse = typeof DiscoveryResponse.Type
 
-/**
- * The ACP services each role serves. `orders` is the post-purchase order lifecycle: the order a
- * completed session returns, its order events and the `/orders` routes, all served by the checkout
- * role. The webhook roles serve no seller API of their own (the receiver is the agent platform's);
- * the discovery enum has no value for the Delegate Authentication API (an authentication
- * provider's, not the seller's).
- */
+/** Webhook roles serve no seller API; the enum has no value for Delegate Authentication (a provider's API). */
 const SERVICES_OF_ROLE: Record<Role, ReadonlyArray<DiscoveryService>> = {
   checkout: ["checkout", "orders"],
   delegate: ["delegate_payment"],
@@ -68,7 +57,6 @@ const SERVICES_OF_ROLE: Record<Role, ReadonlyArray<DiscoveryService>> = {
   webhook_sender: []
 }
 
-/** The services the enabled roles serve, in the order of the official enum. */
 export const servicesOf = (roles: ReadonlySet<Role>): ReadonlyArray<DiscoveryService> => {
   const served = new Set([...roles].flatMap((role) => SERVICES_OF_ROLE[role]))
   return DiscoveryService.literals.filter((service) => served.has(service))
@@ -84,10 +72,7 @@ const isInterventionType = Schema.is(InterventionType)
 /** We answer in English only (`Content-Language: en` on every response). */
 const LOCALES = ["en"]
 
-/**
- * The extensions a session declares before an agent narrows them (`merchantExtensions`), as much
- * as discovery shows of them: no `extends`.
- */
+/** The extensions a session declares before an agent narrows them, without `extends`. */
 const extensionsOf = (catalog: CatalogSnapshot) =>
   merchantExtensions(catalog).map(({ name, schema, spec }) => ({
     name,
@@ -95,10 +80,7 @@ const extensionsOf = (catalog: CatalogSnapshot) =>
     ...(schema === undefined ? {} : { schema })
   }))
 
-/**
- * The document for a configuration and catalog. Intervention types are the catalog's
- * `interventions.supported`, those outside the official enum left out rather than advertised.
- */
+/** Intervention types outside the official enum are left out rather than advertised. */
 export const discoveryDocument = (config: AppConfigShape, catalog: CatalogSnapshot): DiscoveryResponse => {
   const versions = [...config.apiVersions].sort()
   // Never empty: API_VERSIONS refuses an empty list.

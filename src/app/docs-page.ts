@@ -1,17 +1,8 @@
-/**
- * The Swagger UI page of `/docs`, with a selector of the OpenAPI documents (one per accepted ACP
- * version). It is the page @effect/platform's `HttpApiSwagger` renders, Swagger UI inlined so it
- * needs nothing but this server, with Swagger UI's own `urls` selector instead of one embedded
- * document; `HttpApiSwagger` takes a single API, so the page is rendered here.
- */
+/** `/docs`: `HttpApiSwagger`'s page with a selector of the documents, rendered here as it takes a single API. */
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 
-/**
- * The Swagger UI bundle (with its standalone preset, which draws the selector) and stylesheet that
- * `HttpApiSwagger` inlines. The package exports no path to them, so they are read from beside its
- * module; the version of @effect/platform is pinned, and the start fails here if they move.
- */
+/** The assets `HttpApiSwagger` inlines, read beside its module (no exported path); the start fails if they move. */
 const swaggerAssets = (): { readonly javascript: string; readonly css: string } => {
   const require = createRequire(import.meta.url)
   const file = join(dirname(require.resolve("@effect/platform/HttpApiSwagger")), "internal", "httpApiSwagger.js")
@@ -32,16 +23,12 @@ const escapeJson = (value: unknown) =>
   )
 
 export interface DocumentLink {
-  /** Shown in the selector. */
   readonly name: string
   /** Relative to the page, so the page also works behind a path prefix. */
   readonly url: string
 }
 
-/**
- * The page, the first document selected. `validatorUrl: null`: the standalone layout would
- * otherwise send each document to an online validator.
- */
+/** `validatorUrl: null`: the standalone layout would otherwise send each document to an online validator. */
 export const docsPage = (title: string, documents: ReadonlyArray<DocumentLink>): string => {
   const { css, javascript } = swaggerAssets()
   const list = documents.map(({ name, url }) => `<li><a href="${escapeText(url)}">${escapeText(name)}</a></li>`)

@@ -1,8 +1,4 @@
-/**
- * The whole HTTP application as one `HttpApp`: the API routes, the OpenAPI documents and Swagger UI
- * (`openapi-documents.ts`), and the request middleware. `main.ts` serves it on a port; tests call it
- * directly with a request, on the test's own Clock.
- */
+/** The whole HTTP application as one `HttpApp`: routes, documentation, middleware; tests call it directly. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -67,10 +63,8 @@ const RoutesLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(ApiLive))
 
 /**
- * Paths match exactly as the interface document writes them: the router's defaults would also take
- * `/CHECKOUT_SESSIONS`, a trailing slash and doubled slashes as the same route, so one request
- * would have several spellings, each its own idempotency scope (CONTRACT §6: scoped to the path).
- * Percent-encoding is still decoded; the idempotency scope makes it canonical (`canonicalPath`).
+ * Paths match exactly as written: otherwise one request would have several spellings, each its own
+ * idempotency scope (CONTRACT §6). Percent-encoding is decoded; that scope canonicalizes it (`canonicalPath`).
  */
 const strictRouting = {
   caseSensitive: true,
@@ -79,12 +73,7 @@ const strictRouting = {
   maxParamLength: MAX_PARAM_LENGTH
 }
 
-/**
- * Idempotency sits inside `requestMiddleware`: Request-Id, the access log and the 404/405/500
- * mapping stay per request (a replay gets its own Request-Id), while every POST route of a group
- * declared `Idempotent`, present and future, is covered without doing anything else
- * (`src/idempotency/http/middleware.ts`). Needs `IdempotencyStore`.
- */
+/** Idempotency inside `requestMiddleware`, so a replay still gets its own Request-Id and access log line. */
 const httpAppWithMiddleware = Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig(strictRouting))
   const idempotency = yield* makeIdempotencyMiddleware(Api)

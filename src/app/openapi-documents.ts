@@ -1,10 +1,6 @@
 /**
- * The API's documentation routes: one OpenAPI document per accepted ACP version at
- * `/openapi/<version>.json` (`apiFor(version)`: what a request of that version sends and gets),
- * `/openapi.json` the newest accepted one, and Swagger UI at `/docs` with a selector of them. A
- * version that is not accepted (`API_VERSIONS`) has no document: its path is not found.
- * The documents are generated once, at start; the page on its first request, because Swagger UI's
- * bundle is megabytes of text a server that nobody asks for its docs should not hold.
+ * An OpenAPI document per accepted version at `/openapi/<version>.json`, the newest also at `/openapi.json`,
+ * and Swagger UI at `/docs`, made on its first request: a server nobody asks for docs need not hold it.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -18,7 +14,6 @@ import { docsPage } from "./docs-page.ts"
 
 export const openApiPath = (version: ApiVersionName) => `/openapi/${version}.json` as const
 
-/** Newest first: the newest is `/openapi.json` and the one `/docs` opens with. */
 const newestFirst = (versions: ReadonlyArray<ApiVersionName>) => [...versions].sort().reverse()
 
 /** The routes served here, for the request middleware's 404/405 answers. */
@@ -36,7 +31,6 @@ export const DocumentationRoutesLive = HttpApiBuilder.Router.use(Effect.fnUntrac
     HttpServerResponse.html(
       docsPage(
         "Agentic Checkout Service Documentation",
-        // Relative to `/docs`, so the page keeps working behind a path prefix.
         versions.map((version) => ({ name: `ACP ${version}`, url: openApiPath(version).slice(1) }))
       )
     )

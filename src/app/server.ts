@@ -1,7 +1,4 @@
-/**
- * The service assembled from its layers: configuration, database, storage, catalog, payment,
- * the HTTP application, and background work. `main.ts` runs it; tests build parts of it.
- */
+/** The service assembled from its layers; `main.ts` runs it, tests build parts of it. */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Etag from "@effect/platform/Etag"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -57,16 +54,9 @@ export const DatabaseFromConfig = Layer.unwrapEffect(
     ))
 )
 
-/** Sessions expired per sweep transaction. */
 export const EXPIRY_BATCH = 50
 
-/**
- * Expires idle sessions and releases their stock, and settles payments their requests left
- * pending (`expireDue`; safe with several processes). A sweep expires batches of `EXPIRY_BATCH`
- * sessions, one transaction each, until a batch is not full, then waits 5 seconds: small batches,
- * because a batch holds the stock rows of its sessions' products locked until it commits and
- * creates of those products wait for it.
- */
+/** Expires idle sessions and settles payments left pending, in small batches: a batch locks its products' stock. */
 export const ExpirySweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const checkout = yield* CheckoutService
@@ -80,10 +70,6 @@ export const ExpirySweeper = Layer.scopedDiscard(
   })
 )
 
-/**
- * The HTTP application and the checkout service; needs storage (the rate limiter included),
- * catalog, payments and config.
- */
 export const ApplicationServices = HttpAppLive.pipe(
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
@@ -93,19 +79,14 @@ export const ApplicationServices = HttpAppLive.pipe(
   Layer.provide(Ids.Live)
 )
 
-/**
- * The order-event sender (role `webhook_sender`): a background fiber delivering the outbox to
- * WEBHOOK_URL over Node's HTTP client (safe with several processes). Needs `OrderStore`, `AppConfig`.
- */
 export const WebhookSenderWorkerLive = webhookSenderWorker().pipe(
   Layer.provide(WebhookSenderLive),
   Layer.provide(NodeWebhookTransport)
 )
 
-/** The built-in test processor (`docs/payments.md`, "Test cards"); needs `ChargeStore`, `VaultStore`, `AppConfig`. */
+/** The built-in test processor (`docs/payments.md`, "Test cards"). */
 export const PaymentsLive = BuiltInPaymentProcessor.pipe(Layer.provide(VaultLive), Layer.provide(Ids.Live))
 
-/** The application with the configured catalog, the payment provider and background work. */
 export const ApplicationLive = Layer.mergeAll(
   ApplicationServices,
   ExpirySweeper.pipe(Layer.provide(ApplicationServices)),
@@ -116,18 +97,13 @@ export const ApplicationLive = Layer.mergeAll(
   Layer.provide([CatalogLive, PaymentsLive])
 )
 
-/**
- * The HTTP server on PORT/HOST serving the application: HTTPS (TLS 1.3 minimum) when TLS files
- * are configured; graceful shutdown on SIGTERM/SIGINT (see `shutdownGrace`).
- */
 export const HttpServerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const app = yield* HttpAppService
     const server = yield* makeNodeServer(config)
     return serveWithPlatformServicesOnly(app).pipe(
-      // No trace exporter is configured: the platform's per-request span (the URL parsed, every
-      // header copied into span attributes) would be built and dropped on every request.
+      // No trace exporter is configured: the platform's per-request span would be built and dropped.
       HttpMiddleware.withTracerDisabledWhen(() => true),
       HttpServer.withLogAddress,
       Layer.provide(
@@ -140,15 +116,9 @@ export const HttpServerLive = Layer.unwrapEffect(
 )
 
 /**
- * `HttpServer.serve(app)`, with requests run in a context of the platform's services only.
- *
- * The platform runs every request with the context it was started in, which here is every
- * service of the application; handlers and middleware took theirs when they were built and
- * need only the request and the platform's file, path and ETag services (the HTTP tests run every
- * route with no more: `platformServicesOnly` in `test/support/http.ts`). Each service a request
- * adds (the request, its route, the caller, a span per SQL statement) copies that context, so a
- * smaller one makes every request cheaper (`docs/decisions.md#performance-decisions`). The server
- * itself keeps the scope it closes with.
+ * All that requests run with: handlers and middleware took their services when built, and each service
+ * a request adds copies its context, so a smaller one makes every request cheaper
+ * (`docs/decisions.md#performance-decisions`).
  */
 export type PlatformServices =
   | Scope.Scope
@@ -169,14 +139,9 @@ const serveWithPlatformServicesOnly = (app: HttpAppService["Type"]) =>
     )
   )
 
-/** The TLS certificate or key file cannot be read or used. */
 export class TlsConfigError extends Data.TaggedError("TlsConfigError")<{ readonly message: string }> {}
 
-/**
- * A plain HTTP server, or HTTPS with TLS 1.3 minimum when TLS_CERT_FILE/TLS_KEY_FILE are set
- * (the files are read once, at start; a bad file stops the start with a message naming it),
- * keeping idle connections open for `httpKeepAliveTimeoutSeconds` (`withKeepAlive`).
- */
+/** Plain HTTP, or HTTPS (TLS 1.3 minimum) with TLS_CERT_FILE/TLS_KEY_FILE, read once at start. */
 export const makeNodeServer = (
   config: Pick<AppConfigShape, "tls" | "httpKeepAliveTimeoutSeconds">
 ): Effect.Effect<HttpNodeServer, TlsConfigError> =>
@@ -209,22 +174,14 @@ export const makeNodeServer = (
     Effect.flatMap(answeringClientErrors)
   )
 
-/**
- * Requests Node's parser refuses get our error object (`client-error.ts`), not a bare status line,
- * and an access log line of their own, through this fiber's loggers as every other line.
- */
+/** Requests Node's parser refuses get our error object (`client-error.ts`) and an access log line. */
 const answeringClientErrors = (server: HttpNodeServer) =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const log = Runtime.runSync(runtime)
     return server.on("clientError", answerClientError((line) => log(Effect.logInfo(line))))
   })
 
-/**
- * Idle keep-alive connections close after `seconds` (Node announces it in each answer's
- * `Keep-Alive: timeout=` header), and a request's headers must arrive within 5 s more (that bound
- * above the idle time is the usual rule for servers behind a proxy). The request timeout stays
- * Node's 300 s.
- */
+/** Idle connections close after `seconds`; headers get 5 s more (the usual rule for servers behind a proxy). */
 const withKeepAlive = (seconds: number) => (server: HttpNodeServer): HttpNodeServer => {
   server.keepAliveTimeout = seconds * 1000
   server.headersTimeout = (seconds + 5) * 1000
@@ -235,11 +192,8 @@ const withKeepAlive = (seconds: number) => (server: HttpNodeServer): HttpNodeSer
 export const SHUTDOWN_GRACE_MILLIS = 10_000
 
 /**
- * Graceful shutdown, in the order the scope closes: the platform stops dispatching requests and
- * `server.close()` stops accepting and waits for open connections; meanwhile idle keep-alive
- * connections are closed as soon as they become idle (so a finished in-flight request lets the
- * process go at once), and whatever still runs after `SHUTDOWN_GRACE_MILLIS` is cut. The
- * application and the database pool close only after the server has closed.
+ * Graceful shutdown: the server stops accepting and waits for open connections, closing each as it
+ * becomes idle and the rest after `SHUTDOWN_GRACE_MILLIS`; the application closes after the server.
  */
 const shutdownGrace = (server: HttpNodeServer) =>
   Layer.scopedDiscard(

@@ -1,7 +1,4 @@
-/**
- * Health (`/healthz`: the process answers), readiness (`/readyz`: storage answers too) and the
- * public discovery document `/.well-known/acp.json` (`discovery.ts`).
- */
+/** Health (`/healthz`), readiness (`/readyz`: storage answers too) and discovery (`discovery.ts`). */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
@@ -24,8 +21,7 @@ export const SystemHandlers = groupHandlers(
   Effect.fnUntraced(function*(handlers) {
     const store = yield* CheckoutStore
     const config = yield* AppConfig
-    // Built once, its inputs being fixed for the life of the process; through the schema, so that
-    // nothing but the official fields can reach the wire.
+    // Built once (its inputs are fixed), through the schema so that only the official fields reach the wire.
     const catalog = offeredCatalog(yield* Catalog, yield* PaymentProvider)
     const document = Schema.encodeSync(DiscoveryResponse)(discoveryDocument(config, catalog))
     const discovery = HttpServerResponse.unsafeJson(document, { headers: { "cache-control": DISCOVERY_CACHE_CONTROL } })

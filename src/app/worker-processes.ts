@@ -1,15 +1,7 @@
 /**
- * `WORKERS` server processes on one host. The primary process forks them and serves nothing
- * itself; the workers share the listening port (the primary hands each new connection to the
- * next worker in turn) and the database, as separate servers on one database already do
- * (docs/concurrency.md): every write is a transaction, background work claims rows with
- * `SKIP LOCKED`, rate limits live in the database.
- *
- * - A worker that exits before it listens stops the start: the others are stopped and the primary
- *   exits 1 (the worker printed why: the configuration, the database).
- * - A worker that dies later is replaced after a second.
- * - SIGTERM or SIGINT to the primary stops every worker gracefully (each lets its in-flight
- *   requests finish), then the primary.
+ * `WORKERS` server processes sharing the port and the database, as separate servers do
+ * (`docs/concurrency.md`). A worker exiting before it listens fails the start; one dying later is
+ * replaced; SIGTERM or SIGINT to the primary stops every worker gracefully, then the primary.
  */
 import { Duration, Effect } from "effect"
 import cluster, { type Worker } from "node:cluster"
@@ -28,7 +20,6 @@ export const superviseWorkers = (count: number): Effect.Effect<never, Error> =>
       workers.add(worker)
       return worker
     }
-    // Until every worker listens, an exit is a failed start.
     yield* Effect.acquireRelease(
       Effect.async<void, Error>((resume) => {
         let listening = 0

@@ -1,7 +1,6 @@
 /**
- * The merchant catalog, read once at start from `CATALOG_FILE` (or the demo catalog that ships
- * with the service), validated with clear errors, and served as an immutable snapshot.
- * Stock levels from the file only seed the database; afterwards the database is authoritative.
+ * The merchant catalog, read once at start from `CATALOG_FILE` (or the demo catalog) and served as an
+ * immutable snapshot. Its stock levels only seed the database, which is authoritative afterwards.
  */
 import { Context, Data, Effect, Either, Layer, Option, Schema } from "effect"
 import { readFile } from "node:fs/promises"
@@ -21,7 +20,6 @@ export class CatalogError extends Data.TaggedError("CatalogError")<{ readonly fi
 
 export class Catalog extends Context.Tag("acp/Catalog")<Catalog, CatalogSnapshot>() {}
 
-/** Decodes and checks catalog JSON text. */
 export const parseCatalog = (file: string, text: string): Either.Either<CatalogSnapshot, CatalogError> => {
   let json: unknown
   try {
@@ -44,7 +42,6 @@ export const loadCatalogFile = (file: string): Effect.Effect<CatalogSnapshot, Ca
       new CatalogError({ file, reason: `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` })
   }).pipe(Effect.flatMap((text) => parseCatalog(file, text)))
 
-/** The catalog named by `CATALOG_FILE`, or the demo catalog. */
 export const CatalogLive = Layer.effect(
   Catalog,
   Effect.flatMap(AppConfig, (config) => loadCatalogFile(Option.getOrElse(config.catalogFile, () => DEMO_CATALOG_FILE)))

@@ -1,18 +1,7 @@
 /**
- * Orders after checkout (CONTRACT §8).
- *
- * - `OrderEvents.orderCreated` builds the full order of a completed session (line items, totals)
- *   with the catalog's line titles and kinds, and its `order_create` event: the checkout service
- *   hands them to the store step that completes the session (`CheckoutStore.completePaidCheckout`),
- *   so they commit or roll back with the completion.
- * - `OrderService`: the merchant's order changes. Each is one transaction: lock the order row,
- *   apply the pure state machine (`applyOrderCommand`) at the Clock's time, store the order and
- *   queue an `order_update` event carrying the full order. A new buyer's link also rewrites the
- *   completed session's order summary, so every place that hands out the link hands out the new one.
- *
- * Events record the currency the order is priced in (versions from 2026-04-17 put it on money
- * adjustments): the session's for `order_create`, the catalog's for later changes (sessions are
- * always priced in the catalog's currency).
+ * Orders after checkout (CONTRACT §8): the order a completion writes, and the merchant's changes. Events
+ * carry the currency the order is priced in: the session's at creation, the catalog's afterwards
+ * (sessions are always priced in the catalog's currency).
  */
 import { Clock, Context, Data, Effect, Either, Layer, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
@@ -36,18 +25,13 @@ export class OrderNotFound extends Data.TaggedError("OrderNotFound")<{ readonly 
 export class OrderChanged extends Data.TaggedError("OrderChanged")<{ readonly id: string }> {}
 
 export interface RecordOrderCreatedInput {
-  /** The summary stored by the completion (`{id, checkout_session_id, permalink_url}`). */
   readonly order: OrderSummary
-  /** The completed session's: they become the order's. */
   readonly lineItems: ReadonlyArray<LineItem>
   readonly totals: ReadonlyArray<Total>
   readonly currency: string
 }
 
-/**
- * Where else an order's buyer link is shown: the completed checkout session's order summary.
- * `replace` runs in the transaction of the order's change, so both show the same link.
- */
+/** The completed session's copy of the buyer link; `replace` runs in the order change's transaction. */
 export interface OrderLinkCopiesShape {
   readonly replace: (checkoutSessionId: string, permalinkUrl: string) => Effect.Effect<void, StorageError>
 }
@@ -55,10 +39,7 @@ export interface OrderLinkCopiesShape {
 export class OrderLinkCopies extends Context.Tag("acp/OrderLinkCopies")<OrderLinkCopies, OrderLinkCopiesShape>() {}
 
 export interface OrderEventsShape {
-  /**
-   * The full `created` order of a completed session and its `order_create` event, made at the
-   * Clock's time and not yet written: for a store step that writes them with the completion.
-   */
+  /** The `created` order and its `order_create` event, unwritten: the completion's store step writes them. */
   readonly orderCreated: (input: RecordOrderCreatedInput) => Effect.Effect<OrderChange>
   /** Events were committed with a step of this process: the sender may send them now (`OutboxSignal`). */
   readonly queued: Effect.Effect<void>
@@ -76,11 +57,7 @@ export interface OrderServiceShape {
     command: OrderCommand,
     seen: string
   ) => Effect.Effect<Order, OrderNotFound | OrderChanged | OrderError | StorageError>
-  /**
-   * Gives the order a new `permalink_url` (a new token), only while it is still as tagged `seen`
-   * (otherwise `OrderChanged`): the old link stops opening the buyer's page. Queues `order_update`
-   * so the agent platform learns the new link.
-   */
+  /** A new `permalink_url` token (the old link stops working), if unchanged since `seen`; queues `order_update`. */
   readonly replaceBuyerLink: (
     id: string,
     seen: string
@@ -157,10 +134,7 @@ export const OrderServiceLive = Layer.effect(
       yield* andThen(changed.right)
       return changed.right
     })
-    /**
-     * Under the order's lock, in one transaction: `check` the order as stored, apply `command`,
-     * store the change with its event, then `andThen` with the changed order.
-     */
+    /** One transaction under the order's lock: `check`, apply `command`, store it with its event, `andThen`. */
     const change = <E1, E2>(
       id: string,
       command: OrderCommand,
@@ -172,7 +146,6 @@ export const OrderServiceLive = Layer.effect(
         changeLocked(id, command, check, andThen),
         (order) => Option.some(Either.right(order))
       ).pipe(Effect.tap(() => signal.queued))
-    /** The completed session's order summary carries the order's current link. */
     const relinkSession = (order: Order) => linkCopies.replace(order.checkout_session_id, order.permalink_url)
     return OrderService.of({
       get: (id) => Effect.map(Effect.flatMap(store.getOrder(id), found(id)), (stored) => stored.order),
@@ -201,5 +174,4 @@ export const OrderServiceLive = Layer.effect(
   })
 )
 
-/** Both order services; need `OrderStore`, `OrderLinkCopies`, `Catalog`, `AppConfig`, `Ids` and `OutboxSignal`. */
 export const OrderServicesLive = Layer.merge(OrderEventsLive, OrderServiceLive)

@@ -1,18 +1,13 @@
 /**
- * Order events queued by this process. The sender's first lane waits on it between idle rounds
- * (`webhook-sender.ts`), so an event goes out as soon as the step that queued it has committed,
- * instead of at the lane's next poll (up to an interval later). Events queued by other processes
- * sharing the database are found by the polls, as before: the signal only shortens a wait.
+ * Order events queued by this process: the sender's first lane waits on it between idle rounds, so an
+ * event goes out once its step commits. Other processes' events are found by the polls.
  */
 import { Context, type Duration, Effect, Layer, Queue } from "effect"
 
 export interface OutboxSignalShape {
   /** A step has committed events to send: wakes the waiting lane (never waits itself). */
   readonly queued: Effect.Effect<void>
-  /**
-   * Returns once `queued` has been signalled since the last return (true), or after `interval`
-   * (false).
-   */
+  /** True once `queued` was signalled since the last return, false after `interval`. */
   readonly waitForEvents: (interval: Duration.DurationInput) => Effect.Effect<boolean>
 }
 

@@ -1,9 +1,6 @@
 /**
- * How the order-event sender reaches a receiver: one POST of a body with its headers, answered
- * by a status (and the receiver's `Retry-After`), or not answered at all (a network problem,
- * including no answer within the deadline). The sender (`src/orders/http/webhook-sender.ts`) decides
- * what an answer means; the transport only carries it. Production uses Node's HTTP client
- * (`./http/node-webhook-transport.ts`); tests script answers or hand the request to the application.
+ * How the order-event sender reaches a receiver: one POST, answered by a status or not at all. The
+ * sender decides what an answer means; tests script answers or hand the request to the application.
  */
 import { Context, Data, type Duration, type Effect } from "effect"
 
@@ -11,7 +8,6 @@ export interface WebhookPost {
   readonly url: string
   /** Header names in lower case; the transport adds `Content-Length`. */
   readonly headers: Readonly<Record<string, string>>
-  /** The exact bytes to send (UTF-8). */
   readonly body: string
 }
 
@@ -22,7 +18,7 @@ export interface WebhookAnswer {
 
 /** No answer: the connection failed, broke off, or the deadline passed first. */
 export class WebhookTransportError extends Data.TaggedError("WebhookTransportError")<{
-  /** A short description for the delivery record and the log (no request content). */
+  /** For the delivery record and the log: no request content. */
   readonly reason: string
 }> {}
 

@@ -1,14 +1,8 @@
 /**
- * The webhook receiver's storage (CONTRACT §8): every accepted order event, and the latest state
- * per order.
- *
- * - An event is identified by its Request-Id and by the SHA-256 of its raw body; a second event
- *   with either already stored is a redelivery: `recordEvent` answers `duplicate` and changes
- *   nothing.
- * - The latest state of an order is the data of the last *stored* event (receipt order), except
- *   that an `order_create` never replaces a state already recorded for the order (a late or
- *   redriven create must not undo updates). The sender delivers the events of one order in order,
- *   so receipt order is the order of the changes unless an event was dead-lettered and redriven.
+ * The webhook receiver's storage (CONTRACT §8). An event whose Request-Id or body SHA-256 is stored is a
+ * redelivery: `recordEvent` answers `duplicate` and changes nothing. An order's latest state is its last
+ * stored event's, except that an `order_create` never replaces one (a late or redriven create must not
+ * undo updates).
  */
 import { Context, type Effect, type Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
@@ -19,10 +13,7 @@ export interface ReceivedEvent {
   readonly orderId: string
   readonly type: string
   readonly status: string
-  /**
-   * The whole event body as received (parsed JSON), nested at most `MAX_JSON_DEPTH` levels deep
-   * (`parseWebhookJson`): a store may re-serialize it (`JSON.stringify` cannot overflow on it).
-   */
+  /** The body as received, parsed JSON within `MAX_JSON_DEPTH`: re-serializing it cannot overflow. */
   readonly payload: unknown
   /** Epoch ms. */
   readonly receivedAt: number
@@ -32,7 +23,6 @@ export interface ReceivedOrder {
   readonly orderId: string
   readonly status: string
   readonly lastRequestId: string
-  /** The event body that set this state. */
   readonly payload: unknown
   /** Epoch ms. */
   readonly updatedAt: number
@@ -41,9 +31,8 @@ export interface ReceivedOrder {
 export interface ReceivedEventsStoreService {
   readonly recordEvent: (event: ReceivedEvent) => Effect.Effect<"stored" | "duplicate", StorageError>
   readonly getOrder: (orderId: string) => Effect.Effect<Option.Option<ReceivedOrder>, StorageError>
-  /** The events of one order in receipt order. */
+  /** In receipt order. */
   readonly listEvents: (orderId: string) => Effect.Effect<ReadonlyArray<ReceivedEvent>, StorageError>
-  /** Orders, most recently updated first. */
   readonly listOrders: (limit: number) => Effect.Effect<ReadonlyArray<ReceivedOrder>, StorageError>
 }
 

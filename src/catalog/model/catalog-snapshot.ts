@@ -1,7 +1,4 @@
-/**
- * Turns a decoded catalog file into the indexed `CatalogSnapshot`, checking the rules the schema
- * cannot express (uniqueness, ranges between fields) and filling in defaults.
- */
+/** The `CatalogSnapshot` of a decoded file, checking the rules the schema cannot express (uniqueness, ranges). */
 import { Either } from "effect"
 import type { CatalogFile, CatalogSnapshot } from "./catalog.ts"
 import { type PaymentHandler } from "./catalog.ts"
@@ -81,10 +78,7 @@ const validate = (file: CatalogFile): Array<string> => {
   return errors
 }
 
-/**
- * Validates the cross-field rules of a decoded catalog file and builds the snapshot. On failure
- * the message lists every problem found, each prefixed with its JSONPath, separated by "; ".
- */
+/** On failure, every problem found, each prefixed with its JSONPath, joined by "; ". */
 export const makeCatalogSnapshot = (file: CatalogFile): Either.Either<CatalogSnapshot, string> => {
   const errors = validate(file)
   if (errors.length > 0) return Either.left(errors.join("; "))

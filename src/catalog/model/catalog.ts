@@ -1,7 +1,6 @@
 /**
- * The merchant catalog (CONTRACT §4): products, tax rates, shipping methods, the digital option,
- * links, payment handlers and interventions. The file format is decoded with this schema at start;
- * `CatalogSnapshot` is the immutable, indexed form the pure domain functions work on.
+ * The merchant catalog (CONTRACT §4): the file format, decoded at start, and `CatalogSnapshot`, the
+ * immutable, indexed form the pure domain functions read.
  */
 import { Schema } from "effect"
 import { Amount, BoundedString, CurrencyCode, optional } from "../../shared/schema-helpers.ts"
@@ -125,7 +124,6 @@ export const CatalogFile = Schema.Struct({
 }).annotations({ identifier: "CatalogFile" })
 export type CatalogFile = typeof CatalogFile.Type
 
-/** The indexed, immutable catalog the domain functions read. */
 export interface CatalogSnapshot {
   readonly currency: string
   readonly products: ReadonlyMap<string, Product>

@@ -27,7 +27,6 @@ export const PercentOff = Schema.Number.pipe(
 export const CatalogCoupon = Schema.Struct({
   id: BoundedString(256),
   name: BoundedString(256),
-  /** What agents send; matched case-insensitively. */
   code: BoundedString(MAX_DISCOUNT_CODE_LENGTH),
   percent_off: optional(PercentOff),
   amount_off: optional(PositiveAmount),
@@ -47,7 +46,6 @@ export const CatalogCoupon = Schema.Struct({
 }).annotations({ identifier: "CatalogCoupon" })
 export type CatalogCoupon = typeof CatalogCoupon.Type
 
-/** Cross-field rules of the coupons of a catalog in `currency`; one message per problem. */
 export const validateCoupons = (coupons: ReadonlyArray<CatalogCoupon>, currency: string): Array<string> => {
   const errors: Array<string> = []
   const ids = new Map<string, number>()

@@ -1,7 +1,4 @@
-/**
- * How a price is stated, in every feature that shows one: items, line items and totals, in integer
- * minor units of the catalog's currency.
- */
+/** Items, line items and totals, as every feature states a price: integer minor units of the catalog's currency. */
 import { Schema } from "effect"
 import { Amount, BoundedString } from "../../shared/schema-helpers.ts"
 

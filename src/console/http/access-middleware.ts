@@ -1,9 +1,4 @@
-/**
- * The console's middleware, which its handlers run before they act. Signing in with an API key
- * opens a stored console session named by a cookie; a request is signed in while its cookie names
- * a live session; signing out removes it. A form is accepted only with the session's CSRF token
- * and when the browser says it was sent from this origin (`Sec-Fetch-Site`, where sent).
- */
+/** Console sessions and forms, checked by the handlers before they act (`docs/console.md`, "Forms and CSRF"). */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
@@ -14,7 +9,6 @@ import { Ids } from "../../platform/ids.ts"
 import { type ConsoleSession, ConsoleSessionStore } from "../console-session-store.ts"
 import { CONSOLE_SESSION_TTL_MS, sameToken, SESSION_COOKIE, tokenHash } from "./cookies.ts"
 
-/** Why a form was not accepted. */
 export type FormRefusal = "unreadable" | "forged"
 
 /** A form a browser posted, as name → value (the first of repeated names). */
@@ -23,7 +17,6 @@ export type FormFields = ReadonlyMap<string, string>
 export interface ConsoleAccessShape {
   /** Whether the console's cookies must be `Secure` (the service is reached over HTTPS). */
   readonly secureCookies: boolean
-  /** The live session the request's cookie names, if any. */
   readonly current: Effect.Effect<Option.Option<ConsoleSession>, StorageError, HttpServerRequest.HttpServerRequest>
   /** A new session for a configured API key (and the cookie's value); none for any other text. */
   readonly signIn: (

@@ -1,9 +1,6 @@
 /**
- * The merchant console's routes (`/console/…`): server-rendered pages and the forms they post.
- * No API key and no API-Version: a signed-in console session (cookie) stands for the API key it
- * was opened with, and every form carries its CSRF token (`cookies.ts`). Every answer is
- * an HTML page, so the handlers read requests themselves; the routes are left out of the OpenAPI
- * documents, which describe the API.
+ * The console's routes: HTML pages and the forms they post, for a console session (cookie) instead of an
+ * API key and API-Version; the handlers read requests themselves. Left out of the OpenAPI documents.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"

@@ -1,11 +1,4 @@
-/**
- * The merchant console's cookies and tokens. Signing in with an API key opens a console session:
- * a random token in an `HttpOnly`, `SameSite=Strict` cookie scoped to `/console` (`Secure` when
- * the service is reached over HTTPS). The store keeps only the token's SHA-256, so a read of the
- * database opens no session. Every form carries the session's synchronizer CSRF token; the
- * sign-in form, before any session exists, carries a token that must equal its own short-lived
- * cookie (double submit), so no other site can sign a browser in.
- */
+/** The console's cookies and tokens: `docs/console.md`, "Signing in" and "Forms and CSRF". */
 import { createHash, timingSafeEqual } from "node:crypto"
 
 export const CONSOLE_PATH = "/console"
@@ -28,7 +21,6 @@ export const sameToken = (given: string | undefined, expected: string): boolean 
   return timingSafeEqual(a, b)
 }
 
-/** The attributes every console cookie is set with. */
 export const cookieOptions = (secure: boolean, maxAgeSeconds: number) => ({
   httpOnly: true,
   sameSite: "strict" as const,

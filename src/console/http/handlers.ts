@@ -1,8 +1,6 @@
 /**
- * Handlers of the merchant console (`api.ts`). The console is served while a role it
- * shows is on (checkout, webhook_sender, webhook_receiver), and each page only with its roles.
- * A page without a live session redirects to sign-in; a form is acted on only with the session's
- * CSRF token (`ConsoleAccess.readForm`); storage failures answer a 503 page.
+ * Handlers of the console (`api.ts`), served while one of its roles is on, each page only with its own.
+ * A page without a live session redirects to sign-in; storage failures answer a 503 page.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -39,7 +37,6 @@ const SIGN_IN_PATH = `${CONSOLE_PATH}/sign-in`
 
 type Answer = Effect.Effect<HttpServerResponse.HttpServerResponse, StorageError, HttpServerRequest.HttpServerRequest>
 
-/** A storage failure is logged and answered with the 503 page. */
 const orUnavailable = <R>(answer: Effect.Effect<HttpServerResponse.HttpServerResponse, StorageError, R>) =>
   Effect.catchTag(
     answer,
@@ -67,7 +64,6 @@ export const ConsoleHandlers = groupHandlers(
     })
     const orderPages = yield* makeOrderHandlers(frameOf)
 
-    /** An answer that depends on whether the browser is signed in, served while the console is. */
     const bySession = (answer: (session: Option.Option<ConsoleSession>) => Answer) =>
       Effect.zipRight(requireRole(config, ...CONSOLE_ROLES), orUnavailable(Effect.flatMap(access.current, answer)))
 

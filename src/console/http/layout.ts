@@ -1,8 +1,6 @@
 /**
- * The frame of every console page: the navigation (only the pages of the roles switched on), the
- * sign-out form, a notice, and the page's content. Server-rendered HTML without any script, every
- * value escaped by `html`. The style sheet is inline and allowed by its hash, so the
- * Content-Security-Policy allows no inline style or script beyond it.
+ * The frame of every console page: navigation (the pages of the roles switched on), sign-out, a notice.
+ * No script, every value escaped by `html`; the one inline style sheet is allowed by its hash.
  */
 import { createHash } from "node:crypto"
 import { Html, html } from "../../shared/html.ts"
@@ -23,7 +21,6 @@ export const CONSOLE_PAGES: ReadonlyArray<ConsolePage> = [
   { path: `${CONSOLE_PATH}/received`, label: "Received events", roles: ["webhook_receiver"] }
 ]
 
-/** The pages a process with `roles` shows. */
 export const pagesFor = (roles: ReadonlySet<string>): ReadonlyArray<ConsolePage> =>
   CONSOLE_PAGES.filter((page) => page.roles.some((role) => roles.has(role)))
 
@@ -40,10 +37,6 @@ const STYLE = "body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;line
   ".status{display:inline-block;padding:0 .5rem;border-radius:1rem;background:#e8f0fe}" +
   "@media (max-width:40rem){th.opt,td.opt{display:none}}"
 
-/**
- * The console's policy: nothing but this origin's forms and the one style sheet; no script, no
- * frames, no other origin's resources.
- */
 export const CONSOLE_CONTENT_SECURITY_POLICY = "default-src 'none'; " +
   `style-src 'sha256-${createHash("sha256").update(STYLE, "utf8").digest("base64")}'; ` +
   "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
@@ -63,10 +56,8 @@ export interface Frame {
   readonly notice?: Notice | undefined
 }
 
-/** The hidden field every form of a signed-in page carries. */
 export const csrfField = (token: string): Html => html`<input type="hidden" name="csrf_token" value="${token}">`
 
-/** A complete console page. */
 export const consoleDocument = (frame: Frame, content: Html): string =>
   html`<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

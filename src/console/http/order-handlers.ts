@@ -1,7 +1,6 @@
 /**
- * The console's order pages and actions (`handlers.ts` routes them). Actions call the
- * same `OrderService` as the API, only on the order as the page showed it (`orderTag`); each
- * answers a redirect to the order's page with what was done, or that page with why not.
+ * The console's order pages and actions. Actions call the same `OrderService` as the API, on the order
+ * as the page showed it (`orderTag`), and redirect to its page with what was done, or show why not.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -22,10 +21,8 @@ import type { Frame, Notice } from "./layout.ts"
 import { minorUnitsOf, orderPath, renderOrderDetail, renderOrderList } from "./order-pages.ts"
 import { notFoundPage, pageResponse, redirect } from "./page-handlers.ts"
 
-/** The frame of a signed-in page. */
 export type FrameOf = (session: ConsoleSession, title: string, notice?: Notice) => Frame
 
-/** The query parameter `name` of the request, trimmed; undefined when absent or empty. */
 export const queryParam = (request: HttpServerRequest.HttpServerRequest, name: string): string | undefined => {
   const value = new URL(request.url, "http://console").searchParams.get(name)?.trim()
   return value === undefined || value.length === 0 ? undefined : value
@@ -81,7 +78,6 @@ const STATUS_COMMANDS: Readonly<Record<string, OrderCommand>> = {
   cancel: OrderCommand.Cancel()
 }
 
-/** The command a posted action stands for; undefined for an action the console does not have. */
 const decide = (action: string, fields: FormFields): Decided | undefined =>
   action === "ship"
     ? shipCommand(fields)
@@ -113,7 +109,6 @@ export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
     )
   })
 
-  /** The order's page, with `notice`, answered with `status`. */
   const detail = Effect.fnUntraced(function*(session: ConsoleSession, id: string, notice?: Notice, status = 200) {
     const stored = unstorableId(id) ? Option.none() : yield* store.getOrder(id)
     if (Option.isNone(stored)) {

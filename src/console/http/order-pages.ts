@@ -1,8 +1,6 @@
 /**
- * The console's order pages: the list (filtered by status, searched by order or session id) and
- * one order with the actions its status allows, each a form posting to the console with the
- * session's CSRF token. Which actions show is asked of the order state machine, so the page offers
- * exactly what the API would accept. Pure: the handlers read what is shown.
+ * The console's order pages; pure. The actions shown are asked of the order state machine, so a page
+ * offers exactly what the API would accept.
  */
 import type { Buyer } from "../../checkout/session/schemas.ts"
 import { canTransition, isAllDigital, refundableRemainder } from "../../orders/model/order-state-machine.ts"
@@ -67,12 +65,11 @@ export const renderOrderList = (
       }</tbody></table>`
   }`
 
-/** Everything the order's page shows. */
 export interface OrderDetail {
   readonly order: Order
   readonly createdAt: number
   readonly buyer: Buyer | undefined
-  /** Its order events and their delivery, newest first. */
+  /** Newest first. */
   readonly events: ReadonlyArray<
     DeliveryRow & { readonly payload: { readonly data: { readonly status: string } }; readonly createdAt: number }
   >
@@ -86,7 +83,6 @@ const actionForm = (order: Order, action: string, detail: OrderDetail, label: st
   html`<form method="post" action="${orderPath(order.id)}/${action}">${csrfField(detail.csrfToken)}
 <input type="hidden" name="seen" value="${detail.seen}">${fields}<button type="submit">${label}</button></form>`
 
-/** The actions the order's status allows, as forms. */
 const actions = (detail: OrderDetail): Html => {
   const { currency, order } = detail
   const status = order.status

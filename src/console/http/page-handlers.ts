@@ -1,7 +1,4 @@
-/**
- * How every console handler answers: HTML pages with the console's security headers, redirects
- * after a form (so a reload never posts again), and the pages of refusals and failures.
- */
+/** How console handlers answer: secured pages, a redirect after a form (a reload never posts again), refusals. */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { withPageHeaders } from "../../platform/http/page-headers.ts"
 import { html } from "../../shared/html.ts"
@@ -17,7 +14,6 @@ export const secured = (response: HttpServerResponse.HttpServerResponse) =>
 export const pageResponse = (frame: Frame, content: ReturnType<typeof html>, status = 200) =>
   secured(HttpServerResponse.html(consoleDocument(frame, content)).pipe(HttpServerResponse.setStatus(status)))
 
-/** `303 See Other` to `location` (a console path). */
 export const redirect = (location: string) =>
   secured(HttpServerResponse.empty({ status: 303 }).pipe(HttpServerResponse.setHeader("location", location)))
 

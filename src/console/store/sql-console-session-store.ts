@@ -1,8 +1,6 @@
 /**
- * `ConsoleSessionStore` over an `@effect/sql` client speaking PostgreSQL (table
- * `console_sessions`, migration `0018_console_sessions`). Expiry is compared in SQL against the
- * caller's `now`, never the database's clock, so every process and test agrees on it; the index
- * on `expires_at` serves the sweep.
+ * `ConsoleSessionStore` over PostgreSQL (`console_sessions`, migration 0018). Expiry is compared with the
+ * caller's `now`, never the database's clock, so every process and test agrees on it.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
@@ -55,7 +53,6 @@ export const make: Effect.Effect<ConsoleSessionStoreService, never, SqlClient.Sq
   })
 })
 
-/** `ConsoleSessionStore` over the `SqlClient` in context (migrated by `src/db/database.ts`). */
 export const SqlConsoleSessionStore: Layer.Layer<ConsoleSessionStore, never, SqlClient.SqlClient> = Layer.effect(
   ConsoleSessionStore,
   make

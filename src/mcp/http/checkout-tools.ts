@@ -1,9 +1,7 @@
 /**
- * The checkout tools of ACP's MCP binding (2026-04-17, `docs/mcp-binding.md` of the official
- * repository): one tool per Checkout Session API operation, arguments `{meta, id, payload}`.
- * Each tool is described by the REST call it stands for, so a tool call runs exactly what that
- * REST call runs; its input schema is generated from the same request schemas the REST codecs
- * decode with (the newest version's), bundled without references as the binding requires.
+ * The checkout tools of ACP's MCP binding (2026-04-17), each described by the REST call it stands for;
+ * input schemas come from the newest version's REST request schemas, bundled without references as the
+ * binding requires.
  */
 import { JSONSchema, Schema } from "effect"
 import { checkoutCodecs } from "../../checkout/wire/acp/versions.ts"
@@ -12,21 +10,14 @@ import { bundleJsonSchema } from "../../shared/json-schema-bundle.ts"
 import { optional } from "../../shared/schema-helpers.ts"
 import { StorableString } from "../../shared/storable-text.ts"
 
-/**
- * Text an HTTP header can carry (what `Headers` accepts): no control character but tab, nothing
- * above U+00FF. `meta`'s fields become the REST call's headers.
- */
+/** What a header carries (`meta`'s fields become headers): no control character but tab, nothing above U+00FF. */
 const HeaderText = Schema.String.pipe(
   Schema.pattern(/^[\t\x20-\x7e\x80-\xff]*$/, {
     message: () => "must be text a header can carry: no control characters, nothing above U+00FF"
   })
 )
 
-/**
- * The binding's `meta`: the REST headers of the call. It is extensible (`additionalProperties:
- * true` in the binding's OpenRPC schema, so that new headers need no new schema): fields it does
- * not name are ignored, and the schema `tools/list` shows says so.
- */
+/** The REST headers of the call; open, as in the binding's OpenRPC schema: fields it does not name are ignored. */
 export const ToolMeta = Schema.Struct({
   api_version: HeaderText.annotations({ description: "API-Version of the call (YYYY-MM-DD)" }),
   idempotency_key: optional(
@@ -66,7 +57,6 @@ export interface CheckoutTool {
   readonly name: ToolName
   readonly description: string
   readonly method: "GET" | "POST"
-  /** The REST path, given the session id of the arguments (none for create). */
   readonly path: (id: string) => string
   readonly takesId: boolean
   /** Whether the arguments carry `payload` (the REST body), and whether it may be left out. */
@@ -132,7 +122,6 @@ export const toolNamed = (name: string): CheckoutTool | undefined => CHECKOUT_TO
 /** A JSON object, as a payload must be (its fields are the REST body's, decoded by the REST route). */
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** A `tools/call`'s params, as far as the tools read them: the tool's name, its arguments if any. */
 export const ToolCallParams = Schema.Struct({ name: Schema.String, arguments: optional(JsonObject) })
 
 /** The arguments of `tool`: what the envelope must be before the call is made. */
@@ -147,7 +136,6 @@ export const argumentsOf = (tool: CheckoutTool) =>
       : { payload: optional(JsonObject) })
   })
 
-/** The decoded arguments of any tool. */
 export interface ToolArguments {
   readonly meta: ToolMeta
   readonly id?: string

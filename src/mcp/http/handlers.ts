@@ -1,17 +1,7 @@
 /**
- * `POST /mcp`: the checkout tools over MCP Streamable HTTP (JSON-RPC 2.0), built on the official
- * MCP SDK's low-level `Server` and its web-standard transport, stateless (a server and transport
- * per HTTP request, JSON answers, no MCP session).
- *
- * The HTTP request is authenticated as the REST API authenticates (the bearer key), before any
- * MCP message is read. A tool call is then the REST call it stands for (`checkout-tools.ts`),
- * dispatched through the whole application with the caller's `Authorization` and `meta` as its
- * headers: the same validation per version, idempotency store (scoped to the key's identity and
- * the REST path, so a tool call and a REST call with one key are one request), rate limits,
- * request signatures, logs under the call's request id. A 2xx answer is the tool's result (the
- * session object itself, also as `structuredContent` and as text); any other is the JSON-RPC error
- * `-32000` with the ACP error object in `data`, its `param` rooted at the tool's arguments
- * (`$.payload…`, `$.id`, `$.meta…` for a header). Arguments that are not the binding's envelope are `-32602`.
+ * `POST /mcp`: the checkout tools over MCP Streamable HTTP on the official SDK's low-level `Server`,
+ * stateless (a server and transport per HTTP request). A tool call is the REST call it stands for, run
+ * through the whole application; results and errors: `docs/mcp.md`, "One service underneath".
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -36,18 +26,13 @@ import {
 
 export const MCP_PATH = "/mcp"
 
-/** JSON-RPC error codes of the binding: ACP errors, and arguments that are not its envelope. */
 const ACP_ERROR = -32000
 const INVALID_PARAMS = -32602
 const INVALID_REQUEST = -32600
 const METHOD_NOT_FOUND = -32601
 const INTERNAL_ERROR = -32603
 
-/**
- * An empty batch is an Invalid Request (JSON-RPC 2.0 §6), answered as the SDK's transport answers
- * the invalid requests it finds (HTTP 400, `id` null); the SDK itself takes it for a batch of
- * notifications (202, no body).
- */
+/** An empty batch is an Invalid Request (JSON-RPC 2.0 §6); the SDK alone would take it for notifications. */
 const emptyBatchResponse = () =>
   HttpServerResponse.unsafeJson({
     jsonrpc: "2.0",
@@ -55,17 +40,13 @@ const emptyBatchResponse = () =>
     id: null
   }, { status: 400 })
 
-/**
- * A JSON-RPC error the SDK sends as is: `code`, `message` and `data` (an `McpError` would prefix
- * the message; the binding's examples carry the ACP message unchanged).
- */
+/** A JSON-RPC error the SDK sends as is: an `McpError` would prefix the ACP message the binding carries. */
 class ToolCallError extends Error {
   constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
     super(message)
   }
 }
 
-/** `-32000` with the ACP error object of an unexpected failure. */
 const internalToolError = () => {
   const failure = internalError()
   return new ToolCallError(ACP_ERROR, failure.message, {
@@ -78,9 +59,8 @@ const internalToolError = () => {
 const PARAMS_REFUSED = "The request's params are not what its method takes."
 
 /**
- * The SDK answers a request whose params its own schemas refuse (initialize, ping, tools/list) with
- * InternalError and the schema library's text. Our handlers throw only coded errors, so an
- * InternalError on its way out is that refusal: it is sent as Invalid params with our error object.
+ * The SDK answers params its own schemas refuse with InternalError and its schema library's text; our
+ * handlers throw only coded errors, so an InternalError on its way out is that refusal: sent as -32602.
  */
 const withoutSdkParseText = (message: JSONRPCMessage): JSONRPCMessage =>
   "error" in message && message.error.code === INTERNAL_ERROR
@@ -99,7 +79,6 @@ export type Dispatch = (
   request: HttpServerRequest.HttpServerRequest
 ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
 
-/** `meta`'s field for each REST header it stands for, by the header's name in lower case. */
 const META_FIELD_OF_HEADER = new Map<string, string>([
   ["api-version", "api_version"],
   ...META_HEADERS.map(([field, header]) => [header, field] as const)
@@ -107,11 +86,7 @@ const META_FIELD_OF_HEADER = new Map<string, string>([
 
 const HEADER_PARAM = /^\$\.headers\['([^']+)'\]$/
 
-/**
- * A REST `param` rooted at the tool's arguments: the body's at `$.payload…`, the path's session id
- * at `$.id`, a header's at its `meta` field (`$.headers['Idempotency-Key']` → `$.meta.idempotency_key`).
- * A header `meta` does not carry (`Authorization`, on the HTTP request to `/mcp`) keeps its name.
- */
+/** A REST `param` rooted at the tool's arguments: `$.payload…`, `$.id`, a header's `meta` field, else as is. */
 export const toolParam = (param: string): string => {
   if (param === "$.checkout_session_id") return "$.id"
   const header = HEADER_PARAM.exec(param)
@@ -146,7 +121,6 @@ const invalidArguments = (error: Parameters<typeof firstFailureAtJsonPath>[0]) =
 
 const decodeCallParams = Schema.decodeUnknownEither(ToolCallParams, { errors: "first", onExcessProperty: "ignore" })
 
-/** A JSON object, or undefined for anything else (every checkout answer is one). */
 const parsedObject = (text: string): Record<string, unknown> | undefined => {
   try {
     const value: unknown = JSON.parse(text)
@@ -158,7 +132,6 @@ const parsedObject = (text: string): Record<string, unknown> | undefined => {
   }
 }
 
-/** The REST request a tool call stands for. */
 const restRequest = (tool: CheckoutTool, args: ToolArguments, authorization: string | undefined): Request => {
   const headers = new Headers({ "api-version": args.meta.api_version })
   if (authorization !== undefined) headers.set("authorization", authorization)
@@ -178,7 +151,6 @@ const restRequest = (tool: CheckoutTool, args: ToolArguments, authorization: str
   })
 }
 
-/** Runs `tool` with `raw` arguments: the REST call's session, or a `ToolCallError`. */
 const callTool = Effect.fnUntraced(
   function*(dispatch: Dispatch, tool: CheckoutTool, raw: unknown, authorization: string | undefined) {
     const decoded = Schema.decodeUnknownEither(argumentsOf(tool), { errors: "first", onExcessProperty: "ignore" })(
@@ -205,10 +177,7 @@ const TOOLS = CHECKOUT_TOOLS.map((tool) => ({
   inputSchema: inputSchemaOf(tool) as { type: "object"; [key: string]: unknown }
 }))
 
-/**
- * The MCP SDK, loaded on the first MCP request: it and the schema library it brings are about
- * 20 MB of memory that a server nobody calls over MCP need not hold.
- */
+/** Loaded on the first MCP request: a server nobody calls over MCP need not hold the SDK in memory. */
 const loadSdk = async () => {
   const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { ListToolsRequestSchema }] = await Promise.all([
     import("@modelcontextprotocol/sdk/server/index.js"),
@@ -220,7 +189,6 @@ const loadSdk = async () => {
 
 type Sdk = Awaited<ReturnType<typeof loadSdk>>
 
-/** An MCP server for one HTTP request, whose tool calls run on `runtime`. */
 const mcpServer = (
   { ListToolsRequestSchema, Server }: Sdk,
   dispatch: Dispatch,
@@ -229,8 +197,7 @@ const mcpServer = (
 ) => {
   const server = new Server({ name: "agentic-checkout", version: "1.0.0" }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }))
-  // tools/call is not registered under the SDK's schema, which would refuse params with its schema
-  // library's text as InternalError: its params are decoded here, as the arguments are.
+  // tools/call is decoded here, not by the SDK's schema, whose refusals would carry its library's text.
   server.fallbackRequestHandler = async (request) => {
     if (request.method !== "tools/call") throw new ToolCallError(METHOD_NOT_FOUND, "Method not found")
     const params = decodeCallParams(request.params ?? {})
@@ -275,9 +242,8 @@ export const makeMcpEndpoint = Effect.gen(function*() {
       }
       const body = yield* readRawBody
       const text = new TextDecoder().decode(body)
-      // Nested deeper than any REST body may be: refused before the SDK (or anything recursive)
-      // reads it. Parsed once: the SDK takes the value; malformed JSON it reads and answers
-      // itself (JSON-RPC -32700).
+      // Too deep a body is refused before the SDK (or anything recursive) reads it; parsed once, the SDK
+      // takes the value, and answers malformed JSON itself (-32700).
       const parsed = parseJsonWithinDepth(text)
       if (Either.isLeft(parsed)) return errorResponse(parsed.left)
       const parsedBody = parsed.right

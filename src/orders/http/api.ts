@@ -1,10 +1,6 @@
 /**
- * Order routes (CONTRACT §8):
- * - `orders`: the merchant's order management (bearer + API-Version; role `checkout`);
- * - `webhookDeliveries`: the sender's outbox as the merchant sees it (bearer + API-Version;
- *   role `checkout` or `webhook_sender`).
- *
- * The agent platform's receiver of these events is `src/webhooks/`.
+ * Order routes (CONTRACT §8): the merchant's order management (role `checkout`) and the sender's outbox
+ * (role `checkout` or `webhook_sender`). The agent platform's receiver is `src/webhook-receiver/`.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"

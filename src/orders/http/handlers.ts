@@ -1,7 +1,4 @@
-/**
- * Handlers of the merchant's order routes and of the order-event delivery routes (see
- * `api.ts`). A route whose role is switched off answers exactly like an unknown route.
- */
+/** Handlers of `api.ts`; a route whose role is switched off answers exactly like an unknown route. */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Option } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
@@ -40,11 +37,7 @@ const orderNotFound = (id: string) =>
     param: "$.order_id"
   })
 
-/**
- * Order failures → API errors: unknown order 404; a change the status does not allow 409
- * (`invalid_order_transition`, `refund_not_allowed`: the request is fine, the order's state is
- * not); a refund above the refundable remainder 422 `refund_exceeds_total` (`$.amount`).
- */
+/** Order failures → API errors; a change the order's state forbids is 409: the request itself is fine. */
 export type OrderApiErrorOf<E> = E extends { readonly _tag: "OrderNotFound" } ? NotFound
   : E extends { readonly _tag: "InvalidOrderTransition" | "RefundNotAllowed" } ? Conflict
   : E extends { readonly _tag: "RefundExceedsTotal" } ? Unprocessable
@@ -131,12 +124,11 @@ export const toDelivery = (event: OutboxEvent): Delivery => ({
   delivered_at: isoOrNull(event.deliveredAt)
 })
 
-/** A changed order, answered (and committed with the change, on a claimed request) as the 200 the API declares. */
+/** Answered, and on a claimed request committed with the change, as the 200 the API declares. */
 const orderAnswer: RouteAnswer<Order> = {
   success: (order) => HttpServerResponse.text(orderJson(order), { contentType: "application/json" })
 }
 
-/** The bodies' decoders, built once from the schemas the endpoints declare. */
 const decodeShipBody = decodeDeclaredBody(OrdersGroup, "ship")
 const decodeRefundBody = decodeDeclaredBody(OrdersGroup, "refund")
 
@@ -198,7 +190,6 @@ export const WebhookDeliveriesHandlers = groupHandlers(
   Effect.fnUntraced(function*(handlers) {
     const store = yield* OrderStore
     const gate = requireRole(yield* AppConfig, "checkout", "webhook_sender")
-    /** A dead event made due again, with its answer committed with it (made once, run per request). */
     const redrive = Effect.fnUntraced(function*(eventId: string) {
       yield* gate
       // The route defines no body: one sent anyway is held to the common rules.

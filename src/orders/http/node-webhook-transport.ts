@@ -1,17 +1,7 @@
 /**
- * `WebhookTransport` over Node's HTTP client: one `node:http(s)` request per POST, answered when
- * the response has been read to its end (its body discarded, so the connection goes back to the
- * pool).
- *
- * - Connections are kept open between deliveries (a connection per event would cost both ends a
- *   TCP handshake and teardown). An idle one is closed after 4 s, before the 5 s after which
- *   Node servers close it by default (a receiver announcing less in `Keep-Alive: timeout=` is
- *   heeded, less a second): reusing a connection the receiver is closing fails the delivery,
- *   which is then retried.
- * - The deadline covers the whole exchange (connecting, sending, the status and the body); when
- *   it passes, or when the delivering fiber is interrupted, the request is destroyed. It is a
- *   timer of the socket's own, like the socket: no fiber races the request for it.
- * - The layer's scope closes every connection.
+ * `WebhookTransport` over Node's HTTP client, connections kept open between deliveries. An idle one closes
+ * after 4 s, before Node servers' default 5 s (a shorter `Keep-Alive: timeout=` is heeded, less a second):
+ * reusing a connection the receiver is closing fails the delivery. The deadline covers the whole exchange.
  */
 import { Duration, Effect, Layer } from "effect"
 import { Agent as HttpAgent, request as httpRequest } from "node:http"
@@ -29,13 +19,10 @@ const describe = (error: unknown): string => {
 const firstValue = (header: string | ReadonlyArray<string> | undefined): string | undefined =>
   typeof header === "string" ? header : header?.[0]
 
-/** How many parsed target URLs a transport keeps: a deployment posts to a few. */
+/** Parsed target URLs kept: a deployment posts to a few. */
 const TARGETS_KEPT = 64
 
-/**
- * The target URLs parsed once each (Node parses a string URL on every request), at most
- * `TARGETS_KEPT` of them. Throws as `new URL` does on a URL it refuses.
- */
+/** Target URLs parsed once each (Node parses a string URL on every request); throws as `new URL` does. */
 const makeTargets = () => {
   const parsed = new Map<string, URL>()
   return (url: string): URL => {
@@ -87,7 +74,7 @@ export const NodeWebhookTransport: Layer.Layer<WebhookTransport> = Layer.scoped(
               incoming.resume()
             })
           } catch (error) {
-            // An URL or header Node refuses: nothing was sent.
+            // A URL or header Node refuses: nothing was sent.
             fail(describe(error))
             return
           }

@@ -1,8 +1,4 @@
-/**
- * The buyer's order page (`order-page.ts`): `GET /order-status/{token}`, the order's
- * `permalink_url`. No API key: the token is the capability. HTML, or the same as JSON when the
- * request asks for `application/json`; an unknown token is a 404 page.
- */
+/** `GET /order-status/{token}`, the order's `permalink_url`: no API key, the token is the capability. */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"

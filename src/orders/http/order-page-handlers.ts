@@ -1,8 +1,4 @@
-/**
- * `GET /order-status/{token}` (`order-page-api.ts`): finds the order by its permalink token and
- * answers the buyer's page, or its JSON. The response may not be cached, framed, indexed or leak
- * its URL as a referrer: the URL is the capability.
- */
+/** The buyer's page, never cached, framed, indexed or sent as a referrer: its URL is the capability. */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"

@@ -1,9 +1,6 @@
 /**
- * The buyer's order page behind `permalink_url` (`order-permalink.ts`), rendered on the server:
- * the order's status and its history, items, totals, shipments with carrier and tracking,
- * refunds and the merchant's links; and its JSON twin. Pure: the caller reads the order, its
- * status history and the merchant's links. Every value is escaped; the page needs no script (the
- * Content-Security-Policy of the route allows none). Orders hold no card data, so none can show.
+ * The buyer's order page behind `permalink_url`, and its JSON twin; pure. Every value is escaped and the
+ * page needs no script (its Content-Security-Policy allows none). Orders hold no card data to show.
  */
 import { type Link } from "../../catalog/model/catalog.ts"
 import { escapeHtml, isHttpUrl } from "../../shared/html.ts"
@@ -23,11 +20,10 @@ export interface OrderPage {
   readonly links: ReadonlyArray<Link>
 }
 
-/** The statuses an order went through, oldest first, from its events' (a repeated status is one step). */
+/** The statuses an order went through, oldest first; a repeated status is one step. */
 export const historyOf = (changes: ReadonlyArray<StatusChange>): ReadonlyArray<StatusChange> =>
   changes.filter((change, index) => index === 0 || changes[index - 1]!.status !== change.status)
 
-/** The page's content as JSON (`Accept: application/json`). */
 export const orderPageJson = (page: OrderPage) => ({
   order: page.order,
   currency: page.currency,
@@ -120,7 +116,6 @@ const merchantLinks = (links: ReadonlyArray<Link>) => {
     `</ul></nav>`
 }
 
-/** The buyer's page of an order. */
 export const renderOrderPage = (page: OrderPage): string => {
   const { currency, order } = page
   const history = page.history.map((change) =>

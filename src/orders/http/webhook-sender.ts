@@ -1,25 +1,8 @@
 /**
- * The order-event sender (CONTRACT §8, role `webhook_sender`): delivers the outbox of
- * `OrderStore` to `WEBHOOK_URL`.
- *
- * - `deliverDue` claims due events (a lease in a short transaction, `FOR UPDATE SKIP LOCKED`, so
- *   any number of processes may run it; only the lowest pending event of each order is claimable,
- *   so the events of one order arrive in order), POSTs them concurrently outside any transaction,
- *   and records the round's results in one store call. No transaction is held during the HTTP call: the default target is this process's
- *   own receiver, which needs the database too (and the embedded one has a single connection).
- * - Request: the exact JSON body in the ACP version the receiver is configured for
- *   (`WEBHOOK_API_VERSION`; `order-event-wire/`), the same bytes on every attempt while that
- *   setting stays; `Content-Type: application/json`, `API-Version: <that version>` (the official
- *   webhook files define no such header; receivers that do not know it ignore it),
- *   `Merchant-Signature: t=<unix>,v1=<hex HMAC>` over `t + "." + body` (signed afresh at each
- *   attempt), `Request-Id: <event id>`.
- * - Result: 2xx → delivered; network error, timeout, 408, 429 (honouring `Retry-After`), 5xx →
- *   retry after full-jitter exponential backoff (`retryDecision`), unless the next attempt would
- *   fall past `WEBHOOK_RETRY_HORIZON_SECONDS` after the first one → dead; any other status → dead
- *   at once.
- * - A lease outlives the HTTP timeout; if a process dies mid-delivery, the event becomes due again
- *   when the lease ends (at-least-once: the receiver deduplicates by Request-Id).
- * Time is the Effect Clock and the jitter the Effect Random, so tests drive both.
+ * The order-event sender (CONTRACT §8, role `webhook_sender`): delivers the outbox to `WEBHOOK_URL` at
+ * least once (the receiver deduplicates by `Request-Id`). No transaction is held during a POST: the
+ * default target is this process's own receiver, which needs the database too. Claims, leases and
+ * rounds: `docs/concurrency.md`, "The order-event outbox"; bodies per version: `docs/order-events.md`.
  */
 import { Clock, Context, Duration, Effect, Either, Layer, Option, Random, Redacted, Schedule } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
@@ -33,7 +16,7 @@ import { ORDER_EVENT_WIRES } from "../wire/acp/versions.ts"
 
 export const ORDER_EVENTS_PATH = "/agentic_checkout/webhooks/order_events"
 
-/** `WEBHOOK_URL`, else this process's own receiver on the loopback address (PUBLIC_BASE_URL may not be reachable from here). */
+/** `WEBHOOK_URL`, else this process's receiver on the loopback address (PUBLIC_BASE_URL may be unreachable here). */
 export const webhookTargetUrl = (config: AppConfigShape): string => {
   if (config.webhookUrl._tag === "Some") return config.webhookUrl.value
   const wildcard = config.host === "0.0.0.0" || config.host === "::" || config.host === ""
@@ -47,7 +30,7 @@ export interface WebhookSenderOptions {
   readonly timeout?: Duration.DurationInput
   /** How long a claim keeps other workers off an event; default 60 s (must exceed the timeout). */
   readonly lease?: Duration.DurationInput
-  /** Events delivered concurrently per round; default 16. */
+  /** Events claimed and posted concurrently per round; default 16. */
   readonly batchSize?: number
 }
 
@@ -59,9 +42,8 @@ export interface DeliveryReport {
 }
 
 export interface WebhookSenderShape {
-  /** One round: claims due events and delivers them; reports what happened to each. */
+  /** One round: claims due events, posts them, records the results. */
   readonly deliverDue: Effect.Effect<ReadonlyArray<DeliveryReport>, StorageError>
-  /** The most events a round claims. */
   readonly batchSize: number
 }
 
@@ -79,7 +61,6 @@ export const makeWebhookSender = Effect.fnUntraced(function*(options: WebhookSen
   const batchSize = Math.max(1, options.batchSize ?? 16)
   const horizonMs = config.webhookRetryHorizonSeconds * 1000
 
-  /** One POST: the response status and Retry-After, or a network problem (incl. no answer in time). */
   const post = (event: OutboxEvent) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const body = eventBody(event.payload)
@@ -92,7 +73,6 @@ export const makeWebhookSender = Effect.fnUntraced(function*(options: WebhookSen
       return Effect.either(transport.post({ url, headers, body }, timeout))
     })
 
-  /** One attempt: the POST and what to record of it. */
   const attempt = Effect.fnUntraced(function*(event: OutboxEvent) {
     const posted = yield* post(event)
     const result = Either.isRight(posted)
@@ -124,12 +104,7 @@ export const makeWebhookSender = Effect.fnUntraced(function*(options: WebhookSen
     return { finished, report, delayMs: decision.delayMs }
   })
 
-  /**
-   * One round: the claimed events are posted concurrently and their results recorded together,
-   * in one store call, once every POST of the round has answered or timed out (well within the
-   * lease). A process that dies before that records nothing: the leases run out and the events
-   * are sent again (at least once; the receiver deduplicates by Request-Id).
-   */
+  /** Results are recorded together once every POST has answered or timed out, well within the lease. */
   const deliverDue: WebhookSenderShape["deliverDue"] = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const claimed = yield* store.claimDue(now, batchSize, leaseMs)
@@ -152,7 +127,6 @@ export const makeWebhookSender = Effect.fnUntraced(function*(options: WebhookSen
   return WebhookSender.of({ deliverDue, batchSize })
 })
 
-/** The sender; needs `OrderStore`, `AppConfig` and a `WebhookTransport`. */
 export const webhookSenderLayer = (options: WebhookSenderOptions = {}): Layer.Layer<
   WebhookSender,
   never,
@@ -162,20 +136,11 @@ export const webhookSenderLayer = (options: WebhookSenderOptions = {}): Layer.La
 export const WebhookSenderLive = webhookSenderLayer()
 
 /**
- * The background worker (role `webhook_sender`): `lanes` loops (default 4), each claiming its own
- * events (as separate processes do), a round every `interval` (default 1 s) when idle.
- * - The first lane goes again at once after a round that found events: events are delivered
- *   as soon as a round has room for them, and a quiet server's rounds take what came meanwhile.
- *   When idle it waits for events queued by this process (`OutboxSignal`) or the interval,
- *   whichever comes first; woken by events, it lets `gather` (default 100 ms) pass before its
- *   round, so that the events of the completions meanwhile go in the same round (each round costs
- *   a claim and a record statement): an order event goes out within about `gather` of the step
- *   that made it, instead of up to an interval later.
- * - The other lanes go again at once only after a full round (a backlog): a round lasts as long
- *   as its slowest POST, so one lane alone falls behind a busy server's completions; with them up
- *   to `lanes` × the batch size deliveries are in flight, and a lane waiting on a slow receiver
- *   holds up no other. Without a backlog they poll once an interval, spread evenly over it.
- * Failures and defects of a round are logged and the lane goes on.
+ * The background worker: `lanes` loops, each claiming its own events (`docs/concurrency.md`, "The
+ * order-event outbox"). The first lane, woken by `OutboxSignal`, waits `gather` more so that the events
+ * of the completions meanwhile share its round (each round costs a claim and a record statement); the
+ * others go again at once only after a full round (a backlog), else poll once an `interval`, spread
+ * evenly over it. A failed round is logged and its lane goes on.
  */
 export const webhookSenderWorker = (
   interval: Duration.DurationInput = "1 second",

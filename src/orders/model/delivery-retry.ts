@@ -1,17 +1,10 @@
-/**
- * The order-event sender's retry policy (CONTRACT §8): full-jitter exponential backoff, the
- * receiver's `Retry-After`, which answers are retried, and the horizon after which an event is
- * dead-lettered. Pure: time and randomness are passed in.
- */
+/** The order-event sender's retry policy (CONTRACT §8); pure: time and randomness are passed in. */
 
 export const BACKOFF_BASE_MS = 1_000
 export const BACKOFF_FACTOR = 2
 export const BACKOFF_CAP_MS = 60 * 60 * 1_000
 
-/**
- * Full-jitter exponential backoff: `floor(random × min(cap, base × 2^(attempt − 1)))`.
- * `attempt` is the number of attempts made so far (1 after the first failure); `random` ∈ [0, 1).
- */
+/** Full jitter: `floor(random × min(cap, base × 2^(attempt − 1)))`, `attempt` counting the attempts made. */
 export const backoffDelayMs = (attempt: number, random: number): number => {
   const exponent = Math.max(0, Math.floor(attempt) - 1)
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * Math.pow(BACKOFF_FACTOR, Math.min(exponent, 64)))
@@ -19,10 +12,7 @@ export const backoffDelayMs = (attempt: number, random: number): number => {
   return Math.floor(r * ceiling)
 }
 
-/**
- * `Retry-After` → milliseconds from `nowMs`: delta seconds or an HTTP date; a past date gives 0;
- * capped at BACKOFF_CAP_MS; unparseable → undefined.
- */
+/** Delta seconds or an HTTP date → ms from `nowMs` (a past date is 0), capped; unparseable → undefined. */
 export const parseRetryAfter = (header: string | undefined, nowMs: number): number | undefined => {
   if (header === undefined) return undefined
   const value = header.trim()
@@ -55,10 +45,8 @@ export const isRetryableStatus = (status: number): boolean =>
   status === 408 || status === 429 || (status >= 500 && status <= 599)
 
 /**
- * What to do after attempt number `attempt` (1-based) got `response`. 2xx → delivered; network
- * error, 408, 429, 5xx → retry after `Retry-After` when given and valid (any retryable status),
- * else full-jitter backoff; any other status (other 4xx, 1xx, 3xx) → dead-letter at once. The
- * caller dead-letters instead of retrying when `isPastHorizon` holds for the next attempt time.
+ * 2xx → delivered; network error, 408, 429, 5xx → retry after a valid `Retry-After`, else backoff; any
+ * other status → dead-letter. The caller dead-letters instead when `isPastHorizon` holds for the retry.
  */
 export const retryDecision = (
   response: DeliveryResponse,

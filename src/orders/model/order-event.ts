@@ -1,8 +1,6 @@
 /**
- * An order event as the outbox keeps it: what happened (`order_create` | `order_update`), the full
- * order after the change and the currency the order is priced in. It knows no ACP version: the
- * body posted for it is made from it when it is sent, in the version the receiver is configured
- * for (`order-event-wire/`), so a change of `WEBHOOK_API_VERSION` applies to queued events too.
+ * An order event as the outbox keeps it, in no ACP version: its body is made when it is sent, in
+ * `WEBHOOK_API_VERSION` (`../wire/acp/`), so a change of that setting applies to queued events too.
  */
 import { Schema } from "effect"
 import { CurrencyCode, optional } from "../../shared/schema-helpers.ts"

@@ -17,11 +17,7 @@ export interface MakeOrderInput {
   readonly totals: ReadonlyArray<Total>
 }
 
-/**
- * The initial `created` order of a completed checkout: no refunds, fulfillments or adjustments,
- * `quantity.shipped = 0`, `unit_price = base_amount / quantity` (exact: base_amount is unit price ×
- * quantity), totals copied from the session.
- */
+/** The initial `created` order; `unit_price` is exact, a line's `base_amount` being unit price × quantity. */
 export const makeOrder = (input: MakeOrderInput): Order => ({
   type: "order",
   id: input.id,
@@ -45,7 +41,6 @@ export const makeOrder = (input: MakeOrderInput): Order => ({
   totals: input.totals.map((t) => ({ type: t.type, display_text: t.display_text, amount: t.amount }))
 })
 
-/** What the checkout complete response shows of the order. */
 export const toOrderSummary = (order: Order): OrderSummary => ({
   id: order.id,
   checkout_session_id: order.checkout_session_id,

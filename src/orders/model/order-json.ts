@@ -6,29 +6,16 @@ import { Order } from "./order.ts"
 
 const encodeOrder = Schema.encodeSync(Order)
 
-/**
- * An order in the schema's canonical form: its properties in the schema's order, whatever order the
- * value was built or read back in (orders stored as jsonb, before migration 0021, come back in its
- * key order). Answers and tags use it.
- */
+/** In the schema's key order, whatever the value's (orders stored as jsonb come back reordered): answers, tags. */
 export const orderJson = (order: Order): string => JSON.stringify(encodeOrder(order))
 
-/**
- * An order as stored in `orders.data`. The order schemas have no transformations (the encoded
- * form is the type, checked here by the compiler), so the typed value is its encoded form as is:
- * no pass of the schema over the whole order on every write. Key order is the value's own: answers
- * and tags use `orderJson`, which does not depend on it.
- */
+/** As stored in `orders.data`: the schemas have no transformations, so the value is its encoded form as is. */
 export const storedOrderJson = (order: Order): string => {
   const encoded: typeof Order.Encoded = order
   return JSON.stringify(encoded)
 }
 
-/**
- * An event as stored in `webhook_outbox.payload` (the body sent is made from it:
- * `order-event-wire/`), around the order's stored text (`storedOrderJson`, which the order row
- * shares) instead of serializing the order a second time.
- */
+/** As stored in `webhook_outbox.payload`, around the order's stored text (which the order row shares). */
 export const storedEventJson = (payload: OrderEvent, orderText: string = storedOrderJson(payload.data)): string => {
   const encoded: typeof OrderEvent.Encoded = payload
   const currency = encoded.currency === undefined ? "" : `,"currency":${JSON.stringify(encoded.currency)}`
@@ -37,12 +24,7 @@ export const storedEventJson = (payload: OrderEvent, orderText: string = storedO
 
 const EVENT_TYPES: ReadonlySet<unknown> = new Set(OrderEvent.fields.type.literals)
 
-/**
- * A stored event read back. The payload is written only by the stores, from an already typed
- * `OrderEvent` (`storedEventJson`), so a full schema decode on every claim would only re-check
- * what was checked before writing: a structural check that it is what they write (a known type
- * and an order with a string id) is enough, as for stored sessions.
- */
+/** A structural check, not a decode: only the stores write payloads, from a typed `OrderEvent`. */
 export const isStoredOrderEvent = (value: unknown): value is OrderEvent => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false
   const { data, type } = value as { readonly type?: unknown; readonly data?: unknown }
@@ -51,10 +33,8 @@ export const isStoredOrderEvent = (value: unknown): value is OrderEvent => {
 }
 
 /**
- * A short tag of an order's exact content: a page shows the order as of this tag, and an action
- * made from that page applies only while the order still has it (a second click, or a change
- * made meanwhile by someone else, is refused instead of applied twice or blindly). Made from the
- * canonical form, so an order read back from storage has the tag it had when it was shown.
+ * A short tag of an order's exact content: an action from a page applies only while the order still has
+ * the page's tag (a second click or someone else's change is refused, not applied twice or blindly).
  */
 export const orderTag = (order: Order): string =>
   createHash("sha256").update(orderJson(order), "utf8").digest("base64url").slice(0, 22)

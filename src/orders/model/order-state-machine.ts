@@ -1,16 +1,7 @@
 /**
- * The order state machine: a pure function of (order, command, now) over the order of
- * `order.ts`.
- *
- * - `Ship` records a `shipping` fulfillment (status `shipped`, one `shipped` event); `Fulfill`
- *   marks every fulfillment `delivered` (one `delivered` event each) or, for an all-digital
- *   confirmed order, records a `digital` fulfillment already `delivered`.
- * - Every refund adds an adjustment (`refund` for original_payment, `credit` for store_credit,
- *   with its amount) and keeps the `amount_refunded` total current; a cancel adds a
- *   `cancellation` adjustment without amount.
- *
- * Ids inside one order (`ful_<n>`, `adj_<n>`, `ful_<n>_ev_<m>`) are sequence numbers, so the
- * reducer stays a pure function of (order, command, now).
+ * The order state machine over `order.ts`: a pure function of (order, command, now). Ids inside an
+ * order (`ful_<n>`, `adj_<n>`, `ful_<n>_ev_<m>`) are sequence numbers, so that it stays pure. Every
+ * refund adds an adjustment and keeps the `amount_refunded` total current.
  */
 import { Data, Either } from "effect"
 import type {
@@ -28,9 +19,7 @@ import type {
 
 export type OrderCommand = Data.TaggedEnum<{
   Confirm: {}
-  /** → manual_review */
   HoldForReview: {}
-  /** confirmed → shipped; records a shipping fulfillment covering every line. */
   Ship: { readonly carrier: string; readonly tracking_number: string; readonly tracking_url?: string }
   /** shipped → fulfilled, or confirmed → fulfilled when every line is digital. */
   Fulfill: {}
@@ -41,7 +30,6 @@ export type OrderCommand = Data.TaggedEnum<{
 }>
 export const OrderCommand = Data.taggedEnum<OrderCommand>()
 
-/** The command's target status is not reachable from the current one → 409 on the order routes. */
 export class InvalidOrderTransition extends Data.TaggedError("InvalidOrderTransition")<{
   readonly from: OrderStatus
   readonly to: OrderStatus
@@ -51,7 +39,6 @@ export class InvalidOrderTransition extends Data.TaggedError("InvalidOrderTransi
   }
 }
 
-/** The refund would bring the refunded sum above the order total. `remaining` may still be refunded. */
 export class RefundExceedsTotal extends Data.TaggedError("RefundExceedsTotal")<{
   readonly remaining: number
 }> {
@@ -60,7 +47,6 @@ export class RefundExceedsTotal extends Data.TaggedError("RefundExceedsTotal")<{
   }
 }
 
-/** Refunds are not possible while the order is `created`. */
 export class RefundNotAllowed extends Data.TaggedError("RefundNotAllowed")<{
   readonly status: OrderStatus
 }> {
@@ -69,7 +55,7 @@ export class RefundNotAllowed extends Data.TaggedError("RefundNotAllowed")<{
   }
 }
 
-/** The refund amount is not a positive integer (at most MAX_AMOUNT). */
+/** The refund amount is not a safe integer from 1 to `MAX_REFUND`. */
 export class InvalidRefundAmount extends Data.TaggedError("InvalidRefundAmount")<{
   readonly amount: number
 }> {
@@ -79,9 +65,6 @@ export class InvalidRefundAmount extends Data.TaggedError("InvalidRefundAmount")
 }
 
 export type OrderError = InvalidOrderTransition | RefundExceedsTotal | RefundNotAllowed | InvalidRefundAmount
-
-// ---------------------------------------------------------------------------------------------
-// Transitions
 
 export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, ReadonlyArray<OrderStatus>>> = {
   created: ["confirmed", "manual_review", "canceled"],
@@ -156,10 +139,7 @@ const upsertRefundedTotal = (totals: ReadonlyArray<OrderTotal>, amount: number):
     : [...totals, entry]
 }
 
-/**
- * The order state machine: a pure function of (order, command, now). `nowIso` (RFC 3339) stamps
- * fulfillment events and adjustments. Never mutates its input.
- */
+/** `nowIso` (RFC 3339) stamps fulfillment events and adjustments; the input is never mutated. */
 export const applyOrderCommand = (
   order: Order,
   command: OrderCommand,

@@ -1,25 +1,8 @@
 /**
- * The order (CONTRACT §8): the full object returned by the merchant's order routes and carried by
- * 2025-09-29 order events (the other versions' events are made from it: `order-event-wire/`), and
- * the merchant's request bodies of the order routes.
- *
- * Shape: `{type: "order", id, checkout_session_id, permalink_url, status, refunds, line_items,
- * fulfillments, adjustments, totals}`. The interface document fixes `type`, `id`,
- * `checkout_session_id`, `permalink_url`, `status`, `refunds` and the sample line item (id, title,
- * quantity {ordered, shipped}, unit_price, subtotal). The rest follows the ACP "Enhanced Order
- * Support" RFC where it does not contradict the interface document:
- *
- * - Line items also carry `product_id`, `kind` (`physical` | `digital`, needed to decide whether a
- *   confirmed order may be fulfilled without shipping), `tax` and `total`.
- * - Fulfillments: `{id: "ful_<n>", type: shipping | digital, status, line_items: [{id, quantity}],
- *   carrier?, tracking_number?, tracking_url?, events: [{id, type, occurred_at}]}`.
- * - Adjustments are an append-only log: `{id: "adj_<n>", type: refund | credit | cancellation,
- *   status: "completed", occurred_at, amount?}`.
- * - Totals are the checkout totals at completion (the `total` entry stays the amount charged),
- *   plus `amount_refunded` once anything is refunded.
- *
- * How an order moves is `order-state-machine.ts`; how a completed checkout becomes one is
- * `order-from-checkout.ts`.
+ * The order (CONTRACT §8): the full object of the merchant's order routes and of 2025-09-29 order events
+ * (the other versions' bodies are made from it: `../wire/acp/`), and the merchant's request bodies.
+ * Fields beyond the interface document's follow the ACP "Enhanced Order Support" RFC; a line's `kind`
+ * decides whether a confirmed order may be fulfilled without shipping. Moves: `order-state-machine.ts`.
  */
 import { Schema } from "effect"
 import { TotalType } from "../../catalog/model/line-items.ts"
@@ -69,7 +52,7 @@ export type LineItemReference = typeof LineItemReference.Type
 export const FulfillmentType = Schema.Literal("shipping", "digital")
 export type FulfillmentType = typeof FulfillmentType.Type
 
-/** ACP fulfillment statuses; this service sets `shipped` and `delivered` (and `canceled` never yet). */
+/** ACP fulfillment statuses; this service sets only `shipped` and `delivered`. */
 export const FulfillmentStatus = Schema.Literal(
   "pending",
   "processing",
@@ -107,6 +90,7 @@ export type Fulfillment = typeof Fulfillment.Type
 export const AdjustmentType = Schema.Literal("refund", "credit", "cancellation")
 export type AdjustmentType = typeof AdjustmentType.Type
 
+/** An entry of the order's append-only log (`adj_<n>`); a cancellation has no amount. */
 export const Adjustment = Schema.Struct({
   id: Schema.String,
   type: AdjustmentType,
@@ -116,7 +100,7 @@ export const Adjustment = Schema.Struct({
 }).annotations({ identifier: "Adjustment" })
 export type Adjustment = typeof Adjustment.Type
 
-/** Checkout total types plus `amount_refunded` (ACP orders RFC). */
+/** Checkout total types plus `amount_refunded` (ACP orders RFC); the `total` entry stays the amount charged. */
 export const OrderTotalType = Schema.Literal(...TotalType.literals, "amount_refunded")
 export type OrderTotalType = typeof OrderTotalType.Type
 
@@ -127,10 +111,7 @@ export const OrderTotal = Schema.Struct({
 }).annotations({ identifier: "OrderTotal" })
 export type OrderTotal = typeof OrderTotal.Type
 
-/**
- * The order as the complete response shows it (the interface document's checkout-API `Order`,
- * hence its OpenAPI name); the full order is `Order` below.
- */
+/** What the complete response shows of an order (the interface document's checkout-API `Order`, hence its name). */
 export const OrderSummary = Schema.Struct({
   id: Schema.String,
   checkout_session_id: Schema.String,
@@ -138,10 +119,6 @@ export const OrderSummary = Schema.Struct({
 }).annotations({ identifier: "Order" })
 export type OrderSummary = typeof OrderSummary.Type
 
-/**
- * The full order. The complete response shows only its `OrderSummary`
- * `{id, checkout_session_id, permalink_url}` (`src/checkout/session/schemas.ts`; see `toOrderSummary`).
- */
 export const Order = Schema.Struct({
   type: Schema.Literal("order"),
   id: Schema.String,
@@ -156,7 +133,6 @@ export const Order = Schema.Struct({
 }).annotations({ identifier: "FullOrder" })
 export type Order = typeof Order.Type
 
-/** Merchant request bodies for the commands that carry data (for the order routes). */
 export const ShipRequest = Schema.Struct({
   carrier: BoundedString(128),
   tracking_number: BoundedString(128),

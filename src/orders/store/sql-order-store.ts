@@ -1,17 +1,7 @@
 /**
- * `OrderStore` over an `@effect/sql` client speaking PostgreSQL (tables `orders`, migration 0001,
- * and `webhook_outbox`, migration 0004). See `order-store.ts` for the semantics.
- *
- * - `lockOrder` is `SELECT … FOR UPDATE` on the order row: changes of one order are serialized.
- * - `enqueueEvent` numbers the event `MAX(sequence) + 1` of its order; callers hold the order row
- *   lock (or create the order in the same transaction), and `UNIQUE (order_id, sequence)` backs it.
- * - `claimDue` is one statement: a `FOR UPDATE SKIP LOCKED` selection of due, unleased events that
- *   are the lowest pending sequence of their order, and the update that leases them. A row leased
- *   by a transaction that committed after this statement's snapshot is re-checked on the new row
- *   version by PostgreSQL and dropped, so two workers never claim the same lease.
- * - `listOrders` reads `orders` in `created_at` order with the filters in the statement (status
- *   from `data->>'status'`); no index serves it: it is the merchant console's listing, not a
- *   path of the API.
+ * `OrderStore` over PostgreSQL (`orders`, migration 0001; `webhook_outbox`, 0004); semantics in
+ * `order-store.ts`. Why `claimDue`, one statement, never gives two workers one lease:
+ * `docs/concurrency.md`, "The order-event outbox". No index serves `listOrders`: it is the console's.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
@@ -63,7 +53,6 @@ const OUTBOX_COLUMNS = `id, order_id, sequence, type, payload, state, attempts,
   (extract(epoch FROM created_at) * 1000)::float8 AS created_ms,
   (extract(epoch FROM delivered_at) * 1000)::float8 AS delivered_ms`
 
-/** A claimed or listed outbox row; its payload passes the structural check of `isStoredOrderEvent`. */
 const toEvent = (row: OutboxRow): Effect.Effect<OutboxEvent, StorageError> => {
   let payload: unknown
   try {
@@ -107,7 +96,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   const events = (rows: ReadonlyArray<OutboxRow>) => Effect.forEach(rows, toEvent)
 
   type OrderRow = { readonly checkout_session_id: string; readonly data: unknown; readonly created_ms: number | string }
-  /** The full order of a row; none for a row holding only the checkout summary (no `type: "order"`). */
+  /** None for a row holding only the checkout summary (no `type: "order"`). */
   const orderFromRow = (row: OrderRow) =>
     Effect.try({
       try: () => jsonValue(row.data),
@@ -180,8 +169,7 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
       )
     )
 
-  // One statement (`order_save_with_event`, src/db/functions). The event row is built from what was
-  // written: no read back and decode of the payload, only its sequence (the next of its order).
+  // One statement (`order_save_with_event`); the event row is built from what was written, not read back.
   const saveOrderWithEvent: OrderStoreService["saveOrderWithEvent"] = (stored, event) =>
     run(sql<{ sequence: number | string | null }>`
       SELECT order_save_with_event(${orderSaveArguments(sql, encodeOrderChange({ stored, event }))}) AS sequence`).pipe(
@@ -220,7 +208,6 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
         )
       )
 
-  // One statement for a whole round of deliveries.
   const finishAttempts: OrderStoreService["finishAttempts"] = (finished) =>
     finished.length === 0 ? Effect.succeed([]) : run(sql<{ id: string }>`
       UPDATE webhook_outbox o
@@ -303,5 +290,4 @@ export const make: Effect.Effect<OrderStoreService, never, SqlClient.SqlClient> 
   })
 })
 
-/** `OrderStore` over the `SqlClient` in context (migrated by `src/db/database.ts`). */
 export const SqlOrderStore: Layer.Layer<OrderStore, never, SqlClient.SqlClient> = Layer.effect(OrderStore, make)

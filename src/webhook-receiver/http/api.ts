@@ -1,9 +1,7 @@
 /**
- * The agent platform's routes (CONTRACT §8):
- * - `webhookReceiver`: the order-event webhook endpoint, authenticated only by its
- *   `Merchant-Signature` (role `webhook_receiver`); not idempotent by key (no API key to scope a
- *   key to): redeliveries are recognized by their Request-Id or body instead;
- * - `receivedOrders`: the receiver's read API (bearer + API-Version; role `webhook_receiver`).
+ * The agent platform's routes (CONTRACT §8, role `webhook_receiver`): the order-event endpoint, whose only
+ * credential is its signature, so redeliveries are recognised by Request-Id or body, not by an idempotency
+ * key; and the read API of what it received.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"

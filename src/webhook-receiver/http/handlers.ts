@@ -1,23 +1,7 @@
 /**
- * The order-event webhook receiver (CONTRACT §8, role `webhook_receiver`) and its read API.
- *
- * `POST /agentic_checkout/webhooks/order_events`, in this order:
- * 1. rate limit per source address (`WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE`, burst = the
- *    per-minute budget) → 429 `too_many_requests` with `Retry-After`;
- * 2. raw body (no content coding → else 400 `invalid_content_type`; ≤ 1 MiB → else 413);
- * 3. `Merchant-Signature` over the exact bytes, against every `WEBHOOK_RECEIVER_SECRETS` entry,
- *    timestamp within `WEBHOOK_TOLERANCE_SECONDS` of the Clock → else 401 `invalid_signature`
- *    (nothing about the payload is revealed before the signature holds);
- * 4. `Content-Type: application/json` (UTF-8) → else 400 `invalid_content_type`; an `API-Version` header,
- *    when given, one of `API_VERSIONS` → else 400 `unsupported_api_version`; JSON nested at most
- *    `MAX_JSON_DEPTH` levels deep (`parseWebhookJson`), and the event
- *    shape of that version, or of the version the body's shape shows when no header names one
- *    (`orders/wire/acp/versions.ts`) → else 400 `invalid_json` | `missing` | `invalid` with a JSONPath `param`;
- * 5. stored once: a redelivery (same Request-Id, or same body bytes) is acknowledged the same way
- *    without a second effect. 200 `{received: true, request_id}`.
- * The order key is `data.id`, or `data.checkout_session_id` when the version or the sender gives
- * no id. The body is kept as received, in its version's format; unknown types and statuses are
- * kept as sent.
+ * The order-event receiver (role `webhook_receiver`) and its read API. Checks run in the order of
+ * `docs/order-events.md`, "The receiver": nothing about the payload is answered before the signature
+ * holds. A redelivery (same Request-Id or body bytes) is acknowledged without a second effect.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Effect, Either, Option, Redacted } from "effect"
@@ -61,9 +45,8 @@ export const WebhookReceiverHandlers = groupHandlers(
   Effect.fnUntraced(function*(handlers) {
     const config = yield* AppConfig
     const store = yield* ReceivedEventsStore
-    // The receiver is unauthenticated until the signature is checked, so a flood must not reach
-    // the database: this process's own bucket turns away what exceeds the budget here, and only
-    // what it lets through spends the budget shared by all processes (`RateLimiter`).
+    // Unauthenticated until the signature is checked, so a flood must not reach the database: this
+    // process's own bucket turns the excess away first; only the rest spends the shared budget.
     const local = yield* makeInProcessRateLimiter()
     const shared = yield* RateLimiter
     const limiter = {

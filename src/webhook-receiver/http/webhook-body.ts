@@ -1,9 +1,4 @@
-/**
- * The order-event receiver's body validation (CONTRACT §8): JSON nested at most `MAX_JSON_DEPTH`
- * levels deep, text storage can keep, then the event in the version it is read in
- * (`orders/wire/acp/versions.ts`); the first problem as the webhook error object
- * `{code: missing | invalid | invalid_json, message, param}`.
- */
+/** The order-event receiver's body validation (CONTRACT §8): the first problem, as the webhook error object. */
 import { Either } from "effect"
 import { ORDER_EVENT_WIRES, type ReceivedOrderEvent, recognisedVersion } from "../../orders/wire/acp/versions.ts"
 import type { ApiVersionName } from "../../shared/api-versions.ts"
@@ -12,10 +7,7 @@ import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from "../../shared/storable-text.ts"
 import type { WebhookErrorObject } from "./webhook.ts"
 
-/**
- * Decodes a parsed JSON body as an event of `version` (default: the version its shape shows);
- * failure is the 400 error object (`invalid_request`, missing | invalid).
- */
+/** Decodes parsed JSON as an event of `version` (default: the one its shape shows). */
 export const decodeWebhookEvent = (
   input: unknown,
   version: ApiVersionName = recognisedVersion(input)
@@ -29,10 +21,8 @@ export const decodeWebhookEvent = (
   })
 
 /**
- * Parses a raw body as the receiver keeps it: JSON (syntax errors → `invalid_json`, param `$`),
- * nested at most `MAX_JSON_DEPTH` levels deep (`invalid_json` at the first too-deep value), with
- * only text storage can keep (`invalid` at the first string that is not). The value may then be
- * decoded, re-serialized and stored: nothing after this walks deeper than the bound.
+ * JSON within `MAX_JSON_DEPTH`, all of its text storable (the payload is kept and served back): nothing
+ * after this walks deeper than the bound, so the value may be decoded, re-serialized and stored.
  */
 export const parseWebhookJson = (rawBody: string | Uint8Array): Either.Either<unknown, WebhookErrorObject> => {
   let json: unknown
@@ -50,7 +40,6 @@ export const parseWebhookJson = (rawBody: string | Uint8Array): Either.Either<un
   if (tooDeep !== undefined) {
     return Either.left({ type: "invalid_request", code: "invalid_json", message: TOO_DEEP_MESSAGE, param: tooDeep })
   }
-  // The whole payload is kept and served back: all of its text must be storable, as every body's.
   const unstorable = unstorableTextPath(json)
   if (unstorable !== undefined) {
     return Either.left({
@@ -63,10 +52,6 @@ export const parseWebhookJson = (rawBody: string | Uint8Array): Either.Either<un
   return Either.right(json)
 }
 
-/**
- * Parses a raw body (`parseWebhookJson`) and decodes it as an event of `version` (default:
- * recognised from the shape).
- */
 export const parseWebhookBody = (
   rawBody: string | Uint8Array,
   version?: ApiVersionName

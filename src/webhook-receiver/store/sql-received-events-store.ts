@@ -1,9 +1,7 @@
 /**
- * `ReceivedEventsStore` over an `@effect/sql` client speaking PostgreSQL (tables
- * `received_events` and `received_orders`, migration 0004). `recordEvent` is one statement:
- * `INSERT … ON CONFLICT DO NOTHING` on the event (the primary key on the Request-Id and the
- * unique body hash make a concurrent redelivery wait for the first and then do nothing) and, in
- * the same statement, the upsert of the order's latest state when the event was new.
+ * `ReceivedEventsStore` over PostgreSQL (`received_events`, `received_orders`; migration 0004).
+ * `recordEvent` is one statement: the event `ON CONFLICT DO NOTHING` (Request-Id key, unique body hash:
+ * a concurrent redelivery waits for the first, then does nothing) and, if it is new, the order's upsert.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
@@ -62,9 +60,7 @@ export const make: Effect.Effect<ReceivedEventsStoreService, never, SqlClient.Sq
   const sql = yield* SqlClient.SqlClient
   const run = statementRunner(sql)
 
-  // One statement (atomic by itself, one round trip): the event row, and — only when the event
-  // is new — the order's latest state, which `order_create` never overwrites. The order's state
-  // is taken from the inserted row: the body is sent once.
+  // The order's state is taken from the inserted row, so the body is sent once.
   const recordEvent = (event: ReceivedEvent) =>
     Effect.suspend(() => {
       // Parsed JSON within the depth bound (`ReceivedEvent.payload`): stringify cannot throw on it.

@@ -8,7 +8,6 @@ export const boundedText = (max: number) =>
 /** A value of an open enum (statuses and types the receiver must accept even when it does not know them). */
 export const OpenValue = boundedText(64)
 
-/** Any JSON object: kept as sent, only its being an object is checked. */
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "WebhookJsonObject",
   description: "an object"

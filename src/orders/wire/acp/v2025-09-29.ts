@@ -1,16 +1,7 @@
 /**
- * Order events in 2025-09-29: the interface document's format (CONTRACT §8), which wins over the
- * official 2025-09-29 webhook file for this version.
- *
- * - Sent: `{type, data}` with `data` the full order exactly as the merchant's order routes show it
- *   (`id`, `refunds`, `line_items` with `quantity {ordered, shipped}`, `fulfillments`,
- *   `adjustments`, `totals`); the official `data` is the subset `{type, checkout_session_id,
- *   permalink_url, status, refunds}` without `id`.
- * - Received (this reading also serves 2026-01-30, whose webhook file is the same as 2025-09-29's):
- *   event `type` is `order_create` | `order_update`; `data.type` `order`, `checkout_session_id`,
- *   `permalink_url`, `status` and `refunds` are required, `id` is optional; any `status` string is
- *   kept; the optional arrays are kept as sent, their elements checked loosely (objects; totals
- *   `{type, display_text, amount}`); unknown fields are ignored (and kept with the event).
+ * Order events in 2025-09-29: the interface document's format (CONTRACT §8), which wins over the official
+ * webhook file; `data` is the full order as the order routes show it. The receiver's reading also serves
+ * 2026-01-30, whose official file is the same. Details: `docs/order-events.md`.
  */
 import { Schema } from "effect"
 import { Amount, optional } from "../../../shared/schema-helpers.ts"
@@ -18,7 +9,6 @@ import { type OrderEvent, OrderEventType } from "../../model/order-event.ts"
 import { Order } from "../../model/order.ts"
 import { boundedText, JsonObject } from "./received-values.ts"
 
-/** The event as sent in 2025-09-29. */
 export const OrderEvent20250929 = Schema.Struct({
   type: OrderEventType,
   data: Order
@@ -41,7 +31,6 @@ export const ReceivedTotal = Schema.Struct({
   amount: Schema.Int
 }).annotations({ identifier: "ReceivedTotal" })
 
-/** EventDataOrder of 2025-09-29 and 2026-01-30 as the receiver reads it. */
 export const EventDataOrder = Schema.Struct({
   type: Schema.Literal("order"),
   id: optional(boundedText(256)),

@@ -1,12 +1,6 @@
 /**
- * Order events in 2026-01-30: the official webhook format of that version (the same as the official
- * 2025-09-29 one). `WebhookEvent` and `EventDataOrder` allow no other field, so `data` is exactly
- * `{type: "order", checkout_session_id, permalink_url, status, refunds}`: no order `id`, no line
- * items, fulfillments, adjustments or totals. `status` is the closed enum `created |
- * manual_review | confirmed | canceled | shipped | fulfilled` (the order's own statuses);
- * `refunds[]` is `{type: store_credit | original_payment, amount}`.
- *
- * Received: read as 2025-09-29 (`v2025-09-29.ts`), whose reading accepts this shape.
+ * Order events in 2026-01-30: the official format, which allows no other field, so `data` has no order
+ * `id`, lines, fulfillments, adjustments or totals. Received as 2025-09-29 (`v2025-09-29.ts`).
  */
 import { Schema } from "effect"
 import { type OrderEvent, OrderEventType } from "../../model/order-event.ts"
@@ -24,7 +18,6 @@ const EventDataOrder20260130 = Schema.Struct({
   refunds: Schema.Array(Refund20260130)
 }).annotations({ identifier: "EventDataOrder_2026_01_30" })
 
-/** The event as sent in 2026-01-30. */
 export const OrderEvent20260130 = Schema.Struct({
   type: OrderEventType,
   data: EventDataOrder20260130

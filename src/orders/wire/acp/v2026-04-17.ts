@@ -1,34 +1,7 @@
 /**
- * Order events in 2026-04-17: `data` is the full checkout-spec `Order` plus `type: "order"` (the
- * official webhook file composes `Order`, which allows no other field, requires `id` and has no
- * `refunds`).
- *
- * Sent (every field of `Order` we hold data for):
- * - order `status` as ours, except `fulfilled` → `completed`;
- * - line items `{id, title, product_id, quantity {ordered, current, fulfilled}, unit_price,
- *   subtotal, totals [subtotal, tax, total], status}`: `fulfilled` is what was shipped or delivered
- *   digitally, `current` is `ordered`, or 0 once the order is canceled (nothing of it remains);
- *   `status` is derived from the quantities as the orders RFC says (`removed` when current is 0,
- *   `fulfilled` when fulfilled reaches current, `partial` in between, else `processing`);
- * - fulfillments as ours (`events` are the append-only log);
- * - `adjustments` replace `refunds`: a refund to the original payment is `refund`, store credit is
- *   `credit`, both `completed` with `amount` and the order's `currency`; a cancel is
- *   `cancellation` naming every line and its ordered quantity;
- * - `totals` as at checkout plus `amount_refunded` (the `total` entry stays the amount charged).
- * Not sent, for want of data: `order_number`, `client_reference_id`, `estimated_delivery`,
- * `confirmation`, `support`, line `description`/`image_url`/`url`, fulfillment `destination`.
- *
- * Received: the same shape, read leniently, because 2026-04-17 asks receivers to accept values
- * they do not know: event `type`, order, line, fulfillment, fulfillment-event and adjustment
- * statuses and types, and total types are any string (≤ 64 characters). Also accepted: the shape
- * of the version's release day, before the order schema was reworked (quantity `{ordered,
- * shipped}` without `current`, status `delivered`, adjustment types `partial_refund`,
- * `store_credit`, `chargeback`, fulfillment event `returned`). Required, with their JSON types:
- * event `type` and `data`; `data.type` `order`, `id`, `checkout_session_id`, `permalink_url`,
- * `status`; and inside the arrays the fields `Order` requires (line `id`, `title`, `quantity`
- * with integer `ordered` ≥ 1; fulfillment `id`, `type`; event `id`, `type`, `occurred_at`;
- * adjustment `id`, `type`, `occurred_at`, `status`; total `type`, `display_text`, integer
- * `amount`). Unknown fields are ignored (and kept with the event).
+ * Order events in 2026-04-17: `data` is the checkout spec's `Order` plus `type: "order"` (no `refunds`:
+ * `adjustments` instead), sent with every field we hold data for, received leniently as the version
+ * asks (open enums, the release-day shape). Details: `docs/order-events.md`.
  */
 import { Schema } from "effect"
 import { TotalType20260417 } from "../../../catalog/model/line-items.ts"
@@ -37,8 +10,7 @@ import type { OrderEvent } from "../../model/order-event.ts"
 import type { AdjustmentType, Order, OrderLineItem, OrderStatus } from "../../model/order.ts"
 import { boundedText, JsonObject, OpenValue } from "./received-values.ts"
 
-// ---------------------------------------------------------------------------------------------
-// Sent: exactly what this service posts (defined values only; a subset of the official schema).
+// Sent: exactly what this service posts, a subset of the official schema.
 
 const Count = Schema.Int.pipe(Schema.nonNegative())
 const PositiveCount = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
@@ -120,7 +92,6 @@ const OrderStatus20260417 = Schema.Literal(
   "canceled"
 )
 
-/** The event as sent in 2026-04-17. */
 export const OrderEvent20260417 = Schema.Struct({
   type: Schema.Literal("order_create", "order_update"),
   data: Schema.Struct({
@@ -216,8 +187,7 @@ export const toWire20260417 = ({ currency, data: order, type }: OrderEvent): Ord
 
 export const body20260417 = (event: OrderEvent): string => JSON.stringify(toWire20260417(event))
 
-// ---------------------------------------------------------------------------------------------
-// Received: lenient (open enums, release-day aliases), strict on JSON types and required fields.
+// Received: open enums and release-day aliases; required fields and JSON types checked.
 
 const Id = boundedText(256)
 const ReceivedCount = Schema.Int.pipe(Schema.nonNegative({ message: () => "must be a non-negative integer" }))
@@ -291,7 +261,6 @@ const ReceivedAdjustment = Schema.Struct({
   reason: optional(Schema.String)
 }).annotations({ identifier: "ReceivedAdjustment_2026_04_17" })
 
-/** The event of 2026-04-17 as the receiver reads it. */
 export const ReceivedOrderEvent20260417 = Schema.Struct({
   type: OpenValue,
   data: Schema.Struct({

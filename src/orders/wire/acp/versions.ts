@@ -1,13 +1,7 @@
 /**
- * Order events on the wire, one entry per served ACP version (docs/order-events.md): how the
- * sender turns an outbox event into the body it posts, the strict schema of that body, and how
- * the receiver reads a body of that version. The record is keyed by every served version, so a
+ * Order events on the wire, one entry per served ACP version (`docs/order-events.md`): the body the
+ * sender posts, its strict schema, and the receiver's reading. Keyed by every served version, so a
  * version added to `API_VERSION_NAMES` does not compile until it has its order-event format.
- *
- * Which version the receiver reads a body in: the `API-Version` header when the sender gives one
- * (ours does; the official webhook files define none), else the body's shape — `data.refunds`
- * exists only up to 2026-01-30 (required there) and is not allowed from 2026-04-17 on, so a body
- * with it is read as 2025-09-29 (whose reading also covers 2026-01-30), any other as 2026-04-17.
  */
 import { Either, type ParseResult, Schema } from "effect"
 import type { ApiVersionName } from "../../../shared/api-versions.ts"
@@ -16,27 +10,21 @@ import { body20250929, OrderEvent20250929, ReceivedOrderEvent20250929 } from "./
 import { body20260130, OrderEvent20260130 } from "./v2026-01-30.ts"
 import { body20260417, OrderEvent20260417, ReceivedOrderEvent20260417 } from "./v2026-04-17.ts"
 
-/** What the receiver keeps of an event besides its body. */
 export interface ReceivedOrderEvent {
-  /** The version the body was read in. */
   readonly version: ApiVersionName
-  /** The event type as sent (unknown types included where the version allows them). */
   readonly type: string
   /** `data.id`, or `data.checkout_session_id` where the version (2026-01-30) or the sender gives no id. */
   readonly orderId: string
-  /** The order status as sent. */
   readonly status: string
 }
 
-/** How the receiver reads a body of one version. */
 export interface OrderEventReading {
-  /** The schema the body is decoded with (first problem reported, unknown fields ignored). */
   readonly schema: Schema.Schema.AnyNoContext
   readonly decode: (json: unknown) => Either.Either<Omit<ReceivedOrderEvent, "version">, ParseResult.ParseError>
 }
 
 export interface OrderEventWire {
-  /** The event exactly as this service sends it in this version (written from the official schema). */
+  /** The event exactly as this service sends it in this version (a subset of the official schema). */
   readonly sent: Schema.Schema.AnyNoContext
   /** The JSON text posted for an outbox event: the same bytes for the same event. */
   readonly body: (event: OrderEvent) => string
@@ -76,6 +64,6 @@ export const RECEIVED_ORDER_EVENT_SCHEMAS = [ReceivedOrderEvent20250929, Receive
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** The version a body that names none is read in (see above). */
+/** A body naming no version: `data.refunds` exists only up to 2026-01-30 (read as 2025-09-29), else 2026-04-17. */
 export const recognisedVersion = (json: unknown): ApiVersionName =>
   isObject(json) && isObject(json.data) && "refunds" in json.data ? "2025-09-29" : "2026-04-17"
