@@ -1,19 +1,7 @@
 /**
- * The database: a `SqlClient` (and `PgClient`) with the migrations of `./migrations/` and the SQL
- * functions of `./functions/` applied.
- *
- * - `DATABASE_URL` set → PostgreSQL through a node-postgres pool (`DATABASE_POOL_SIZE`, default 10;
- *   `./pg-client.ts`: statements run as named prepared statements unless
- *   `DATABASE_PREPARED_STATEMENTS` is false).
- * - otherwise → embedded PGlite persisted in `DATA_DIR/pglite` (`DATA_DIR` default `./data`), run
- *   in a process of its own (`./embedded-database.ts`: started, restarted after a crash, stopped
- *   with the server) and served to the same `@effect/sql-pg` client by `PGLiteSocketServer` on
- *   127.0.0.1, random port. PGlite is a single backend session: the socket server and the pool
- *   both allow exactly one connection (more breaks the protocol multiplexing), so everything is
- *   serialized. Tests may run it in this process instead (`inProcess`).
- *
- * A database that cannot be reached or migrated fails the layer with `DatabaseError`, whose
- * message says which database (URL without password) and why, in one line.
+ * The database layer: PostgreSQL at `DATABASE_URL`, else PGlite under `DATA_DIR/pglite` in a process
+ * of its own (`./embedded-database.ts`); migrated, with the SQL functions applied. PGlite is a single
+ * backend session, so its socket server and pool allow exactly one connection.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
@@ -35,14 +23,12 @@ import { isConnectionProblem } from "./storage-error.ts"
 
 export const DEFAULT_POOL_SIZE = 10
 
-/** How long opening one PostgreSQL connection may take before it counts as unreachable. */
 export const CONNECT_TIMEOUT_MILLIS = 5_000
 
-/** The database could not be opened, reached or migrated at start. */
 export class DatabaseError extends Data.TaggedError("DatabaseError")<{ readonly message: string }> {
   constructor(args: { readonly message: string }) {
     super(args)
-    // Printed at start-up: the message is the whole story, the internals' stack is noise.
+    // Printed at start-up, where the message says it all and a stack is noise.
     this.stack = `DatabaseError: ${args.message}`
   }
 }
@@ -51,7 +37,6 @@ export type DatabaseOptions =
   | {
     readonly kind: "postgres"
     readonly url: Redacted.Redacted<string>
-    /** Pool size; default 10. */
     readonly poolSize?: number
     /** Statements run as named prepared statements (`./pg-client.ts`); default true. */
     readonly preparedStatements?: boolean
@@ -62,19 +47,12 @@ export type DatabaseOptions =
     readonly kind: "embedded"
     /** The PGlite data directory (its parents are created); absent → in memory, lost at the end. */
     readonly dataDir?: string
-    /**
-     * A data directory dump (`PGlite#dumpDataDir`) to start from when the directory is new, which
-     * skips PGlite's initdb (seconds); tests use it.
-     */
+    /** A `PGlite#dumpDataDir` archive to seed a new directory from, skipping initdb (tests). */
     readonly loadDataDir?: Blob
-    /**
-     * Run PGlite in this process instead of a process of its own (`./embedded-database.ts`):
-     * tests, where a process per database costs a second each. Default false.
-     */
+    /** PGlite in this process rather than in one of its own (tests); default false. */
     readonly inProcess?: boolean
   }
 
-/** The URL without its password, for messages. */
 export const describeUrl = (url: string): string => {
   try {
     const parsed = new URL(url)
@@ -85,7 +63,6 @@ export const describeUrl = (url: string): string => {
   }
 }
 
-/** One line saying what went wrong, from an error and its causes (no stack traces). */
 const describeError = (error: unknown): string => {
   const parts: Array<string> = []
   const seen = new Set<unknown>()
@@ -129,24 +106,21 @@ const toDatabaseError = (options: DatabaseOptions, cause: Cause.Cause<unknown>):
   })
 }
 
-/** The pool on the embedded database's socket server: one connection (see the module comment). */
 const embeddedPool = (address: string) =>
   pgClientLayer({
     url: `postgres://postgres@${address}/postgres`,
     maxConnections: 1,
     preparedStatements: true,
-    // Keep the one connection open rather than reconnecting after idle periods.
     idleTimeoutMillis: 0,
     connectTimeoutMillis: CONNECT_TIMEOUT_MILLIS
   })
 
-/** PGlite in this process: tests, where starting a process per database would cost seconds. */
 const inProcessEmbeddedDatabase = Effect.fnUntraced(
   function*(dataDir: string | undefined, loadDataDir: Blob | undefined) {
     const loadFrom = yield* prepareDataDir(dataDir, loadDataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        // Loaded here only: a server on PostgreSQL or on the database process never needs PGlite.
+        // Imported here only: a server on PostgreSQL or on the database process never loads PGlite.
         try: async () => {
           const { PGlite } = await import("@electric-sql/pglite")
           const options = {
@@ -194,23 +168,15 @@ const embeddedClient = (
     return embeddedPool(address)
   }))
 
-/** Key of the PostgreSQL advisory lock held while migrating (any constant unique to this service). */
 export const MIGRATION_LOCK_KEY = 0x0ac9_0001
 
-/** The migrations, then the SQL functions (`./sql-functions.ts`). */
 const migrate = Effect.zipRight(
   PgMigrator.run({ loader: migrationsLoader }),
   applySqlFunctions()
 )
 
-/**
- * Applies the migrations and the SQL functions. On PostgreSQL, several processes may start at
- * once on a fresh database: the migrator's own table lock is taken only after it has created its
- * table, and two concurrent `CREATE TABLE IF NOT EXISTS` can still fail with "already exists". So
- * the whole run happens in one transaction holding a transaction-level advisory lock: the second
- * process waits, then finds everything applied. (PGlite is a single connection; nothing can race
- * there.)
- */
+// On PostgreSQL the whole run holds a transaction-level advisory lock: processes starting together on
+// a fresh database would otherwise race on the migrator's own `CREATE TABLE` ("already exists").
 const migrationsLayer = (kind: DatabaseOptions["kind"]) =>
   kind === "embedded"
     ? Layer.effectDiscard(migrate)
@@ -219,8 +185,7 @@ const migrationsLayer = (kind: DatabaseOptions["kind"]) =>
         // eslint-disable-next-line no-restricted-syntax -- made once per process, not per request
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
-          // The migrator probes its table with a query that fails (aborting this transaction)
-          // when the table is missing; create it first, exactly as the migrator would.
+          // The migrator's probe of a missing table fails, aborting this transaction: create it as it would.
           yield* sql`
             CREATE TABLE IF NOT EXISTS effect_sql_migrations (
               migration_id integer primary key,
@@ -231,7 +196,6 @@ const migrationsLayer = (kind: DatabaseOptions["kind"]) =>
         })))
     )
 
-/** The database layer for explicit options (used by `DatabaseLive` and by tests). */
 export const makeDatabaseLayer = (
   options: DatabaseOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> => {
@@ -272,7 +236,6 @@ export const databaseOptionsConfig: Config.Config<DatabaseOptions> = Config.all(
   )
 )
 
-/** PostgreSQL at `DATABASE_URL`, else the embedded PGlite under `DATA_DIR`; migrated. */
 export const DatabaseLive: Layer.Layer<
   PgClient.PgClient | SqlClient.SqlClient,
   DatabaseError | ConfigError.ConfigError

@@ -1,29 +1,8 @@
 /**
- * The `@effect/sql-pg` client of every database the service opens (PostgreSQL, and the embedded
- * PGlite behind its socket server), over a node-postgres pool made here (`PgClient.layerFromPool`)
- * rather than by `PgClient.layer`, for one difference: its connections run the service's
- * statements as named prepared statements (unless `DATABASE_PREPARED_STATEMENTS` is false, for a
- * connection pooler that cannot carry them from one client's transaction to the next).
- *
- * `@effect/sql-pg` sends every statement unnamed, so PostgreSQL parses, analyses and plans its
- * text on every execution; for the multi-table statements of a checkout that is a large part of
- * what PostgreSQL spends on them. A named statement is parsed once per connection, and PostgreSQL's
- * plan cache decides when a plan can be reused (`plan_cache_mode`, as for the service's SQL
- * functions). The texts are the code's own statement templates with `$n` parameters, so a
- * connection keeps a few dozen of them:
- *
- * - only a statement with parameters is named (without, node-postgres runs it with the simple
- *   protocol, as before: several statements in one text, as in migrations);
- * - a text is named from its second execution on: a text run once (a migration) is never kept;
- * - a pool names at most `NAMED_STATEMENTS_PER_POOL` texts and remembers at most
- *   `TEXTS_REMEMBERED_PER_POOL` texts seen once (lists of varying length make texts that differ by
- *   length): what a connection keeps is bounded whatever the code sends; other texts run unnamed.
- *
- * node-postgres prepares a name on a connection once, when PostgreSQL confirmed the parse; a
- * statement that failed to parse is parsed again on its next execution. Prepared statements are
- * not transactional: one prepared in a transaction that rolls back stays prepared. A statement's
- * result columns are always named, never `*` (a test reads `src/` for it), so a migration adding
- * columns in another process leaves this one's prepared statements valid.
+ * The `@effect/sql-pg` client of every database, over a node-postgres pool whose connections run
+ * statements as named prepared statements (`docs/decisions.md#statements-and-storage`): only texts with
+ * parameters, from their second run, at most `NAMED_STATEMENTS_PER_POOL` per pool. No statement selects
+ * `*`, so a migration adding columns leaves another process's prepared statements valid.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
@@ -36,10 +15,8 @@ import { registerPool } from "./statement-runner.ts"
 export const NAMED_STATEMENTS_PER_POOL = 200
 export const TEXTS_REMEMBERED_PER_POOL = 2_000
 
-/** The name to run a statement's text under, or undefined to run it unnamed. */
 export type StatementNames = (text: string) => string | undefined
 
-/** Names for one pool: `s1`, `s2`, … to texts run a second time, within the bounds above. */
 export const makeStatementNames = (
   named = NAMED_STATEMENTS_PER_POOL,
   remembered = TEXTS_REMEMBERED_PER_POOL
@@ -62,7 +39,6 @@ export const makeStatementNames = (
   }
 }
 
-/** A node-postgres client that runs `query(text, values, callback)` as a named statement when `nameOf` names it. */
 const clientNaming = (nameOf: StatementNames): typeof Pg.Client =>
   class NamingClient extends Pg.Client {
     override query(...args: Array<any>): any {
@@ -78,20 +54,12 @@ const clientNaming = (nameOf: StatementNames): typeof Pg.Client =>
 export interface PgPoolOptions {
   readonly url: string
   readonly maxConnections: number
-  /** Run statements as named prepared statements (above); false: every statement unnamed. */
   readonly preparedStatements: boolean
-  /** How long opening a connection may take. */
   readonly connectTimeoutMillis: number
-  /** Close a connection idle this long; 0 keeps connections open. Default: node-postgres's (10 s). */
+  /** 0 keeps connections open; default node-postgres's 10 s. */
   readonly idleTimeoutMillis?: number
 }
 
-/**
- * `PgClient` and `SqlClient` over a pool of `NamingClient`s, opened once with `SELECT 1` (so that
- * an unreachable database fails here, as `PgClient.layer` does) and ended with the layer. The
- * stores built on this client run their statements outside transactions on the pool itself
- * (`statement-runner.ts`).
- */
 export const pgClientLayer = (
   options: PgPoolOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
@@ -105,7 +73,6 @@ export const pgClientLayer = (
     })
   ).pipe(Layer.provide(Reactivity.layer))
 
-/** The pool, opened once with `SELECT 1`, ended with the scope. */
 const openPool = (options: PgPoolOptions) =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -118,7 +85,7 @@ const openPool = (options: PgPoolOptions) =>
           application_name: "agentic-checkout",
           ...(options.preparedStatements ? { Client: clientNaming(makeStatementNames()) } : {})
         })
-        // An idle connection's error: the pool drops it, and the next statement opens another.
+        // An idle connection's error: the pool drops it and the next statement opens another.
         pool.on("error", () => {})
         try {
           await pool.query("SELECT 1")

@@ -1,19 +1,8 @@
 /**
- * The SQL functions the stores call, each defined once, with its current body, in `./functions/`,
- * and applied to the database after the migrations, in the same run (under the migration lock).
- *
- * Why functions: each store step they serve is one round trip whose statements are planned once
- * per connection. Locking and atomicity are explained in `docs/concurrency.md`. Every function is
- * `SET enable_seqscan = off` where it reads `reservations`: PL/pgSQL keeps a generic plan made with
- * the statistics of its first calls, and one made while the table was small would scan it whole
- * for ever after; every statement has an index to go by.
- *
- * Each definition has a version. It is applied when the function is missing, or the version
- * recorded in `sql_functions` is lower, or the same with another text; never over a higher one, so a restarted process of the
- * previous release cannot put back an old body. Changing a body is editing its file and raising
- * its version (`test/db/sql-functions.test.ts` holds each version to its text); changing a
- * signature or return type also needs a migration that drops the old function
- * (`CREATE OR REPLACE` cannot change them).
+ * The SQL functions the stores call, one file each in `./functions/` with its current body and version
+ * (`test/db/sql-functions.test.ts` holds one to the other), applied after the migrations
+ * (`docs/operations.md#upgrading`). Those reading `reservations` run with `enable_seqscan = off`: a
+ * generic plan made while the table was small would scan it for ever after.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -47,13 +36,8 @@ export const sqlFunctions: ReadonlyArray<SqlFunction> = [
   idempotencyStoreAnswer
 ]
 
-/** The SHA-256 of a definition's text, as recorded. */
 export const definitionHash = (definition: string): string => createHash("sha256").update(definition).digest("hex")
 
-/**
- * Applies each function that is missing (never applied, or dropped by a migration) or whose recorded
- * version is lower, or the same with another text; answers the names applied.
- */
 export const applySqlFunctions = Effect.fnUntraced(function*(functions: ReadonlyArray<SqlFunction> = sqlFunctions) {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ name: string; hash: string; version: number }>`

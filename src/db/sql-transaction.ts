@@ -1,4 +1,3 @@
-/** The transaction wrapper every SQL store shares. */
 import type { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
@@ -11,15 +10,9 @@ class Inner<E> {
 }
 
 /**
- * `sql.withTransaction` with the store's error rules, shared by every SQL store (they all use one
- * `SqlClient`, so a call inside another store's transaction becomes a savepoint of it):
- * - the effect's own failures are wrapped on the way through, so that a SqlError of BEGIN (or a
- *   savepoint) is told apart from them; `withTransaction` turns a failing COMMIT or ROLLBACK into
- *   a defect (e.g. the connection was lost): those become StorageError too;
- * - uninterruptible: a transaction runs to its COMMIT or ROLLBACK even when its request is
- *   interrupted (client gone). Interrupting a statement makes @effect/sql-pg cancel it through
- *   another pool connection while the transaction keeps its own, row locks held; under load the
- *   pool filled with transactions waiting on those locks and everything stalled.
+ * `sql.withTransaction` with the stores' error rules (nested, a savepoint): a failing BEGIN, COMMIT or
+ * ROLLBACK is a `StorageError`. Uninterruptible: an interrupted statement is cancelled over another
+ * connection while this one keeps its row locks, and transactions waiting on them fill the pool.
  */
 export const sqlTransaction =
   (sql: SqlClient.SqlClient) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>

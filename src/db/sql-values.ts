@@ -1,6 +1,3 @@
-/** Values as the SQL stores send and read them, shared by every store. */
-
-/** An instant for a `timestamptz` parameter: ISO 8601 in UTC, millisecond precision. */
 export const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 
 /** A `bigint` or numeric column (node-postgres returns `bigint` as a string) as epoch milliseconds. */

@@ -1,55 +1,28 @@
 /**
- * How the SQL stores run their statements (`statementRunner(sql)`): a statement of a client made
- * by `pgClientLayer`, run outside a transaction, goes straight to that client's node-postgres
- * pool in one asynchronous step; anything else runs as `@effect/sql` runs it. Either way a driver
- * error comes back as the stores report it (`fromSqlError`).
- *
- * Why: `@effect/sql` runs every statement inside a span of its own (a no-op one while tracing is
- * off, as the service runs) and a scope of its own for the connection: a large share of the
- * server's CPU for a statement (`docs/decisions.md#performance-decisions`), and
- * a checkout runs about ten. Taking a pooled connection, running the text and giving the
- * connection back needs neither: node-postgres does all three around the statement.
- *
- * What stays as the library does it, so a store cannot tell the two apart:
- * - the text and parameters are the statement's own compilation (`compile()`), run through the
- *   pool's clients, so named prepared statements (`pg-client.ts`) apply alike;
- * - rows come back as the library returns them (the client has no row transforms); a text of
- *   several statements gives one array of rows per statement;
- * - errors are the library's `SqlError`s with its messages ("Failed to acquire connection",
- *   "Connection error", "Failed to execute statement") and the driver's error as the cause, so
- *   the store's mapping (`fromSqlError`, or a lost idempotency claim) classifies them the same;
- * - an interrupted statement is cancelled on the server (`pg_cancel_backend`, best effort, as the
- *   library does) before its connection goes back to the pool;
- * - inside `withTransaction` (the fiber holds the transaction's connection), or with a statement
- *   transformer set, the statement runs as the library runs it, on the transaction's connection.
- *
- * The one difference: no `sql.execute` span. The service runs with tracing off
- * (`src/main.ts`); spans of the library's own path are unchanged.
+ * How the SQL stores run statements: outside a transaction, a statement of a `pgClientLayer` client goes
+ * straight to its node-postgres pool in one asynchronous step, without the span and scope `@effect/sql`
+ * makes per statement (`docs/decisions.md#statements-and-storage`). Rows, `SqlError`s and the cancel of
+ * an interrupted statement are the library's; in a transaction or under a statement transformer, the
+ * library runs the statement.
  */
 import { SqlClient, SqlError, Statement } from "@effect/sql"
 import { Context, Duration, Effect, Option } from "effect"
 import type Pg from "pg"
 import { fromSqlError, type StorageError } from "./storage-error.ts"
 
-/** Runs a store's statement (or any effect failing with a `SqlError`), failing with a `StorageError`. */
 export type StatementRunner = <A>(effect: Effect.Effect<A, SqlError.SqlError>) => Effect.Effect<A, StorageError>
 
-/** The pool of each client `pgClientLayer` made. */
 const pools = new WeakMap<SqlClient.SqlClient, Pg.Pool>()
 
-/** Records that `client`'s statements may run on `pool` (called by `pgClientLayer` only). */
 export const registerPool = (client: SqlClient.SqlClient, pool: Pg.Pool): void => {
   pools.set(client, pool)
 }
 
-/** How long a cancellation may take before the connection is given back anyway. */
 const CANCEL_TIMEOUT = Duration.seconds(5)
 
-/** The rows of a node-postgres result, as `@effect/sql-pg` returns them. */
 const rowsOf = (result: Pg.QueryResult | ReadonlyArray<Pg.QueryResult>): unknown =>
   Array.isArray(result) ? result.map((r: Pg.QueryResult) => r.rows ?? []) : (result as Pg.QueryResult).rows ?? []
 
-/** Asks the server to stop what `client`'s backend runs; succeeds whatever happens. */
 const cancelOn = (pool: Pg.Pool, client: Pg.PoolClient): Effect.Effect<void> => {
   const processId = (client as Pg.PoolClient & { readonly processID?: number }).processID
   if (processId === undefined) return Effect.void
@@ -59,7 +32,6 @@ const cancelOn = (pool: Pg.Pool, client: Pg.PoolClient): Effect.Effect<void> => 
   }).pipe(Effect.interruptible, Effect.timeoutOption(CANCEL_TIMEOUT), Effect.asVoid)
 }
 
-/** `text` with `params` on a connection of `pool`, given back once the statement ended. */
 const runOnPool = (
   pool: Pg.Pool,
   text: string,
@@ -92,8 +64,7 @@ const runOnPool = (
         else resume(Effect.succeed(rowsOf(result)))
       })
     })
-    // Interrupted: before a connection came, none is kept; while the statement runs, it is
-    // cancelled first, so the connection goes back idle.
+    // Interrupted mid-statement: cancelled first, so that the connection goes back idle.
     return Effect.suspend(() => {
       if (client === undefined || released) {
         release()
@@ -103,11 +74,6 @@ const runOnPool = (
     })
   })
 
-/**
- * The runner of the stores built on `sql`: statements outside a transaction on its pool (above),
- * when `pgClientLayer` made it; everything else as the library runs it. `onError` says what a
- * driver error is to the store (default `fromSqlError`).
- */
 export const statementRunner = (
   sql: SqlClient.SqlClient,
   onError: (error: SqlError.SqlError) => StorageError = fromSqlError

@@ -1,7 +1,3 @@
-/**
- * The one failure of storage that callers see: the database could not be reached (→ 503 with
- * Retry-After) or failed unexpectedly (→ 500), and how a driver error is classified into it.
- */
 import type { SqlError } from "@effect/sql"
 import { Data } from "effect"
 
@@ -64,6 +60,5 @@ export const isConnectionProblem = (error: unknown): boolean => {
   return visit(error)
 }
 
-/** SqlError → StorageError "unavailable" (connection problems) or "failure" (everything else). */
 export const fromSqlError = (error: SqlError.SqlError): StorageError =>
   new StorageError({ reason: isConnectionProblem(error) ? "unavailable" : "failure", cause: error })

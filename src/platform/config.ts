@@ -1,10 +1,6 @@
 /**
- * Service configuration from the environment (CONTRACT §2), decoded with `effect` Config so a bad
- * value stops the start with a message naming the variable.
- *
- * Outside production, missing secrets (API key, vault key, webhook secret) are generated once,
- * kept in `DATA_DIR/secrets.json` (mode 0600) and reused on later starts. With
- * `NODE_ENV=production` the service refuses to start without them.
+ * Configuration from the environment (CONTRACT §2). Missing secrets are generated once into
+ * `DATA_DIR/secrets.json` (mode 0600); `NODE_ENV=production` requires them and `WEBHOOK_RECEIVER_SECRETS`.
  */
 import { Config, ConfigError, Context, Effect, LogLevel, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
@@ -28,7 +24,6 @@ export const ALL_ROLES: ReadonlyArray<Role> = [
   "webhook_sender"
 ]
 
-/** Every version with a codec is accepted unless `API_VERSIONS` narrows the list. */
 export const DEFAULT_API_VERSIONS: ReadonlyArray<ApiVersionName> = API_VERSION_NAMES
 
 export interface AppConfigShape {
@@ -37,19 +32,15 @@ export interface AppConfigShape {
   readonly production: boolean
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly databasePoolSize: number
-  /**
-   * Statements run as named prepared statements (`DATABASE_PREPARED_STATEMENTS`, default true);
-   * off behind a connection pooler that cannot carry them (PgBouncer's transaction mode before 1.21).
-   */
   readonly databasePreparedStatements: boolean
-  /** Server processes on this host (`WORKERS`): one primary forks them; they share the port and the database. */
+  /** Server processes on this host (`WORKERS`), forked by one primary; they share the port and database. */
   readonly workers: number
   readonly dataDir: string
   readonly apiKeys: ReadonlyArray<Redacted.Redacted<string>>
   readonly merchantId: string
   readonly publicBaseUrl: string
   readonly catalogFile: Option.Option<string>
-  /** Accepted API-Version dates, newest first; each one has its wire codecs (`src/shared/api-versions.ts`). */
+  /** Accepted API-Version dates, newest first. */
   readonly apiVersions: ReadonlyArray<ApiVersionName>
   /** The version order events are posted in (`WEBHOOK_API_VERSION`; default the newest accepted). */
   readonly webhookApiVersion: ApiVersionName
@@ -62,21 +53,12 @@ export interface AppConfigShape {
   /** Requests per minute per source address accepted by the webhook receiver. */
   readonly webhookReceiverRateLimitPerMinute: number
   readonly vaultKey: Redacted.Redacted<string>
-  /**
-   * Earlier vault keys (`VAULT_RETIRED_KEYS`): they encrypt nothing new but still open the cards
-   * they encrypted, so tokens issued before a key rotation stay usable until they expire.
-   */
+  /** `VAULT_RETIRED_KEYS`: they open the cards they sealed, so tokens outlive a key rotation, but seal nothing. */
   readonly retiredVaultKeys: ReadonlyArray<Redacted.Redacted<string>>
   readonly sessionTtlSeconds: number
   readonly idempotencyTtlSeconds: number
   readonly requestSigningSecrets: ReadonlyArray<Redacted.Redacted<string>>
   readonly tls: Option.Option<{ readonly certFile: string; readonly keyFile: string }>
-  /**
-   * How long an idle keep-alive connection stays open (`HTTP_KEEP_ALIVE_TIMEOUT_SECONDS`). Longer
-   * than the idle timeout of the clients and proxies in front, so that they, not this server,
-   * close an idle connection: a client that sends a request on a connection the server is closing
-   * at that moment gets a reset instead of an answer.
-   */
   readonly httpKeepAliveTimeoutSeconds: number
   readonly logLevel: LogLevel.LogLevel
   readonly roles: ReadonlySet<Role>
@@ -88,15 +70,11 @@ export interface AppConfigShape {
 
 export class AppConfig extends Context.Tag("acp/AppConfig")<AppConfig, AppConfigShape>() {}
 
-/** The items of a comma-separated value, trimmed, empty ones dropped. */
 const splitList = (raw: string): Array<string> => raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
 
 const list = (name: string) => Config.string(name).pipe(Config.map(splitList), Config.option)
 
-/**
- * A comma-separated list whose items `validation` checks. The check runs on the variable itself,
- * before any default or mapping: a check after those reports an error without the variable's name.
- */
+// Validated on the variable itself, before any default or mapping: a later check loses the variable's name.
 const checkedList = (
   name: string,
   fallback: string,
@@ -108,20 +86,15 @@ const checkedList = (
     Config.map(splitList)
   )
 
-/** An integer variable checked by `validation` (before the default, so errors name it), else `fallback`. */
 const checkedInt = (name: string, fallback: number, message: string, validation: (n: number) => boolean) =>
   Config.integer(name).pipe(Config.validate({ message, validation }), Config.withDefault(fallback))
 
 const positiveInt = (name: string, fallback: number) =>
   checkedInt(name, fallback, "Expected a positive integer", (n) => n > 0)
 
-/**
- * Above the 60 s idle timeout common to load balancers and proxies (nginx's upstream keep-alive,
- * AWS's application load balancer), where Node's own default of 5 s is below what many clients
- * keep an idle connection for (Node 20's own HTTP agent keeps one until the server closes it).
- */
+/** Above proxies' usual 60 s idle timeout, so that they close idle connections first and no request meets a reset. */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 65
-/** The request headers must arrive within this plus 5 s, and Node's request timeout is 300 s. */
+/** The headers timeout is this plus 5 s, which must stay under Node's 300 s request timeout. */
 export const MAX_KEEP_ALIVE_TIMEOUT_SECONDS = 290
 
 const servedVersions = API_VERSION_NAMES.join(", ")
@@ -206,7 +179,6 @@ const raw = Config.all({
 
 type Raw = Config.Config.Success<typeof raw>
 
-/** Reads (or creates) `DATA_DIR/secrets.json`, filling in what is missing. */
 const loadOrCreateSecrets = (dataDir: string, wanted: ReadonlyArray<{ name: string; make: () => string }>) => {
   const file = join(dataDir, "secrets.json")
   const stored: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {}
@@ -227,7 +199,6 @@ const loadOrCreateSecrets = (dataDir: string, wanted: ReadonlyArray<{ name: stri
 
 const fail = (path: string, message: string) => Effect.fail(ConfigError.InvalidData([path], message))
 
-/** Builds the configuration from a decoded environment; generates dev secrets when allowed. */
 export const resolveConfig = Effect.fnUntraced(
   function*(env: Raw): Effect.fn.Return<AppConfigShape, ConfigError.ConfigError> {
     const production = env.nodeEnv === "production"
@@ -325,10 +296,8 @@ export const resolveConfig = Effect.fnUntraced(
   }
 )
 
-/** The configuration read from the current ConfigProvider (the environment by default). */
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigError.ConfigError> = Effect.flatMap(raw, resolveConfig)
 
-/** Renders a ConfigError as one line per problem, naming the variable. */
 export const describeConfigError = (error: ConfigError.ConfigError): string =>
   ConfigError.reduceWithContext(error, undefined, {
     andCase: (_, l: string, r: string) => `${l}\n${r}`,

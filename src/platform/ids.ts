@@ -1,7 +1,4 @@
-/**
- * Prefixed opaque identifiers (`cs_`, `ord_`, `vt_`, `evt_`, …): 22 base62 characters, each drawn
- * uniformly from the OS's cryptographic random source (≈ 131 random bits).
- */
+/** Prefixed opaque ids (`cs_`, `ord_`, …): 22 base62 characters drawn uniformly from the OS (≈ 131 bits). */
 import { Context, Effect, Layer } from "effect"
 import { randomFillSync } from "node:crypto"
 
@@ -10,10 +7,7 @@ const ID_LENGTH = 22
 /** Bytes at or above this are skipped, so that `byte % 62` is uniform (248 = 4 × 62). */
 const UNBIASED_LIMIT = 248
 
-/**
- * Random bytes are drawn 4 KiB at a time and used once each: one call into the OS per ~180 ids
- * instead of one per id (ids are made several times per request: request ids, line items).
- */
+// Random bytes drawn 4 KiB at a time: one call into the OS per ~180 ids.
 const pool = Buffer.alloc(4096)
 let position = pool.length
 
@@ -25,7 +19,6 @@ const randomByte = (): number => {
   return pool[position++]!
 }
 
-/** `prefix` followed by 22 uniformly random base62 characters. */
 export const randomId = (prefix: string): string => {
   let out = prefix
   for (let i = 0; i < ID_LENGTH;) {

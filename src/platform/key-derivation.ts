@@ -1,9 +1,4 @@
-/**
- * The keys derived from `VAULT_KEY` (32 random bytes, base64) through HKDF-SHA256, one per use
- * under a fixed info label, so that no use weakens another: card encryption and card fingerprints
- * (the vault), and the fingerprints of idempotent request bodies, which may hold a card. `keyId`
- * (the first 8 hex characters of SHA-256 of the raw key) names the key an envelope was sealed with.
- */
+/** Keys derived from `VAULT_KEY` by HKDF-SHA256, one per use under its own label, so no use weakens another. */
 import { Data, Either } from "effect"
 import { createHash, hkdfSync, randomBytes } from "node:crypto"
 import { decodeBase64Strict } from "../shared/base64.ts"
@@ -16,14 +11,9 @@ const KEY_BYTES = 32
 export interface VaultKeys {
   /** First 8 hex characters of SHA-256 of the raw VAULT_KEY. */
   readonly keyId: string
-  /** AES-256-GCM key (HKDF of VAULT_KEY with `ENCRYPTION_INFO`). */
   readonly encryptionKey: Buffer
-  /** HMAC-SHA256 key for card fingerprints (HKDF of VAULT_KEY with `FINGERPRINT_INFO`). */
   readonly fingerprintKey: Buffer
-  /**
-   * HMAC-SHA256 key for the fingerprints of idempotent request bodies, which may hold a card
-   * (HKDF of VAULT_KEY with `REQUEST_FINGERPRINT_INFO`).
-   */
+  /** For the fingerprints of idempotent request bodies, which may hold a card. */
   readonly requestFingerprintKey: Buffer
 }
 
@@ -32,7 +22,6 @@ export class VaultKeyError extends Data.TaggedError("VaultKeyError")<{ readonly 
 const hkdf = (key: Buffer, info: string): Buffer =>
   Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), Buffer.from(info, "utf8"), KEY_BYTES))
 
-/** Derives the vault keys from `VAULT_KEY`, which must be exactly 32 bytes in base64. */
 export const deriveVaultKeys = (vaultKeyBase64: string): Either.Either<VaultKeys, VaultKeyError> => {
   const raw = decodeBase64Strict(vaultKeyBase64.trim())
   if (raw === undefined) return Either.left(new VaultKeyError({ message: "VAULT_KEY must be base64" }))
@@ -51,5 +40,4 @@ export const deriveVaultKeys = (vaultKeyBase64: string): Either.Either<VaultKeys
   return Either.right(keys)
 }
 
-/** A fresh random VAULT_KEY in base64 (for the generated development key). */
 export const generateVaultKey = (): string => randomBytes(KEY_BYTES).toString("base64")

@@ -1,11 +1,7 @@
 /**
- * `CheckoutStore.completePaidCheckout` in one statement: locks the session and goes on only if it
- * is still at `p_version` (the version the completion was decided on) and its attempt
- * `p_sequence` is still pending; then marks the attempt succeeded, stores the completed
- * session, saves the order with its `order_create` event (`order_save_with_event`), counts the held
- * coupons and consumes the reservations, taking locks in the order of the locked transaction it
- * stands for (session, coupons in id order, stock in product-id order). Returns the event's
- * sequence, or NULL with nothing written when the session changed.
+ * `CheckoutStore.completePaidCheckout` in one statement, only while the session is at `p_version` and
+ * attempt `p_sequence` is pending (else NULL, nothing written): writes the attempt, session, order and
+ * event, coupons and stock, locking session, coupons, stock in that order (`docs/concurrency.md#lock-order`).
  */
 import type { SqlFunction } from "./sql-function.ts"
 

@@ -1,31 +1,9 @@
 /**
- * `CheckoutStore.createSessionReservingStock` in one statement: inserts the session and its
- * reservations only if every reservation fits in what is available to the new session; otherwise
- * it changes nothing. Returns whether it inserted.
- *
- * Stock is the only thing other creates write too, so a create's units come from one of the
- * product's shards (`stock_shards`, migration 0019): the shard its session id falls in
- * (`stock_shard_of`). Creates of one product in demand then write different rows, and the stock
- * row is written only when a shard lacks the units and borrows them, with up to `STOCK_LEND` more
- * (only units free at the stock row are lent, so a shard's units are free ones). Shard rows are
- * never created here (a product's are created all at once with its stock row, or by
- * `checkout_lock_stock`). The session and its reservations are inserted first; then the shards,
- * in product-id order, each taken by one conditional update (or locked when it lacks); then the
- * stock rows of the lacking ones, in product-id order. Every step that locks both takes shards
- * before stock rows, so two never deadlock.
- *
- * When a stock row lacks too (or the shards do not exist yet), all of that is rolled back, its
- * locks included (the inner block is a subtransaction), and the exact availability decides:
- * `checkout_lock_stock` (every shard of the products, then their stock rows, the shards' units
- * taken back) and the units reserved at the stock row — so the answer is always the one
- * availability computed in one place would give, and a shard's units are never missed.
- *
- * "Fits" is the domain's rule (`reservationsFit` of `src/checkout/session/inventory.ts`: each quantity at
- * most what is available, a product without a stock row having none), decided here so that the
- * check and the write are one atomic step without locks held between round trips;
- * `test/checkout/stock-fits.property.test.ts` requires the same answers as the domain's. Plans
- * are cached generic ones: the statements' shape never changes, and planning anew per call (the
- * default for `= ANY` of a parameter array) costs more than the statements themselves.
+ * `CheckoutStore.createSessionReservingStock` in one statement: inserts the session and its reservations
+ * only if they fit (`reservationsFit`, as `test/checkout/stock-fits.property.test.ts` checks); returns
+ * whether it inserted. Units come from the session's shard, borrowing from the stock row when it lacks;
+ * when that lacks too, the subtransaction rolls back and `checkout_lock_stock` decides exactly. Shards
+ * before stock rows, each in product-id order (`docs/concurrency.md#stock-accounting`).
  */
 import type { SqlFunction } from "./sql-function.ts"
 import { STOCK_LEND } from "./stock-shards.ts"

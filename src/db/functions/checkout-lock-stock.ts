@@ -1,11 +1,7 @@
 /**
- * `CheckoutStore.lockStock`: locks the shards (`stock_shards`) and then the stock rows of
- * p_products (product-id order; every step that locks both takes the shards first), takes the
- * shards' free units back to the stock rows (so that what the caller then reserves at a stock row
- * is never also free in a shard), and returns the units available to p_session at p_now: on hand
- * minus the reserved counter, plus what the counter holds that is available to p_session anyway —
- * its own reservations and other sessions' reservations expired but not swept yet. The add-back
- * runs after the locks, as two index range scans (primary key, `reservations_product_expires_at`).
+ * `CheckoutStore.lockStock`: locks the shards, then the stock rows, of `p_products` (product-id order),
+ * takes the shards' free units back to the stock rows, and returns the units available to `p_session`
+ * at `p_now`, its own and expired reservations added back (`docs/concurrency.md#stock-accounting`).
  */
 import type { SqlFunction } from "./sql-function.ts"
 import { STOCK_SHARDS } from "./stock-shards.ts"

@@ -1,11 +1,7 @@
 /**
- * CheckoutStore.releaseReservations (p_consume false) and consumeReservations (true): deletes
- * p_session's rows. Released units become free in the session's shard of each product
- * (`stock_shard_of`), so a cancel or an expiry writes the rows of its own shard, not the stock
- * rows every checkout of the product shares (a product without shard rows, a stock row made
- * otherwise than by the service, has its counter moved instead). Consumed units leave the stock
- * row's on hand and its counter, where the check that on hand never goes below zero holds, so a
- * completion writes the stock rows. Shards are locked before stock rows.
+ * `CheckoutStore.releaseReservations` (`p_consume` false) and `consumeReservations` (true). Released units
+ * become free in the session's shard (at the stock row for a product without shards); consumed ones
+ * leave the stock row, whose `on_hand >= 0` check guards them. Shards are locked before stock rows.
  */
 import type { SqlFunction } from "./sql-function.ts"
 

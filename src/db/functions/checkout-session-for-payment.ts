@@ -1,9 +1,7 @@
 /**
- * `CheckoutStore.lockSessionForPayment` and `readSessionForPayment` in one round trip: the session
- * row (its wire form, internal fields and version), locked when `p_lock`, then its latest payment
- * attempt and its coupon holds in statements of their own, so that after waiting for the lock they see what the
- * transaction it waited for committed (in one plain statement they would be read on the snapshot
- * taken before the wait). No row when the session is absent.
+ * `CheckoutStore.lockSessionForPayment` and `readSessionForPayment`: the session row (locked when
+ * `p_lock`), then its latest attempt and coupon holds in statements of their own, which see what the
+ * transaction waited for committed (`docs/concurrency.md#ground-rules`). No row without the session.
  */
 import type { SqlFunction } from "./sql-function.ts"
 

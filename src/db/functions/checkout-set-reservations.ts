@@ -1,7 +1,6 @@
 /**
- * CheckoutStore.setReservations: makes p_session's rows p_products × p_quantities expiring at
- * p_expires_at, writing only the difference (nothing when nothing changes; only the expiry,
- * in place, when only it changes), and moves the counters by the differences in quantity.
+ * `CheckoutStore.setReservations`: makes `p_session`'s reservations `p_products` × `p_quantities` until
+ * `p_expires_at`, writing only the difference and moving the stock counters by it.
  */
 import type { SqlFunction } from "./sql-function.ts"
 

@@ -1,36 +1,27 @@
 /**
- * Stores a request's answer on its idempotency claim (as `IdempotencyStore.complete` does) inside
- * the statement of the write it answers: `SELECT CASE WHEN <write> THEN idempotency_store_answer(…)
- * ELSE false END` commits the write and its answer together in one round trip. A claim that is no
- * longer this request's (its lease ran out and another request took the key over) raises
- * `IDEMPOTENCY_CLAIM_LOST`, which rolls the whole statement back, the write included.
+ * Stores a request's answer on its idempotency claim inside the statement of the write it answers
+ * (`SELECT CASE WHEN <write> THEN idempotency_store_answer(…) ELSE false END`), so both commit together.
+ * A claim no longer this request's raises `IDEMPOTENCY_CLAIM_LOST`, rolling the write back too.
  */
 import type { SqlClient, SqlError } from "@effect/sql"
 import { iso } from "../sql-values.ts"
 import { fromSqlError, StorageError } from "../storage-error.ts"
 import type { SqlFunction } from "./sql-function.ts"
 
-/** The SQLSTATE raised when the claim was lost. */
 export const IDEMPOTENCY_CLAIM_LOST = "IK001"
 
-/** The statement failed because the claim was lost. */
 export const isClaimLost = (error: SqlError.SqlError): boolean =>
   (error.cause as { readonly code?: unknown } | undefined)?.code === IDEMPOTENCY_CLAIM_LOST
 
-/** The claim was taken over (its lease ran out) before the answer was stored: the effect is rolled back. */
 export const claimLost = new StorageError({
   reason: "unavailable",
   cause: new Error("the idempotency claim was taken over before the answer was stored")
 })
 
-/**
- * The error of a statement that may store an answer: a lost claim is `claimLost`, any other error
- * as usual (the stores run such statements with `statementRunner(sql, answeringError)`).
- */
+/** For `statementRunner(sql, answeringError)`: a lost claim is `claimLost`. */
 export const answeringError = (error: SqlError.SqlError): StorageError =>
   isClaimLost(error) ? claimLost : fromSqlError(error)
 
-/** The function's call, as a fragment of a statement. */
 export const storeAnswerCall = (
   sql: SqlClient.SqlClient,
   { expiresAt, response, target: { claimId, scope } }: {

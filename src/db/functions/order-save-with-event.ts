@@ -1,8 +1,6 @@
 /**
- * Writes an order row (a new one, or the new state of an existing one) and queues its webhook
- * event with the next sequence of the order. `OrderStore.saveOrderWithEvent` and
- * `checkout_complete_paid` both call it, so the SQL of an order change is written once; both pass
- * it what to write with `orderSaveArguments`.
+ * Writes an order row (new, or its new state) and queues its webhook event, next in the order's
+ * sequence: the SQL of every order change (`OrderStore.saveOrderWithEvent`, `checkout_complete_paid`).
  */
 import type { SqlClient } from "@effect/sql"
 import type { SqlFunction } from "./sql-function.ts"
@@ -45,10 +43,6 @@ export interface OrderSaveArguments {
   readonly eventAt: string
 }
 
-/**
- * The arguments of `order_save_with_event`, in its parameter order (also the last arguments of
- * `checkout_complete_paid`).
- */
 export const orderSaveArguments = (sql: SqlClient.SqlClient, a: OrderSaveArguments) =>
   sql`${a.orderId}, ${a.sessionId}, ${a.orderJson}::json, ${a.orderCreatedAt}::timestamptz, ${a.eventId},
       ${a.eventType}, ${a.eventJson}::json, ${a.eventAt}::timestamptz`

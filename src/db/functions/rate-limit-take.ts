@@ -1,19 +1,9 @@
 /**
- * The token bucket of `src/rate-limit/model/token-bucket.ts` in one statement (the multi-process budget
- * is shared through the database, and a check is one round trip): `rate_limit_take_up_to`
- * creates the row if absent (a concurrent creator waits on it), locks it, refills it to `p_now`
- * and, when `p_count` is positive and a token is there, takes up to `p_count` whole tokens (as
- * `takeUpTo`); a count of 0 only looks, and a denied take writes nothing. Returns the tokens
- * before taking, from which the caller decides, counts what it took and computes Retry-After.
- * The capacity and the rate are the caller's (`bucketCapacity`, `refillPerMs`); the arithmetic is
- * the bucket's, operation for operation, so that both give the same doubles
- * (test/rate-limit/rate-limit-take.test.ts runs them side by side).
- *
- * `full_at` is when the bucket is full again; the sweep deletes rows past it. A bucket that needs
- * longer than `4e18` ms (a rate near zero, or none) is never full: `full_at` is the largest bigint.
- *
- * `rate_limit_take` (one token, or a look) is the same function under the signature the previous
- * release calls: its processes keep the shared budget while a deployment replaces them.
+ * The token bucket of `src/rate-limit/model/token-bucket.ts` in one statement, shared by every process:
+ * `rate_limit_take_up_to` refills to `p_now`, takes up to `p_count` whole tokens (0 only looks; a denied
+ * take writes nothing) and returns the tokens before taking, by the model's arithmetic
+ * (`test/rate-limit/rate-limit-take.test.ts`). `full_at` is the largest bigint for never full.
+ * `rate_limit_take` keeps the previous release's signature working during a deployment.
  */
 import type { SqlFunction } from "./sql-function.ts"
 

@@ -1,11 +1,6 @@
 /**
- * One SQL function: its name, the version of its body and its `CREATE OR REPLACE FUNCTION` statement.
- *
- * The PL/pgSQL functions run with `plan_cache_mode = force_generic_plan`: their statements never
- * change shape, and left to itself PostgreSQL plans a statement with `= ANY` of an array parameter
- * anew on every call (it guesses ten elements, so the cached plan always looks dearer), which cost
- * more than running the statements. `enable_seqscan = off` keeps those plans on the indexes
- * whatever the tables' statistics say.
+ * One SQL function. Those setting `plan_cache_mode = force_generic_plan` never change a statement's shape,
+ * and PostgreSQL would otherwise plan `= ANY` of an array parameter anew on every call, dearer than the run.
  */
 export interface SqlFunction {
   readonly name: string

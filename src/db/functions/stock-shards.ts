@@ -1,11 +1,6 @@
 /**
- * How a product's stock is spread for checkouts (`stock_shards`, migration 0019): the number of
- * shards, a power of two because a session's shard is its id's hash masked by it less one
- * (`stock_shard_of`, the one definition every function and the sweep use), and how many units a
- * shard borrows from the stock row beyond what the create that lacks them takes. More shards keep
- * more concurrent checkouts of one product apart; more lent units make the stock row's writes
- * rarer. Both bound the units parked in shards, which `checkout_lock_stock` takes back whenever
- * the exact availability is needed.
+ * Shards per product (a power of two: `stock_shard_of` masks the session id's hash with it less one) and
+ * the units a lacking shard borrows beyond its need (`docs/concurrency.md#stock-accounting`).
  */
 import type { SqlFunction } from "./sql-function.ts"
 

@@ -15,7 +15,6 @@ export default Effect.gen(function*() {
       updated_at  timestamptz NOT NULL DEFAULT now(),
       version     integer NOT NULL DEFAULT 1
     )`
-  // The expiry sweep reads only active sessions, oldest deadline first.
   yield* sql`
     CREATE INDEX checkout_sessions_active_expires_at ON checkout_sessions (expires_at)
     WHERE status IN ('not_ready_for_payment', 'ready_for_payment', 'authentication_required')`

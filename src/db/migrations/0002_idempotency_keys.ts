@@ -1,8 +1,4 @@
-/**
- * Idempotency keys (CONTRACT §6): one row per (API key id, method, path, key). The primary key is
- * what makes the claim atomic across processes (`INSERT … ON CONFLICT`). Only the fingerprint of
- * the request body is kept, never the body; the stored response is replayed as is.
- */
+/** Idempotency keys (CONTRACT §6): the primary key makes a claim atomic across processes. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"
@@ -27,6 +23,5 @@ export default Effect.gen(function*() {
       PRIMARY KEY (key_id, method, path, idempotency_key),
       CHECK (state = 'in_flight' OR (status IS NOT NULL AND headers IS NOT NULL AND body IS NOT NULL))
     )`
-  // The clean-up job deletes expired keys, oldest first, in batches.
   yield* sql`CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`
 }) satisfies Migration

@@ -1,8 +1,4 @@
-/**
- * The delegate payment vault (CONTRACT §7): one row per `vt_` token. The card is only the
- * AES-256-GCM envelope (key id, IV, ciphertext, tag as bytea); in clear only brand, last 4,
- * funding type and the keyed fingerprint. `state` goes `active` → `used` once.
- */
+/** The delegate payment vault (CONTRACT §7): one row per `vt_` token, the card only as its AES-256-GCM envelope. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

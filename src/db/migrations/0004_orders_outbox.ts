@@ -1,10 +1,4 @@
-/**
- * Order events (CONTRACT §8). `webhook_outbox`: the sender's transactional outbox, one row per
- * event, written in the transaction of the order change; `sequence` numbers the events of one
- * order (delivery follows it); `locked_until` is the lease of the worker delivering it.
- * `received_events` / `received_orders`: the receiver's log of every accepted event (deduplicated
- * by Request-Id and by body hash) and the latest state per order.
- */
+/** Order events (CONTRACT §8): the sender's outbox, the receiver's log and each order's latest state. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"
@@ -29,7 +23,6 @@ export default Effect.gen(function*() {
       delivered_at      timestamptz,
       UNIQUE (order_id, sequence)
     )`
-  // The worker reads pending events by due time, and checks for earlier pending events per order.
   yield* sql`CREATE INDEX webhook_outbox_pending_due ON webhook_outbox (next_attempt_at) WHERE state = 'pending'`
   yield* sql`CREATE INDEX webhook_outbox_pending_order ON webhook_outbox (order_id, sequence) WHERE state = 'pending'`
   yield* sql`CREATE INDEX webhook_outbox_state_created ON webhook_outbox (state, created_at)`

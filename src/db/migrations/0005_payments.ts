@@ -1,7 +1,4 @@
-/**
- * Payments: the attempts of each checkout session, recorded before the provider is
- * called, and the charges of the built-in test processor, keyed by the provider idempotency key.
- */
+/** Payment attempts (recorded before the provider is called) and the built-in processor's charges. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

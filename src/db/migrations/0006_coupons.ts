@@ -1,7 +1,4 @@
-/**
- * Coupons: the redemption count per catalog coupon (seeded from the catalog like stock)
- * and the holds a completion takes before the charge, counted in the completing transaction.
- */
+/** Coupon redemption counts, and the holds a completion takes before the charge. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

@@ -1,11 +1,4 @@
-/**
- * The reserved units per product, kept on the stock row so that a create need not sum the
- * reservations of every open session: `stock.reserved` = the sum of the quantities of *all* the
- * product's rows in `reservations`, expired or not, backfilled here with `reservations` locked
- * against writes. Every later write to `reservations` goes through the functions of
- * `../functions/` that keep the counter exact in the same call. (Processes of an earlier version
- * write reservations without it: stop them before this runs.)
- */
+/** `stock.reserved`, the units reserved per product, backfilled with `reservations` locked against writes. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

@@ -1,9 +1,4 @@
-/**
- * Rate limits shared by every process (CONTRACT §1: invariants hold across processes; §7 and the
- * receiver: per API key, per source). One row per token bucket: tokens left as of `updated_at`
- * (the processes' clock, Unix ms) and when it will be full again (`full_at`: then the row means
- * nothing and the sweep deletes it). Written by `rate_limit_take_up_to` (`../functions/`).
- */
+/** Token buckets shared by every process (CONTRACT §1); times in epoch ms; the sweep deletes rows past `full_at`. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

@@ -1,8 +1,4 @@
-/**
- * The record of the SQL functions applied to this database (`../sql-functions.ts`): each function's
- * version and definition hash, so that a definition is applied when it changed and never over a
- * newer version.
- */
+/** The version and definition hash of each SQL function applied (`../sql-functions.ts`). */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

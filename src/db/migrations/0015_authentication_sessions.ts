@@ -1,8 +1,4 @@
-/**
- * Issuer authentication sessions of the Delegate Authentication API (the built-in 3-D Secure
- * provider). The session is `data` (JSON, no card number: a keyed fingerprint, brand and last 4);
- * the columns beside it are what lookups and compare-and-set steps read.
- */
+/** Issuer authentication sessions (built-in 3-D Secure); `data` holds no card number. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

@@ -1,8 +1,4 @@
-/**
- * What a charge of the built-in processor was authenticated with (3-D Secure): the electronic
- * commerce indicator and the directory server's transaction id of the result it relied on; both
- * empty for a charge that needed no authentication.
- */
+/** The 3-D Secure ECI and transaction id a built-in processor charge relied on; NULL when none was needed. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

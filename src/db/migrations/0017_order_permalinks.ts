@@ -1,9 +1,4 @@
-/**
- * Orders are found by the token of their `permalink_url` (the buyer's capability URL,
- * `src/orders/model/order-permalink.ts`): a column computed from the stored order, unique. Orders
- * stored before permalinks carried a token get one now, in the order and in the completed
- * session's order summary alike, so every order has a buyer's page.
- */
+/** Orders found by their permalink token (`src/orders/model/order-permalink.ts`); older orders get one. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomInt } from "node:crypto"
@@ -11,7 +6,6 @@ import type { Migration } from "./migration.ts"
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-/** A token as the service makes them: 22 uniformly random base62 characters. */
 const newToken = () => Array.from({ length: 22 }, () => ALPHABET[randomInt(62)]).join("")
 
 export default Effect.gen(function*() {

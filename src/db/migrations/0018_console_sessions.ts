@@ -1,8 +1,4 @@
-/**
- * The merchant console's sign-in sessions (`src/console/console-session-store.ts`), by the
- * SHA-256 of their cookie's value (the cookie itself is never stored). The sweep deletes the
- * expired ones by `expires_at`.
- */
+/** The merchant console's sign-in sessions, by the SHA-256 of their cookie (the cookie is never stored). */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

@@ -1,20 +1,7 @@
 /**
- * A product's stock spread over shards (`stock_shards`), so that the checkouts of one product in
- * demand do not all write its stock row: a create takes its units from the shard its session id
- * falls in (`checkout_create_session`), and releasing a session's reservations gives them back to
- * that shard (`checkout_remove_reservations`); the stock row is written only when a shard borrows
- * free units from it, when `checkout_lock_stock` takes the shards' units back, and when a
- * completion consumes units (there, so that on hand can never go below zero).
- *
- * What the columns mean from here on, per product: `stock.on_hand` is the units on hand;
- * `stock.reserved − Σ free` is the sum of the quantities of all the product's `reservations` rows,
- * expired or not (free: units lent to or released into a shard, free to take there); so
- * `stock.on_hand − stock.reserved` stays the units free at the stock row. `stock_totals` gives on
- * hand and the reserved units.
- * Every product with a stock row gets all its shards here (and `seedStock`, `checkout_lock_stock`
- * create those of new ones). No foreign key to `stock`: its check would lock the stock row (KEY
- * SHARE) on every insert of a shard, the very row this table keeps checkouts away from. Stock rows
- * are never deleted.
+ * Stock spread over shards, so that checkouts of one product do not all write its stock row; from here on
+ * `stock.reserved − Σ free` is the sum of its reservations (`docs/concurrency.md#stock-accounting`). No
+ * foreign key to `stock`: its check would lock the stock row on every shard insert.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"

@@ -1,9 +1,4 @@
-/**
- * A key of the built-in processor may be closed without a charge: the settlement of a payment its
- * request left pending records the attempt's key `voided` when no charge was made under it
- * (`PaymentProvider.settleCharge`), so that a request still on its way to the charge finds the
- * key taken instead of charging for a session made payable again.
- */
+/** A built-in processor key may be closed `voided`, so that a late request finds it taken instead of charging. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Migration } from "./migration.ts"

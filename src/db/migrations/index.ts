@@ -1,11 +1,4 @@
-/**
- * Every migration, by `<id>_<name>`, applied in id order by `Migrator` (recorded in
- * `effect_sql_migrations`, each at most once). A migration is one file in this folder, appended
- * with the next id; a shipped one is never edited or renumbered. Migrations change tables and
- * data; SQL functions are not defined here but in `../functions/` (current bodies, applied after
- * the migrations by `../sql-functions.ts`). Ids 0008–0011 only created functions and are gone:
- * databases that recorded them need nothing from them.
- */
+/** Every migration, applied once each in id order; a shipped one is never edited or renumbered (0008–0011 are gone). */
 import * as Migrator from "@effect/sql/Migrator"
 import m0001 from "./0001_checkout.ts"
 import m0002 from "./0002_idempotency_keys.ts"
@@ -50,5 +43,4 @@ export const migrations: Record<string, Migration> = {
   "0023_voided_charges": m0023
 }
 
-/** The loader for `PgMigrator.run({ loader })`. */
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)

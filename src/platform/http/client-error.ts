@@ -1,9 +1,6 @@
 /**
- * Requests Node's HTTP parser refuses before any route sees them (a malformed request line or
- * header, headers over Node's limit, a broken chunked body, a request not received in time) are
- * answered here instead of by Node's bare status line: the same statuses Node would send, with
- * the error object every other answer has (CONTRACT §3), then the connection closed, as Node
- * closes it. Nothing of the request is repeated in the answer.
+ * Requests Node's HTTP parser refuses before any route sees them: Node's status, the error object of every
+ * other answer (CONTRACT §3), then the connection closed. Nothing of the request is repeated.
  */
 import { STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
@@ -59,7 +56,6 @@ const answerOf = (code: string | undefined): { readonly status: number; readonly
   }
 }
 
-/** The raw response for a parser failure with Node's error `code`. */
 export const clientErrorResponse = (code: string | undefined): string => {
   const { body, status } = answerOf(code)
   const text = JSON.stringify(body)
@@ -71,22 +67,12 @@ export const clientErrorResponse = (code: string | undefined): string => {
     text
 }
 
-/**
- * The access log line of a refused request: its status and Node's code for the failure, never
- * anything of the request itself (its bytes are not valid HTTP and may hold anything).
- */
 export const clientErrorLogLine = (code: string | undefined): string =>
   `client error ${answerOf(code).status} ${code ?? "unknown"}`
 
-/**
- * The server's `clientError` listener. As Node's own default: an answer only while the socket is
- * writable and no response of it has begun (a keep-alive connection may have one in flight), none
- * to a connection the client reset; the socket is then destroyed. Each answer is reported to
- * `answered` with its access log line.
- */
+// As Node's own listener: answers only a writable socket with no response under way, never a reset one.
 export const answerClientError =
   (answered: (logLine: string) => void) => (error: Error & { readonly code?: string }, socket: Duplex): void => {
-    // The response Node is writing on this connection, if any (its own check, `_httpMessage`).
     const inFlight = (socket as Duplex & { readonly _httpMessage?: { readonly headersSent?: boolean } })._httpMessage
     if (error.code !== "ECONNRESET" && socket.writable && inFlight?.headersSent !== true) {
       socket.write(clientErrorResponse(error.code))

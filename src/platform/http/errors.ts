@@ -1,8 +1,4 @@
-/**
- * Every error the Checkout Session API can answer, one class per HTTP status, each a typed failure
- * in the Effect error channel. On the wire they are the error object of the interface document,
- * `{type, code, message, param?}` (no `_tag`): see `wire` below.
- */
+/** The API's errors, one class per status; on the wire `{type, code, message, param?}` (the interface document). */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import { JsonPath, optional } from "../../shared/schema-helpers.ts"
@@ -124,10 +120,7 @@ export type ApiError =
   | InternalError
   | ServiceUnavailable
 
-/**
- * The wire form of an error class: the same fields without `_tag`, with its HTTP status.
- * Decoding adds the tag back, so `HttpApiClient` gets the typed error again.
- */
+/** An error class without `_tag`, at its HTTP status; decoding adds the tag back (for `HttpApiClient`). */
 export const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Struct.Fields>(
   cls: Schema.Schema<Self, any, never> & { readonly fields: Fields; readonly _tag: Self["_tag"] },
   status: number
@@ -166,7 +159,6 @@ export const statusOf: Record<ApiError["_tag"], number> = {
   ServiceUnavailable: 503
 }
 
-/** The wire body of any API error (for responses built outside the HttpApi encoder). */
 export const errorBody = (error: ApiError): Record<string, unknown> => {
   const { _tag: _, ...rest } = { ...error } as ApiError & Record<string, unknown>
   const body: Record<string, unknown> = { type: error.type, code: error.code, message: error.message }

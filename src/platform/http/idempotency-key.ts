@@ -1,9 +1,4 @@
-/**
- * The `Idempotency-Key` request header (CONTRACT §6): its format. The request middleware echoes a valid key on every response; the idempotency middleware
- * claims it.
- */
-
-/** 1–255 printable ASCII characters (space excluded), so a key is always safe to echo in a header. */
+/** 1–255 printable ASCII characters, no space (CONTRACT §6), so that a key is always safe to echo. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 
 export const isValidIdempotencyKey = (value: string): boolean => IDEMPOTENCY_KEY_PATTERN.test(value)

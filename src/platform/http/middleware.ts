@@ -1,13 +1,7 @@
 /**
- * Rules that hold for every request, whichever route answers (CONTRACT §3):
- * - `Request-Id` is taken from the request (or generated), echoed, and annotates every log line;
- * - one access log line per request (method, path, status, duration) — never headers or bodies;
- * - unknown routes → 404 (a path with a ';' too) and known paths with another method → 405, in
- *   the error envelope;
- * - anything unexpected → 500 `processing_error` without stack, SQL or input data;
- * - every 503 (storage unreachable) carries `Retry-After` (`./retry-after.ts`);
- * - a valid `Idempotency-Key` of the request is echoed (`./idempotency-key.ts`);
- * - `Content-Language: en`.
+ * What holds for every request (CONTRACT §3): `Request-Id` echoed and on every log line, one access log
+ * line (never headers or bodies), 404/405/500 in the error envelope, `Retry-After` on 503, a valid
+ * `Idempotency-Key` echoed, `Content-Language: en`.
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -31,12 +25,9 @@ export const errorResponse = (error: ApiError) =>
 
 const requestIdPattern = /^[\x21-\x7e]{1,128}$/
 
-/** How much of an unknown path a 404 or 405 message repeats. */
 const SHOWN_PATH_LENGTH = 200
 
 const notFoundOrMethod = (routes: RouteTable, method: string, path: string) => {
-  // The path is the client's text, shown back in the message: never a card number in it, and
-  // no more of it than a reader needs.
   const masked = maskCardNumbers(path)
   const shown = masked.length > SHOWN_PATH_LENGTH ? `${masked.slice(0, SHOWN_PATH_LENGTH)}…` : masked
   const methods = routes.methodsAt(path)
@@ -56,16 +47,7 @@ const notFoundOrMethod = (routes: RouteTable, method: string, path: string) => {
 
 const isRouteNotFound = (u: unknown): boolean => HttpServerError.isServerError(u) && u._tag === "RouteNotFound"
 
-/**
- * The outermost middleware: request id, access log, 404/405 (from the routes of `api` and the
- * `extraRoutes` served beside them, such as the documentation), 500.
- *
- * The request id is set as a log annotation for the rest of the fiber the request runs in, not in
- * a scope that restores the previous annotations afterwards (`Effect.annotateLogs`, a FiberRef
- * scope of about twenty runtime steps on every request): every request runs in a fiber of its own
- * (the HTTP server forks one per request, an MCP tool call runs its REST request on a new one),
- * so nothing runs after it in that fiber. A plain pipeline, not a generator, for the same reason.
- */
+/** Outermost. The request id annotates the rest of the fiber, not a scope: each request has a fiber of its own. */
 export const requestMiddleware =
   (api: HttpApi.HttpApi.Any, extraRoutes: ReadonlyArray<ExtraRoute> = []) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> => {
@@ -75,18 +57,14 @@ export const requestMiddleware =
       const requestId = given !== undefined && requestIdPattern.test(given) ? given : randomId("req_")
       const started = Date.now()
       const path = request.url.split("?")[0]!
-      // The router ends a path at ';' as at '?': `/checkout_sessions/cs_1;x` would be served as
-      // `/checkout_sessions/cs_1`, one resource under many spellings (each its own idempotency
-      // scope). No route has a ';' in it, so such a path is not found.
+      // The router ends a path at ';' as at '?' (one resource, many idempotency scopes): not found here.
       const routed = path.includes(";") ? Effect.succeed(notFoundOrMethod(routes, request.method, path)) : app
-      // One log annotation for the request's whole run, the access log line included.
       return FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("request_id", requestId as unknown)).pipe(
         Effect.zipRight(routed),
         Effect.catchAllCause((cause) => {
           const failure = Cause.squash(cause)
           if (isRouteNotFound(failure)) return Effect.succeed(notFoundOrMethod(routes, request.method, path))
-          // The client went away and the request was interrupted: nothing to answer, nothing wrong
-          // on our side (499 "client closed request" in the access log).
+          // The client went away: nothing to answer, nothing wrong (499 in the access log).
           if (Cause.isInterruptedOnly(cause)) {
             return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
           }
@@ -109,11 +87,7 @@ export const requestMiddleware =
     })
   }
 
-/**
- * The request's `Idempotency-Key` is echoed on every response, whichever route or middleware
- * answered (interface document, CONTRACT §6); a key that is not valid is not echoed (it may not
- * even be safe in a header), its 400 says why.
- */
+/** A key that is not valid is not echoed (it may not be safe in a header); its 400 says why. */
 const withIdempotencyKeyEcho = (key: string | undefined) => (response: HttpServerResponse.HttpServerResponse) =>
   key !== undefined && isValidIdempotencyKey(key)
     ? HttpServerResponse.setHeader(response, "idempotency-key", key)
@@ -133,11 +107,7 @@ const badRequestFromDecodeIssues = (
   })
 }
 
-/**
- * Inside the API, before errors are encoded: a framework decode failure (path or header schema)
- * becomes our 400 with a JSONPath `param`; the framework's own malformed-JSON defect becomes
- * `invalid_json`. Bodies are decoded by the handlers (`request-body.ts`), so this is a safety net.
- */
+/** Framework decode failures (path, headers, malformed JSON) as our 400s; handlers decode the bodies. */
 export const decodeErrorMiddleware = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>
 ) =>

@@ -1,10 +1,6 @@
 /**
- * What the OpenAPI document states beyond the endpoint schemas: the response headers middleware
- * sets (`middleware.ts`, the idempotency middleware), which the generated document would otherwise
- * leave out, and the request headers as one API version requires them (the middleware enforces
- * them, the endpoint schemas are shared by every version), and the error types a version has (the
- * error object is one schema for every version). Applied to the API with the
- * `OpenApi.Transform` annotation (`src/app/api.ts`).
+ * What the OpenAPI document states beyond the endpoint schemas: the response headers middleware sets, and
+ * per API version the required request headers and the error types (applied in `src/app/api.ts`).
  */
 import { IDEMPOTENCY_KEY_PATTERN } from "./idempotency-key.ts"
 import { carriesRetryAfter } from "./retry-after.ts"
@@ -33,10 +29,7 @@ const RETRY_AFTER: Header = {
 const isHeaderParameter = (name: string) => (parameter: { readonly in?: unknown; readonly name?: unknown }) =>
   parameter.in === "header" && typeof parameter.name === "string" && parameter.name.toLowerCase() === name
 
-/**
- * Adds the middleware's response headers to every operation of an OpenAPI document.
- * `isReplayableStatus`: whether the idempotency middleware keeps (and replays) an answer of a status.
- */
+/** `isReplayableStatus`: whether the idempotency middleware stores (and replays) an answer of a status. */
 export const documentResponseHeaders =
   (options: { readonly isReplayableStatus: (status: number) => boolean }) =>
   (spec: Record<string, any>): Record<string, any> => {
@@ -48,7 +41,6 @@ export const documentResponseHeaders =
           const headers: Record<string, Header> = { "Request-Id": REQUEST_ID }
           if (takesIdempotencyKey) {
             headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
-            // Only responses that are stored can be replayed (not 401, 429 or 5xx).
             if (method === "post" && options.isReplayableStatus(Number(status))) {
               headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
             }
@@ -67,12 +59,7 @@ const IDEMPOTENCY_KEY_REQUIRED =
   "Required: a POST without it is refused with 400 `idempotency_key_required`. Makes the request safe to " +
   "retry: the same key and body get the stored response again."
 
-/**
- * States the request headers of one API version on every operation of an OpenAPI document:
- * `API-Version` takes exactly `apiVersion`, and the POSTs of the groups `idempotencyKeyRequiredIn`
- * (their operations' tags) require `Idempotency-Key`. Apply before `documentResponseHeaders`,
- * which reads which operations take the key.
- */
+/** Apply before `documentResponseHeaders`, which reads which operations take the key. */
 export const documentRequestHeaders =
   (options: { readonly apiVersion: string; readonly idempotencyKeyRequiredIn: ReadonlyArray<string> }) =>
   (spec: Record<string, any>): Record<string, any> => {
@@ -99,10 +86,7 @@ export const documentRequestHeaders =
     return spec
   }
 
-/**
- * Removes error `type` values a version does not have from every enum of the document's schemas
- * that lists them (the error objects are one schema for every version).
- */
+/** Removes the error types a version lacks from the error schemas' `type` enums. */
 export const withoutErrorTypes =
   (withdrawn: ReadonlyArray<string>) => (spec: Record<string, any>): Record<string, any> => {
     if (withdrawn.length === 0) return spec

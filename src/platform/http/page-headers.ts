@@ -1,8 +1,4 @@
-/**
- * Headers of the pages people open in a browser (the buyer's order page, the merchant console):
- * the page's Content-Security-Policy, never cached or indexed, no referrer sent on (their URLs may
- * be capabilities), and no content sniffing.
- */
+/** Headers of the pages a browser opens: its CSP, no caching or indexing, no referrer (URLs may be capabilities). */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 
 export const withPageHeaders = (contentSecurityPolicy: string) => (response: HttpServerResponse.HttpServerResponse) =>

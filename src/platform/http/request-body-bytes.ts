@@ -1,36 +1,21 @@
 /**
- * A request's body bytes, read once per request, whoever asks first: the idempotency middleware
- * and the signature check read the body before the route does, and all of them get the same
- * bytes (`request-body.ts` makes text and JSON of them).
- *
- * On Node the body is read straight from the `IncomingMessage`: its chunks as they come, no
- * decoder, one callback into the fiber when it ends. The platform's `request.text` costs a
- * synchronous fiber to build its cache, a scope and an encoding stream per request, and on a
- * create it was the most expensive step before the handler's own work. Anything else (the web
- * handler of the tests) reads through the platform's cached `arrayBuffer`.
- *
- * Every reader of a route's body must come through here: a stream read by one reader cannot be
- * read by another.
+ * A request's body bytes, read once per request whoever asks first: a stream cannot be read twice, so
+ * every reader comes through here. On Node, straight from the `IncomingMessage` (`request.text` costs a
+ * fiber, a scope and a decoder per request); elsewhere through the platform's cached `arrayBuffer`.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Exit, Option } from "effect"
 import { IncomingMessage } from "node:http"
 
-/** The largest body any route reads. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
-/** Why a body could not be read: larger than `MAX_BODY_BYTES`, or the stream failed or ended early. */
 export type BodyReadFailure = "too_large" | "unreadable"
 
 type BodyRead = Effect.Effect<Uint8Array, BodyReadFailure>
 
-/** Each request's read, by the request's source (every `HttpServerRequest` of it shares it). */
+/** By the request's source, which every `HttpServerRequest` of it shares. */
 const reads = new WeakMap<object, BodyRead>()
 
-/**
- * Reads the message's body from now on. The read settles once; whoever awaits it before then is
- * resumed with the outcome.
- */
 const readIncoming = (incoming: IncomingMessage): BodyRead => {
   let outcome: Exit.Exit<Uint8Array, BodyReadFailure> | undefined
   const waiting: Array<(exit: Exit.Exit<Uint8Array, BodyReadFailure>) => void> = []
@@ -53,8 +38,7 @@ const readIncoming = (incoming: IncomingMessage): BodyRead => {
     const onData = (chunk: Buffer) => {
       bytes += chunk.length
       if (bytes <= MAX_BODY_BYTES) return void chunks.push(chunk)
-      // The route answers 413 at once; the rest of the body still flows and is dropped, so the
-      // client reads that answer and the connection stays usable.
+      // 413 at once; the rest is drained and dropped, so the client reads it and the connection stays usable.
       stop()
       incoming.resume()
       settle(Exit.fail("too_large"))
@@ -63,7 +47,6 @@ const readIncoming = (incoming: IncomingMessage): BodyRead => {
       stop()
       settle(Exit.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)))
     }
-    // An error, or the message closed before its end (the client went away).
     const onFailure = () => {
       stop()
       settle(Exit.fail("unreadable"))
@@ -81,7 +64,6 @@ const readIncoming = (incoming: IncomingMessage): BodyRead => {
   )
 }
 
-/** The platform's read, for requests that are not Node messages. */
 const readPlatform = (request: HttpServerRequest.HttpServerRequest): BodyRead =>
   request.arrayBuffer.pipe(
     HttpServerRequest.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
@@ -93,7 +75,6 @@ const readPlatform = (request: HttpServerRequest.HttpServerRequest): BodyRead =>
     )
   )
 
-/** `request`'s body bytes, at most `MAX_BODY_BYTES`, read once per request. */
 export const requestBody = (request: HttpServerRequest.HttpServerRequest): BodyRead => {
   const source = request.source as object
   let read = reads.get(source)
@@ -108,6 +89,5 @@ export const requestBody = (request: HttpServerRequest.HttpServerRequest): BodyR
 export const bodyText = (bytes: Uint8Array): string =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
 
-/** The current request's body as text (`requestBody`, `bodyText`). */
 export const requestBodyText: Effect.Effect<string, BodyReadFailure, HttpServerRequest.HttpServerRequest> = Effect
   .flatMap(HttpServerRequest.HttpServerRequest, (request) => Effect.map(requestBody(request), bodyText))

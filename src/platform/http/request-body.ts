@@ -1,13 +1,6 @@
 /**
- * Reading a JSON request body by the common rules (CONTRACT §3): `Content-Type: application/json`
- * (UTF-8, no content coding), at most 1 MiB, well-formed JSON nested at most `MAX_JSON_DEPTH`
- * levels deep, then a strict decode whose first problem is reported as 400
- * `{code: missing | invalid, param: <JSONPath>}`.
- *
- * Routes with a body read it themselves (`handleRaw`): the framework's own payload decoding runs
- * before these checks and keeps only formatted issues, so it could not answer these errors. They
- * decode with the payload schema their endpoint declares (`declaredPayload`), so the declaration
- * is the schema that runs, not only documentation.
+ * A JSON request body by the common rules (CONTRACT §3). Routes read their own (the framework's payload
+ * decoding keeps only formatted issues) with the schema their endpoint declares (`declaredPayload`).
  */
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -35,10 +28,8 @@ const invalidContentType = () =>
 
 const invalidJson = (message: string) => new BadRequest({ type: "invalid_request", code: "invalid_json", message })
 
-/** The media type of a Content-Type value, lowercased, its parameters left out ("" without one). */
 export const mediaTypeOf = (value: string | undefined): string => (value ?? "").split(";")[0]!.trim().toLowerCase()
 
-/** The `charset` parameter of a Content-Type value, lowercased and unquoted; undefined without one. */
 const charsetOf = (value: string): string | undefined => {
   for (const parameter of value.split(";").slice(1)) {
     const equals = parameter.indexOf("=")
@@ -52,11 +43,7 @@ const charsetOf = (value: string): string | undefined => {
 /** JSON exchanged between systems is UTF-8 (RFC 8259 §8.1): the only charset a body may name. */
 const UTF8_NAMES: ReadonlySet<string> = new Set(["utf-8", "utf8"])
 
-/**
- * Why a Content-Type value is not one of a JSON body: `application/json` or
- * `application/<anything>+json`, its other parameters ignored, and a `charset` only if UTF-8 (a
- * body in another encoding would be read as UTF-8 and its text changed). Undefined when it is.
- */
+/** `application/json` or `application/<anything>+json`; a `charset` only if UTF-8, or the text would change. */
 export const contentTypeProblem = (value: string | undefined): BadRequest | undefined => {
   const mediaType = mediaTypeOf(value)
   if (mediaType !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
@@ -72,13 +59,9 @@ export const contentTypeProblem = (value: string | undefined): BadRequest | unde
     })
 }
 
-/** `contentTypeProblem` finds nothing wrong with the value. */
 const isJsonContentType = (value: string | undefined) => contentTypeProblem(value) === undefined
 
-/**
- * 400 when the body has a content coding (gzip, br, …): bodies are read as sent, so an encoded one
- * would be taken for its compressed bytes. `identity` (no coding) is accepted.
- */
+/** Bodies are read as sent, so a content coding other than `identity` is refused. */
 export const contentEncodingProblem = (value: string | undefined): BadRequest | undefined => {
   if (value === undefined) return undefined
   const codings = value.split(",").map((coding) => coding.trim().toLowerCase())
@@ -92,24 +75,18 @@ export const contentEncodingProblem = (value: string | undefined): BadRequest | 
     })
 }
 
-/** A request whose body, if it has one, is read as JSON: a JSON content type and no content coding. */
 export const hasReadableJsonBody = (headers: Readonly<Record<string, string | undefined>>) =>
   isJsonContentType(headers["content-type"]) && contentEncodingProblem(headers["content-encoding"]) === undefined
 
-/** A body that could not be read: 413 when too large, else 400. */
 const bodyReadError = (failure: BodyReadFailure) =>
   failure === "too_large" ? tooLarge() : invalidJson("The request body could not be read.")
 
-/** A declared body over `MAX_BODY_BYTES` is refused before anything is read (413). */
 const declaresTooMuch = (request: HttpServerRequest.HttpServerRequest) => {
   const declared = Number(request.headers["content-length"] ?? "0")
   return Number.isFinite(declared) && declared > MAX_BODY_BYTES
 }
 
-/**
- * The exact request bytes, size-checked, whatever the content type (a signed body is verified as
- * sent); a body with a content coding is refused (`contentEncodingProblem`).
- */
+/** The exact bytes, whatever the content type (a signed body is verified as sent), size-checked. */
 export const readRawBody: Effect.Effect<Uint8Array, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
   Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
@@ -120,7 +97,6 @@ export const readRawBody: Effect.Effect<Uint8Array, BadRequest | PayloadTooLarge
     }
   )
 
-/** 400 `invalid_json` at the first value of `json` nested deeper than `MAX_JSON_DEPTH`. */
 const tooDeepError = (json: unknown): BadRequest | undefined => {
   const param = jsonDepthProblem(json)
   return param === undefined
@@ -128,10 +104,7 @@ const tooDeepError = (json: unknown): BadRequest | undefined => {
     : new BadRequest({ type: "invalid_request", code: "invalid_json", message: TOO_DEEP_MESSAGE, param })
 }
 
-/**
- * `text` parsed, for a route whose own parser answers malformed JSON: the value (undefined when
- * `text` is not JSON), or 400 `invalid_json` when it is nested deeper than `MAX_JSON_DEPTH`.
- */
+/** For a route whose own parser answers malformed JSON (undefined here); too deep is 400 `invalid_json`. */
 export const parseJsonWithinDepth = (text: string): Either.Either<unknown, BadRequest> => {
   let json: unknown
   try {
@@ -143,11 +116,7 @@ export const parseJsonWithinDepth = (text: string): Either.Either<unknown, BadRe
   return tooDeep === undefined ? Either.right(json) : Either.left(tooDeep)
 }
 
-/**
- * Parses JSON text; the empty body, malformed JSON and JSON nested deeper than `MAX_JSON_DEPTH`
- * (`param` the first too-deep value) are 400 invalid_json. Whatever reads the value afterwards may
- * walk it recursively.
- */
+/** Empty, malformed or too deep is 400 `invalid_json`; later readers may walk the value recursively. */
 export const parseJson = (text: string): Either.Either<unknown, BadRequest> => {
   if (text.trim() === "") return Either.left(invalidJson("The request body is empty; send a JSON object."))
   let json: unknown
@@ -160,10 +129,6 @@ export const parseJson = (text: string): Either.Either<unknown, BadRequest> => {
   return tooDeep === undefined ? Either.right(json) : Either.left(tooDeep)
 }
 
-/**
- * The JSON body: content type, content coding and size enforced, read (`request-body-bytes.ts`)
- * and parsed (`parseJson`) in one step once it has arrived.
- */
 export const readJson: Effect.Effect<unknown, BadRequest | PayloadTooLarge, HttpServerRequest.HttpServerRequest> =
   Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
@@ -185,11 +150,6 @@ export const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
 }
 
-/**
- * For a route whose body is optional or defines nothing: a coded body is refused even when empty,
- * and a body sent is held to the rules of every body (`readJson`). The parsed JSON, or undefined
- * without a body.
- */
 export const readOptionalJson: Effect.Effect<
   unknown,
   BadRequest | PayloadTooLarge,
@@ -203,13 +163,11 @@ export const readOptionalJson: Effect.Effect<
   }
 )
 
-/** The first decode problem as a 400 error. */
 export const badRequestFromParseError = (error: ParseResult.ParseError): BadRequest => {
   const first = firstFailureAtJsonPath(error)
   return new BadRequest({ type: "invalid_request", code: first.kind, message: first.message, param: first.param })
 }
 
-/** 400 `invalid` at the first string of `json` that storage cannot keep (`unstorableTextPath`). */
 export const unstorableTextError = (json: unknown): BadRequest | undefined => {
   const param = unstorableTextPath(json)
   return param === undefined
@@ -222,10 +180,7 @@ export const unstorableTextError = (json: unknown): BadRequest | undefined => {
     })
 }
 
-/**
- * Decodes an already parsed JSON value: text storage can keep anywhere in it, then strict types,
- * unknown keys ignored, first error reported.
- */
+/** Storable text first, then strict types, unknown keys ignored, the first error reported. */
 export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = Schema.decodeUnknown(schema, { errors: "first", onExcessProperty: "ignore" })
   return (json: unknown): Effect.Effect<A, BadRequest> => {
@@ -234,23 +189,16 @@ export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>) => {
   }
 }
 
-/** Reads, parses and decodes the request body with `schema`. */
 export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = decodeJson(schema)
   return Effect.flatMap(readJson, decode)
 }
 
-/** The payload type of endpoint `Name` of `Group`. */
 export type DeclaredPayload<Group extends HttpApiGroup.HttpApiGroup.Any, Name extends string> =
   HttpApiEndpoint.HttpApiEndpoint.Payload<
     HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.Endpoints<Group>, Name>
   >
 
-/**
- * The payload schema endpoint `name` of `group` declares (`setPayload`). A route that reads its own
- * body decodes it with this schema; an endpoint without one is a programming error (thrown when
- * the handlers are built).
- */
 export const declaredPayload = <
   Group extends HttpApiGroup.HttpApiGroup.Any,
   Name extends HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<Group>>
@@ -262,7 +210,6 @@ export const declaredPayload = <
   return declared.value as Schema.Schema<DeclaredPayload<Group, Name>, unknown, never>
 }
 
-/** Reads, parses and decodes the request body with the payload schema endpoint `name` of `group` declares. */
 export const decodeDeclaredBody = <
   Group extends HttpApiGroup.HttpApiGroup.Any,
   Name extends HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<Group>>

@@ -1,4 +1,3 @@
-/** Checks a handler runs first: whether its role is switched on, and how a storage failure answers. */
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
@@ -6,11 +5,7 @@ import type { StorageError } from "../../db/storage-error.ts"
 import type { AppConfigShape, Role } from "../config.ts"
 import { type InternalError, internalError, type ServiceUnavailable, serviceUnavailable } from "./errors.ts"
 
-/**
- * Dies with the router's own "no route" failure (rendered as 404 by the request middleware) unless
- * one of `roles` is on in `config`. Decided from the configuration the handlers are built with:
- * a request reads no service of the application (`group-context.ts`).
- */
+/** Dies with the router's "no route" (a 404) unless one of `roles` is on; decided when handlers are built. */
 export const requireRole = (
   config: AppConfigShape,
   ...roles: ReadonlyArray<Role>

@@ -1,12 +1,6 @@
 /**
- * The routes of an assembled `HttpApi`, built once at start: each endpoint's method and path
- * template with what its group declares (middlewares, annotations). Anything that must act on a
- * request before or around the router (404 versus 405, idempotency) looks the request up here, so
- * it follows the declarations instead of path prefixes.
- *
- * Paths are matched as the router matches them (`src/app/http-app.ts`: exact spelling,
- * case-sensitive); a `:param` segment matches any non-empty segment of at most `MAX_PARAM_LENGTH`
- * characters once percent-decoded. Static segments win over parameters, as in the router.
+ * The routes of the assembled `HttpApi` and their declarations, so that what acts before the router (404
+ * or 405, idempotency) follows them; paths match as in the router (`src/app/http-app.ts`).
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
@@ -14,11 +8,8 @@ import { Context, Option } from "effect"
 
 export interface Route {
   readonly method: string
-  /** The template, e.g. `/checkout_sessions/:checkout_session_id`. */
   readonly path: string
-  /** The group the endpoint belongs to. */
   readonly group: string
-  /** The middlewares the API, the group and the endpoint declare. */
   readonly middlewares: ReadonlySet<HttpApiMiddleware.TagClassAny>
   /** The annotations of the API, the group and the endpoint, the nearest winning. */
   readonly annotations: Context.Context<never>
@@ -28,21 +19,15 @@ export interface RouteTable {
   readonly routes: ReadonlyArray<Route>
   /** The route `method` and `path` (without query) reach, if any. */
   readonly find: (method: string, path: string) => Route | undefined
-  /** The methods of the path template `path` matches, in declaration order; empty when none does. */
   readonly methodsAt: (path: string) => ReadonlyArray<string>
 }
 
-/** A route outside the API's groups (OpenAPI, documentation): only its method and path are known. */
 export interface ExtraRoute {
   readonly method: string
   readonly path: string
 }
 
-/**
- * The longest path parameter, in characters: the router is configured with it (`maxParamLength`,
- * measured after its decoding), and a longer one matches no route. It bounds what is kept of a
- * path (an idempotency key's scope).
- */
+/** The router's `maxParamLength`, percent-decoded: a longer parameter matches no route. */
 export const MAX_PARAM_LENGTH = 100
 
 const patternOf = (template: string): RegExp =>
@@ -52,10 +37,7 @@ const patternOf = (template: string): RegExp =>
       "$"
   )
 
-/**
- * A parameter's length as the router measures it: percent-decoded (a path whose escapes do not
- * decode is no route there, so none here either).
- */
+/** Percent-decoded, as the router measures; escapes that do not decode match no route. */
 const decodedLength = (segment: string): number | undefined => {
   if (!segment.includes("%")) return segment.length
   try {
@@ -65,7 +47,6 @@ const decodedLength = (segment: string): number | undefined => {
   }
 }
 
-/** Whether `path` matches `pattern` with no parameter longer than the router allows. */
 const matches = (pattern: RegExp, path: string): boolean => {
   const found = pattern.exec(path)
   if (found === null) return false
@@ -96,7 +77,7 @@ export const makeRouteTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<Ex
   for (const route of extra) {
     routes.push({ ...route, group: "", middlewares: new Set(), annotations: Context.empty() })
   }
-  // One entry per template, in declaration order; static templates before parametric ones.
+  // Fewer parameters first, so that static segments win, as in the router.
   const templates = new Map<string, { readonly pattern: RegExp; readonly byMethod: Map<string, Route> }>()
   for (const route of routes) {
     const template = templates.get(route.path) ?? { pattern: patternOf(route.path), byMethod: new Map() }
@@ -112,10 +93,8 @@ export const makeRouteTable = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<Ex
   }
 }
 
-/** Whether the route's group (or the API, or the endpoint) declares `middleware`. */
 export const declares = (route: Route, middleware: Context.Tag<any, any>): boolean =>
   route.middlewares.has(middleware as unknown as HttpApiMiddleware.TagClassAny)
 
-/** The value of an annotation the route's group (or the API, or the endpoint) declares. */
 export const annotation = <I, S>(route: Route, tag: Context.Tag<I, S>): Option.Option<S> =>
   Context.getOption(route.annotations as Context.Context<I>, tag)

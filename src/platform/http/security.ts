@@ -1,8 +1,4 @@
-/**
- * The middleware every checkout and delegate route runs before its handler (CONTRACT §3):
- * bearer authentication (constant-time comparison against every configured key) and the
- * API-Version check. Auth runs first: an unauthenticated caller learns nothing else.
- */
+/** Bearer authentication, then the API-Version check, so an unauthenticated caller learns nothing (CONTRACT §3). */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -18,19 +14,9 @@ export interface Client {
   readonly keyId: string
 }
 
-/**
- * The client of each request that a bearer check let through, by request. Every check of a
- * request (`Authorization`, the bearer checks of groups with their own error objects, the
- * idempotency middleware) resolves the token once and later ones read it here: the key's
- * SHA-256 and its constant-time comparisons are paid once per request.
- */
+/** The client of each request that authenticated: a request's checks resolve its token once. */
 const authenticated = new WeakMap<HttpServerRequest.HttpServerRequest, Client>()
 
-/**
- * The client of `request` by its bearer token (undefined when it matches no configured key),
- * resolved once per request with `resolve` (every resolver of a process is built from the same
- * configured keys).
- */
 export const authenticate = (
   resolve: (token: string) => string | undefined,
   request: HttpServerRequest.HttpServerRequest
@@ -44,11 +30,7 @@ export const authenticate = (
   return client
 }
 
-/**
- * The caller of the current request, on routes behind `Authorization`. Read from the check's
- * result rather than provided by the middleware: providing a service per request costs a FiberRef
- * scope on every authenticated request. On a route without `Authorization` it is a defect.
- */
+/** The caller behind `Authorization`: the check's result, cheaper than a service provided per request. */
 export const CurrentClient: Effect.Effect<Client, never, HttpServerRequest.HttpServerRequest> = Effect.flatMap(
   HttpServerRequest.HttpServerRequest,
   (request) => {
@@ -68,11 +50,7 @@ export class ApiVersion extends HttpApiMiddleware.Tag<ApiVersion>()("acp/ApiVers
   failure: BadRequestWire
 }) {}
 
-/**
- * The `API-Version` of a request that the `ApiVersion` middleware let through: one of the accepted
- * versions, which picks the wire codec. Read from the header rather than provided by the
- * middleware: providing a service per request costs measurably more on the hottest routes.
- */
+/** The `API-Version` that `ApiVersion` let through, read from the header for the reason of `CurrentClient`. */
 export const RequestedApiVersion: Effect.Effect<ApiVersionName, never, HttpServerRequest.HttpServerRequest> = Effect
   .map(HttpServerRequest.HttpServerRequest, (request) => request.headers["api-version"] as ApiVersionName)
 
@@ -83,21 +61,13 @@ export const unauthorized = () =>
     message: "Missing or invalid API key: send Authorization: Bearer <API key>."
   })
 
-/** The stable, non-secret id of an API key (the `CurrentClient.keyId` of requests made with it). */
 export const apiKeyId = (key: string): string => `key_${sha256(key).subarray(0, 6).toString("hex")}`
 
-/**
- * The bearer token of an `Authorization` header value, read exactly as the `HttpApiSecurity.bearer`
- * decoder of @effect/platform reads it (everything after the first 7 characters, "Bearer ").
- */
+/** Read exactly as `HttpApiSecurity.bearer` reads it: everything after the first 7 characters. */
 export const bearerTokenOf = (authorization: string | undefined): string =>
   (authorization ?? "").slice("bearer ".length)
 
-/**
- * A function from a presented bearer token to the id of the configured key it matches, or
- * undefined. Shared by the `Authorization` middleware and by anything else that must scope by
- * caller before the route runs (idempotency), so both always agree on who is calling.
- */
+/** Shared with the idempotency middleware, so that both agree on who is calling. */
 export const makeApiKeyResolver = (apiKeys: ReadonlyArray<Redacted.Redacted<string>>) => {
   const keys = apiKeys.map((key) => ({ hash: sha256(Redacted.value(key)), keyId: apiKeyId(Redacted.value(key)) }))
   return (token: string): string | undefined => {
@@ -111,11 +81,7 @@ export const makeApiKeyResolver = (apiKeys: ReadonlyArray<Redacted.Redacted<stri
   }
 }
 
-/**
- * The bearer check of `Authorization` for a group whose 401 is in an error object of its own: a
- * middleware (built from the configuration) that lets through exactly the requests `Authorization`
- * lets through and fails the others with `refusal`.
- */
+/** For a group whose 401 has an error object of its own: lets through exactly what `Authorization` does. */
 export const makeBearerCheck = <E>(
   refusal: (request: HttpServerRequest.HttpServerRequest, config: AppConfigShape) => E
 ) =>
@@ -127,10 +93,6 @@ export const makeBearerCheck = <E>(
         : Effect.fail(refusal(request, config)))
   })
 
-/**
- * The bearer check: the token `HttpApiSecurity.bearer` decodes is the one `bearerTokenOf` reads
- * from the same header, resolved once per request (`authenticate`).
- */
 export const AuthorizationLive = Layer.effect(
   Authorization,
   Effect.map(AppConfig, (config) => {
@@ -147,11 +109,7 @@ export const AuthorizationLive = Layer.effect(
 
 const versionPattern = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 
-/**
- * What is wrong with the `API-Version` header of a request, or undefined when it names a supported
- * version. Shared by the `ApiVersion` middleware and the idempotency middleware, which must not
- * replay a stored answer to a request the route would refuse.
- */
+/** Shared with the idempotency middleware, which must not replay an answer to a request the route refuses. */
 export const makeApiVersionCheck = (apiVersions: ReadonlyArray<ApiVersionName>) => {
   const supported = new Set<string>(apiVersions)
   const supported_versions = [...apiVersions]
