@@ -3,7 +3,8 @@
  * over PostgreSQL (only when `TEST_DATABASE_URL` is set).
  *
  * Each test needs fresh state (the inventory tests assume the demo catalog's initial stock). A
- * fresh in-memory PGlite per test costs 3–5 s (a fresh PostgreSQL database about 0.3 s), so the
+ * fresh in-memory PGlite per test costs about a second even loaded from a migrated dump (a fresh
+ * PostgreSQL database about 0.3 s), so the
  * SQL kinds open one migrated database per suite and empty every table at the start of each test;
  * the application then seeds the stock again, as it does at start. Tests in a file run one after
  * another, so no test sees another's rows.

@@ -2,9 +2,13 @@
  * Databases for tests.
  *
  * - `embeddedDatabase()`: PGlite in this process, migrated; in memory by default (nothing to clean), or in a
- *   fresh temporary directory removed at scope end with `{ persistent: true }`. Both start from a
- *   dump of a freshly initialized PGlite cached in the OS temp directory (keyed by the PGlite
- *   version), which turns PGlite's initdb (5–15 s) into a 1–2 s load after the first run.
+ *   fresh temporary directory removed at scope end with `{ persistent: true }`. Each is a database
+ *   of its own (its own PGlite, its own session), loaded from a dump of an already migrated PGlite
+ *   made once per test process (`migratedTemplate`), itself made from a dump of a freshly initialized
+ *   PGlite cached in the OS temp directory (keyed by the PGlite version): PGlite's initdb (5–15 s)
+ *   once per machine, the migrations (1–2 s) once per test worker, then about half a second per
+ *   database. The migrations still run on each database as the service opens it, and find
+ *   everything applied (`test/db/` tests them on fresh databases).
  * - `postgresDatabase()`: a fresh `test_<random>` database on the server of `TEST_DATABASE_URL`,
  *   migrated, dropped `WITH (FORCE)` at scope end.
  * - `hasPostgres`: whether `TEST_DATABASE_URL` is set, for `describe.skipIf(!hasPostgres)`.
@@ -17,14 +21,17 @@ import type { SqlClient } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import * as Migrator from "@effect/sql/Migrator"
 import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type DatabaseError, makeDatabaseLayer } from "../../src/db/database.ts"
-import { initializeDataDir } from "../../src/db/embedded-database.ts"
-import { migrations } from "../../src/db/migrations/index.ts"
+import { initializeDataDir, PGLITE_SETTINGS } from "../../src/db/embedded-database.ts"
+import { migrations, migrationsLoader } from "../../src/db/migrations/index.ts"
+import { pgClientLayer } from "../../src/db/pg-client.ts"
+import { applySqlFunctions } from "../../src/db/sql-functions.ts"
 
 const rawTestDatabaseUrl = process.env["TEST_DATABASE_URL"]?.trim()
 
@@ -88,10 +95,64 @@ export const copyInitializedDataDir = (target: string): Effect.Effect<void> =>
     cpSync(cached, target, { recursive: true })
   })
 
+/**
+ * Migrates a PGlite loaded from `initialized` as the service migrates the embedded store (the
+ * migrations, then the SQL functions, over its socket server) and dumps it, uncompressed (a load
+ * then skips the gunzip).
+ */
+const makeMigratedDump = (initialized: Blob): Promise<Blob> =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const db = yield* Effect.acquireRelease(
+      Effect.promise(() =>
+        PGlite.create({ loadDataDir: initialized, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] })
+      ),
+      (db) => Effect.promise(() => db.close())
+    )
+    yield* Effect.scoped(Effect.gen(function*() {
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+          await server.start()
+          return server
+        }),
+        (server) => Effect.promise(() => server.stop())
+      )
+      yield* Effect.zipRight(PgMigrator.run({ loader: migrationsLoader }), applySqlFunctions()).pipe(
+        Effect.provide(Layer.merge(
+          pgClientLayer({
+            url: `postgres://postgres@${server.getServerConn()}/postgres`,
+            maxConnections: 1,
+            preparedStatements: true,
+            connectTimeoutMillis: 5_000
+          }),
+          NodeContext.layer
+        )),
+        Effect.orDie
+      )
+    }))
+    return yield* Effect.promise(() => db.dumpDataDir("none"))
+  })))
+
+/** The dump `embeddedDatabase` starts from, made once per test process (a worker runs many files). */
+let migratedDump: Promise<Blob> | undefined
+
+/** A dump of a migrated PGlite (see the module comment). */
+export const migratedTemplate: Effect.Effect<Blob> = Effect.flatMap(
+  pgliteTemplate,
+  (initialized) =>
+    Effect.promise(() => {
+      migratedDump ??= makeMigratedDump(initialized).catch((error: unknown) => {
+        migratedDump = undefined // the next database tries again
+        throw error
+      })
+      return migratedDump
+    })
+)
+
 /** Migrated PGlite behind its socket server: in memory, or `{ persistent: true }` in a temp dir. */
 export const embeddedDatabase = (options?: { readonly persistent?: boolean }): TestDatabase =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    const loadDataDir = yield* pgliteTemplate
+    const loadDataDir = yield* migratedTemplate
     // In this process: a process per database would cost a second per test (the database
     // process itself is tested in test/db/embedded-database.test.ts).
     if (options?.persistent !== true) return makeDatabaseLayer({ kind: "embedded", loadDataDir, inProcess: true })
