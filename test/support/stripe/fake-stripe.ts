@@ -95,8 +95,14 @@ export class FakeStripe {
   }
 
   /** `new Stripe(fake.secretKey, { ...fake.clientConfig(), maxNetworkRetries: 0 })` talks to the fake. */
-  clientConfig(): { host: string; port: number; protocol: "http"; apiVersion: string } {
-    return { host: "127.0.0.1", port: this.port, protocol: "http", apiVersion: this.apiVersion }
+  clientConfig(): { host: string; port: number; protocol: "http"; apiVersion: typeof Stripe.API_VERSION } {
+    // The SDK's types pin its own version; a fake expecting another one still gets it sent.
+    return {
+      host: "127.0.0.1",
+      port: this.port,
+      protocol: "http",
+      apiVersion: this.apiVersion as typeof Stripe.API_VERSION
+    }
   }
 
   get url(): string {
