@@ -50,3 +50,12 @@ export const rejection = async (promise: Promise<unknown>): Promise<any> => {
   }
   throw new Error("expected the call to fail")
 }
+
+/** Resolves once `condition` holds (polled every 5 ms; fails after 5 s). */
+export const until = async (condition: () => boolean): Promise<void> => {
+  const deadline = Date.now() + 5000
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not reached in 5 s")
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import Stripe from "stripe"
 import { ManualClock } from "../support/stripe/clock.ts"
-import { payWith, rejection, sdk, useFake } from "./stripe-fake-fixtures.ts"
+import { payWith, rejection, sdk, until, useFake } from "./stripe-fake-fixtures.ts"
 
 const fake = useFake({ otherSecretKeys: ["sk_test_second_account"] })
 const clock = new ManualClock(Date.UTC(2026, 10, 1))
@@ -64,7 +64,8 @@ describe("fake Stripe: idempotent requests", () => {
     const k = key()
     fake().fail({ path: "/v1/payment_intents", with: "delay", ms: 400 })
     const first = stripe.paymentIntents.create(params, { idempotencyKey: k })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Once the fake has the request, its key is claimed (the delay comes after the claim).
+    await until(() => fake().requests().some((r) => r.idempotencyKey === k))
     const conflict = await rejection(stripe.paymentIntents.create(params, { idempotencyKey: k }))
     expect(conflict).toBeInstanceOf(Stripe.errors.StripeAPIError)
     expect(conflict).toMatchObject({ statusCode: 409, code: "idempotency_key_in_use" })
@@ -72,7 +73,7 @@ describe("fake Stripe: idempotent requests", () => {
     fake().fail({ path: "/v1/payment_intents", with: "delay", ms: 300 })
     const k2 = key()
     const slow = stripe.paymentIntents.create(params, { idempotencyKey: k2 })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await until(() => fake().requests().some((r) => r.idempotencyKey === k2))
     // The SDK retries a 409 (after its 0.5 s backoff), by then the first has finished.
     const retried = await sdk(fake(), { maxNetworkRetries: 1 }).paymentIntents.create(params, { idempotencyKey: k2 })
     expect(retried.id).toBe((await slow).id)
