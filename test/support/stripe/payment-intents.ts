@@ -106,7 +106,13 @@ const namedSource = (state: FakeState, params: Params, intent: PaymentIntent, ch
       )
     }
     if (check) return sourceFromToken(state, token, intent)
-    if (currentToken(state, token) === undefined) return sourceFromToken(state, token, intent)
+    // Without confirm only the token's existence is checked; its limits are checked at confirm.
+    if (currentToken(state, token) === undefined) {
+      throw invalidRequest(`No such shared_payment.granted_token: '${token}'`, {
+        code: "resource_missing",
+        param: "payment_method_data[shared_payment_granted_token]"
+      })
+    }
     return { behavior: state.tokenBehaviors.get(token)!, tokenId: token, last4: "", brand: "" }
   }
   const id = params.payment_method as string | undefined

@@ -294,7 +294,13 @@ export class FakeServer {
   private threeDSecure(req: http.IncomingMessage): Answer {
     const url = new URL(req.url ?? "/", "http://127.0.0.1")
     const outcome = url.searchParams.get("outcome") === "failed" ? "failed" : "succeeded"
-    const returnUrl = this.options.authenticate(url.pathname.slice("/fake/3ds/".length), outcome)
+    let returnUrl: string | undefined
+    try {
+      returnUrl = this.options.authenticate(url.pathname.slice("/fake/3ds/".length), outcome)
+    } catch (error) {
+      if (error instanceof StripeApiError) return errorAnswer(error)
+      return errorAnswer(invalidRequest(String(error)))
+    }
     return returnUrl === undefined
       ? json(200, { authenticated: outcome })
       : { status: 302, body: "", headers: { location: returnUrl } }
