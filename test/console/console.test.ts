@@ -4,14 +4,17 @@
  * every refusal — no session, no or a wrong CSRF token, another site's form, a changed order.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Clock, Effect, Layer, Option, TestClock } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
+import { ConsoleSessionStore } from "../../src/console/console-session-store.ts"
+import { tokenHash } from "../../src/console/http/cookies.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
 import type { Role } from "../../src/platform/config.ts"
+import { apiKeyId } from "../../src/platform/http/security.ts"
 import { SqlReceivedEventsStore } from "../../src/webhook-receiver/store/sql-received-events-store.ts"
 import { hiddenField, makeConsoleClient, signedInConsole } from "../support/console-client.ts"
-import { get, post, request, testApp } from "../support/http.ts"
+import { API_KEY, get, MERCHANT_API_KEY, post, request, testApp } from "../support/http.ts"
 import { embeddedDatabase, hasPostgres, postgresDatabase } from "../support/test-database.ts"
 import { paidOrder } from "../support/three-d-secure.ts"
 
@@ -49,7 +52,7 @@ describe("signing in to the console", () => {
       )
     })))
 
-  it.effect("a configured API key opens a session; anything else does not", () =>
+  it.effect("a merchant API key opens a session; anything else does not", () =>
     run(Effect.gen(function*() {
       const client = yield* makeConsoleClient
       yield* client.get("/console/sign-in")
@@ -58,7 +61,7 @@ describe("signing in to the console", () => {
       expect(wrong.text).toContain("That is not an API key of this service.")
       expect(wrong.text).not.toContain("sk_wrong")
       expect((yield* client.cookies).has("acp_console")).toBe(false)
-      const right = yield* client.post("/console/sign-in", { api_key: "sk_test_key" })
+      const right = yield* client.post("/console/sign-in", { api_key: MERCHANT_API_KEY })
       expect(right.status).toBe(303)
       expect(right.headers.get("location")).toBe("/console")
       const session = right.headers.getSetCookie().find((line) => line.startsWith("acp_console="))!
@@ -68,10 +71,55 @@ describe("signing in to the console", () => {
       expect((yield* client.get("/console/orders")).status).toBe(200)
     })))
 
+  it.effect("an agent API key is refused with its own message, 403, and opens no session", () =>
+    run(Effect.gen(function*() {
+      const client = yield* makeConsoleClient
+      yield* client.get("/console/sign-in")
+      const agent = yield* client.post("/console/sign-in", { api_key: API_KEY })
+      expect(agent.status).toBe(403)
+      expect(agent.text).toContain(
+        "That is an agent API key (API_KEYS): the console takes a merchant API key (MERCHANT_API_KEYS)."
+      )
+      expect(agent.text).not.toContain(API_KEY)
+      expect((yield* client.cookies).has("acp_console")).toBe(false)
+      const page = yield* client.get("/console/orders")
+      expect(page.status).toBe(303)
+      expect(page.headers.get("location")).toBe("/console/sign-in")
+      // The page offers the form again: the merchant key then signs in.
+      expect((yield* client.post("/console/sign-in", { api_key: MERCHANT_API_KEY })).status).toBe(303)
+      expect((yield* client.get("/console/orders")).status).toBe(200)
+    })))
+
+  it.effect("a session opens the console only while its key is a merchant key", () =>
+    run(Effect.gen(function*() {
+      const store = yield* ConsoleSessionStore
+      const now = yield* Clock.currentTimeMillis
+      const open = (keyId: string, token: string) =>
+        Effect.gen(function*() {
+          yield* store.create({
+            tokenHash: tokenHash(token),
+            csrfToken: "c".repeat(22),
+            keyId,
+            createdAt: now,
+            expiresAt: now + 3_600_000
+          })
+          const page = yield* request("GET", "/console/orders", {
+            auth: false,
+            version: false,
+            headers: { cookie: `acp_console=${token}` }
+          })
+          return page.status
+        })
+      expect(yield* open(apiKeyId(MERCHANT_API_KEY), "m".repeat(22))).toBe(200)
+      // An agent key's session, or one of a key no longer in MERCHANT_API_KEYS, opens nothing.
+      expect(yield* open(apiKeyId(API_KEY), "a".repeat(22))).toBe(303)
+      expect(yield* open(apiKeyId("mk_rotated_out"), "r".repeat(22))).toBe(303)
+    })))
+
   it.effect("the sign-in form is refused without its own cookie's token (no other site can sign a browser in)", () =>
     run(Effect.gen(function*() {
       const client = yield* makeConsoleClient
-      const page = yield* client.post("/console/sign-in", { api_key: "sk_test_key", csrf_token: "x".repeat(22) })
+      const page = yield* client.post("/console/sign-in", { api_key: MERCHANT_API_KEY, csrf_token: "x".repeat(22) })
       expect(page.status).toBe(403)
       expect((yield* client.cookies).has("acp_console")).toBe(false)
     })))
