@@ -7,9 +7,9 @@ import { AppConfig, describeConfigError, loadConfig } from "./platform/config.ts
 import { batchedLogFmt } from "./platform/log-output.ts"
 
 /** The generated secrets printed in full: the keys a developer calls the service with, one of each kind. */
-const PRINTED_KEYS: Readonly<Record<string, { readonly title: string; readonly variable: string }>> = {
-  api_key: { title: "Agent API key", variable: "API_KEYS" },
-  merchant_api_key: { title: "Merchant API key", variable: "MERCHANT_API_KEYS" }
+const PRINTED_KEYS: Readonly<Record<string, { readonly kind: string; readonly variable: string }>> = {
+  api_key: { kind: "agent", variable: "API_KEYS" },
+  merchant_api_key: { kind: "merchant", variable: "MERCHANT_API_KEYS" }
 }
 
 const program = Effect.gen(function*() {
@@ -27,13 +27,13 @@ const program = Effect.gen(function*() {
     console.log(
       key === undefined
         ? `Generated ${secret.name} (kept in ${secret.file}): ***`
-        : `Generated ${secret.name} (${key.title.toLowerCase()}, kept in ${secret.file}): ${secret.value}`
+        : `Generated ${secret.name}, the ${key.kind} API key (kept in ${secret.file}): ${secret.value}`
     )
   }
   if (!config.production && !isWorkerProcess) {
     for (const [name, key] of Object.entries(PRINTED_KEYS)) {
       if (config.generated.every((secret) => secret.name !== name)) {
-        console.log(`${key.title}: see ${config.dataDir}/secrets.json (${name}) or ${key.variable}`)
+        console.log(`The ${key.kind} API key: see ${config.dataDir}/secrets.json (${name}) or ${key.variable}`)
       }
     }
   }
