@@ -2,7 +2,8 @@
  * A scripted agent: drives a running server through create → update → tokenize → complete,
  * reads the order and the order events the platform received, and create → cancel, printing
  * each step. Usage: `npm run agent` (server on BASE_URL, default
- * http://localhost:8080; API key from API_KEY or DATA_DIR/secrets.json).
+ * http://localhost:8080; the agent key from API_KEY and the merchant key, which reads the order, from
+ * MERCHANT_API_KEY, each else from DATA_DIR/secrets.json).
  */
 import {
   address,
@@ -19,6 +20,8 @@ import {
 const options = clientOptionsFromEnv()
 const baseUrl = options.baseUrl
 const call = makeCall(options)
+/** The order routes are the merchant's: an agent key gets 403 there. */
+const merchantCall = makeCall({ ...options, apiKey: options.merchantApiKey })
 const total = (session: Session) => money(totalOf(session))
 
 const expectStatus = (step: string, result: { status: number; body: unknown }, status: number) => {
@@ -68,7 +71,7 @@ const main = async () => {
   session = completed.body as Session
   console.log(`5. completed: order ${session.order?.id} (${session.order?.permalink_url})`)
 
-  const order = await call("GET", `/orders/${session.order?.id}`)
+  const order = await merchantCall("GET", `/orders/${session.order?.id}`)
   expectStatus("read order", order, 200)
   console.log(`6. order ${order.body.id}: ${order.body.status}, ${order.body.line_items.length} lines`)
   for (let i = 0; i < 50; i++) {

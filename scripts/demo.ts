@@ -2,8 +2,9 @@
  * A demo agent: one full purchase against a running server, each step printed readably: the
  * session, its line items and totals as a table, the card token, the order, and the order events
  * the agent platform received. Usage: `npm run demo [-- --api-version 2026-04-17]` (server on
- * BASE_URL, default http://localhost:8080; API key from API_KEY or DATA_DIR/secrets.json). The agent
- * speaks the wire format of the version it is given (2025-09-29 by default).
+ * BASE_URL, default http://localhost:8080; the agent key from API_KEY and the merchant key, which reads
+ * the order, from MERCHANT_API_KEY, each else from DATA_DIR/secrets.json). The agent speaks the wire
+ * format of the version it is given (2025-09-29 by default).
  *
  * `npm run demo -- --3ds` buys twice with 3-D Secure test cards instead (API version 2026-04-17
  * unless another with the flow is given): the challenge card, whose issuer asks the buyer for a
@@ -33,6 +34,8 @@ if (threeDs && apiVersion < "2026-01-30") {
 const options = { ...clientOptionsFromEnv(), apiVersion }
 const merchantId = process.env["MERCHANT_ID"] ?? "merchant_demo"
 const restCall = makeCall(options)
+/** The order routes are the merchant's: an agent key gets 403 there. */
+const merchantCall = makeCall({ ...options, apiKey: options.merchantApiKey })
 let call = restCall
 /** The Delegate Authentication API exists in 2026-04-17 only. */
 const authnCall = makeCall({ ...options, apiVersion: "2026-04-17" })
@@ -190,7 +193,7 @@ const main = async () => {
   console.log(`  permalink ${session.order?.permalink_url}`)
 
   step(5, "Read the order (merchant)")
-  const order = await call("GET", `/orders/${session.order?.id}`)
+  const order = await merchantCall("GET", `/orders/${session.order?.id}`)
   expect("read order", order, 200)
   table(
     ["order line", "ordered", "total"],

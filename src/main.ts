@@ -6,6 +6,12 @@ import { isWorkerProcess, superviseWorkers } from "./app/worker-processes.ts"
 import { AppConfig, describeConfigError, loadConfig } from "./platform/config.ts"
 import { batchedLogFmt } from "./platform/log-output.ts"
 
+/** The generated secrets printed in full: the keys a developer calls the service with, one of each kind. */
+const PRINTED_KEYS: Readonly<Record<string, { readonly kind: string; readonly variable: string }>> = {
+  api_key: { kind: "agent", variable: "API_KEYS" },
+  merchant_api_key: { kind: "merchant", variable: "MERCHANT_API_KEYS" }
+}
+
 const program = Effect.gen(function*() {
   const config = yield* loadConfig.pipe(
     Effect.catchAll((error) =>
@@ -17,15 +23,19 @@ const program = Effect.gen(function*() {
   )
   // Secrets are generated (and printed) once, by the first process; workers read them from DATA_DIR.
   for (const secret of config.generated) {
+    const key = PRINTED_KEYS[secret.name]
     console.log(
-      `Generated ${secret.name} (kept in ${secret.file}): ${secret.name === "api_key" ? secret.value : "***"}`
+      key === undefined
+        ? `Generated ${secret.name} (kept in ${secret.file}): ***`
+        : `Generated ${secret.name}, the ${key.kind} API key (kept in ${secret.file}): ${secret.value}`
     )
   }
-  if (
-    config.generated.every((secret) => secret.name !== "api_key") && config.apiKeys.length > 0 &&
-    !config.production && !isWorkerProcess
-  ) {
-    console.log(`API key: see ${config.dataDir}/secrets.json or API_KEYS`)
+  if (!config.production && !isWorkerProcess) {
+    for (const [name, key] of Object.entries(PRINTED_KEYS)) {
+      if (config.generated.every((secret) => secret.name !== name)) {
+        console.log(`The ${key.kind} API key: see ${config.dataDir}/secrets.json (${name}) or ${key.variable}`)
+      }
+    }
   }
   const run = config.workers > 1 && !isWorkerProcess ? superviseWorkers(config.workers) : Layer.launch(ServerLive)
   return yield* run.pipe(

@@ -1,6 +1,6 @@
 /**
- * A small ACP client for the scripts (agent, demo, bench): where the server is, the API key, one
- * JSON call, and the request bodies of a purchase (buyer, address, card tokenization, payment).
+ * A small ACP client for the scripts (agent, demo, bench): where the server is, the API keys (the
+ * agent's for checkout and delegate payment, the merchant's for the order routes), one JSON call, and the request bodies of a purchase (buyer, address, card tokenization, payment).
  */
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -16,13 +16,28 @@ export interface ClientOptions {
   readonly apiVersion?: string
 }
 
-/** BASE_URL (default http://localhost:8080) and the API key from API_KEY or DATA_DIR/secrets.json. */
-export const clientOptionsFromEnv = (): ClientOptions => {
+export interface EnvClientOptions extends ClientOptions {
+  /** The merchant key (`MERCHANT_API_KEYS`), for the order routes: `apiKey` is an agent key. */
+  readonly merchantApiKey: string
+}
+
+/**
+ * BASE_URL (default http://localhost:8080), the agent key from API_KEY and the merchant key from
+ * MERCHANT_API_KEY, each else from DATA_DIR/secrets.json (where a development server keeps the ones it generated).
+ */
+export const clientOptionsFromEnv = (): EnvClientOptions => {
   const baseUrl = (process.env["BASE_URL"] ?? "http://localhost:8080").replace(/\/+$/, "")
-  const apiKey = process.env["API_KEY"] ??
-    (JSON.parse(readFileSync(join(process.env["DATA_DIR"] ?? "./data", "secrets.json"), "utf8")) as { api_key: string })
-      .api_key
-  return { baseUrl, apiKey }
+  const file = join(process.env["DATA_DIR"] ?? "./data", "secrets.json")
+  let stored: Record<string, unknown> | undefined
+  const key = (variable: string, name: string): string => {
+    const given = process.env[variable]
+    if (given !== undefined) return given
+    stored ??= JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>
+    const value = stored[name]
+    if (typeof value !== "string") throw new Error(`No ${name} in ${file}: set ${variable}`)
+    return value
+  }
+  return { baseUrl, apiKey: key("API_KEY", "api_key"), merchantApiKey: key("MERCHANT_API_KEY", "merchant_api_key") }
 }
 
 export interface CallResult {

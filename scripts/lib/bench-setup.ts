@@ -151,6 +151,8 @@ const mode: Mode = MODES[modeName]
 
 export const ADMIN_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 export const API_KEY = "sk_bench_" + randomBytes(8).toString("hex")
+/** The merchant key the bench's servers are given, so that none generates one (the bench calls no order route). */
+export const MERCHANT_API_KEY = "mk_bench_" + randomBytes(8).toString("hex")
 export const BENCH_STOCK = 10_000_000
 export const workDir = mkdtempSync(join(tmpdir(), "acp-bench-"))
 const running = new Set<NodeProcess>()
@@ -199,6 +201,7 @@ export const benchCatalogFile = () => {
 export const serverEnv = (catalogFile: string, extra: Record<string, string>): Record<string, string> => ({
   HOST: "127.0.0.1",
   API_KEYS: API_KEY,
+  MERCHANT_API_KEYS: MERCHANT_API_KEY,
   CATALOG_FILE: catalogFile,
   DELEGATE_RATE_LIMIT_PER_MINUTE: "100000000",
   WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE: "100000000",

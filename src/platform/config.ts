@@ -1,6 +1,7 @@
 /**
  * Configuration from the environment (CONTRACT §2). Missing secrets are generated once into
  * `DATA_DIR/secrets.json` (mode 0600); `NODE_ENV=production` requires them and `WEBHOOK_RECEIVER_SECRETS`.
+ * Agent keys (`API_KEYS`) and merchant keys (`MERCHANT_API_KEYS`) are two disjoint lists.
  */
 import { Config, ConfigError, Context, Effect, LogLevel, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
@@ -36,7 +37,10 @@ export interface AppConfigShape {
   /** Server processes on this host (`WORKERS`), forked by one primary; they share the port and database. */
   readonly workers: number
   readonly dataDir: string
+  /** Agent keys (`API_KEYS`): checkout, delegate payment and authentication, MCP, the received orders. */
   readonly apiKeys: ReadonlyArray<Redacted.Redacted<string>>
+  /** Merchant keys (`MERCHANT_API_KEYS`): the order and delivery routes, the console; never also an agent key. */
+  readonly merchantApiKeys: ReadonlyArray<Redacted.Redacted<string>>
   readonly merchantId: string
   readonly publicBaseUrl: string
   readonly catalogFile: Option.Option<string>
@@ -130,6 +134,7 @@ const raw = Config.all({
   workers: positiveInt("WORKERS", 1),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   apiKeys: list("API_KEYS"),
+  merchantApiKeys: list("MERCHANT_API_KEYS"),
   merchantId: Config.string("MERCHANT_ID").pipe(
     Config.validate({ message: "Expected a non-empty merchant id", validation: (s) => s.trim().length > 0 }),
     Config.withDefault("merchant_demo")
@@ -197,6 +202,9 @@ const loadOrCreateSecrets = (dataDir: string, wanted: ReadonlyArray<{ name: stri
   return { stored, generated }
 }
 
+const nonEmpty = (keys: Option.Option<ReadonlyArray<string>>) => Option.filter(keys, (list) => list.length > 0)
+const isEmpty = (keys: Option.Option<ReadonlyArray<string>>) => Option.isNone(nonEmpty(keys))
+
 const fail = (path: string, message: string) => Effect.fail(ConfigError.InvalidData([path], message))
 
 export const resolveConfig = Effect.fnUntraced(
@@ -204,7 +212,8 @@ export const resolveConfig = Effect.fnUntraced(
     const production = env.nodeEnv === "production"
     if (production) {
       const missing = [
-        Option.isNone(env.apiKeys) || env.apiKeys.value.length === 0 ? "API_KEYS" : undefined,
+        isEmpty(env.apiKeys) ? "API_KEYS" : undefined,
+        isEmpty(env.merchantApiKeys) ? "MERCHANT_API_KEYS" : undefined,
         Option.isNone(env.vaultKey) ? "VAULT_KEY" : undefined,
         Option.isNone(env.webhookSecret) ? "WEBHOOK_SECRET" : undefined,
         Option.isNone(env.webhookReceiverSecrets) || env.webhookReceiverSecrets.value.length === 0
@@ -228,8 +237,11 @@ export const resolveConfig = Effect.fnUntraced(
       )
     }
     const wanted: Array<{ name: string; make: () => string }> = []
-    if (Option.isNone(env.apiKeys) || env.apiKeys.value.length === 0) {
+    if (isEmpty(env.apiKeys)) {
       wanted.push({ name: "api_key", make: () => `sk_test_${randomBytes(24).toString("base64url")}` })
+    }
+    if (isEmpty(env.merchantApiKeys)) {
+      wanted.push({ name: "merchant_api_key", make: () => `mk_test_${randomBytes(24).toString("base64url")}` })
     }
     if (Option.isNone(env.vaultKey)) wanted.push({ name: "vault_key", make: () => randomBytes(32).toString("base64") })
     if (Option.isNone(env.webhookSecret)) {
@@ -242,9 +254,15 @@ export const resolveConfig = Effect.fnUntraced(
         catch: (e) =>
           ConfigError.InvalidData(["DATA_DIR"], `Cannot keep generated secrets under DATA_DIR: ${String(e)}`)
       })
-    const apiKeys = Option.isSome(env.apiKeys) && env.apiKeys.value.length > 0
-      ? env.apiKeys.value
-      : [secrets.stored.api_key!]
+    const apiKeys = Option.getOrElse(nonEmpty(env.apiKeys), () => [secrets.stored.api_key!])
+    const merchantApiKeys = Option.getOrElse(nonEmpty(env.merchantApiKeys), () => [secrets.stored.merchant_api_key!])
+    // The kind of a key decides what it may do: one key of both kinds would give an agent the merchant's routes.
+    if (merchantApiKeys.some((key) => apiKeys.includes(key))) {
+      return yield* fail(
+        "MERCHANT_API_KEYS",
+        "A key is in both API_KEYS and MERCHANT_API_KEYS: agent and merchant keys must differ"
+      )
+    }
     const webhookSecret = Option.getOrElse(env.webhookSecret, () => secrets.stored.webhook_secret!)
     const receiverSecrets = Option.isSome(env.webhookReceiverSecrets) && env.webhookReceiverSecrets.value.length > 0
       ? env.webhookReceiverSecrets.value
@@ -265,6 +283,7 @@ export const resolveConfig = Effect.fnUntraced(
       workers: env.workers,
       dataDir: env.dataDir,
       apiKeys: apiKeys.map((k) => Redacted.make(k)),
+      merchantApiKeys: merchantApiKeys.map((k) => Redacted.make(k)),
       merchantId: env.merchantId,
       publicBaseUrl,
       catalogFile: env.catalogFile,

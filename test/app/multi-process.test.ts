@@ -11,6 +11,8 @@ import {
   databaseClient,
   freePort,
   type HttpResult,
+  PROCESS_API_KEY,
+  PROCESS_MERCHANT_API_KEY,
   spawnMain,
   startServer,
   waitHealthy
@@ -240,7 +242,12 @@ describe.skipIf(!hasPostgres)("two server processes on one PostgreSQL database",
         yield* load.await
 
         const second = yield* waitHealthy(
-          yield* spawnMain({ ...env, API_KEYS: "sk_test_process_key", HOST: "127.0.0.1" })
+          yield* spawnMain({
+            ...env,
+            API_KEYS: PROCESS_API_KEY,
+            MERCHANT_API_KEYS: PROCESS_MERCHANT_API_KEY,
+            HOST: "127.0.0.1"
+          })
         )
         // Everything acknowledged is there, at least as far as it was acknowledged.
         const latest = new Map<string, { status: string; orderId?: string }>()

@@ -194,6 +194,34 @@ describe("OpenAPI documents", () => {
       }
     })))
 
+  it.effect("each operation names the kind of key it takes: agentKey, merchantKey, or none; 403 for the other", () =>
+    run(Effect.gen(function*() {
+      for (const version of API_VERSION_NAMES) {
+        const document = (yield* get(`/openapi/${version}.json`, open)).body
+        expect(document.components.securitySchemes, version).toEqual({
+          agentKey: expect.objectContaining({
+            type: "http",
+            scheme: "bearer",
+            description: expect.stringContaining("API_KEYS")
+          }),
+          merchantKey: expect.objectContaining({
+            type: "http",
+            scheme: "bearer",
+            description: expect.stringContaining("MERCHANT_API_KEYS")
+          })
+        })
+        for (const { method, operation, path } of operationsOf(document)) {
+          const at = `${version} ${method} ${path}`
+          const merchant = /^\/(orders|webhooks\/(deliveries|metrics))(\/|$)/.test(path)
+          const keyless = path === "/agentic_checkout/webhooks/order_events" || path.includes("/acs/") ||
+            /^\/(healthz|readyz|\.well-known\/acp\.json|order-status\/)/.test(path)
+          const expected = keyless ? [] : [{ [merchant ? "merchantKey" : "agentKey"]: [] }]
+          expect(operation.security, at).toEqual(expected)
+          if (!keyless) expect(Object.keys(operation.responses), at).toEqual(expect.arrayContaining(["401", "403"]))
+        }
+      }
+    })))
+
   it.effect("/openapi.json is the newest accepted version's document", () =>
     run(Effect.gen(function*() {
       const latest = yield* get("/openapi.json", open)

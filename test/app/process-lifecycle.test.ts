@@ -1,6 +1,7 @@
 /**
- * The real process (`src/main.ts`): refusing to start (production secrets, bad PORT, database
- * down) with a clear message and a non-zero exit, and graceful shutdown on SIGTERM (in-flight
+ * The real process (`src/main.ts`): refusing to start (production secrets, a key of both kinds, bad
+ * PORT, database down) with a clear message and a non-zero exit, the keys a development start
+ * generates and prints, and graceful shutdown on SIGTERM (in-flight
  * requests finish, exit 0). Uses PostgreSQL when TEST_DATABASE_URL is set, else embedded PGlite.
  * With the embedded store: its database process outlives a Ctrl-C's in-flight requests and never
  * outlives the server.
@@ -10,7 +11,14 @@ import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { childrenOf, isRunning } from "../support/processes.ts"
-import { freePort, PROCESS_API_KEY, type ServerProcess, spawnMain, startServer } from "../support/server-process.ts"
+import {
+  freePort,
+  PROCESS_API_KEY,
+  PROCESS_MERCHANT_API_KEY,
+  type ServerProcess,
+  spawnMain,
+  startServer
+} from "../support/server-process.ts"
 import { freshPostgresDatabaseUrl, hasPostgres, tempDirectory } from "../support/test-database.ts"
 
 const exitOf = (server: ServerProcess) => Effect.promise(() => server.exited)
@@ -22,10 +30,27 @@ describe("refusing to start", () => {
       const server = yield* spawnMain({ NODE_ENV: "production", DATA_DIR: dataDir, PORT: String(yield* freePort) })
       const exit = yield* exitOf(server)
       expect(exit.code).toBe(1)
-      for (const name of ["API_KEYS", "VAULT_KEY", "WEBHOOK_SECRET", "WEBHOOK_RECEIVER_SECRETS"]) {
+      for (const name of ["API_KEYS", "MERCHANT_API_KEYS", "VAULT_KEY", "WEBHOOK_SECRET", "WEBHOOK_RECEIVER_SECRETS"]) {
         expect(server.output()).toContain(name)
       }
     }).pipe(Effect.scoped), 60_000)
+
+  it.live(
+    "a key in both API_KEYS and MERCHANT_API_KEYS: exit 1, naming MERCHANT_API_KEYS",
+    () =>
+      Effect.gen(function*() {
+        const dataDir = yield* tempDirectory()
+        const server = yield* spawnMain({
+          API_KEYS: "sk_shared",
+          MERCHANT_API_KEYS: "mk_own,sk_shared",
+          DATA_DIR: dataDir,
+          PORT: String(yield* freePort)
+        })
+        expect((yield* exitOf(server)).code).toBe(1)
+        expect(server.output()).toContain("MERCHANT_API_KEYS: A key is in both API_KEYS and MERCHANT_API_KEYS")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
   it.live("a bad PORT: exit 1, naming PORT", () =>
     Effect.gen(function*() {
@@ -45,6 +70,7 @@ describe("refusing to start", () => {
         NODE_ENV: "production",
         DATABASE_URL: `postgres://acp:s3cret@127.0.0.1:${closedPort}/acp`,
         API_KEYS: PROCESS_API_KEY,
+        MERCHANT_API_KEYS: PROCESS_MERCHANT_API_KEY,
         VAULT_KEY: Buffer.alloc(32, 3).toString("base64"),
         WEBHOOK_SECRET: "whsec_process",
         WEBHOOK_RECEIVER_SECRETS: "whsec_process",
@@ -61,6 +87,35 @@ describe("refusing to start", () => {
       expect(lines[0]).toContain("ECONNREFUSED")
       expect(lines[0]).not.toContain("s3cret")
     }).pipe(Effect.scoped), 60_000)
+})
+
+describe("a development start", () => {
+  it.live(
+    "without API_KEYS and MERCHANT_API_KEYS: both keys generated, printed apart, each of its own kind",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* startServer({ API_KEYS: "", MERCHANT_API_KEYS: "" })
+        const output = server.output()
+        const agentKey = /Generated api_key, the agent API key \(kept in .*secrets\.json\): (sk_test_\S+)/.exec(output)
+          ?.[1]
+        const merchantKey =
+          /Generated merchant_api_key, the merchant API key \(kept in .*secrets\.json\): (mk_test_\S+)/
+            .exec(output)?.[1]
+        expect(agentKey, output).toBeDefined()
+        expect(merchantKey, output).toBeDefined()
+        const call = (path: string, key: string) =>
+          Effect.promise(() =>
+            fetch(`${server.baseUrl}${path}`, {
+              headers: { authorization: `Bearer ${key}`, "api-version": "2025-09-29" }
+            }).then((response) => response.status)
+          )
+        expect(yield* call("/orders/ord_none", merchantKey!)).toBe(404)
+        expect(yield* call("/orders/ord_none", agentKey!)).toBe(403)
+        expect(yield* call("/checkout_sessions/cs_none", agentKey!)).toBe(404)
+        expect(yield* call("/checkout_sessions/cs_none", merchantKey!)).toBe(403)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
 
 /** Sends the headers and half of a JSON body; returns a function sending the rest and the response. */

@@ -160,6 +160,7 @@ describeCheckoutApiOnEveryStore((run) => {
           "400",
           "401",
           "402",
+          "403",
           "404",
           "409",
           "413",

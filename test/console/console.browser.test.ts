@@ -1,6 +1,6 @@
 /**
- * The merchant console in a real browser (Debian's Chromium): the merchant signs in, ships an
- * order with tracking, and both the buyer's page and the agent platform's received `order_update`
+ * The merchant console in a real browser (Debian's Chromium): an agent key is refused at sign-in, the
+ * merchant signs in with a merchant key, ships an order with tracking, and both the buyer's page and the agent platform's received `order_update`
  * show it; another site's form is refused; a buyer named like markup renders as text. Screenshots
  * are kept in test-results/screenshots/.
  */
@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { makeWebhookSender } from "../../src/orders/http/webhook-sender.ts"
 import { WebhookTransport } from "../../src/orders/webhook-transport.ts"
 import { hasChromium, launchBrowser, screenshotPath, serveApp, serveStaticPage } from "../support/browser.ts"
-import { API_KEY, get, testApp } from "../support/http.ts"
+import { API_KEY, get, MERCHANT_API_KEY, testApp } from "../support/http.ts"
 import { paidOrder } from "../support/three-d-secure.ts"
 import { scriptedTransport } from "../support/webhooks.ts"
 
@@ -35,13 +35,40 @@ const signedInPage = (base: string) =>
     yield* use(() => page.goto(`${base}/console`))
     expect(page.url()).toBe(`${base}/console/sign-in`)
     yield* use(() => page.screenshot({ path: screenshotPath("console-sign-in") }))
-    yield* use(() => page.getByLabel("API key").fill(API_KEY))
+    yield* use(() => page.getByLabel("Merchant API key").fill(MERCHANT_API_KEY))
     yield* use(() => page.getByRole("button", { name: "Sign in" }).click())
     expect(page.url()).toBe(`${base}/console/orders`)
     return { page, context }
   })
 
 describe.skipIf(!hasChromium)("the merchant console in Chromium", () => {
+  it.live("an agent API key is refused at sign-in with a message saying so; the merchant key then signs in", () =>
+    run(Effect.gen(function*() {
+      const base = yield* serveApp
+      const browser = yield* launchBrowser
+      const page = yield* use(() => browser.newPage())
+      yield* use(() => page.goto(`${base}/console/sign-in`))
+      yield* use(() => page.getByLabel("Merchant API key").fill(API_KEY))
+      const [response] = yield* use(() =>
+        Promise.all([
+          page.waitForResponse(`${base}/console/sign-in`),
+          page.getByRole("button", { name: "Sign in" }).click()
+        ])
+      )
+      expect(response.status()).toBe(403)
+      expect(page.url()).toBe(`${base}/console/sign-in`)
+      expect(yield* use(() => page.getByRole("alert").textContent())).toBe(
+        "That is an agent API key (API_KEYS): the console takes a merchant API key (MERCHANT_API_KEYS)."
+      )
+      yield* use(() => page.screenshot({ path: screenshotPath("console-sign-in-agent-key-refused") }))
+      // No session: the console still sends the browser to sign-in, where the merchant key works.
+      yield* use(() => page.goto(`${base}/console/orders`))
+      expect(page.url()).toBe(`${base}/console/sign-in`)
+      yield* use(() => page.getByLabel("Merchant API key").fill(MERCHANT_API_KEY))
+      yield* use(() => page.getByRole("button", { name: "Sign in" }).click())
+      expect(page.url()).toBe(`${base}/console/orders`)
+    })))
+
   it.live("the merchant ships with tracking; the buyer's page and the platform's received order_update show it", () =>
     run(Effect.gen(function*() {
       const base = yield* serveApp

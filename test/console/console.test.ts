@@ -1,10 +1,11 @@
 /**
- * The merchant console over HTTP, as a browser uses it (`test/support/console-client.ts`): signing
- * in and out, the pages of each role, the order actions through the same services as the API, and
- * every refusal — no session, no or a wrong CSRF token, another site's form, a changed order.
+ * The merchant console over HTTP, as a browser uses it (`test/support/console-client.ts`): the
+ * pages of each role, the order actions through the same services as the API, and every refusal —
+ * no session, no or a wrong CSRF token, another site's form, a changed order. Signing in and out:
+ * `console-sign-in.test.ts`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
@@ -27,81 +28,6 @@ const orderStatus = (id: string) => Effect.map(get(`/orders/${id}`), (response) 
 /** The order's console page, and the tag its forms carry. */
 const orderPage = (client: Effect.Effect.Success<typeof makeConsoleClient>, id: string) =>
   Effect.map(client.get(`/console/orders/${id}`), (page) => ({ page, seen: hiddenField(page.text, "seen")! }))
-
-describe("signing in to the console", () => {
-  it.effect("pages redirect to sign-in; the sign-in form sets a short-lived HttpOnly, SameSite=Strict cookie", () =>
-    run(Effect.gen(function*() {
-      const client = yield* makeConsoleClient
-      for (const path of ["/console", "/console/orders", "/console/stock"]) {
-        const page = yield* client.get(path)
-        expect(page.status).toBe(303)
-        expect(page.headers.get("location")).toBe("/console/sign-in")
-      }
-      const form = yield* client.get("/console/sign-in")
-      expect(form.status).toBe(200)
-      expect(form.headers.get("content-type")).toMatch(/^text\/html/)
-      expect(form.headers.get("content-security-policy")).toMatch(/default-src 'none'.*form-action 'self'/)
-      expect(form.headers.get("content-security-policy")).not.toContain("script-src")
-      expect(form.headers.get("cache-control")).toBe("no-store")
-      const [cookie] = form.headers.getSetCookie()
-      expect(cookie).toMatch(
-        /^acp_console_sign_in=\w{22}; Max-Age=900; Path=\/console; HttpOnly; Secure; SameSite=Strict$/
-      )
-    })))
-
-  it.effect("a configured API key opens a session; anything else does not", () =>
-    run(Effect.gen(function*() {
-      const client = yield* makeConsoleClient
-      yield* client.get("/console/sign-in")
-      const wrong = yield* client.post("/console/sign-in", { api_key: "sk_wrong" })
-      expect(wrong.status).toBe(401)
-      expect(wrong.text).toContain("That is not an API key of this service.")
-      expect(wrong.text).not.toContain("sk_wrong")
-      expect((yield* client.cookies).has("acp_console")).toBe(false)
-      const right = yield* client.post("/console/sign-in", { api_key: "sk_test_key" })
-      expect(right.status).toBe(303)
-      expect(right.headers.get("location")).toBe("/console")
-      const session = right.headers.getSetCookie().find((line) => line.startsWith("acp_console="))!
-      expect(session).toMatch(/^acp_console=\w{22}; Max-Age=28800; Path=\/console; HttpOnly; Secure; SameSite=Strict$/)
-      const home = yield* client.get("/console")
-      expect(home.headers.get("location")).toBe("/console/orders")
-      expect((yield* client.get("/console/orders")).status).toBe(200)
-    })))
-
-  it.effect("the sign-in form is refused without its own cookie's token (no other site can sign a browser in)", () =>
-    run(Effect.gen(function*() {
-      const client = yield* makeConsoleClient
-      const page = yield* client.post("/console/sign-in", { api_key: "sk_test_key", csrf_token: "x".repeat(22) })
-      expect(page.status).toBe(403)
-      expect((yield* client.cookies).has("acp_console")).toBe(false)
-    })))
-
-  it.effect("signing out ends the session: its cookie opens nothing any more", () =>
-    run(Effect.gen(function*() {
-      const client = yield* signedInConsole()
-      yield* client.get("/console/orders")
-      const cookie = (yield* client.cookies).get("acp_console")!
-      const out = yield* client.post("/console/sign-out", {})
-      expect(out.status).toBe(303)
-      expect(out.headers.get("location")).toBe("/console/sign-in")
-      const replayed = yield* request("GET", "/console/orders", {
-        auth: false,
-        version: false,
-        headers: { cookie: `acp_console=${cookie}` }
-      })
-      expect(replayed.status).toBe(303)
-      expect(replayed.headers.get("location")).toBe("/console/sign-in")
-    })))
-
-  it.effect("a session ends eight hours after sign-in", () =>
-    run(Effect.gen(function*() {
-      const client = yield* signedInConsole()
-      yield* TestClock.adjust("7 hours")
-      expect((yield* client.get("/console/orders")).status).toBe(200)
-      yield* TestClock.adjust("1 hour")
-      expect((yield* client.get("/console/orders")).headers.get("location")).toBe("/console/sign-in")
-    })))
-})
 
 describe("orders in the console", () => {
   it.effect("lists orders, filtered by status and found by order or session id", () =>

@@ -10,7 +10,7 @@ import { idempotentRoutes } from "../../src/idempotency/http/middleware.ts"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
 import { RequestSignature, RequestSignatureLive } from "../../src/platform/http/request-signature.ts"
 import { ErrorFamily, Idempotent } from "../../src/platform/http/route-declarations.ts"
-import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
+import { AgentAuthorization, ApiVersion, ApiVersionLive, AuthorizationLive } from "../../src/platform/http/security.ts"
 import { signRequest } from "../../src/shared/request-signing.ts"
 import { serveIdempotentApi } from "../support/idempotent-test-api.ts"
 
@@ -20,19 +20,19 @@ const bump = <const Path extends `/${string}`>(path: Path) => HttpApiEndpoint.po
 class Declared extends HttpApiGroup.make("declared")
   .add(bump("/anywhere/at/all"))
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
   .annotate(Idempotent, true)
 {}
 
 class Undeclared extends HttpApiGroup.make("undeclared")
   .add(bump("/checkout_sessions_lookalike"))
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
 {}
 
 class DelegateFamily extends HttpApiGroup.make("delegateFamily")
   .add(bump("/vault/things"))
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
   .annotate(Idempotent, true)
   .annotate(ErrorFamily, "delegate")
 {}
@@ -40,7 +40,7 @@ class DelegateFamily extends HttpApiGroup.make("delegateFamily")
 class Signed extends HttpApiGroup.make("signed")
   .add(bump("/signed/things"))
   .middleware(RequestSignature)
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
   .annotate(Idempotent, true)
 {}
 
@@ -127,7 +127,7 @@ describe("idempotency by declaration", () => {
   it("an Idempotent group must authenticate: its keys are scoped to the API key", () => {
     class Open extends HttpApiGroup.make("open").add(bump("/open")).annotate(Idempotent, true) {}
     expect(() => idempotentRoutes(HttpApi.make(API_ID).add(Open))).toThrow(
-      "open is declared Idempotent but does not declare Authorization"
+      "open is declared Idempotent but declares neither AgentAuthorization nor MerchantAuthorization"
     )
   })
 })

@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
 import { Idempotent } from "../../src/platform/http/route-declarations.ts"
-import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
+import { AgentAuthorization, ApiVersion, ApiVersionLive, AuthorizationLive } from "../../src/platform/http/security.ts"
 import { serveIdempotentApi } from "../support/idempotent-test-api.ts"
 
 const Count = Schema.Struct({ count: Schema.Number })
@@ -17,7 +17,7 @@ const Count = Schema.Struct({ count: Schema.Number })
 class Slow extends HttpApiGroup.make("slow")
   .add(HttpApiEndpoint.post("run", "/slow/things").addSuccess(Count))
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
   .annotate(Idempotent, true)
 {}
 

@@ -23,7 +23,7 @@ import {
 import { IDEMPOTENCY_RULES, type IdempotencyFailure } from "../../src/idempotency/model/rules.ts"
 import { API_ID, withSharedErrors } from "../../src/platform/http/feature-api.ts"
 import { Idempotent, VersionedIdempotency } from "../../src/platform/http/route-declarations.ts"
-import { ApiVersion, ApiVersionLive, Authorization, AuthorizationLive } from "../../src/platform/http/security.ts"
+import { AgentAuthorization, ApiVersion, ApiVersionLive, AuthorizationLive } from "../../src/platform/http/security.ts"
 import { API_VERSION_NAMES, type ApiVersionName } from "../../src/shared/api-versions.ts"
 import { make as makeMemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { DELEGATE_PATH, delegateRequestWith, NoPayments, NOW, validDelegateRequest } from "../support/delegate.ts"
@@ -254,7 +254,7 @@ const Count = Schema.Struct({ count: Schema.Number })
 class VersionedCheckout extends HttpApiGroup.make("versionedCheckout")
   .add(HttpApiEndpoint.post("bump", "/versioned/things").addSuccess(Count))
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
   .annotate(Idempotent, true)
   .annotate(VersionedIdempotency, true)
 {}
@@ -339,7 +339,7 @@ describe("the checkout error family, versioned", () => {
   it("a group with versioned rules must declare ApiVersion", () => {
     class NoVersion extends HttpApiGroup.make("noVersion")
       .add(HttpApiEndpoint.post("bump", "/x").addSuccess(Count))
-      .middleware(Authorization)
+      .middleware(AgentAuthorization)
       .annotate(Idempotent, true)
       .annotate(VersionedIdempotency, true)
     {}

@@ -1,6 +1,8 @@
-/** Configuration checks that stop a production start, each naming the variable at fault. */
+/** Configuration checks that stop a start, each naming the variable at fault; the keys generated in development. */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Redacted } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { describeConfigError, loadConfig } from "../../src/platform/config.ts"
 import { tempDirectory } from "../support/test-database.ts"
 
@@ -9,17 +11,18 @@ const load = (env: Record<string, string>) =>
 
 const productionSecrets = {
   API_KEYS: "sk_live_a,sk_live_b",
+  MERCHANT_API_KEYS: "mk_live_a",
   VAULT_KEY: Buffer.alloc(32, 1).toString("base64"),
   WEBHOOK_SECRET: "whsec_live",
   WEBHOOK_RECEIVER_SECRETS: "whsec_live,whsec_old"
 }
 
 describe("production configuration", () => {
-  it.effect("NODE_ENV=production without any secret names all four", () =>
+  it.effect("NODE_ENV=production without any secret names all five", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(load({ NODE_ENV: "production" }))
       const message = describeConfigError(error)
-      for (const name of ["API_KEYS", "VAULT_KEY", "WEBHOOK_SECRET", "WEBHOOK_RECEIVER_SECRETS"]) {
+      for (const name of ["API_KEYS", "MERCHANT_API_KEYS", "VAULT_KEY", "WEBHOOK_SECRET", "WEBHOOK_RECEIVER_SECRETS"]) {
         expect(message).toContain(name)
       }
     }))
@@ -30,12 +33,9 @@ describe("production configuration", () => {
         const { [name]: _, ...rest } = productionSecrets
         const message = describeConfigError(yield* Effect.flip(load({ NODE_ENV: "production", ...rest })))
         expect(message, name).toContain(name)
-        for (const other of Object.keys(rest)) {
-          // Only the missing one is listed (WEBHOOK_SECRET is a prefix of WEBHOOK_RECEIVER_SECRETS).
-          if (!(name === "WEBHOOK_RECEIVER_SECRETS" && other === "WEBHOOK_SECRET")) {
-            expect(message.replace("WEBHOOK_RECEIVER_SECRETS", "")).not.toContain(other)
-          }
-        }
+        // Only the missing one is listed (a name may be part of the missing one's: API_KEYS of MERCHANT_API_KEYS).
+        const others = message.replaceAll(name, "")
+        for (const other of Object.keys(rest)) expect(others, name).not.toContain(other)
       }
     }))
 
@@ -46,6 +46,7 @@ describe("production configuration", () => {
       expect(config.production).toBe(true)
       expect(config.generated).toEqual([])
       expect(config.apiKeys.map(Redacted.value)).toEqual(["sk_live_a", "sk_live_b"])
+      expect(config.merchantApiKeys.map(Redacted.value)).toEqual(["mk_live_a"])
       expect(config.webhookReceiverSecrets.map(Redacted.value)).toEqual(["whsec_live", "whsec_old"])
       expect(config.databasePreparedStatements).toBe(true)
       expect(config.httpKeepAliveTimeoutSeconds).toBe(65)
@@ -85,4 +86,50 @@ describe("production configuration", () => {
         expect(message, JSON.stringify(env)).toContain(name)
       }
     }))
+
+  it.effect("a key in both API_KEYS and MERCHANT_API_KEYS is refused at start, naming MERCHANT_API_KEYS", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDirectory()
+      for (const env of [{ NODE_ENV: "production" }, { NODE_ENV: "development" }]) {
+        const message = describeConfigError(
+          yield* Effect.flip(
+            load({ ...env, DATA_DIR: dataDir, ...productionSecrets, MERCHANT_API_KEYS: "mk_live_a,sk_live_b" })
+          )
+        )
+        expect(message).toBe(
+          "MERCHANT_API_KEYS: A key is in both API_KEYS and MERCHANT_API_KEYS: agent and merchant keys must differ"
+        )
+      }
+    }).pipe(Effect.scoped))
+})
+
+describe("development configuration", () => {
+  it.effect("missing keys are generated into DATA_DIR/secrets.json, one of each kind, kept for the next start", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDirectory()
+      const first = yield* load({ DATA_DIR: dataDir })
+      expect(first.generated.map((secret) => secret.name)).toEqual([
+        "api_key",
+        "merchant_api_key",
+        "vault_key",
+        "webhook_secret"
+      ])
+      const stored = JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8"))
+      expect(first.apiKeys.map(Redacted.value)).toEqual([stored.api_key])
+      expect(first.merchantApiKeys.map(Redacted.value)).toEqual([stored.merchant_api_key])
+      expect(stored.merchant_api_key).toMatch(/^mk_test_[\w-]{32}$/)
+      expect(stored.merchant_api_key).not.toBe(stored.api_key)
+      const again = yield* load({ DATA_DIR: dataDir })
+      expect(again.generated).toEqual([])
+      expect(again.merchantApiKeys.map(Redacted.value)).toEqual([stored.merchant_api_key])
+      // A variable that is set wins over the stored key, and the other kind's stays.
+      const given = yield* load({ DATA_DIR: dataDir, MERCHANT_API_KEYS: "mk_mine" })
+      expect(given.merchantApiKeys.map(Redacted.value)).toEqual(["mk_mine"])
+      expect(given.apiKeys.map(Redacted.value)).toEqual([stored.api_key])
+      // The stored agent key given as a merchant key is one key of both kinds.
+      const both = describeConfigError(
+        yield* Effect.flip(load({ DATA_DIR: dataDir, MERCHANT_API_KEYS: stored.api_key }))
+      )
+      expect(both).toContain("MERCHANT_API_KEYS")
+    }).pipe(Effect.scoped))
 })

@@ -5,7 +5,7 @@
  * and no API-Version: the console is for browsers.
  */
 import { Effect, Ref } from "effect"
-import { API_KEY, request, type TestResponse } from "./http.ts"
+import { MERCHANT_API_KEY, request, type TestResponse } from "./http.ts"
 
 export interface ConsoleClient {
   readonly get: (path: string) => Effect.Effect<TestResponse, never, any>
@@ -69,8 +69,8 @@ export const makeConsoleClient = Effect.gen(function*() {
   return client
 })
 
-/** A client signed in with `apiKey`. */
-export const signedInConsole = (apiKey = API_KEY) =>
+/** A client signed in with `apiKey` (the merchant key by default). */
+export const signedInConsole = (apiKey = MERCHANT_API_KEY) =>
   Effect.gen(function*() {
     const client = yield* makeConsoleClient
     yield* client.get("/console/sign-in")

@@ -32,9 +32,15 @@ import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { DemoCatalog } from "./demo-catalog.ts"
-import { testConfig } from "./test-config.ts"
+import { isMerchantPath, testConfig } from "./test-config.ts"
 
+/** The agent key of `testConfig` (`API_KEYS`). */
 export const API_KEY = "sk_test_key"
+/** The merchant key of `testConfig` (`MERCHANT_API_KEYS`): the order and delivery routes and the console take it. */
+export const MERCHANT_API_KEY = "mk_test_key"
+
+/** The key a request sends unless told otherwise: the one of the kind its route takes. */
+export const keyFor = (path: string): string => isMerchantPath(path) ? MERCHANT_API_KEY : API_KEY
 export const API_VERSION = "2025-09-29"
 
 /**
@@ -103,7 +109,7 @@ export interface RequestOptions {
   /** A value is sent as JSON; a string is sent as is. */
   readonly body?: unknown
   readonly headers?: Record<string, string>
-  /** `false` omits Authorization; a string replaces the key. */
+  /** `false` omits Authorization; a string replaces the key (by default the one of the route's kind, `keyFor`). */
   readonly auth?: string | false
   /** `false` omits API-Version; a string replaces it. */
   readonly version?: string | false
@@ -129,7 +135,7 @@ export const request = (method: string, path: string, options: RequestOptions = 
   Effect.gen(function*() {
     const handler = yield* appHandler
     const headers = new Headers(options.headers ?? {})
-    if (options.auth !== false) headers.set("authorization", `Bearer ${options.auth ?? API_KEY}`)
+    if (options.auth !== false) headers.set("authorization", `Bearer ${options.auth ?? keyFor(path)}`)
     if (options.version !== false) headers.set("api-version", options.version ?? API_VERSION)
     let body: string | undefined
     if (options.body !== undefined) {

@@ -10,11 +10,16 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { isMerchantPath } from "./test-config.ts"
 import { copyInitializedDataDir, tempDirectory } from "./test-database.ts"
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url))
 
 export const PROCESS_API_KEY = "sk_test_process_key"
+export const PROCESS_MERCHANT_API_KEY = "mk_test_process_key"
+
+/** The key of the kind `path`'s route takes: the merchant's for orders and deliveries, else the agent's. */
+export const processKeyFor = (path: string): string => isMerchantPath(path) ? PROCESS_MERCHANT_API_KEY : PROCESS_API_KEY
 
 /** A port that was free a moment ago (the OS picks it). */
 export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => {
@@ -130,7 +135,14 @@ export const startServer = (env: Record<string, string>, options?: SpawnOptions)
       if (env["DATABASE_URL"] === undefined) yield* copyInitializedDataDir(join(dataDir, "pglite"))
     }
     const server = yield* spawnMain(
-      { API_KEYS: PROCESS_API_KEY, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ...env },
+      {
+        API_KEYS: PROCESS_API_KEY,
+        MERCHANT_API_KEYS: PROCESS_MERCHANT_API_KEY,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        ...env
+      },
       options
     )
     return yield* waitHealthy(server)
@@ -147,7 +159,7 @@ export interface HttpResult {
   readonly body: any
 }
 
-/** One JSON request to a server process with the test API key and API version. */
+/** One JSON request to a server process with the test key of the route's kind and the API version. */
 export const callServer = (
   server: { readonly baseUrl: string },
   method: string,
@@ -159,7 +171,7 @@ export const callServer = (
     const response = await fetch(`${server.baseUrl}${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${PROCESS_API_KEY}`,
+        authorization: `Bearer ${processKeyFor(path)}`,
         "api-version": "2025-09-29",
         ...(body === undefined ? {} : { "content-type": "application/json" }),
         ...headers

@@ -7,6 +7,10 @@ import {
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS
 } from "../../src/platform/config.ts"
 
+/** The merchant's routes (orders, order-event deliveries): every other authenticated route takes an agent key. */
+export const isMerchantPath = (path: string): boolean =>
+  /^\/(orders|webhooks\/(deliveries|metrics))(\/|\?|$)/.test(path)
+
 export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
   port: 0,
   host: "127.0.0.1",
@@ -17,6 +21,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   workers: 1,
   dataDir: "./data-test",
   apiKeys: [Redacted.make("sk_test_key")],
+  merchantApiKeys: [Redacted.make("mk_test_key")],
   merchantId: "merchant_test",
   publicBaseUrl: "https://merchant.test",
   catalogFile: Option.none(),

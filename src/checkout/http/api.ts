@@ -15,7 +15,7 @@ import {
 import { featureApi } from "../../platform/http/feature-api.ts"
 import { RequestSignature } from "../../platform/http/request-signature.ts"
 import { Idempotent, VersionedIdempotency } from "../../platform/http/route-declarations.ts"
-import { ApiVersion, Authorization } from "../../platform/http/security.ts"
+import { AgentAuthorization, ApiVersion } from "../../platform/http/security.ts"
 import { type ApiVersionName, NEWEST_API_VERSION } from "../../shared/api-versions.ts"
 import { StorableString } from "../../shared/storable-text.ts"
 import { checkoutCodecs } from "../wire/acp/versions.ts"
@@ -75,10 +75,10 @@ export const checkoutGroupFor = (version: ApiVersionName) => {
         .addError(MethodNotAllowedWire)
         .addError(ConflictWire)
     )
-    // The last added runs first: Authorization, then API-Version, then the request signature.
+    // The last added runs first: the agent key, then API-Version, then the request signature.
     .middleware(RequestSignature)
     .middleware(ApiVersion)
-    .middleware(Authorization)
+    .middleware(AgentAuthorization)
     .annotate(Idempotent, true)
     .annotate(VersionedIdempotency, true)
     .annotate(OpenApi.Description, `Checkout Session API (merchant), ACP ${version}`)

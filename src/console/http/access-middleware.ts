@@ -1,15 +1,21 @@
-/** Console sessions and forms, checked by the handlers before they act (`docs/console.md`, "Forms and CSRF"). */
+/**
+ * Console sessions and forms, checked by the handlers before they act (`docs/console.md`, "Forms and CSRF").
+ * Only a merchant key (`MERCHANT_API_KEYS`) signs in, and a session opens the console only while its key is one.
+ */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
 import { AppConfig } from "../../platform/config.ts"
 import { mediaTypeOf, readRawBody } from "../../platform/http/request-body.ts"
-import { makeApiKeyResolver } from "../../platform/http/security.ts"
+import { apiKeyId, makeKeyResolver } from "../../platform/http/security.ts"
 import { Ids } from "../../platform/ids.ts"
 import { type ConsoleSession, ConsoleSessionStore } from "../console-session-store.ts"
 import { CONSOLE_SESSION_TTL_MS, sameToken, SESSION_COOKIE, tokenHash } from "./cookies.ts"
 
 export type FormRefusal = "unreadable" | "forged"
+
+/** Why a sign-in opened no session: no configured key, or an agent key (the console is the merchant's). */
+export type SignInRefusal = "unknown_key" | "agent_key"
 
 /** A form a browser posted, as name → value (the first of repeated names). */
 export type FormFields = ReadonlyMap<string, string>
@@ -18,10 +24,13 @@ export interface ConsoleAccessShape {
   /** Whether the console's cookies must be `Secure` (the service is reached over HTTPS). */
   readonly secureCookies: boolean
   readonly current: Effect.Effect<Option.Option<ConsoleSession>, StorageError, HttpServerRequest.HttpServerRequest>
-  /** A new session for a configured API key (and the cookie's value); none for any other text. */
+  /** A new session for a merchant key (and the cookie's value); refused for any other text. */
   readonly signIn: (
     apiKey: string
-  ) => Effect.Effect<Option.Option<{ readonly token: string; readonly session: ConsoleSession }>, StorageError>
+  ) => Effect.Effect<
+    Either.Either<{ readonly token: string; readonly session: ConsoleSession }, SignInRefusal>,
+    StorageError
+  >
   readonly signOut: (session: ConsoleSession) => Effect.Effect<void, StorageError>
   /** The posted form, if it is readable and carries `expectedToken` from this origin. */
   readonly readForm: (
@@ -45,18 +54,22 @@ export const ConsoleAccessLive = Layer.effect(
     const config = yield* AppConfig
     const store = yield* ConsoleSessionStore
     const ids = yield* Ids
-    const resolveKey = makeApiKeyResolver(config.apiKeys)
+    const resolveKey = makeKeyResolver(config)
+    const merchantKeyIds = new Set(config.merchantApiKeys.map((key) => apiKeyId(Redacted.value(key))))
 
     const current = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const token = request.cookies[SESSION_COOKIE]
       if (token === undefined || token.length === 0) return Option.none<ConsoleSession>()
-      return yield* store.find(tokenHash(token), yield* Clock.currentTimeMillis)
+      const session = yield* store.find(tokenHash(token), yield* Clock.currentTimeMillis)
+      // A session whose key is no longer a merchant key opens nothing.
+      return Option.filter(session, (found) => merchantKeyIds.has(found.keyId))
     })
 
     const signIn = Effect.fnUntraced(function*(apiKey: string) {
-      const keyId = resolveKey(apiKey)
-      if (keyId === undefined) return Option.none()
+      const client = resolveKey(apiKey)
+      if (client === undefined) return Either.left<SignInRefusal>("unknown_key")
+      if (client.kind !== "merchant") return Either.left<SignInRefusal>("agent_key")
       const now = yield* Clock.currentTimeMillis
       // Signing in is rare: a good moment to drop the sessions that ended.
       yield* store.removeExpired(now)
@@ -64,12 +77,12 @@ export const ConsoleAccessLive = Layer.effect(
       const session: ConsoleSession = {
         tokenHash: tokenHash(token),
         csrfToken: yield* ids.make(""),
-        keyId,
+        keyId: client.keyId,
         createdAt: now,
         expiresAt: now + CONSOLE_SESSION_TTL_MS
       }
       yield* store.create(session)
-      return Option.some({ token, session })
+      return Either.right({ token, session })
     })
 
     const readForm = Effect.fnUntraced(function*(expectedToken: string | undefined) {

@@ -34,6 +34,8 @@ import {
 
 const CONSOLE_ROLES: ReadonlyArray<Role> = ["checkout", "webhook_sender", "webhook_receiver"]
 const SIGN_IN_PATH = `${CONSOLE_PATH}/sign-in`
+const AGENT_KEY_REFUSED =
+  "That is an agent API key (API_KEYS): the console takes a merchant API key (MERCHANT_API_KEYS)."
 
 type Answer = Effect.Effect<HttpServerResponse.HttpServerResponse, StorageError, HttpServerRequest.HttpServerRequest>
 
@@ -115,17 +117,17 @@ export const ConsoleHandlers = groupHandlers(
         )
       }
       const opened = yield* access.signIn(fields.right.get("api_key") ?? "")
-      if (Option.isNone(opened)) {
-        return yield* signInForm({ kind: "problem", text: "That is not an API key of this service." }, 401)
+      if (opened._tag === "Left") {
+        return yield* opened.left === "agent_key"
+          ? signInForm({ kind: "problem", text: AGENT_KEY_REFUSED }, 403)
+          : signInForm({ kind: "problem", text: "That is not an API key of this service." }, 401)
       }
+      const { session, token } = opened.right
       return redirect(CONSOLE_PATH).pipe(
         HttpServerResponse.unsafeSetCookie(
           SESSION_COOKIE,
-          opened.value.token,
-          cookieOptions(
-            access.secureCookies,
-            Math.floor((opened.value.session.expiresAt - opened.value.session.createdAt) / 1000)
-          )
+          token,
+          cookieOptions(access.secureCookies, Math.floor((session.expiresAt - session.createdAt) / 1000))
         ),
         HttpServerResponse.unsafeSetCookie(SIGN_IN_COOKIE, "", cookieOptions(access.secureCookies, 0))
       )

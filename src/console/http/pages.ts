@@ -34,10 +34,11 @@ interface ReceivedEventRow {
 
 export const renderSignIn = (signInToken: string): Html =>
   html`<form method="post" action="${CONSOLE_PATH}/sign-in"><input type="hidden" name="csrf_token" value="${signInToken}">
-<p><label>API key <input type="password" name="api_key" required autocomplete="current-password" size="40"></label></p>
+<p><label>Merchant API key <input type="password" name="api_key" required autocomplete="current-password" size="40"></label></p>
 <p><button type="submit">Sign in</button></p></form>
-<p>Sign in with one of the service's API keys (<code>API_KEYS</code>). The console keeps you signed in for
-eight hours in this browser, or until you sign out.</p>`
+<p>Sign in with one of the merchant's API keys (<code>MERCHANT_API_KEYS</code>); an agent platform's key
+(<code>API_KEYS</code>) does not open the console. The console keeps you signed in for eight hours in this
+browser, or until you sign out.</p>`
 
 const DELIVERY_STATES: ReadonlyArray<DeliveryState> = ["pending", "delivered", "dead"]
 

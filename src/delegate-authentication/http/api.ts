@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { BadRequestWire, NotFoundWire, wire } from "../../platform/http/errors.ts"
 import { featureApi } from "../../platform/http/feature-api.ts"
 import { ErrorFamily, Idempotent } from "../../platform/http/route-declarations.ts"
-import { ApiVersion, Authorization } from "../../platform/http/security.ts"
+import { AgentAuthorization, ApiVersion } from "../../platform/http/security.ts"
 import { JsonPath, optional } from "../../shared/schema-helpers.ts"
 import {
   AuthenticateRequest,
@@ -30,6 +30,12 @@ export class AuthnBadRequest extends Schema.TaggedError<AuthnBadRequest>()("Auth
   ...common
 }) {}
 export class AuthnUnauthorized extends Schema.TaggedError<AuthnUnauthorized>()("AuthnUnauthorized", {
+  type: Schema.Literal("invalid_request"),
+  code: Code,
+  ...common
+}) {}
+/** 403: a merchant key (the API takes an agent key). */
+export class AuthnForbidden extends Schema.TaggedError<AuthnForbidden>()("AuthnForbidden", {
   type: Schema.Literal("invalid_request"),
   code: Code,
   ...common
@@ -66,6 +72,7 @@ export class AuthnServiceUnavailable extends Schema.TaggedError<AuthnServiceUnav
 
 export const AuthnBadRequestWire = wire(AuthnBadRequest, 400)
 export const AuthnUnauthorizedWire = wire(AuthnUnauthorized, 401)
+export const AuthnForbiddenWire = wire(AuthnForbidden, 403)
 export const AuthnNotFoundWire = wire(AuthnNotFound, 404)
 export const AuthnConflictWire = wire(AuthnConflict, 409)
 export const AuthnRateLimitedWire = wire(AuthnRateLimited, 429)
@@ -85,9 +92,9 @@ export class AcsFormBody extends HttpApiMiddleware.Tag<AcsFormBody>()("acp/AcsFo
   failure: BadRequestWire
 }) {}
 
-/** Bearer authentication answered in this API's error object (`Authorization` then reads the same result). */
+/** Bearer authentication answered in this API's error object (`AgentAuthorization` then reads the same result). */
 export class AuthnBearer extends HttpApiMiddleware.Tag<AuthnBearer>()("acp/AuthnBearer", {
-  failure: AuthnUnauthorizedWire
+  failure: Schema.Union(AuthnUnauthorizedWire, AuthnForbiddenWire)
 }) {}
 
 const Headers = Schema.Struct({
@@ -138,7 +145,7 @@ export class DelegateAuthenticationGroup extends HttpApiGroup.make("delegateAuth
       .annotate(OpenApi.Summary, "The session's status and, once finished, its authentication result")
   )
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
   .middleware(AuthnBearer)
   .middleware(AuthnRoleEnabled)
   .annotate(Idempotent, true)

@@ -9,7 +9,7 @@ import { BadRequest, NotFound } from "../../platform/http/errors.ts"
 import { groupHandlers } from "../../platform/http/group-context.ts"
 import { decodeDeclaredBody, mediaTypeOf } from "../../platform/http/request-body.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../../platform/http/retry-after.ts"
-import { CurrentClient, makeBearerCheck, RequestedApiVersion } from "../../platform/http/security.ts"
+import { CurrentClient, forbiddenMessage, makeBearerCheck, RequestedApiVersion } from "../../platform/http/security.ts"
 import { RateLimiter } from "../../rate-limit/rate-limiter.ts"
 import { luhnValid, maskCardNumbers, MISPLACED_CARD_NUMBER } from "../../shared/card-numbers.ts"
 import { cardNumberPath } from "../../shared/json-text.ts"
@@ -22,6 +22,7 @@ import {
   AuthnBadRequest,
   AuthnBearer,
   AuthnConflict,
+  AuthnForbidden,
   AuthnInternalError,
   AuthnNotFound,
   AuthnRateLimited,
@@ -273,13 +274,18 @@ const AuthnRoleEnabledLive = Layer.effect(
 
 const AuthnBearerLive = Layer.effect(
   AuthnBearer,
-  makeBearerCheck(() =>
-    new AuthnUnauthorized({
-      type: "invalid_request",
-      code: "invalid_card",
-      message: "A valid API key is required (Authorization: Bearer <key>)."
-    })
-  )
+  makeBearerCheck("agent", (problem) =>
+    problem === "unauthorized"
+      ? new AuthnUnauthorized({
+        type: "invalid_request",
+        code: "invalid_card",
+        message: "A valid API key is required (Authorization: Bearer <key>)."
+      })
+      : new AuthnForbidden({
+        type: "invalid_request",
+        code: "invalid_card",
+        message: forbiddenMessage("agent")
+      }))
 )
 
 const AcsFormBodyLive = Layer.succeed(

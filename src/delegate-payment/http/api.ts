@@ -6,7 +6,6 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { delegateIdempotencyError } from "../../idempotency/idempotency-errors.ts"
@@ -15,7 +14,7 @@ import { NotFoundWire, wire } from "../../platform/http/errors.ts"
 import { featureApi } from "../../platform/http/feature-api.ts"
 import { RequestSignature } from "../../platform/http/request-signature.ts"
 import { ErrorFamily, Idempotent, VersionedIdempotency } from "../../platform/http/route-declarations.ts"
-import { ApiVersion, Authorization } from "../../platform/http/security.ts"
+import { AgentAuthorization, ApiVersion } from "../../platform/http/security.ts"
 import { API_VERSION_NAMES, type ApiVersionName } from "../../shared/api-versions.ts"
 import { JsonPath, optional } from "../../shared/schema-helpers.ts"
 import { DelegatePaymentRequest, DelegatePaymentResponse } from "../model/delegate-payment.ts"
@@ -41,6 +40,13 @@ export class DelegateBadRequest extends Schema.TaggedError<DelegateBadRequest>()
 export class DelegateUnauthorized extends Schema.TaggedError<DelegateUnauthorized>()("DelegateUnauthorized", {
   type: Schema.Literal("invalid_request"),
   code: Schema.Literal("unauthorized", "invalid_signature", "invalid_card"),
+  ...common
+}) {}
+
+/** 403: a merchant key (the route takes an agent key). */
+export class DelegateForbidden extends Schema.TaggedError<DelegateForbidden>()("DelegateForbidden", {
+  type: Schema.Literal("invalid_request"),
+  code: Schema.Literal("forbidden", "invalid_card"),
   ...common
 }) {}
 
@@ -90,6 +96,7 @@ export class DelegateServiceUnavailable extends Schema.TaggedError<DelegateServi
 
 export const DelegateBadRequestWire = wire(DelegateBadRequest, 400)
 export const DelegateUnauthorizedWire = wire(DelegateUnauthorized, 401)
+export const DelegateForbiddenWire = wire(DelegateForbidden, 403)
 export const DelegateConflictWire = wire(DelegateConflict, 409)
 export const DelegatePayloadTooLargeWire = wire(DelegatePayloadTooLarge, 413)
 export const DelegateUnprocessableWire = wire(DelegateUnprocessable, 422)
@@ -100,6 +107,7 @@ export const DelegateServiceUnavailableWire = wire(DelegateServiceUnavailable, 5
 export type DelegateApiError =
   | DelegateBadRequest
   | DelegateUnauthorized
+  | DelegateForbidden
   | DelegatePayloadTooLarge
   | DelegateUnprocessable
   | DelegateRateLimited
@@ -119,6 +127,7 @@ interface DelegateErrorOfCase {
   readonly invalid_json: DelegateBadRequest
   readonly unauthorized: DelegateUnauthorized
   readonly invalid_signature: DelegateUnauthorized
+  readonly forbidden: DelegateForbidden
   readonly request_too_large: DelegatePayloadTooLarge
   readonly unprocessable: DelegateUnprocessable
   readonly rate_limited: DelegateRateLimited
@@ -134,6 +143,7 @@ const errorOfCase: {
   invalid_json: (fields) => new DelegateBadRequest(fields),
   unauthorized: (fields) => new DelegateUnauthorized(fields),
   invalid_signature: (fields) => new DelegateUnauthorized(fields),
+  forbidden: (fields) => new DelegateForbidden(fields),
   request_too_large: (fields) => new DelegatePayloadTooLarge(fields),
   unprocessable: (fields) => new DelegateUnprocessable(fields),
   rate_limited: (fields) => new DelegateRateLimited(fields),
@@ -179,10 +189,13 @@ export class DelegateRoleEnabled extends HttpApiMiddleware.Tag<DelegateRoleEnabl
   failure: NotFoundWire
 }) {}
 
-/** `Authorization`'s check, run just before it so that a 401 is in the version's error object, with its enum's code. */
+/**
+ * `AgentAuthorization`'s check, run just before it so that a 401 (unknown key) or 403 (a merchant key) is in the
+ * version's error object, with its enum's code.
+ */
 export class DelegateAuthentication
   extends HttpApiMiddleware.Tag<DelegateAuthentication>()("acp/DelegateAuthentication", {
-    failure: DelegateUnauthorizedWire
+    failure: Schema.Union(DelegateUnauthorizedWire, DelegateForbiddenWire)
   })
 {}
 
@@ -213,7 +226,7 @@ export class DelegateGroup extends HttpApiGroup.make("delegate")
   .middleware(RequestSignature)
   .middleware(DelegateSignatureCheck)
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
   .middleware(DelegateAuthentication)
   .middleware(DelegateRoleEnabled)
   .annotate(Idempotent, true)
@@ -278,8 +291,8 @@ const makeGroup = (version: ApiVersionName) => {
   const pairs = delegateErrorPairs(version)
   const wire = (status: number) => errorWire(status, pairs)
   class Bearer extends HttpApiMiddleware.Tag<Bearer>()(`acp/DelegateBearer/${version}`, {
-    failure: wire(401),
-    security: { bearer: HttpApiSecurity.bearer }
+    failure: Schema.Union(wire(401), wire(403)),
+    security: AgentAuthorization.security
   }) {}
   return HttpApiGroup.make("delegate")
     .add(
@@ -309,6 +322,6 @@ const groups = Object.fromEntries(API_VERSION_NAMES.map((version) => [version, m
 
 /**
  * The group of `version` for its OpenAPI document, not served: its codec's request, and per status exactly the
- * `{type, code}` pairs the route answers in it. Its bearer middleware, for the version's 401, has no implementation.
+ * `{type, code}` pairs the route answers in it. Its bearer middleware, for the version's 401 and 403, has no implementation.
  */
 export const delegateGroupFor = (version: ApiVersionName) => groups[version]

@@ -11,7 +11,13 @@ import { groupHandlers } from "../../platform/http/group-context.ts"
 import { readJson } from "../../platform/http/request-body.ts"
 import { makeRequestSignatureProblem } from "../../platform/http/request-signature.ts"
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, setRetryAfter } from "../../platform/http/retry-after.ts"
-import { CurrentClient, makeBearerCheck, RequestedApiVersion, unauthorized } from "../../platform/http/security.ts"
+import {
+  CurrentClient,
+  forbiddenMessage,
+  makeBearerCheck,
+  RequestedApiVersion,
+  unauthorized
+} from "../../platform/http/security.ts"
 import { RateLimiter } from "../../rate-limit/rate-limiter.ts"
 import { type ApiVersionName, isApiVersionName } from "../../shared/api-versions.ts"
 import { DelegatePaymentResponse } from "../model/delegate-payment.ts"
@@ -143,13 +149,12 @@ const versionOfHeader = (accepted: ReadonlyArray<ApiVersionName>, header: string
 
 const DelegateAuthenticationLive = Layer.effect(
   DelegateAuthentication,
-  makeBearerCheck((request, config) =>
-    delegateError(
-      versionOfHeader(config.apiVersions, request.headers["api-version"]),
-      "unauthorized",
-      unauthorized().message
-    )
-  )
+  makeBearerCheck("agent", (problem, request, config) => {
+    const version = versionOfHeader(config.apiVersions, request.headers["api-version"])
+    return problem === "unauthorized"
+      ? delegateError(version, "unauthorized", unauthorized().message)
+      : delegateError(version, "forbidden", forbiddenMessage("agent"))
+  })
 )
 
 const DelegateSignatureCheckLive = Layer.effect(

@@ -26,11 +26,13 @@ import {
 } from "../../platform/http/route-declarations.ts"
 import { annotation, declares, makeRouteTable, type Route } from "../../platform/http/route-table.ts"
 import {
+  AgentAuthorization,
   ApiVersion,
   authenticate,
-  Authorization,
-  makeApiKeyResolver,
-  makeApiVersionCheck
+  type KeyKind,
+  makeApiVersionCheck,
+  makeKeyResolver,
+  MerchantAuthorization
 } from "../../platform/http/security.ts"
 import { deriveVaultKeys } from "../../platform/key-derivation.ts"
 import type { ApiVersionName } from "../../shared/api-versions.ts"
@@ -57,6 +59,8 @@ import { FIXED_RULES_VERSION, IDEMPOTENCY_RULES, type IdempotencyFailure } from 
 export const IDEMPOTENCY_LEASE_MILLIS = 60_000
 
 export interface IdempotentRoute {
+  /** The kind of key the route takes: a request with any other is the route's to refuse, never claimed. */
+  readonly keyKind: KeyKind
   readonly family: ErrorFamilyName
   /** The rules (and error objects) are those of the request's API-Version (`VersionedIdempotency`). */
   readonly versioned: boolean
@@ -67,14 +71,22 @@ export interface IdempotentRoute {
 const declared = <S>(route: Route, tag: Context.Tag<any, S>, otherwise: S): S =>
   Option.getOrElse(annotation(route, tag), () => otherwise)
 
-/** Covered POST routes by path; throws for a group without `Authorization` (the scope) or a needed `ApiVersion`. */
+/** The kind of key a route's authorization takes (its key is the scope), if it declares one. */
+const keyKindOf = (route: Route): KeyKind | undefined =>
+  declares(route, AgentAuthorization) ? "agent" : declares(route, MerchantAuthorization) ? "merchant" : undefined
+
+/** Covered POST routes by path; throws for a group without an authorization (the scope) or a needed `ApiVersion`. */
 export const idempotentRoutes = (api: HttpApi.HttpApi.Any) => {
   const table = makeRouteTable(api)
   const covered = new Map<Route, IdempotentRoute>()
   for (const route of table.routes) {
     if (route.method !== "POST" || !declared(route, Idempotent, false)) continue
-    if (!declares(route, Authorization)) {
-      throw new Error(`${route.group} is declared Idempotent but does not declare Authorization (POST ${route.path})`)
+    const keyKind = keyKindOf(route)
+    if (keyKind === undefined) {
+      throw new Error(
+        `${route.group} is declared Idempotent but declares neither AgentAuthorization nor MerchantAuthorization ` +
+          `(POST ${route.path})`
+      )
     }
     const versioned = declared(route, VersionedIdempotency, false)
     if (versioned && !declares(route, ApiVersion)) {
@@ -83,6 +95,7 @@ export const idempotentRoutes = (api: HttpApi.HttpApi.Any) => {
       )
     }
     covered.set(route, {
+      keyKind,
       family: declared(route, ErrorFamily, "checkout"),
       versioned,
       checksApiVersion: declares(route, ApiVersion),
@@ -217,7 +230,7 @@ export const makeIdempotencyMiddleware = Effect.fnUntraced(
     const store = yield* IdempotencyStore
     const config = yield* AppConfig
     const faults = yield* FaultInjection
-    const resolveKeyId = makeApiKeyResolver(config.apiKeys)
+    const resolveKey = makeKeyResolver(config)
     const apiVersionProblem = makeApiVersionCheck(config.apiVersions)
     const signatureProblem = makeRequestSignatureCheck(config.requestSigningSecrets)
     const fingerprintKeyOf = (key: Redacted.Redacted<string>) =>
@@ -240,9 +253,10 @@ export const makeIdempotencyMiddleware = Effect.fnUntraced(
         const path = canonicalPath(request.url.split("?")[0]!)
         const route = routeOf(path)
         if (route === undefined) return yield* app
-        const keyId = authenticate(resolveKeyId, request)?.keyId
-        // Unauthenticated: the route answers 401, never stored.
-        if (keyId === undefined) return yield* app
+        const client = authenticate(resolveKey, request)
+        // Unauthenticated, or a key of the other kind: the route answers 401 or 403, never stored.
+        if (client === undefined || client.kind !== route.keyKind) return yield* app
+        const keyId = client.keyId
         const apiVersion = request.headers["api-version"]
         // A versioned route without a version it accepts has no rules to follow: the route answers 400.
         if (route.versioned && apiVersionProblem(apiVersion) !== undefined) return yield* app

@@ -10,7 +10,7 @@ import { Effect, Either, Runtime, Schema } from "effect"
 import { internalError } from "../../platform/http/errors.ts"
 import { errorResponse } from "../../platform/http/middleware.ts"
 import { parseJsonWithinDepth, readRawBody } from "../../platform/http/request-body.ts"
-import { makeBearerCheck, unauthorized } from "../../platform/http/security.ts"
+import { forbidden, makeBearerCheck, unauthorized } from "../../platform/http/security.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
 import { firstFailureAtJsonPath } from "../../shared/schema-failure.ts"
 import {
@@ -229,16 +229,21 @@ const mcpServer = (
   return server
 }
 
-/** The `/mcp` route: 401 before any MCP message without a valid key, else the SDK's answer. */
+/** The `/mcp` route: 401 before any MCP message without a valid key, 403 for a merchant key, else the SDK's answer. */
 export const makeMcpEndpoint = Effect.gen(function*() {
-  const checkBearer = yield* makeBearerCheck(() => unauthorized())
+  const checkBearer = yield* makeBearerCheck(
+    "agent",
+    (problem) => problem === "unauthorized" ? unauthorized() : forbidden("agent")
+  )
   const sdk = yield* Effect.cached(Effect.promise(loadSdk))
   return Effect.fnUntraced(
     function*(dispatch: Dispatch) {
       const request = yield* HttpServerRequest.HttpServerRequest
       const refused = yield* Effect.either(checkBearer)
       if (Either.isLeft(refused)) {
-        return errorResponse(refused.left).pipe(HttpServerResponse.setHeader("www-authenticate", "Bearer"))
+        return refused.left._tag === "Unauthorized"
+          ? errorResponse(refused.left).pipe(HttpServerResponse.setHeader("www-authenticate", "Bearer"))
+          : errorResponse(refused.left)
       }
       const body = yield* readRawBody
       const text = new TextDecoder().decode(body)

@@ -1,6 +1,7 @@
 /**
  * Order routes (CONTRACT §8): the merchant's order management (role `checkout`) and the sender's outbox
- * (role `checkout` or `webhook_sender`). The agent platform's receiver is `src/webhook-receiver/`.
+ * (role `checkout` or `webhook_sender`), for merchant keys only (`MERCHANT_API_KEYS`): an agent key gets 403, so
+ * no agent platform moves an order or its money. The agent platform's receiver is `src/webhook-receiver/`.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -10,7 +11,7 @@ import { ApiHeaders, Limit } from "../../platform/http/api-headers.ts"
 import { ConflictWire, NotFoundWire, UnprocessableWire } from "../../platform/http/errors.ts"
 import { featureApi } from "../../platform/http/feature-api.ts"
 import { Idempotent } from "../../platform/http/route-declarations.ts"
-import { ApiVersion, Authorization } from "../../platform/http/security.ts"
+import { ApiVersion, MerchantAuthorization } from "../../platform/http/security.ts"
 import { optional } from "../../shared/schema-helpers.ts"
 import { StorableString } from "../../shared/storable-text.ts"
 import { Order, RefundRequest, ShipRequest } from "../model/order.ts"
@@ -48,7 +49,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addError(UnprocessableWire)
   )
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(MerchantAuthorization)
   .annotate(Idempotent, true)
   .annotate(OpenApi.Description, "Orders (merchant): read, move through their lifecycle, refund")
 {}
@@ -111,7 +112,7 @@ export class WebhookDeliveriesGroup extends HttpApiGroup.make("webhookDeliveries
       .annotate(OpenApi.Description, "Number of order events per delivery state")
   )
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(MerchantAuthorization)
   .annotate(Idempotent, true)
   .annotate(OpenApi.Description, "Order-event deliveries (merchant, sender side)")
 {}

@@ -41,6 +41,12 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   code: Schema.Literal("unauthorized", "invalid_signature")
 }) {}
 
+/** A known API key of the other kind: an agent key on a merchant route, or a merchant key on an agent route. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  ...common,
+  code: Schema.Literal("forbidden")
+}) {}
+
 export class PaymentRequired extends Schema.TaggedError<PaymentRequired>()("PaymentRequired", {
   ...common,
   code: Schema.Literal("payment_declined")
@@ -111,6 +117,7 @@ export type ApiError =
   | BadRequest
   | Unauthorized
   | PaymentRequired
+  | Forbidden
   | NotFound
   | MethodNotAllowed
   | Conflict
@@ -136,6 +143,7 @@ export const wire = <Self extends { readonly _tag: string }, Fields extends Sche
 export const BadRequestWire = wire(BadRequest, 400)
 export const UnauthorizedWire = wire(Unauthorized, 401)
 export const PaymentRequiredWire = wire(PaymentRequired, 402)
+export const ForbiddenWire = wire(Forbidden, 403)
 export const NotFoundWire = wire(NotFound, 404)
 export const MethodNotAllowedWire = wire(MethodNotAllowed, 405)
 export const ConflictWire = wire(Conflict, 409)
@@ -149,6 +157,7 @@ export const statusOf: Record<ApiError["_tag"], number> = {
   BadRequest: 400,
   Unauthorized: 401,
   PaymentRequired: 402,
+  Forbidden: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
   Conflict: 409,

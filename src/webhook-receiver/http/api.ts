@@ -1,7 +1,7 @@
 /**
  * The agent platform's routes (CONTRACT §8, role `webhook_receiver`): the order-event endpoint, whose only
  * credential is its signature, so redeliveries are recognised by Request-Id or body, not by an idempotency
- * key; and the read API of what it received.
+ * key; and the read API of what it received, for agent keys (`API_KEYS`).
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -11,7 +11,7 @@ import { ApiHeaders, Limit } from "../../platform/http/api-headers.ts"
 import { NotFoundWire, PayloadTooLargeWire, TooManyRequestsWire, UnauthorizedWire } from "../../platform/http/errors.ts"
 import { featureApi } from "../../platform/http/feature-api.ts"
 import { Idempotent } from "../../platform/http/route-declarations.ts"
-import { ApiVersion, Authorization } from "../../platform/http/security.ts"
+import { AgentAuthorization, ApiVersion } from "../../platform/http/security.ts"
 import { optional } from "../../shared/schema-helpers.ts"
 import { StorableString } from "../../shared/storable-text.ts"
 import { WebhookAck, WebhookEvent } from "./webhook.ts"
@@ -84,7 +84,7 @@ export class ReceivedOrdersGroup extends HttpApiGroup.make("receivedOrders")
       .addError(NotFoundWire)
   )
   .middleware(ApiVersion)
-  .middleware(Authorization)
+  .middleware(AgentAuthorization)
   .annotate(Idempotent, true)
   .annotate(OpenApi.Description, "Orders received through order-event webhooks (agent platform)")
 {}

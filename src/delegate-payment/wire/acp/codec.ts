@@ -16,6 +16,8 @@ export const DELEGATE_ERROR_STATUS = {
   invalid_json: 400,
   unauthorized: 401,
   invalid_signature: 401,
+  /** A merchant key: the route takes an agent key. */
+  forbidden: 403,
   request_too_large: 413,
   unprocessable: 422,
   rate_limited: 429,
@@ -32,6 +34,7 @@ export const DELEGATE_ERROR_TYPE = {
   invalid_json: "invalid_request",
   unauthorized: "invalid_request",
   invalid_signature: "invalid_request",
+  forbidden: "invalid_request",
   request_too_large: "invalid_request",
   unprocessable: "invalid_request",
   rate_limited: "rate_limit_exceeded",
@@ -46,6 +49,7 @@ export interface DelegateCaseCodes {
   readonly invalid_json: "invalid_json" | "invalid_card"
   readonly unauthorized: "unauthorized" | "invalid_card"
   readonly invalid_signature: "invalid_signature" | "invalid_card"
+  readonly forbidden: "forbidden" | "invalid_card"
   readonly request_too_large: "request_too_large" | "invalid_card"
   readonly unprocessable: "invalid_card"
   readonly rate_limited: "too_many_requests"

@@ -83,6 +83,7 @@ export const officialDelegateErrors: DelegateErrorVocabulary<"invalid_card" | "t
   invalid_json: { code: "invalid_card" },
   unauthorized: { code: "invalid_card", param: "$.headers['Authorization']" },
   invalid_signature: { code: "invalid_card", param: "$.headers['Signature']" },
+  forbidden: { code: "invalid_card", param: "$.headers['Authorization']" },
   request_too_large: { code: "invalid_card" },
   unprocessable: { code: "invalid_card" },
   rate_limited: { code: "too_many_requests" },
