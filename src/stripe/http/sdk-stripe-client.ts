@@ -1,0 +1,39 @@
+/** The `StripeClient` on the official SDK, pointed at `STRIPE_API_BASE` with the account's secret key. */
+import { Effect, Layer, Option, Redacted } from "effect"
+import Stripe from "stripe"
+import { AppConfig } from "../../platform/config.ts"
+import { classifyStripeError, StripeMisconfigured } from "../model/stripe-failure.ts"
+import { StripeClient } from "../stripe-client.ts"
+
+/** Retries of a failed request the SDK makes, with its backoff, before the call fails as unavailable. */
+export const STRIPE_NETWORK_RETRIES = 2
+/** Per request: well under the grace before a pending payment is settled (`PENDING_PAYMENT_GRACE_MILLIS`). */
+export const STRIPE_TIMEOUT_MILLIS = 20_000
+
+export const SdkStripeClient = Layer.effect(
+  StripeClient,
+  Effect.map(AppConfig, ({ stripe }) => {
+    if (Option.isNone(stripe.secretKey)) {
+      return {
+        configured: false,
+        call: () => Effect.fail(new StripeMisconfigured({ statusCode: undefined }))
+      }
+    }
+    const sdk = new Stripe(Redacted.value(stripe.secretKey.value), {
+      host: stripe.apiBase.host,
+      port: stripe.apiBase.port,
+      protocol: stripe.apiBase.protocol,
+      maxNetworkRetries: STRIPE_NETWORK_RETRIES,
+      timeout: STRIPE_TIMEOUT_MILLIS,
+      telemetry: false,
+      appInfo: { name: "agentic-checkout" }
+    })
+    return {
+      configured: true,
+      call: <A>(name: string, run: (client: Stripe) => Promise<A>) =>
+        Effect.tryPromise({ try: () => run(sdk), catch: classifyStripeError }).pipe(
+          Effect.withLogSpan(`stripe.${name}`)
+        )
+    }
+  })
+)
