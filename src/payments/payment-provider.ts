@@ -6,7 +6,9 @@ import type {
   Charge,
   ChargeRequest,
   PaymentDeclined,
-  PaymentRejected
+  PaymentPending,
+  PaymentRejected,
+  PendingCharge
 } from "./model/payment.ts"
 
 export interface PaymentProviderService {
@@ -16,14 +18,22 @@ export interface PaymentProviderService {
   readonly authorize: (
     request: ChargeRequest
   ) => Effect.Effect<void, PaymentRejected | AuthenticationRequired | StorageError>
-  /** Outside any transaction; the same idempotency key returns the first result, never a second charge. */
-  readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | StorageError>
+  /**
+   * Outside any transaction; the same idempotency key returns the first result, never a second charge.
+   * `PaymentPending`: not decided yet (the attempt stays pending; a retry or the settlement decides it).
+   */
+  readonly charge: (
+    request: ChargeRequest
+  ) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | PaymentPending | StorageError>
   /** After a decline, in its transaction: gives the credential back (a paid session keeps it). */
   readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
-  /** The key's charge; none closes the key (a later `charge` is rejected). Never charges; atomic with `charge`. */
+  /**
+   * The key's charge; none closes the key (a later `charge` is rejected). Never charges; atomic with `charge`.
+   * `PaymentPending`: the provider cannot say yet (the attempt stays pending for a later settlement).
+   */
   readonly settleCharge: (
-    attempt: { readonly idempotencyKey: string; readonly amount: number; readonly currency: string }
-  ) => Effect.Effect<Option.Option<Either.Either<Charge, PaymentDeclined>>, StorageError>
+    attempt: PendingCharge
+  ) => Effect.Effect<Option.Option<Either.Either<Charge, PaymentDeclined>>, PaymentPending | StorageError>
 }
 
 export class PaymentProvider extends Context.Tag("acp/PaymentProvider")<PaymentProvider, PaymentProviderService>() {}
