@@ -1,6 +1,8 @@
 /** The payment side of completing a checkout, in steps that charge it exactly once (`docs/concurrency.md`). */
 import { Context, type Effect, type Either, type Option } from "effect"
+import type { PaymentHandler } from "../catalog/model/catalog.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import type { HandlerSupport } from "./model/offered-catalog.ts"
 import type {
   AuthenticationRequired,
   Charge,
@@ -14,6 +16,8 @@ import type {
 export interface PaymentProviderService {
   /** Whether the provider carries out 3-D Secure (asks for it, and charges with its result). */
   readonly threeDSecure: boolean
+  /** Per handler, for a provider that routes by handler; every handler, as `threeDSecure` says, when absent. */
+  readonly handlerSupport?: (handler: PaymentHandler) => HandlerSupport
   /** In the attempt's transaction: checks the credential and holds it for the session; spends a 3-D Secure result. */
   readonly authorize: (
     request: ChargeRequest

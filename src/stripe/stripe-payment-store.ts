@@ -23,7 +23,12 @@ export interface StripePaymentStoreService {
   readonly find: (key: string) => Effect.Effect<Option.Option<StripePayment>, StorageError>
   /** Inserts the key in `state` unless it has a row; returns the stored row (the first wins). */
   readonly claim: (
-    payment: { readonly key: string; readonly sessionId: string; readonly state: "open" | "voided"; readonly now: number }
+    payment: {
+      readonly key: string
+      readonly sessionId: string
+      readonly state: "open" | "voided"
+      readonly now: number
+    }
   ) => Effect.Effect<StripePayment, StorageError>
   /** Records the PaymentIntent unless one is recorded; the stored row, none if the key has no row. */
   readonly recordIntent: (

@@ -69,7 +69,10 @@ const contract = (name: string, store: Layer.Layer<StripePaymentStore, unknown>)
   })
 
 contract("StripePaymentStore: memory", MemoryStripePaymentStore.pipe(Layer.provide(freshMemoryDatabase)))
-contract("StripePaymentStore: SQL on embedded PGlite", SqlStripePaymentStore.pipe(Layer.provideMerge(embeddedDatabase())))
+contract(
+  "StripePaymentStore: SQL on embedded PGlite",
+  SqlStripePaymentStore.pipe(Layer.provideMerge(embeddedDatabase()))
+)
 describe.skipIf(!hasPostgres)("PostgreSQL (TEST_DATABASE_URL)", () => {
   contract("StripePaymentStore: SQL on PostgreSQL", SqlStripePaymentStore.pipe(Layer.provideMerge(postgresDatabase())))
 })

@@ -6,6 +6,8 @@ export type PaymentCredential =
   | {
     readonly kind: "handler"
     readonly handlerId: string
+    /** The handler's payment service provider (the catalog's `psp`): who charges the credential. */
+    readonly psp: string
     readonly instrumentType: string
     readonly credentialType: string
     readonly token: string
