@@ -38,6 +38,7 @@ import { SqlRateLimiter } from "../rate-limit/store/sql-rate-limiter.ts"
 import { SdkStripeClient } from "../stripe/http/sdk-stripe-client.ts"
 import { PaymentRouter } from "../stripe/payment-router.ts"
 import { SqlStripePaymentStore } from "../stripe/store/sql-stripe-payment-store.ts"
+import type { StripeClient } from "../stripe/stripe-client.ts"
 import { StripePaymentProvider } from "../stripe/stripe-payment-provider.ts"
 import { SqlReceivedEventsStore } from "../webhook-receiver/store/sql-received-events-store.ts"
 import { HttpAppLive, HttpAppService } from "./http-app.ts"
@@ -92,10 +93,13 @@ export const WebhookSenderWorkerLive = webhookSenderWorker().pipe(
  * Payments by the handler the agent chose: through Stripe for a `stripe` handler (with a key), else the
  * built-in test processor (`docs/payments.md`, "Test cards"), which needs no account.
  */
-export const PaymentsLive = PaymentRouter.pipe(
-  Layer.provide(BuiltInPaymentProcessor.pipe(Layer.provide(VaultLive), Layer.provide(Ids.Live))),
-  Layer.provide(StripePaymentProvider.pipe(Layer.provide(SdkStripeClient)))
-)
+export const paymentsOver = <E, R>(stripe: Layer.Layer<StripeClient, E, R>) =>
+  PaymentRouter.pipe(
+    Layer.provide(BuiltInPaymentProcessor.pipe(Layer.provide(VaultLive), Layer.provide(Ids.Live))),
+    Layer.provide(StripePaymentProvider.pipe(Layer.provide(stripe)))
+  )
+
+export const PaymentsLive = paymentsOver(SdkStripeClient)
 
 export const ApplicationLive = Layer.mergeAll(
   ApplicationServices,
