@@ -58,6 +58,8 @@ type Begun =
     readonly charge: ChargeRequest
     readonly paying: Session
     readonly version: number
+    /** This request began the attempt (its step 1 wrote it), rather than resuming it. */
+    readonly began: boolean
   }
   | { readonly _tag: "AuthenticationRequired"; readonly session: Session }
 
@@ -125,7 +127,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
       if (held.length > 0 || snapshot.couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
       const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
-      return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version })
+      return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version, began: isNew })
     }
   )
 
@@ -194,17 +196,26 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     const authorized = yield* Effect.either(payments.authorize(charge))
     if (Either.isLeft(authorized)) return authorized.left._tag === "StorageError" ? yield* authorized.left : none
     const written = yield* store.startPaymentAttemptAt(paying, attempt, snapshot.version)
-    return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
+    return Option.map(
+      written,
+      (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version, began: true })
+    )
   })
 
   const completeOn = Effect.fnUntraced(function*(
-    { latestAttempt, session }: SessionForPayment,
+    { latestAttempt, session, version }: SessionForPayment,
     attempt: PaymentAttempt,
-    now: number
+    now: number,
+    settledAt: number | undefined
   ) {
     const current = Option.getOrUndefined(latestAttempt)
-    // The provider's webhook settled this very attempt first (`settlePayment`): its order is the answer.
-    if (current?.sequence === attempt.sequence && current.state === "succeeded" && session.status === "completed") {
+    // The provider's webhook settled this request's own attempt first (`settlePayment`): its order is
+    // the answer. Only then is the session one write past step 1's (a request resuming the attempt
+    // writes it in its own step 1), so a concurrent complete keeps its 409 `session_completed`.
+    if (
+      current?.sequence === attempt.sequence && current.state === "succeeded" && session.status === "completed" &&
+      version === settledAt
+    ) {
       return { change: undefined, completed: session }
     }
     if (current?.sequence !== attempt.sequence || current.state !== "pending") {
@@ -217,7 +228,12 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
 
   /** Step 3 after a charge: on the session as step 1 wrote it, else under the lock (`writeOptimistically`). */
   const completePaid = (
-    paid: { readonly attempt: PaymentAttempt; readonly paying: Session; readonly version: number },
+    paid: {
+      readonly attempt: PaymentAttempt
+      readonly paying: Session
+      readonly version: number
+      readonly began: boolean
+    },
     charged: Charge,
     now: number
   ) =>
@@ -230,18 +246,21 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       }),
       locked: lockForPayment(paid.attempt.sessionId)
     }, (snapshot) =>
-      Effect.map(completeOn(snapshot, paid.attempt, now), ({ change, completed }): Decided<Session> => ({
-        value: completed,
-        write: (answer) =>
-          change === undefined ? Effect.succeed(true) : store.completePaidCheckout({
-            session: completed,
-            version: snapshot.version,
-            attemptSequence: paid.attempt.sequence,
-            chargeId: charged.id,
-            now,
-            order: change
-          }, answer)
-      }))).pipe(
+      Effect.map(
+        completeOn(snapshot, paid.attempt, now, paid.began ? paid.version + 1 : undefined),
+        ({ change, completed }): Decided<Session> => ({
+          value: completed,
+          write: (answer) =>
+            change === undefined ? Effect.succeed(true) : store.completePaidCheckout({
+              session: completed,
+              version: snapshot.version,
+              attemptSequence: paid.attempt.sequence,
+              chargeId: charged.id,
+              now,
+              order: change
+            }, answer)
+        })
+      )).pipe(
         // Only once the order and its event committed.
         Effect.tap(() => ctx.orderEvents.queued)
       )
