@@ -146,6 +146,63 @@ describe("Stripe: one charge per session under faults", () => {
     ))
 })
 
+describe("Stripe: rate-limited or unreachable", () => {
+  it.effect("a 429 lock timeout and a rate limit are retried under the same key; then the order", () =>
+    runWith(
+      fake(),
+      Effect.gen(function*() {
+        const { session, token } = yield* readyWithToken(fake())
+        fake().fail({ path: "/v1/payment_intents", method: "POST", with: "429" })
+        fake().fail({ path: CONFIRM, with: "rate_limit", times: 2 })
+        const paid = yield* complete(session.id, token)
+        expect(paid.status).toBe(200)
+        const confirms = fake().requests().filter((r) =>
+          CONFIRM.test(r.path) && r.idempotencyKey?.startsWith(session.id)
+        )
+        expect(confirms.map((r) => [r.status, r.idempotencyKey])).toEqual([
+          [429, `${session.id}:1:confirm`],
+          [429, `${session.id}:1:confirm`],
+          [200, `${session.id}:1:confirm`]
+        ])
+        expect(intentsOf(fake(), session.id).map((pi) => pi.status)).toEqual(["succeeded"])
+      })
+    ))
+
+  it.effect("rate-limited past the retries: 503 with Retry-After; the retry charges once", () =>
+    runWith(
+      fake(),
+      Effect.gen(function*() {
+        const { session, token } = yield* readyWithToken(fake())
+        fake().fail({ path: CONFIRM, with: "rate_limit", times: 3 })
+        const limited = yield* complete(session.id, token)
+        expect(limited.status).toBe(503)
+        expect(limited.headers.get("retry-after")).toBe("5")
+        const paid = yield* complete(session.id, token)
+        expect(paid.status).toBe(200)
+        expect(intentsOf(fake(), session.id).map((pi) => pi.status)).toEqual(["succeeded"])
+        expect(yield* orderCount).toBe(1)
+      })
+    ))
+
+  it.effect("Stripe unreachable: 503 with Retry-After, the attempt pending, nothing charged", () =>
+    runWith(
+      fake(),
+      Effect.gen(function*() {
+        const { session, token } = yield* readyWithToken(fake())
+        const unreachable = yield* complete(session.id, token)
+        expect(unreachable.status).toBe(503)
+        expect(unreachable.headers.get("retry-after")).toBe("5")
+        expect(yield* attemptState(session.id)).toBe("pending")
+        expect(intentsOf(fake(), session.id)).toHaveLength(0)
+      }),
+      {
+        config: {
+          stripe: { ...stripeConfig(fake()).stripe!, apiBase: { protocol: "http", host: "127.0.0.1", port: 9 } }
+        }
+      }
+    ))
+})
+
 describe("Stripe: a crash between steps", () => {
   const crashed = (point: FaultPoint) => {
     const crashes = makePointCrashes()
