@@ -30,7 +30,7 @@ import {
   needsActionDecline,
   refusalKind
 } from "./model/payment-intent-outcome.ts"
-import type { StripeFailure } from "./model/stripe-failure.ts"
+import { type StripeFailure, StripeUnavailable } from "./model/stripe-failure.ts"
 import { isSharedPaymentToken } from "./model/stripe-route.ts"
 import { StripeClient } from "./stripe-client.ts"
 import { StripePaymentStore } from "./stripe-payment-store.ts"
@@ -171,11 +171,13 @@ export const StripePaymentProvider = Layer.effect(
         case "Unconfirmed":
           return confirm
             ? confirmIntent(paying, intent)
-            : notNow("paymentIntents.confirm", {
-              _tag: "StripeUnavailable",
-              reason: `${intent.id} is ${intent.status} after its confirmation`,
-              retryAfterSeconds: undefined
-            } as StripeFailure)
+            : notNow(
+              "paymentIntents.confirm",
+              new StripeUnavailable({
+                reason: `${intent.id} is ${intent.status} after its confirmation`,
+                retryAfterSeconds: undefined
+              })
+            )
       }
     }
 
