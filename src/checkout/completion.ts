@@ -12,6 +12,7 @@ import {
   type ChargeRequest,
   type PaymentCredential,
   PaymentDeclined,
+  type PaymentPending,
   type PaymentRejected
 } from "../payments/model/payment.ts"
 import { type CheckoutContext, found } from "./checkout-context.ts"
@@ -47,6 +48,7 @@ export type CompleteError =
   | InvalidPaymentData
   | PaymentDeclined
   | PaymentRejected
+  | PaymentPending
   | StorageError
 
 type Begun =
@@ -56,6 +58,8 @@ type Begun =
     readonly charge: ChargeRequest
     readonly paying: Session
     readonly version: number
+    /** This request began the attempt (its step 1 wrote it), rather than resuming it. */
+    readonly began: boolean
   }
   | { readonly _tag: "AuthenticationRequired"; readonly session: Session }
 
@@ -123,7 +127,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       const held = (paying.discounts?.applied ?? []).map((applied) => applied.coupon.id)
       if (held.length > 0 || snapshot.couponHolds.length > 0) yield* store.coupons.hold(id, held, holdsUntil(paying))
       const version = isNew ? yield* store.startPaymentAttempt(paying, attempt) : yield* store.sessions.update(paying)
-      return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version })
+      return Either.right<Begun>({ _tag: "Charge", attempt, charge, paying, version, began: isNew })
     }
   )
 
@@ -192,15 +196,28 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     const authorized = yield* Effect.either(payments.authorize(charge))
     if (Either.isLeft(authorized)) return authorized.left._tag === "StorageError" ? yield* authorized.left : none
     const written = yield* store.startPaymentAttemptAt(paying, attempt, snapshot.version)
-    return Option.map(written, (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version }))
+    return Option.map(
+      written,
+      (version): Charging => ({ _tag: "Charge", attempt, charge, paying, version, began: true })
+    )
   })
 
   const completeOn = Effect.fnUntraced(function*(
-    { latestAttempt, session }: SessionForPayment,
+    { latestAttempt, session, version }: SessionForPayment,
     attempt: PaymentAttempt,
-    now: number
+    now: number,
+    settledAt: number | undefined
   ) {
     const current = Option.getOrUndefined(latestAttempt)
+    // The provider's webhook settled this request's own attempt first (`settlePayment`): its order is
+    // the answer. Only then is the session one write past step 1's (a request resuming the attempt
+    // writes it in its own step 1), so a concurrent complete keeps its 409 `session_completed`.
+    if (
+      current?.sequence === attempt.sequence && current.state === "succeeded" && session.status === "completed" &&
+      version === settledAt
+    ) {
+      return { change: undefined, completed: session }
+    }
     if (current?.sequence !== attempt.sequence || current.state !== "pending") {
       return yield* session.status === "completed"
         ? Effect.fail(new SessionFinal({ status: "completed", command: "complete" }))
@@ -211,7 +228,12 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
 
   /** Step 3 after a charge: on the session as step 1 wrote it, else under the lock (`writeOptimistically`). */
   const completePaid = (
-    paid: { readonly attempt: PaymentAttempt; readonly paying: Session; readonly version: number },
+    paid: {
+      readonly attempt: PaymentAttempt
+      readonly paying: Session
+      readonly version: number
+      readonly began: boolean
+    },
     charged: Charge,
     now: number
   ) =>
@@ -224,18 +246,21 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       }),
       locked: lockForPayment(paid.attempt.sessionId)
     }, (snapshot) =>
-      Effect.map(completeOn(snapshot, paid.attempt, now), ({ change, completed }): Decided<Session> => ({
-        value: completed,
-        write: (answer) =>
-          store.completePaidCheckout({
-            session: completed,
-            version: snapshot.version,
-            attemptSequence: paid.attempt.sequence,
-            chargeId: charged.id,
-            now,
-            order: change
-          }, answer)
-      }))).pipe(
+      Effect.map(
+        completeOn(snapshot, paid.attempt, now, paid.began ? paid.version + 1 : undefined),
+        ({ change, completed }): Decided<Session> => ({
+          value: completed,
+          write: (answer) =>
+            change === undefined ? Effect.succeed(true) : store.completePaidCheckout({
+              session: completed,
+              version: snapshot.version,
+              attemptSequence: paid.attempt.sequence,
+              chargeId: charged.id,
+              now,
+              order: change
+            }, answer)
+        })
+      )).pipe(
         // Only once the order and its event committed.
         Effect.tap(() => ctx.orderEvents.queued)
       )
@@ -294,7 +319,10 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       const paid = begun.right
       if (paid._tag === "AuthenticationRequired") return paid.session
       const charged = yield* Effect.either(payments.charge(paid.charge))
-      if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
+      // Not decided by the provider: the attempt stays pending for a retry (same key) or the settlement.
+      if (Either.isLeft(charged) && (charged.left._tag === "StorageError" || charged.left._tag === "PaymentPending")) {
+        return yield* charged.left
+      }
       // Uninterruptible: the charge's outcome is stored even when the client goes away.
       return yield* Effect.uninterruptible(Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Either.isRight(charged)

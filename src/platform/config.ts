@@ -68,8 +68,31 @@ export interface AppConfigShape {
   readonly roles: ReadonlySet<Role>
   /** Requests per minute per API key on the delegate payment route. */
   readonly delegateRateLimitPerMinute: number
+  /** The Stripe account payments through a `stripe` handler are made with (`docs/payments.md`, "Stripe"). */
+  readonly stripe: StripeConfig
   /** Secrets generated at this start (to print once), by name. */
   readonly generated: ReadonlyArray<{ readonly name: string; readonly value: string; readonly file: string }>
+}
+
+export interface StripeConfig {
+  /** `STRIPE_SECRET_KEY`: none leaves Stripe off (its handler is not offered). */
+  readonly secretKey: Option.Option<Redacted.Redacted<string>>
+  /** `STRIPE_WEBHOOK_SECRET`: the signing secret of the endpoint `POST /stripe/webhooks`. */
+  readonly webhookSecret: Option.Option<Redacted.Redacted<string>>
+  /** `STRIPE_API_BASE`, split as the SDK takes it: a scheme, a host and a port, no path. */
+  readonly apiBase: { readonly protocol: "http" | "https"; readonly host: string; readonly port: number }
+}
+
+export const STRIPE_API_BASE_DEFAULT = "https://api.stripe.com"
+
+/** `scheme://host[:port]` with at most a trailing `/`: the SDK sends every request under `/v1/` of the host. */
+export const parseStripeApiBase = (raw: string): StripeConfig["apiBase"] | undefined => {
+  const match = /^(https?):\/\/([^/:\s?#@]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\/?$/.exec(raw.trim())
+  if (match === null) return undefined
+  const protocol = match[1] as "http" | "https"
+  const port = match[3] === undefined ? (protocol === "https" ? 443 : 80) : Number(match[3])
+  if (port < 1 || port > 65535) return undefined
+  return { protocol, host: match[2]!.replace(/^\[|\]$/g, ""), port }
 }
 
 export class AppConfig extends Context.Tag("acp/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -179,7 +202,30 @@ const raw = Config.all({
   ),
   logLevel,
   roles,
-  delegateRateLimitPerMinute: positiveInt("DELEGATE_RATE_LIMIT_PER_MINUTE", 120)
+  delegateRateLimitPerMinute: positiveInt("DELEGATE_RATE_LIMIT_PER_MINUTE", 120),
+  stripeSecretKey: Config.option(
+    Config.string("STRIPE_SECRET_KEY").pipe(
+      Config.validate({
+        message: "Expected a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_live_…, rk_test_…)",
+        validation: (key) => /^(sk|rk)_(live|test)_[A-Za-z0-9_]+$/.test(key)
+      })
+    )
+  ),
+  stripeWebhookSecret: Config.option(
+    Config.string("STRIPE_WEBHOOK_SECRET").pipe(
+      Config.validate({
+        message: "Expected a webhook signing secret (whsec_…)",
+        validation: (s) => /^whsec_\S+$/.test(s)
+      })
+    )
+  ),
+  stripeApiBase: Config.string("STRIPE_API_BASE").pipe(
+    Config.validate({
+      message: "Expected http(s)://host[:port] with no path (the SDK sends its requests under /v1/)",
+      validation: (raw) => parseStripeApiBase(raw) !== undefined
+    }),
+    Config.withDefault(STRIPE_API_BASE_DEFAULT)
+  )
 })
 
 type Raw = Config.Config.Success<typeof raw>
@@ -310,6 +356,11 @@ export const resolveConfig = Effect.fnUntraced(
       logLevel: env.logLevel,
       roles: env.roles,
       delegateRateLimitPerMinute: env.delegateRateLimitPerMinute,
+      stripe: {
+        secretKey: Option.map(env.stripeSecretKey, (key) => Redacted.make(key)),
+        webhookSecret: Option.map(env.stripeWebhookSecret, (secret) => Redacted.make(secret)),
+        apiBase: parseStripeApiBase(env.stripeApiBase)!
+      },
       generated: secrets.generated
     }
   }

@@ -48,7 +48,12 @@ describe("demo catalog", () => {
     expect(snapshot.shippingMethods.map((m) => m.id)).toEqual(["standard", "express", "international"])
     expect(snapshot.digitalOption).toEqual({ id: "digital", title: "Digital delivery", subtitle: "Delivered by email" })
     expect(snapshot.links.map((l) => l.type)).toEqual(["terms_of_use", "privacy_policy"])
-    expect(snapshot.paymentHandlers).toEqual([DEFAULT_PAYMENT_HANDLER])
+    // The built-in card handler, and Stripe's (offered only when Stripe is configured).
+    expect(snapshot.paymentHandlers[0]).toEqual(DEFAULT_PAYMENT_HANDLER)
+    expect(snapshot.paymentHandlers.map((h) => [h.id, h.psp])).toEqual([["card_tokenized", "acp_vault"], [
+      "stripe_spt",
+      "stripe"
+    ]])
     expect(snapshot.interventions?.supported).toEqual(["3ds", "address_verification"])
     expect(snapshot.extensions).toEqual([])
     expect(snapshot.coupons.map((c) => c.code)).toEqual(["WELCOME10", "FIVEOFF", "SUMMER25", "LAUNCH50"])

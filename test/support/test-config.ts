@@ -43,6 +43,11 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   logLevel: LogLevel.Info,
   roles: new Set(ALL_ROLES),
   delegateRateLimitPerMinute: 120,
+  stripe: {
+    secretKey: Option.none(),
+    webhookSecret: Option.none(),
+    apiBase: { protocol: "https", host: "api.stripe.com", port: 443 }
+  },
   generated: [],
   ...overrides
 })
