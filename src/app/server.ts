@@ -35,6 +35,11 @@ import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { answerClientError } from "../platform/http/client-error.ts"
 import { Ids } from "../platform/ids.ts"
 import { SqlRateLimiter } from "../rate-limit/store/sql-rate-limiter.ts"
+import { SdkStripeClient } from "../stripe/http/sdk-stripe-client.ts"
+import { PaymentRouter } from "../stripe/payment-router.ts"
+import { SqlStripePaymentStore } from "../stripe/store/sql-stripe-payment-store.ts"
+import type { StripeClient } from "../stripe/stripe-client.ts"
+import { StripePaymentProvider } from "../stripe/stripe-payment-provider.ts"
 import { SqlReceivedEventsStore } from "../webhook-receiver/store/sql-received-events-store.ts"
 import { HttpAppLive, HttpAppService } from "./http-app.ts"
 
@@ -84,8 +89,17 @@ export const WebhookSenderWorkerLive = webhookSenderWorker().pipe(
   Layer.provide(NodeWebhookTransport)
 )
 
-/** The built-in test processor (`docs/payments.md`, "Test cards"). */
-export const PaymentsLive = BuiltInPaymentProcessor.pipe(Layer.provide(VaultLive), Layer.provide(Ids.Live))
+/**
+ * Payments by the handler the agent chose: through Stripe for a `stripe` handler (with a key), else the
+ * built-in test processor (`docs/payments.md`, "Test cards"), which needs no account.
+ */
+export const paymentsOver = <E, R>(stripe: Layer.Layer<StripeClient, E, R>) =>
+  PaymentRouter.pipe(
+    Layer.provide(BuiltInPaymentProcessor.pipe(Layer.provide(VaultLive), Layer.provide(Ids.Live))),
+    Layer.provide(StripePaymentProvider.pipe(Layer.provide(stripe)))
+  )
+
+export const PaymentsLive = paymentsOver(SdkStripeClient)
 
 export const ApplicationLive = Layer.mergeAll(
   ApplicationServices,
@@ -94,7 +108,8 @@ export const ApplicationLive = Layer.mergeAll(
   // Woken by the order events this process's services queue (the one `OutboxSignal` they share).
   WebhookSenderWorkerLive.pipe(Layer.provide(ApplicationServices))
 ).pipe(
-  Layer.provide([CatalogLive, PaymentsLive])
+  Layer.provide(PaymentsLive),
+  Layer.provide(CatalogLive)
 )
 
 export const HttpServerLive = Layer.unwrapEffect(
@@ -224,6 +239,7 @@ export const ServerLive = HttpServerLive.pipe(
     SqlOrderStore,
     SqlReceivedEventsStore,
     SqlChargeStore,
+    SqlStripePaymentStore,
     SqlConsoleSessionStore,
     SqlRateLimiter
   ]),

@@ -1,10 +1,10 @@
 /** What every checkout use case works with; the catalog is as the payment provider lets it be offered. */
-import { Effect, Option } from "effect"
+import { Data, Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import type { CatalogSnapshot } from "../catalog/model/catalog.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { OrderEvents, type OrderEventsShape } from "../orders/order-service.ts"
-import { offeredCatalog } from "../payments/model/offered-catalog.ts"
+import { offeredCatalog, supportOf } from "../payments/model/offered-catalog.ts"
 import { PaymentProvider, type PaymentProviderService } from "../payments/payment-provider.ts"
 import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { Ids, type IdsService } from "../platform/ids.ts"
@@ -40,11 +40,33 @@ export interface CheckoutContext {
 export const found = <A, E>(id: string, read: Effect.Effect<Option.Option<A>, E>) =>
   Effect.flatMap(read, Option.match({ onNone: () => Effect.fail(new SessionNotFound({ id })), onSome: Effect.succeed }))
 
+/** The merchant's catalog names a payment handler this deployment cannot charge (a start-up failure). */
+export class PaymentHandlerUnavailable extends Data.TaggedError("PaymentHandlerUnavailable")<{
+  readonly handlerId: string
+  readonly psp: string
+  readonly needs: string
+}> {
+  override get message() {
+    return `NODE_ENV=production: the catalog's payment handler ${this.handlerId} (psp ${this.psp}) needs ${this.needs} to be set`
+  }
+}
+
 export const makeCheckoutContext = Effect.gen(function*() {
   const store = yield* CheckoutStore
   const payments = yield* PaymentProvider
-  const catalog = offeredCatalog(yield* Catalog, payments)
   const config = yield* AppConfig
+  const merchantCatalog = yield* Catalog
+  // Elsewhere a handler that cannot be charged is left out of what is offered (the demo catalog's
+  // Stripe handler without a key); a merchant's own catalog in production must be honoured in full.
+  if (config.production && Option.isSome(config.catalogFile)) {
+    for (const handler of merchantCatalog.paymentHandlers) {
+      const support = supportOf(payments, handler)
+      if (!support.offered) {
+        return yield* new PaymentHandlerUnavailable({ handlerId: handler.id, psp: handler.psp, needs: support.needs })
+      }
+    }
+  }
+  const catalog = offeredCatalog(merchantCatalog, payments)
   const context: CheckoutContext = {
     store,
     catalog,

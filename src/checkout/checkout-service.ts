@@ -3,6 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { makeCheckoutContext } from "./checkout-context.ts"
 import { type CompleteError, makeCheckoutCompletion } from "./completion.ts"
+import type { Settlement } from "./payment-settlement.ts"
 import { makeSessionChanges } from "./session-changes.ts"
 import type { PaymentInProgress, SessionNotFound } from "./session/errors.ts"
 import type {
@@ -34,6 +35,12 @@ export interface CheckoutServiceShape {
   ) => Effect.Effect<Session, SessionFinal | PaymentInProgress | SessionNotFound | StorageError>
   /** Expires sessions idle past their TTL and settles payments left pending; returns how many. */
   readonly expireDue: (limit: number) => Effect.Effect<number, StorageError>
+  /**
+   * Settles the session's pending payment attempt now, on what the provider says (never charging), without
+   * the grace the sweep leaves a request: for a provider that announced a final outcome (Stripe's webhook).
+   * `none` when no attempt is pending or the provider cannot say yet.
+   */
+  readonly settlePayment: (sessionId: string) => Effect.Effect<Settlement, StorageError>
 }
 
 export class CheckoutService extends Context.Tag("acp/CheckoutService")<CheckoutService, CheckoutServiceShape>() {}

@@ -12,6 +12,7 @@ import {
   type ChargeRequest,
   type PaymentCredential,
   PaymentDeclined,
+  type PaymentPending,
   type PaymentRejected
 } from "../payments/model/payment.ts"
 import { type CheckoutContext, found } from "./checkout-context.ts"
@@ -47,6 +48,7 @@ export type CompleteError =
   | InvalidPaymentData
   | PaymentDeclined
   | PaymentRejected
+  | PaymentPending
   | StorageError
 
 type Begun =
@@ -201,6 +203,10 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     now: number
   ) {
     const current = Option.getOrUndefined(latestAttempt)
+    // The provider's webhook settled this very attempt first (`settlePayment`): its order is the answer.
+    if (current?.sequence === attempt.sequence && current.state === "succeeded" && session.status === "completed") {
+      return { change: undefined, completed: session }
+    }
     if (current?.sequence !== attempt.sequence || current.state !== "pending") {
       return yield* session.status === "completed"
         ? Effect.fail(new SessionFinal({ status: "completed", command: "complete" }))
@@ -227,7 +233,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       Effect.map(completeOn(snapshot, paid.attempt, now), ({ change, completed }): Decided<Session> => ({
         value: completed,
         write: (answer) =>
-          store.completePaidCheckout({
+          change === undefined ? Effect.succeed(true) : store.completePaidCheckout({
             session: completed,
             version: snapshot.version,
             attemptSequence: paid.attempt.sequence,
@@ -294,7 +300,10 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
       const paid = begun.right
       if (paid._tag === "AuthenticationRequired") return paid.session
       const charged = yield* Effect.either(payments.charge(paid.charge))
-      if (Either.isLeft(charged) && charged.left._tag === "StorageError") return yield* charged.left
+      // Not decided by the provider: the attempt stays pending for a retry (same key) or the settlement.
+      if (Either.isLeft(charged) && (charged.left._tag === "StorageError" || charged.left._tag === "PaymentPending")) {
+        return yield* charged.left
+      }
       // Uninterruptible: the charge's outcome is stored even when the client goes away.
       return yield* Effect.uninterruptible(Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Either.isRight(charged)

@@ -39,14 +39,20 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
     }
   )
 
-  const settleLocked = Effect.fnUntraced(function*(id: string, now: number) {
+  const settleLocked = Effect.fnUntraced(function*(id: string, now: number, grace: number) {
     const locked = yield* store.lockSessionForPayment(id)
     if (Option.isNone(locked)) return "none"
     const { latestAttempt, session, version } = locked.value
     const attempt = Option.getOrUndefined(latestAttempt)
     if (attempt?.state !== "pending") return "none"
-    if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
-    const made = yield* payments.settleCharge(attempt)
+    if (Date.parse(session.updated_at) + grace > now) return "none"
+    const settled = yield* Effect.either(payments.settleCharge(attempt))
+    if (Either.isLeft(settled)) {
+      // The provider cannot say yet (still processing, or unreachable): a later settlement decides.
+      if (settled.left._tag === "PaymentPending") return "none"
+      return yield* settled.left
+    }
+    const made = settled.right
     const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
     if (charged !== undefined && isActive(session.status)) {
       // The buyer paid, so the order is made even for a total changed since (only an older release
@@ -92,7 +98,14 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
   })
 
   const settlePendingPayment = (id: string, now: number): Effect.Effect<Settlement, StorageError> =>
-    store.transaction(settleLocked(id, now))
+    store.transaction(settleLocked(id, now, PENDING_PAYMENT_GRACE_MILLIS))
 
-  return { settlePendingPayment }
+  /**
+   * Without the grace: for a provider that told the outcome itself (a webhook of a final payment). A request
+   * still running for the attempt then finds it settled (`completion.ts` answers the completed session).
+   */
+  const settlePaymentNow = (id: string, now: number): Effect.Effect<Settlement, StorageError> =>
+    store.transaction(settleLocked(id, now, Number.NEGATIVE_INFINITY))
+
+  return { settlePendingPayment, settlePaymentNow }
 }

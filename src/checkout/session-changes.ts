@@ -7,7 +7,7 @@ import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer.ts"
 import { type CheckoutContext, found } from "./checkout-context.ts"
-import { makePaymentSettlement, PENDING_PAYMENT_GRACE_MILLIS } from "./payment-settlement.ts"
+import { makePaymentSettlement, PENDING_PAYMENT_GRACE_MILLIS, type Settlement } from "./payment-settlement.ts"
 import { paymentPending, refuseWhilePaying } from "./payment/decisions.ts"
 import { type PaymentInProgress, SessionNotFound } from "./session/errors.ts"
 import { reduce } from "./session/reducer.ts"
@@ -33,7 +33,7 @@ const uniqueProductIds = (...lists: ReadonlyArray<ReadonlyArray<{ readonly id: s
 
 export const makeSessionChanges = (ctx: CheckoutContext) => {
   const { ids, store } = ctx
-  const { settlePendingPayment } = makePaymentSettlement(ctx)
+  const { settlePaymentNow, settlePendingPayment } = makePaymentSettlement(ctx)
 
   /** The stock is `unchecked` first; if a reservation does not fit, the locked retry answers as the reducer does. */
   const create = (request: CreateSessionInput): Effect.Effect<Session, ReducerError | StorageError> =>
@@ -211,5 +211,12 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     return expired + settled
   })
 
-  return { create, get, getJson, update, cancel, expireDue }
+  const settlePayment = Effect.fnUntraced(function*(id: string): Effect.fn.Return<Settlement, StorageError> {
+    const settlement = yield* settlePaymentNow(id, yield* Clock.currentTimeMillis)
+    // Only once the order and its event committed.
+    if (settlement === "completed") yield* ctx.orderEvents.queued
+    return settlement
+  })
+
+  return { create, get, getJson, update, cancel, expireDue, settlePayment }
 }

@@ -1,29 +1,43 @@
 /** The payment side of completing a checkout, in steps that charge it exactly once (`docs/concurrency.md`). */
 import { Context, type Effect, type Either, type Option } from "effect"
+import type { PaymentHandler } from "../catalog/model/catalog.ts"
 import type { StorageError } from "../db/storage-error.ts"
+import type { HandlerSupport } from "./model/offered-catalog.ts"
 import type {
   AuthenticationRequired,
   Charge,
   ChargeRequest,
   PaymentDeclined,
-  PaymentRejected
+  PaymentPending,
+  PaymentRejected,
+  PendingCharge
 } from "./model/payment.ts"
 
 export interface PaymentProviderService {
   /** Whether the provider carries out 3-D Secure (asks for it, and charges with its result). */
   readonly threeDSecure: boolean
+  /** Per handler, for a provider that routes by handler; every handler, as `threeDSecure` says, when absent. */
+  readonly handlerSupport?: (handler: PaymentHandler) => HandlerSupport
   /** In the attempt's transaction: checks the credential and holds it for the session; spends a 3-D Secure result. */
   readonly authorize: (
     request: ChargeRequest
   ) => Effect.Effect<void, PaymentRejected | AuthenticationRequired | StorageError>
-  /** Outside any transaction; the same idempotency key returns the first result, never a second charge. */
-  readonly charge: (request: ChargeRequest) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | StorageError>
+  /**
+   * Outside any transaction; the same idempotency key returns the first result, never a second charge.
+   * `PaymentPending`: not decided yet (the attempt stays pending; a retry or the settlement decides it).
+   */
+  readonly charge: (
+    request: ChargeRequest
+  ) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | PaymentPending | StorageError>
   /** After a decline, in its transaction: gives the credential back (a paid session keeps it). */
   readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
-  /** The key's charge; none closes the key (a later `charge` is rejected). Never charges; atomic with `charge`. */
+  /**
+   * The key's charge; none closes the key (a later `charge` is rejected). Never charges; atomic with `charge`.
+   * `PaymentPending`: the provider cannot say yet (the attempt stays pending for a later settlement).
+   */
   readonly settleCharge: (
-    attempt: { readonly idempotencyKey: string; readonly amount: number; readonly currency: string }
-  ) => Effect.Effect<Option.Option<Either.Either<Charge, PaymentDeclined>>, StorageError>
+    attempt: PendingCharge
+  ) => Effect.Effect<Option.Option<Either.Either<Charge, PaymentDeclined>>, PaymentPending | StorageError>
 }
 
 export class PaymentProvider extends Context.Tag("acp/PaymentProvider")<PaymentProvider, PaymentProviderService>() {}

@@ -273,6 +273,7 @@ completeAndPayOnEveryStore((run) => {
           amount: total,
           currency,
           credential: { kind: "legacy", provider: "stripe", token } as const,
+          credentialRef: token,
           idempotencyKey: `${created.id}:1`
         }
         const refused = yield* Effect.flip(payments.charge(late))

@@ -16,7 +16,8 @@ const killedAfterRoute = Layer.succeed(FaultInjection, {
   afterRoute: (request) =>
     request.headers[CRASH_HEADER] === "after-route"
       ? Effect.sync(() => process.kill(process.pid, "SIGKILL"))
-      : Effect.void
+      : Effect.void,
+  at: () => Effect.void
 })
 
 const program = Effect.flatMap(loadConfig, (config) =>

@@ -5,7 +5,7 @@
  * nothing after the route runs).
  */
 import { Effect, Layer } from "effect"
-import { FaultInjection } from "../../src/platform/fault-injection.ts"
+import { FaultInjection, type FaultPoint } from "../../src/platform/fault-injection.ts"
 
 export interface CrashSwitch {
   /** The next claimed request crashes after its route. */
@@ -33,6 +33,33 @@ export const makeCrashSwitch = (): CrashSwitch => {
           if (!armed) return Effect.void
           armed = false
           crashes++
+          return Effect.die(new SimulatedCrash())
+        }),
+      at: () => Effect.void
+    })
+  }
+}
+
+export interface PointCrashes {
+  /** The next request reaching `point` crashes there. */
+  readonly arm: (point: FaultPoint) => Effect.Effect<void>
+  readonly crashes: () => ReadonlyArray<FaultPoint>
+  readonly layer: Layer.Layer<FaultInjection>
+}
+
+/** Crashes at a payment's fault points (`FaultInjection.at`), each armed for one request. */
+export const makePointCrashes = (): PointCrashes => {
+  const armed = new Set<FaultPoint>()
+  const crashes: Array<FaultPoint> = []
+  return {
+    arm: (point) => Effect.sync(() => void armed.add(point)),
+    crashes: () => [...crashes],
+    layer: Layer.succeed(FaultInjection, {
+      afterRoute: () => Effect.void,
+      at: (point) =>
+        Effect.suspend(() => {
+          if (!armed.delete(point)) return Effect.void
+          crashes.push(point)
           return Effect.die(new SimulatedCrash())
         })
     })

@@ -20,6 +20,7 @@ import type { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { AppConfig, type AppConfigShape } from "../../src/platform/config.ts"
 import type { FaultInjection } from "../../src/platform/fault-injection.ts"
 import type { RateLimiter } from "../../src/rate-limit/rate-limiter.ts"
+import type { StripePaymentStore } from "../../src/stripe/stripe-payment-store.ts"
 import type { ReceivedEventsStore } from "../../src/webhook-receiver/received-events-store.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { MemoryAuthenticationStore } from "../doubles/memory-authentication-store.ts"
@@ -30,6 +31,7 @@ import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-data
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
+import { MemoryStripePaymentStore } from "../doubles/memory-stripe-payment-store.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { DemoCatalog } from "./demo-catalog.ts"
 import { testConfig } from "./test-config.ts"
@@ -59,6 +61,8 @@ export interface TestAppOptions {
   readonly orderStore?: Layer.Layer<OrderStore, unknown, MemoryDatabase>
   /** The built-in processor's charges; in memory by default. */
   readonly chargeStore?: Layer.Layer<ChargeStore, unknown, MemoryDatabase>
+  /** The Stripe payments by attempt key; in memory by default. */
+  readonly stripeStore?: Layer.Layer<StripePaymentStore, unknown, MemoryDatabase>
   /** The webhook receiver's events; in memory by default. */
   readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown, MemoryDatabase>
   /** The merchant console's sign-in sessions; in memory by default. */
@@ -74,8 +78,10 @@ export interface TestAppOptions {
 /** The application with in-memory storage, the demo catalog and the built-in test processor. */
 export const testApp = (options: TestAppOptions = {}) =>
   ApplicationServices.pipe(
-    Layer.provide([options.catalog ?? DemoCatalog, options.payments ?? PaymentsLive]),
+    Layer.provide(options.payments ?? PaymentsLive),
+    Layer.provide(options.catalog ?? DemoCatalog),
     Layer.provideMerge(options.chargeStore ?? MemoryChargeStore),
+    Layer.provideMerge(options.stripeStore ?? MemoryStripePaymentStore),
     Layer.provideMerge(options.store ?? MemoryCheckoutStore),
     Layer.provideMerge(options.vaultStore ?? MemoryVaultStore),
     Layer.provideMerge(options.authenticationStore ?? MemoryAuthenticationStore),

@@ -20,6 +20,7 @@ import { SqlVaultStore } from "../../src/delegate-payment/store/sql-vault-store.
 import { SqlIdempotencyStore } from "../../src/idempotency/store/sql-idempotency-store.ts"
 import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
 import { SqlChargeStore } from "../../src/payments/store/sql-charge-store.ts"
+import { SqlStripePaymentStore } from "../../src/stripe/store/sql-stripe-payment-store.ts"
 import { SqlReceivedEventsStore } from "../../src/webhook-receiver/store/sql-received-events-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { MemoryDatabase } from "../doubles/memory-database.ts"
@@ -46,6 +47,7 @@ export interface StoreUnderTest {
       | "store"
       | "vaultStore"
       | "chargeStore"
+      | "stripeStore"
       | "orderStore"
       | "idempotencyStore"
       | "receivedEventsStore"
@@ -137,6 +139,7 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             store: Layer.provide(SqlCheckoutStore, client),
             vaultStore: Layer.provide(SqlVaultStore, client),
             chargeStore: Layer.provide(SqlChargeStore, client),
+            stripeStore: Layer.provide(SqlStripePaymentStore, client),
             orderStore: Layer.provide(SqlOrderStore, client),
             idempotencyStore: Layer.provide(SqlIdempotencyStore, client),
             receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client),

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
 import { checkoutIdempotencyError } from "../../idempotency/idempotency-errors.ts"
 import { answerIsNotNow } from "../../idempotency/idempotent-answer.ts"
-import { type PaymentDeclined, type PaymentRejected } from "../../payments/model/payment.ts"
+import { type PaymentDeclined, type PaymentPending, type PaymentRejected } from "../../payments/model/payment.ts"
 import {
   BadRequest,
   Conflict,
@@ -12,7 +12,7 @@ import {
   MethodNotAllowed,
   NotFound,
   PaymentRequired,
-  type ServiceUnavailable,
+  ServiceUnavailable,
   serviceUnavailable,
   Unprocessable
 } from "../../platform/http/errors.ts"
@@ -31,6 +31,7 @@ export type CheckoutFailure =
   | PaymentInProgress
   | PaymentDeclined
   | PaymentRejected
+  | PaymentPending
   | StorageError
 
 /** The API error each failure becomes; `Final` picks 409 (complete) or 405 (cancel) for a final session. */
@@ -57,6 +58,7 @@ export type ApiErrorOf<E, Final extends 405 | 409> = E extends {
   : E extends { readonly _tag: "SessionFinal" } ? (Final extends 405 ? MethodNotAllowed : Conflict)
   : E extends { readonly _tag: "PaymentInProgress" | "FulfillmentAddressChanged" } ? Conflict
   : E extends { readonly _tag: "StorageError" } ? ServiceUnavailable | InternalError
+  : E extends { readonly _tag: "PaymentPending" } ? Conflict | ServiceUnavailable
   : never
 
 export const toApiError = (
@@ -187,6 +189,20 @@ export const toApiError = (
           `${error.rejected.message} The session was re-priced without it; review the new total and complete again.`,
         param: error.rejected.index >= 0 ? `$.discounts.codes[${error.rejected.index}]` : "$.discounts"
       })
+    case "PaymentPending":
+      // The attempt stays pending: a retry of the complete resumes it under its key, never a second charge.
+      return error.reason === "processing"
+        ? new Conflict({
+          ...checkoutIdempotencyError(codec.version, "in_flight"),
+          message:
+            "The payment provider is still processing this checkout session's payment; retry the complete shortly."
+        })
+        : new ServiceUnavailable({
+          type: "service_unavailable",
+          code: "service_unavailable",
+          message:
+            "The payment provider could not be reached; nothing was charged twice. Retry the complete with the same request."
+        })
     case "StorageError":
       return error.reason === "unavailable" ? serviceUnavailable() : internalError()
   }
@@ -206,6 +222,9 @@ export const mapCheckoutErrors = <A, E extends CheckoutFailure, R, Final extends
         // The in-flight 409 says when to retry, like the idempotency middleware's own, and is not
         // kept under the request's key: the retry with that key runs again.
         ? Effect.zipRight(setRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS), answerIsNotNow)
+        : error._tag === "PaymentPending"
+        // Neither answer is kept under the request's key (a 503 never is): the retry resumes the payment.
+        ? Effect.zipRight(setRetryAfter(error.retryAfterSeconds), answerIsNotNow)
         : Effect.void
     ),
     Effect.mapError((error) => toApiError(error, codec, final ?? 409) as ApiErrorOf<E, Final>)

@@ -44,7 +44,8 @@ export const resolveCredential = (
   catalog: CatalogSnapshot
 ): Either.Either<PaymentCredential, InvalidPaymentData> => {
   if (paymentData.handler_id !== undefined) {
-    if (!catalog.paymentHandlers.some((handler) => handler.id === paymentData.handler_id)) {
+    const handler = catalog.paymentHandlers.find((offered) => offered.id === paymentData.handler_id)
+    if (handler === undefined) {
       return Either.left(
         new InvalidPaymentData({
           param: "$.payment_data.handler_id",
@@ -57,6 +58,7 @@ export const resolveCredential = (
     return Either.right({
       kind: "handler",
       handlerId: paymentData.handler_id,
+      psp: handler.psp,
       instrumentType: paymentData.instrument.type,
       credentialType: paymentData.instrument.credential.type,
       token: paymentData.instrument.credential.token

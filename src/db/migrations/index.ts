@@ -19,6 +19,7 @@ import m0020 from "./0020_session_json_text.ts"
 import m0021 from "./0021_order_json_text.ts"
 import m0022 from "./0022_pending_payments.ts"
 import m0023 from "./0023_voided_charges.ts"
+import m0024 from "./0024_stripe_payments.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -40,7 +41,8 @@ export const migrations: Record<string, Migration> = {
   "0020_session_json_text": m0020,
   "0021_order_json_text": m0021,
   "0022_pending_payments": m0022,
-  "0023_voided_charges": m0023
+  "0023_voided_charges": m0023,
+  "0024_stripe_payments": m0024
 }
 
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)

@@ -6,6 +6,8 @@ export type PaymentCredential =
   | {
     readonly kind: "handler"
     readonly handlerId: string
+    /** The handler's payment service provider (the catalog's `psp`): who charges the credential. */
+    readonly psp: string
     readonly instrumentType: string
     readonly credentialType: string
     readonly token: string
@@ -42,6 +44,8 @@ export class PaymentDeclined extends Data.TaggedError("PaymentDeclined")<{
     /** The card needs issuer authentication and the request's version or agent cannot carry it out. */
     | "authentication_unavailable"
   readonly message: string
+  /** The issuer's own reason when the provider names one (Stripe's `decline_code`), for the merchant's records. */
+  readonly declineCode?: string
   /** JSONPath of what was declined in the complete request; the payment data when absent. */
   readonly param?: string
 }> {}
@@ -57,9 +61,31 @@ export class PaymentRejected extends Data.TaggedError("PaymentRejected")<{
   readonly param: string
 }> {}
 
-/** A non-secret reference to a credential, kept with the payment attempt. */
+/**
+ * The provider has not decided (→ the attempt stays pending, nothing more is written): `processing`, the
+ * payment goes on and the provider settles it later; `unavailable`, the provider could not be reached or
+ * failed, and a retry under the same key gets the first request's outcome, never a second charge.
+ */
+export class PaymentPending extends Data.TaggedError("PaymentPending")<{
+  readonly reason: "processing" | "unavailable"
+  readonly retryAfterSeconds: number
+}> {}
+
+/**
+ * A non-secret reference to a credential, kept with the payment attempt. A Stripe shared payment
+ * token id (`spt_…`) is kept as it is: the settlement of a pending attempt pays with it again.
+ */
 export const credentialRef = (credential: PaymentCredential): string =>
-  /^(vt|tok)_[A-Za-z0-9_]{1,64}$/.test(credential.token) ? credential.token : "external_token"
+  /^(vt|tok|spt)_[A-Za-z0-9_]{1,64}$/.test(credential.token) ? credential.token : "external_token"
+
+/** What the settlement knows of a pending attempt: its key, and what it charged with. */
+export interface PendingCharge {
+  readonly sessionId: string
+  readonly idempotencyKey: string
+  readonly amount: number
+  readonly currency: string
+  readonly credentialRef: string
+}
 
 /** Provider names the built-in processor answers to in the legacy `{token, provider}` shape. */
 export const BUILTIN_PROVIDER_ALIASES: ReadonlyArray<string> = ["stripe"]

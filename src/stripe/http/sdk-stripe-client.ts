@@ -10,30 +10,36 @@ export const STRIPE_NETWORK_RETRIES = 2
 /** Per request: well under the grace before a pending payment is settled (`PENDING_PAYMENT_GRACE_MILLIS`). */
 export const STRIPE_TIMEOUT_MILLIS = 20_000
 
-export const SdkStripeClient = Layer.effect(
-  StripeClient,
-  Effect.map(AppConfig, ({ stripe }) => {
-    if (Option.isNone(stripe.secretKey)) {
-      return {
-        configured: false,
-        call: () => Effect.fail(new StripeMisconfigured({ statusCode: undefined }))
+/** `timeoutMillis` for tests of a Stripe that does not answer; the service runs with `SdkStripeClient`. */
+export const makeSdkStripeClient = (
+  options: { readonly timeoutMillis: number } = { timeoutMillis: STRIPE_TIMEOUT_MILLIS }
+) =>
+  Layer.effect(
+    StripeClient,
+    Effect.map(AppConfig, ({ stripe }) => {
+      if (Option.isNone(stripe.secretKey)) {
+        return {
+          configured: false,
+          call: () => Effect.fail(new StripeMisconfigured({ statusCode: undefined }))
+        }
       }
-    }
-    const sdk = new Stripe(Redacted.value(stripe.secretKey.value), {
-      host: stripe.apiBase.host,
-      port: stripe.apiBase.port,
-      protocol: stripe.apiBase.protocol,
-      maxNetworkRetries: STRIPE_NETWORK_RETRIES,
-      timeout: STRIPE_TIMEOUT_MILLIS,
-      telemetry: false,
-      appInfo: { name: "agentic-checkout" }
+      const sdk = new Stripe(Redacted.value(stripe.secretKey.value), {
+        host: stripe.apiBase.host,
+        port: stripe.apiBase.port,
+        protocol: stripe.apiBase.protocol,
+        maxNetworkRetries: STRIPE_NETWORK_RETRIES,
+        timeout: options.timeoutMillis,
+        telemetry: false,
+        appInfo: { name: "agentic-checkout" }
+      })
+      return {
+        configured: true,
+        call: <A>(name: string, run: (client: Stripe) => Promise<A>) =>
+          Effect.tryPromise({ try: () => run(sdk), catch: classifyStripeError }).pipe(
+            Effect.withLogSpan(`stripe.${name}`)
+          )
+      }
     })
-    return {
-      configured: true,
-      call: <A>(name: string, run: (client: Stripe) => Promise<A>) =>
-        Effect.tryPromise({ try: () => run(sdk), catch: classifyStripeError }).pipe(
-          Effect.withLogSpan(`stripe.${name}`)
-        )
-    }
-  })
-)
+  )
+
+export const SdkStripeClient = makeSdkStripeClient()
