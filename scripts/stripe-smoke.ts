@@ -41,7 +41,7 @@ const server = spawnNode(
     DATA_DIR: dataDir,
     STRIPE_SECRET_KEY: target.secretKey,
     STRIPE_API_BASE: stripeBaseOf(target),
-    LOG_LEVEL: "Warning"
+    LOG_LEVEL: "Warn"
   },
   port,
   logPath(dataDir, "server")

@@ -115,7 +115,7 @@ const lineItemsFormat: Dialect = {
     selectedOptionId: body.selected_fulfillment_options?.[0]?.option_id,
     messages: body.messages,
     order: body.order,
-    handlers: (body.payment?.handlers ?? []).map((h: any) => ({ id: h.id, psp: h.psp }))
+    handlers: (body.capabilities?.payment?.handlers ?? []).map((h: any) => ({ id: h.id, psp: h.psp }))
   }),
   stripeCompleteBody: (session, token) => ({
     payment_data: {
