@@ -13,18 +13,24 @@
  *
  * `npm run demo -- --mcp` makes the same purchase with the checkout calls as MCP tool calls on
  * `/mcp` (API version 2026-04-17 unless given); it combines with `--3ds`.
+ *
+ * `npm run demo -- --stripe` pays with a Stripe shared payment token instead of a vault token: the
+ * agent grants it with Stripe's test helper at STRIPE_API_BASE with STRIPE_SECRET_KEY (the server's
+ * own values: Stripe's test mode, or `npm run stripe:fake`), and the server charges a PaymentIntent.
  */
 import { API_VERSION, type CallResult, clientOptionsFromEnv, makeCall, money, tokenizeBody } from "./lib/acp-client.ts"
 import { dialectOf, type SessionView } from "./lib/agent-dialects.ts"
 import { makeMcpCall } from "./lib/mcp-call.ts"
+import { grantTestToken, paymentIntentsOf, stripeBaseOf, stripeSdk, stripeTargetFromEnv } from "./lib/stripe-agent.ts"
 import { authenticateCard } from "./lib/three-d-secure-agent.ts"
 
 const threeDs = process.argv.includes("--3ds")
 const overMcp = process.argv.includes("--mcp")
+const viaStripe = process.argv.includes("--stripe")
 const versionFlag = process.argv.indexOf("--api-version")
 const apiVersion = versionFlag >= 0
   ? process.argv[versionFlag + 1] ?? API_VERSION
-  : threeDs || overMcp
+  : threeDs || overMcp || viaStripe
   ? "2026-04-17"
   : API_VERSION
 if (threeDs && apiVersion < "2026-01-30") {
@@ -160,6 +166,53 @@ const threeDsPurchase = async (card: { readonly number: string; readonly name: s
   )
 }
 
+/** Steps 3 and 4: a `vt_` token of the Delegate Payment API, charged by the built-in processor. */
+const payWithVaultToken = async (session: SessionView) => {
+  step(3, "Tokenize the card with the payment provider (delegated payment, allowance = the total)")
+  const amount = totalOf(session)
+  const token = await call(
+    "POST",
+    "/agentic_commerce/delegate_payment",
+    tokenizeBody(session.id, amount, "scripts/demo.ts")
+  )
+  expect("tokenize", token, 201)
+  console.log(`  token ${token.body.id} · visa •••• 4242 · up to ${money(amount)} for ${session.id} only, 15 minutes`)
+
+  step(4, "Complete the checkout with the token")
+  const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, dialect.completeBody(token.body.id))
+  expect("complete", completed, 200)
+  return dialect.view(completed.body)
+}
+
+/** Steps 3 and 4: a Stripe shared payment token, charged by the server as a PaymentIntent. */
+const payWithStripe = async (session: SessionView) => {
+  const target = stripeTargetFromEnv()
+  if (target === undefined) {
+    console.error(
+      "--stripe needs STRIPE_SECRET_KEY (and STRIPE_API_BASE unless Stripe's own API): the server's values; " +
+        "`npm run stripe:fake` prints a set for a local Stripe-compatible server"
+    )
+    process.exit(1)
+  }
+  const sdk = stripeSdk(target)
+  const amount = totalOf(session)
+  step(3, `Grant a Stripe shared payment token (${stripeBaseOf(target)}, test card visa, up to the total)`)
+  const token = await grantTestToken(sdk, { amount, currency: "usd" })
+  console.log(`  token ${token.id} · up to ${money(amount)} · one hour`)
+
+  step(4, "Complete the checkout with the shared payment token")
+  const completed = await call(
+    "POST",
+    `/checkout_sessions/${session.id}/complete`,
+    dialect.stripeCompleteBody(session, token.id)
+  )
+  expect("complete", completed, 200)
+  for (const intent of await paymentIntentsOf(sdk, session.id)) {
+    console.log(`  Stripe PaymentIntent ${intent.id} · ${intent.status} · ${money(intent.amount)} ${intent.currency}`)
+  }
+  return dialect.view(completed.body)
+}
+
 const main = async () => {
   console.log(`Demo agent → ${options.baseUrl} · API-Version ${apiVersion}${overMcp ? " · checkout over MCP" : ""}`)
   if (overMcp) {
@@ -174,21 +227,7 @@ const main = async () => {
     return
   }
   let session = await readySession(false)
-
-  step(3, "Tokenize the card with the payment provider (delegated payment, allowance = the total)")
-  const amount = session.totals.find((t) => t.type === "total")?.amount ?? 0
-  const token = await call(
-    "POST",
-    "/agentic_commerce/delegate_payment",
-    tokenizeBody(session.id, amount, "scripts/demo.ts")
-  )
-  expect("tokenize", token, 201)
-  console.log(`  token ${token.body.id} · visa •••• 4242 · up to ${money(amount)} for ${session.id} only, 15 minutes`)
-
-  step(4, "Complete the checkout with the token")
-  const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, dialect.completeBody(token.body.id))
-  expect("complete", completed, 200)
-  session = dialect.view(completed.body)
+  session = viaStripe ? await payWithStripe(session) : await payWithVaultToken(session)
   console.log(`  status ${session.status} · order ${session.order?.id}`)
   console.log(`  permalink ${session.order?.permalink_url}`)
 

@@ -20,12 +20,16 @@ export interface SessionView {
   readonly selectedOptionId: string | undefined
   readonly messages: ReadonlyArray<{ readonly type: string; readonly code?: string; readonly content: string }>
   readonly order: { readonly id: string; readonly permalink_url: string } | undefined
+  /** The payment handlers the session offers (none shown in 2025-09-29). */
+  readonly handlers: ReadonlyArray<{ readonly id: string; readonly psp: string }>
 }
 
 export interface Dialect {
   readonly createBody: (items: ReadonlyArray<{ id: string; quantity: number }>) => unknown
   readonly selectOptionBody: (session: SessionView, optionId: string) => unknown
   readonly completeBody: (token: string) => unknown
+  /** Paying with a Stripe shared payment token through the session's handler whose psp is `stripe`. */
+  readonly stripeCompleteBody: (session: SessionView, token: string) => unknown
   readonly view: (body: any) => SessionView
 }
 
@@ -53,8 +57,22 @@ const documentFormat: Dialect = {
     options: body.fulfillment_options.map((o: any) => ({ id: o.id, type: o.type, title: o.title, total: o.total })),
     selectedOptionId: body.fulfillment_option_id,
     messages: body.messages,
-    order: body.order
-  })
+    order: body.order,
+    handlers: []
+  }),
+  // The interface document's shape names the provider; the token's prefix tells Stripe's from the vault's.
+  stripeCompleteBody: (_session, token) => ({ payment_data: { token, provider: "stripe" } })
+}
+
+const stripeHandlerOf = (session: SessionView): string => {
+  const handler = session.handlers.find((h) => h.psp === "stripe")
+  if (handler === undefined) {
+    throw new Error(
+      `the session offers no Stripe payment handler (${session.handlers.map((h) => h.id).join(", ")}); ` +
+        "is the server started with STRIPE_SECRET_KEY?"
+    )
+  }
+  return handler.id
 }
 
 const lineItemsFormat: Dialect = {
@@ -96,7 +114,15 @@ const lineItemsFormat: Dialect = {
     })),
     selectedOptionId: body.selected_fulfillment_options?.[0]?.option_id,
     messages: body.messages,
-    order: body.order
+    order: body.order,
+    handlers: (body.capabilities?.payment?.handlers ?? []).map((h: any) => ({ id: h.id, psp: h.psp }))
+  }),
+  stripeCompleteBody: (session, token) => ({
+    payment_data: {
+      handler_id: stripeHandlerOf(session),
+      instrument: { type: "card", credential: { type: "spt", token } }
+    },
+    risk_signals: { user_agent: "scripts/demo.ts --stripe" }
   })
 }
 

@@ -7,7 +7,8 @@
  * --duration <s> (per run), --connections <n,…> (concurrency, or agents for the flow), --rounds <n>
  * (runs of each measurement, reported as the median and its spread), --pairs <n> (rounds of
  * paired runs, 0: none), --api-version <v> (the flow's agents: 2025-09-29, or 2026-04-17 with a
- * fresh Idempotency-Key on every POST), --pool <n> (DATABASE_POOL_SIZE of the servers and the
+ * fresh Idempotency-Key on every POST), --stripe (the flow pays with Stripe shared payment tokens
+ * through the Stripe-compatible test server, `npm run stripe:fake`, run on the load cores), --pool <n> (DATABASE_POOL_SIZE of the servers and the
  * floor; 10), --log-level <level> (the servers' LOG_LEVEL), --profile (the server under
  * --cpu-prof, where its time goes printed), --out <dir> (bench/results), --no-write, --keep (keep
  * the work directory with the server logs), --no-pin (do not pin processes to cores,
@@ -135,7 +136,8 @@ export const { values: args } = parseArgs({
     "no-pin": { type: "boolean", default: false },
     against: { type: "string" },
     "earlier-flags": { type: "string", default: "ours" },
-    receiver: { type: "string", default: "self" }
+    receiver: { type: "string", default: "self" },
+    stripe: { type: "boolean", default: false }
   }
 })
 
@@ -184,6 +186,8 @@ export const flowVersions: ReadonlyArray<string> = args["api-version"] !== undef
   : mode.flowVersions ?? []
 /** Servers on core 0, everything else on the other cores (`affinity.ts`). */
 export const pin = pinning(!args["no-pin"])
+/** `--stripe`: the flow pays through the Stripe-compatible test server (`useStripeFake`). */
+export const viaStripe = args.stripe
 
 // ---------------------------------------------------------------------------------------------
 // Targets
@@ -197,9 +201,41 @@ export const benchCatalogFile = () => {
   return file
 }
 
+/** Where the flow's Stripe payments go, once `useStripeFake` started it. */
+export let stripeFake: { readonly base: string; readonly secretKey: string } | undefined
+
+/**
+ * `npm run stripe:fake` as a process of its own on the load cores, like the agents: what it spends
+ * answering the server's PaymentIntent calls is the outside service's, not the server's.
+ */
+export const useStripeFake = async () => {
+  const port = await freePort()
+  const secretKey = "sk_test_bench" + randomBytes(12).toString("hex")
+  const proc = spawnNode(
+    "stripe",
+    ["--import", "tsx", join(PROJECT_ROOT, "scripts", "stripe-fake.ts"), "--port", String(port)],
+    { STRIPE_SECRET_KEY: secretKey },
+    port,
+    logPath(workDir, "stripe"),
+    pin ? LOAD_CORES : undefined
+  )
+  running.add(proc)
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const up = await fetch(`${proc.baseUrl}/v1/charges/ch_none`, { headers: { authorization: `Bearer ${secretKey}` } })
+      .then((response) => response.arrayBuffer().then(() => true), () => false)
+    if (up) break
+    if (Date.now() > deadline) throw new Error(`the Stripe-compatible server did not start:\n${proc.tail()}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  stripeFake = { base: proc.baseUrl, secretKey }
+  return stripeFake
+}
+
 /** The environment every server the benches start gets (raised rate limits, the bench's pool). */
 export const serverEnv = (catalogFile: string, extra: Record<string, string>): Record<string, string> => ({
   HOST: "127.0.0.1",
+  ...(stripeFake === undefined ? {} : { STRIPE_SECRET_KEY: stripeFake.secretKey, STRIPE_API_BASE: stripeFake.base }),
   API_KEYS: API_KEY,
   MERCHANT_API_KEYS: MERCHANT_API_KEY,
   CATALOG_FILE: catalogFile,
@@ -359,8 +395,10 @@ export const record = (row: Row) => {
 /** A flow's row: `full_flow` in the interface document's format, `full_flow_2026_04_17` in that version's. */
 export type FlowScenario = "full_flow" | `full_flow_${string}`
 
-export const flowScenarioOf = (version: string): FlowScenario =>
-  version === API_VERSION ? "full_flow" : `full_flow_${version.replaceAll("-", "_")}`
+export const flowScenarioOf = (version: string): FlowScenario => {
+  const name: FlowScenario = version === API_VERSION ? "full_flow" : `full_flow_${version.replaceAll("-", "_")}`
+  return viaStripe ? `${name}_stripe` : name
+}
 
 export const flowRow = (
   target: string,

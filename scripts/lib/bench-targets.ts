@@ -50,7 +50,10 @@ import {
   startFloor,
   startOurs,
   stop,
+  stripeFake,
   targets,
+  useStripeFake,
+  viaStripe,
   workDir
 } from "./bench-setup.ts"
 import { printProfile } from "./cpu-profile.ts"
@@ -82,7 +85,14 @@ const benchOurs = async (target: string, proc: NodeProcess) => {
 /** The full flow at each concurrency, `--rounds` times after a warm-up, its agents speaking `apiVersion`. */
 const flowScenario = async (target: string, proc: NodeProcess, apiVersion: string) => {
   const flow = (agents: number, durationMillis: number) =>
-    runFlowProcess({ baseUrls: [proc.baseUrl], apiKey: API_KEY, agents, durationMillis, apiVersion }, pin)
+    runFlowProcess({
+      baseUrls: [proc.baseUrl],
+      apiKey: API_KEY,
+      agents,
+      durationMillis,
+      apiVersion,
+      ...(stripeFake === undefined ? {} : { stripe: stripeFake })
+    }, pin)
   await flow(16, 5_000)
   for (const agents of levels) {
     const sampler = sampleRss([proc.pid], 200)
@@ -117,6 +127,10 @@ const recordPeaks = (target: string, proc: NodeProcess) => {
 
 export const benchTargets = async () => {
   const catalogFile = benchCatalogFile()
+  if (viaStripe) {
+    const fake = await useStripeFake()
+    log(`The flow pays through the Stripe-compatible test server at ${fake.base} (--stripe), on the load cores.`)
+  }
   const pgUp = (targets.has("floor") || targets.has("postgres")) && (await postgresReachable(ADMIN_URL))
   if (!pgUp && (targets.has("floor") || targets.has("postgres"))) {
     notes.push(`PostgreSQL at ${ADMIN_URL} not reachable: floor and postgres targets skipped.`)

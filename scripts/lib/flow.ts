@@ -1,7 +1,8 @@
 /**
  * The full checkout flow as a load: N concurrent agent loops, each repeating create (one or two
  * random products of the catalog, buyer, address) → update (select a fulfillment option) →
- * tokenize the card → complete, for a fixed time. Requests go round-robin over `baseUrls` (several processes on one database).
+ * tokenize the card (or, with `stripe`, a Stripe shared payment token granted by the agent
+ * platform) → complete, for a fixed time. Requests go round-robin over `baseUrls` (several processes on one database).
  * Each agent holds one keep-alive connection per server (`HttpConnection`: under half the load
  * side's CPU per checkout of `node:http`'s client, which costs half of `fetch`'s): the agents share
  * a core with PostgreSQL, so what they spend is taken from the database, and at one agent it is on
@@ -11,6 +12,7 @@
  * Idempotency-Key, which that version requires).
  */
 import { randomUUID } from "node:crypto"
+import Stripe from "stripe"
 import { API_VERSION, tokenizeBody } from "./acp-client.ts"
 import { dialectOf } from "./agent-dialects.ts"
 import { HttpConnection } from "./http-connection.ts"
@@ -59,6 +61,11 @@ export const runFlow = async (options: {
   readonly durationMillis: number
   /** The agents' API version; default 2025-09-29. */
   readonly apiVersion?: string
+  /**
+   * Pay with Stripe shared payment tokens granted at this Stripe-compatible server (the agent
+   * platform's call, not counted as a request to ours) instead of the vault's tokens.
+   */
+  readonly stripe?: { readonly base: string; readonly secretKey: string }
 }): Promise<FlowStats> => {
   const apiVersion = options.apiVersion ?? API_VERSION
   const dialect = dialectOf(apiVersion)
@@ -103,10 +110,40 @@ export const runFlow = async (options: {
     return JSON.parse(text)
   }
 
+  const stripe = options.stripe
+  const stripeHeaders = stripe === undefined ? {} : {
+    authorization: `Bearer ${stripe.secretKey}`,
+    "stripe-version": Stripe.API_VERSION,
+    "content-type": "application/x-www-form-urlencoded"
+  }
+
   const agent = async () => {
     const connections = options.baseUrls.map((base) => new HttpConnection(base))
     opened.push(...connections)
     const post = (path: string, body: string, expected: number) => request(connections, path, body, expected)
+    const stripeConnection = stripe === undefined ? undefined : new HttpConnection(stripe.base)
+    if (stripeConnection !== undefined) opened.push(stripeConnection)
+    /** The complete request's body: a vault token from our Delegate Payment API, or a Stripe granted token. */
+    const paymentFor = async (session: ReturnType<typeof dialect.view>, total: number): Promise<string> => {
+      if (stripeConnection === undefined) {
+        const token = await post(
+          "/agentic_commerce/delegate_payment",
+          JSON.stringify(tokenizeBody(session.id, total, "scripts/bench.ts")),
+          201
+        )
+        return JSON.stringify(dialect.completeBody(token.id))
+      }
+      const granted = await stripeConnection.request(
+        "POST",
+        "/v1/test_helpers/shared_payment/granted_tokens",
+        { ...stripeHeaders, "idempotency-key": randomUUID() },
+        `payment_method=pm_card_visa&usage_limits[currency]=usd&usage_limits[max_amount]=${total}`
+      )
+      if (granted.status !== 200) {
+        throw new UnexpectedStatus(`Stripe grant: ${granted.status} ${granted.text.slice(0, 200)}`)
+      }
+      return JSON.stringify(dialect.stripeCompleteBody(session, JSON.parse(granted.text).id))
+    }
     while (Date.now() < deadline) {
       const started = performance.now()
       try {
@@ -117,18 +154,8 @@ export const runFlow = async (options: {
         const ready = dialect.view(await post(`/checkout_sessions/${session.id}`, selectBody, 200))
         if (ready.status !== "ready_for_payment") throw new UnexpectedStatus(`update: session is ${ready.status}`)
         const total = ready.totals.find((t) => t.type === "total")?.amount ?? 0
-        const token = await post(
-          "/agentic_commerce/delegate_payment",
-          JSON.stringify(tokenizeBody(session.id, total, "scripts/bench.ts")),
-          201
-        )
-        const completed = dialect.view(
-          await post(
-            `/checkout_sessions/${session.id}/complete`,
-            JSON.stringify(dialect.completeBody(token.id)),
-            200
-          )
-        )
+        const payment = await paymentFor(ready, total)
+        const completed = dialect.view(await post(`/checkout_sessions/${session.id}/complete`, payment, 200))
         if (completed.status !== "completed" || completed.order?.id === undefined) {
           throw new UnexpectedStatus(`complete: session is ${completed.status}`)
         }

@@ -31,6 +31,8 @@ export interface FakeStripeOptions {
   /** The Stripe-Version every request must send (default: the SDK's pinned `Stripe.API_VERSION`). */
   readonly apiVersion?: string
   readonly clock?: FakeClock
+  /** The port on 127.0.0.1 (default: any free one). */
+  readonly port?: number
 }
 
 export interface GrantOptions {
@@ -89,7 +91,7 @@ export class FakeStripe {
         return next?.type === "redirect_to_url" ? next.redirect_to_url.return_url : undefined
       }
     })
-    const port = await server.start()
+    const port = await server.start(options.port)
     state.baseUrl = `http://127.0.0.1:${port}`
     return new FakeStripe(secretKey, apiVersion, clock, port, state, server, faults, webhooks)
   }

@@ -117,8 +117,12 @@ export class FakeServer {
     private readonly options: ServerOptions
   ) {}
 
-  async start(): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve))
+  /** On `port` of 127.0.0.1 (0: any free one); resolves with the port listened on. */
+  async start(port = 0): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject)
+      this.server.listen(port, "127.0.0.1", resolve)
+    })
     return (this.server.address() as AddressInfo).port
   }
 
