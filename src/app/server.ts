@@ -35,6 +35,8 @@ import { AppConfig, type AppConfigShape } from "../platform/config.ts"
 import { answerClientError } from "../platform/http/client-error.ts"
 import { Ids } from "../platform/ids.ts"
 import { SqlRateLimiter } from "../rate-limit/store/sql-rate-limiter.ts"
+import { SdkStripeClient } from "../stripe/http/sdk-stripe-client.ts"
+import { StripeOrderPayments } from "../stripe/order-refunds.ts"
 import { SqlReceivedEventsStore } from "../webhook-receiver/store/sql-received-events-store.ts"
 import { HttpAppLive, HttpAppService } from "./http-app.ts"
 
@@ -74,8 +76,12 @@ export const ApplicationServices = HttpAppLive.pipe(
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(IssuerAuthenticationLive),
-  Layer.provideMerge(OrderServicesLive.pipe(Layer.provide(CheckoutOrderLinkCopies))),
+  Layer.provideMerge(
+    OrderServicesLive.pipe(Layer.provide(CheckoutOrderLinkCopies), Layer.provide(StripeOrderPayments))
+  ),
   Layer.provideMerge(OutboxSignalLive),
+  // One Stripe client for what the application does at Stripe (refunds, reading what its webhooks name).
+  Layer.provideMerge(SdkStripeClient),
   Layer.provide(Ids.Live)
 )
 

@@ -1,0 +1,82 @@
+/**
+ * `OrderPayments` for payments made through Stripe: an order's refund to the original payment is a
+ * Stripe Refund of the session's PaymentIntent. Its Idempotency-Key is the order's and the adjustment's
+ * the refund becomes, so a retry of the same request replays Stripe's refund; the request's reference
+ * is in the metadata, so another request under the same key (a concurrent refund of the order) gets
+ * Stripe's idempotency error instead of sharing the refund. Charges of the built-in processor
+ * (`ch_…`) moved no money: nothing to refund.
+ */
+import { Effect, Layer, Option } from "effect"
+import { CheckoutStore } from "../checkout/checkout-store.ts"
+import {
+  OrderPayments,
+  type RefundFailure,
+  RefundKeyTaken,
+  RefundRefused,
+  type RefundToMake,
+  RefundUnavailable
+} from "../orders/order-payments.ts"
+import type { StripeFailure } from "./model/stripe-failure.ts"
+import { StripeClient } from "./stripe-client.ts"
+
+/** Charges the Stripe provider makes are PaymentIntents. */
+export const isPaymentIntentId = (chargeId: string | undefined): chargeId is string =>
+  chargeId !== undefined && chargeId.startsWith("pi_")
+
+/** Stripe's Idempotency-Key of the refund an order's adjustment records. */
+export const refundIdempotencyKey = (orderId: string, adjustmentId: string): string =>
+  `order-refund:${orderId}:${adjustmentId}`
+
+export const refundFailure = (orderId: string) => (failure: StripeFailure): Effect.Effect<never, RefundFailure> => {
+  switch (failure._tag) {
+    case "StripeIdempotencyConflict":
+      return Effect.fail(new RefundKeyTaken({ orderId }))
+    case "StripeRequestRefused":
+      // The key's first request is still running at Stripe: it is another request's refund.
+      return failure.code === "idempotency_key_in_use"
+        ? Effect.fail(new RefundKeyTaken({ orderId }))
+        : Effect.fail(
+          new RefundRefused({ code: failure.code ?? "refund_refused", message: failure.message, param: failure.param })
+        )
+    case "StripeCardError":
+      return Effect.fail(
+        new RefundRefused({ code: failure.code ?? "refund_refused", message: failure.message, param: undefined })
+      )
+    case "StripeUnavailable":
+      return Effect.fail(new RefundUnavailable({ retryAfterSeconds: failure.retryAfterSeconds }))
+    case "StripeMisconfigured":
+      return Effect.zipRight(
+        Effect.logError(`refund of order ${orderId}: Stripe refused the account's key (${failure.statusCode ?? "none"})`),
+        Effect.fail(new RefundUnavailable({ retryAfterSeconds: undefined }))
+      )
+  }
+}
+
+export const StripeOrderPayments = Layer.effect(
+  OrderPayments,
+  Effect.gen(function*() {
+    const stripe = yield* StripeClient
+    const checkout = yield* CheckoutStore
+    const refundOriginalPayment = Effect.fnUntraced(function*(refund: RefundToMake) {
+      const paid = yield* checkout.readSessionForPayment(refund.checkoutSessionId)
+      const attempt = Option.getOrUndefined(Option.flatMap(paid, (found) => found.latestAttempt))
+      const chargeId = attempt?.state === "succeeded" ? attempt.chargeId : undefined
+      if (!isPaymentIntentId(chargeId)) return Option.none()
+      const made = yield* stripe.call("refunds.create", (sdk) =>
+        sdk.refunds.create({
+          payment_intent: chargeId,
+          amount: refund.amount,
+          metadata: {
+            order_id: refund.orderId,
+            adjustment_id: refund.adjustmentId,
+            request_reference: refund.requestReference
+          }
+        }, { idempotencyKey: refundIdempotencyKey(refund.orderId, refund.adjustmentId) })).pipe(
+          Effect.catchAll(refundFailure(refund.orderId))
+        )
+      yield* Effect.logInfo(`order ${refund.orderId}: Stripe refund ${made.id} of ${made.amount} (${chargeId})`)
+      return Option.some({ reference: made.id })
+    })
+    return OrderPayments.of({ refundOriginalPayment })
+  })
+)
