@@ -1,8 +1,9 @@
 /** The `CheckoutService` the handlers call: the use cases of `session-changes.ts` and `completion.ts`. */
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { makeCheckoutContext } from "./checkout-context.ts"
 import { type CompleteError, makeCheckoutCompletion } from "./completion.ts"
+import { makePaymentSettlement, type Settlement } from "./payment-settlement.ts"
 import { makeSessionChanges } from "./session-changes.ts"
 import type { PaymentInProgress, SessionNotFound } from "./session/errors.ts"
 import type {
@@ -34,6 +35,8 @@ export interface CheckoutServiceShape {
   ) => Effect.Effect<Session, SessionFinal | PaymentInProgress | SessionNotFound | StorageError>
   /** Expires sessions idle past their TTL and settles payments left pending; returns how many. */
   readonly expireDue: (limit: number) => Effect.Effect<number, StorageError>
+  /** Settles the session's pending payment now, ignoring the grace period (the provider said it is final). */
+  readonly settlePayment: (sessionId: string) => Effect.Effect<Settlement, StorageError>
 }
 
 export class CheckoutService extends Context.Tag("acp/CheckoutService")<CheckoutService, CheckoutServiceShape>() {}
@@ -50,6 +53,12 @@ export const CheckoutServiceLive = Layer.effect(
     yield* store.coupons.seed(
       catalog.coupons.map((coupon) => ({ id: coupon.id, timesRedeemed: coupon.times_redeemed ?? 0 }))
     )
-    return CheckoutService.of({ ...makeSessionChanges(ctx), ...makeCheckoutCompletion(ctx) })
+    const { settlePendingPayment } = makePaymentSettlement(ctx)
+    return CheckoutService.of({
+      ...makeSessionChanges(ctx),
+      ...makeCheckoutCompletion(ctx),
+      settlePayment: (sessionId) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => settlePendingPayment(sessionId, now, { ignoreGrace: true }))
+    })
   })
 )

@@ -39,13 +39,13 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
     }
   )
 
-  const settleLocked = Effect.fnUntraced(function*(id: string, now: number) {
+  const settleLocked = Effect.fnUntraced(function*(id: string, now: number, ignoreGrace: boolean) {
     const locked = yield* store.lockSessionForPayment(id)
     if (Option.isNone(locked)) return "none"
     const { latestAttempt, session, version } = locked.value
     const attempt = Option.getOrUndefined(latestAttempt)
     if (attempt?.state !== "pending") return "none"
-    if (Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
+    if (!ignoreGrace && Date.parse(session.updated_at) + PENDING_PAYMENT_GRACE_MILLIS > now) return "none"
     const made = yield* payments.settleCharge(attempt)
     const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
     if (charged !== undefined && isActive(session.status)) {
@@ -91,8 +91,15 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
     return yield* afterFailedPayment(session, declined, now)
   })
 
-  const settlePendingPayment = (id: string, now: number): Effect.Effect<Settlement, StorageError> =>
-    store.transaction(settleLocked(id, now))
+  /**
+   * `ignoreGrace`: settle now, when the provider has said the payment is final (its webhook): what
+   * settles is still only what the provider says of the key.
+   */
+  const settlePendingPayment = (
+    id: string,
+    now: number,
+    options: { readonly ignoreGrace?: boolean } = {}
+  ): Effect.Effect<Settlement, StorageError> => store.transaction(settleLocked(id, now, options.ignoreGrace === true))
 
   return { settlePendingPayment }
 }
