@@ -37,6 +37,8 @@ import { Ids } from "../platform/ids.ts"
 import { SqlRateLimiter } from "../rate-limit/store/sql-rate-limiter.ts"
 import { SdkStripeClient } from "../stripe/http/sdk-stripe-client.ts"
 import { StripeOrderPayments } from "../stripe/order-refunds.ts"
+import { SqlStripeEventsStore } from "../stripe/store/sql-stripe-events-store.ts"
+import { StripeWebhooksLive } from "../stripe/stripe-webhooks.ts"
 import { SqlReceivedEventsStore } from "../webhook-receiver/store/sql-received-events-store.ts"
 import { HttpAppLive, HttpAppService } from "./http-app.ts"
 
@@ -73,6 +75,7 @@ export const ExpirySweeper = Layer.scopedDiscard(
 )
 
 export const ApplicationServices = HttpAppLive.pipe(
+  Layer.provide(StripeWebhooksLive),
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(IssuerAuthenticationLive),
@@ -231,7 +234,8 @@ export const ServerLive = HttpServerLive.pipe(
     SqlReceivedEventsStore,
     SqlChargeStore,
     SqlConsoleSessionStore,
-    SqlRateLimiter
+    SqlRateLimiter,
+    SqlStripeEventsStore
   ]),
   Layer.provide(DatabaseFromConfig)
 )

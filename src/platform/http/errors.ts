@@ -27,7 +27,9 @@ export const BadRequestCode = Schema.Literal(
   "invalid_content_type",
   "invalid_json",
   /** Complete of a session waiting for issuer authentication without its result. */
-  "requires_3ds"
+  "requires_3ds",
+  /** `POST /stripe/webhooks`: no Stripe-Signature, none matching, or signed too long ago. */
+  "invalid_signature"
 )
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
   ...common,
