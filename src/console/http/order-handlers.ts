@@ -176,9 +176,11 @@ export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
       return Effect.succeed(notFoundPage(frameOf(session, "No such action"), `No action ${maskCardNumbers(action)}.`))
     }
     if ("refused" in decided) return detail(session, id, problem(decided.refused), 400)
-    // A refund to the original payment goes to the payment provider first (`OrderService.refund`).
+    // A refund to the original payment goes to the payment provider first (`OrderService.refund`). The
+    // form's tag is its request key: submitted again (after the provider was unavailable), the same
+    // form replays the provider's refund instead of making another.
     const applied = "refund" in decided
-      ? orders.refund(id, decided.refund, { seen })
+      ? orders.refund(id, decided.refund, { seen, requestKey: `console:${seen}` })
       : orders.applyIfUnchanged(id, decided.command, seen)
     return applied.pipe(
       Effect.zipRight(done),
