@@ -9,11 +9,14 @@ import type { StorageError } from "../db/storage-error.ts"
 export interface RefundToMake {
   readonly orderId: string
   readonly checkoutSessionId: string
-  /** The adjustment the refund becomes (`adj_<n>` of the order as read): with the order, its key. */
+  /** The adjustment the refund becomes on the order as read (`adj_<n>`), for the provider's record. */
   readonly adjustmentId: string
   /** Minor units, at least 1. */
   readonly amount: number
-  /** Names the merchant request asking (`Adjustment.request_reference`); kept with the provider's refund. */
+  /**
+   * Names the merchant request asking (`Adjustment.request_reference`): with the order, the refund's
+   * key at the provider, and kept with its refund, so its notification names the request.
+   */
   readonly requestReference: string
 }
 
@@ -34,18 +37,15 @@ export class RefundUnavailable extends Data.TaggedError("RefundUnavailable")<{
   readonly retryAfterSeconds: number | undefined
 }> {}
 
-/**
- * The key of this adjustment was used by another request (a concurrent refund of the same order,
- * or the same one with another amount): this request's refund was not made.
- */
+/** The request's key was used with other parameters, or is in use right now: this refund was not made. */
 export class RefundKeyTaken extends Data.TaggedError("RefundKeyTaken")<{ readonly orderId: string }> {}
 
 export type RefundFailure = RefundRefused | RefundUnavailable | RefundKeyTaken
 
 export interface OrderPaymentsShape {
   /**
-   * Refunds `amount` of the order's original payment, keyed by (order, adjustment, request): asked again
-   * with the same, the provider answers the first refund and moves nothing more. None when the
+   * Refunds `amount` of the order's original payment, keyed by (order, request): asked again with the
+   * same, the provider answers the first refund and moves nothing more. None when the
    * order's payment moved no real money (nothing to give back).
    */
   readonly refundOriginalPayment: (refund: RefundToMake) => Effect.Effect<

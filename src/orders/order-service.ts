@@ -77,8 +77,9 @@ export interface OrderServiceShape {
   ) => Effect.Effect<Order, OrderNotFound | OrderChanged | OrderError | StorageError>
   /**
    * A refund. To the original payment it first moves the money (`OrderPayments`, keyed by the order and
-   * the adjustment it becomes), then records it under the order's lock, whatever changed meanwhile:
-   * money that moved is always recorded, once (by the provider's reference).
+   * the request), then records it under the order's lock, whatever changed meanwhile: money that moved
+   * is always recorded, once (by the provider's reference). Concurrent refunds of one order are each
+   * their own refund and adjustment; the provider refuses one that exceeds what its payment has left.
    */
   readonly refund: (
     id: string,

@@ -1,10 +1,10 @@
 /**
  * `OrderPayments` for payments made through Stripe: an order's refund to the original payment is a
- * Stripe Refund of the session's PaymentIntent. Its Idempotency-Key is the order's and the adjustment's
- * the refund becomes, so a retry of the same request replays Stripe's refund; the request's reference
- * is in the metadata, so another request under the same key (a concurrent refund of the order) gets
- * Stripe's idempotency error instead of sharing the refund. Charges of the built-in processor
- * (`ch_…`) moved no money: nothing to refund.
+ * Stripe Refund of the session's PaymentIntent. Its Idempotency-Key is the order's and the request's
+ * (`requestReference`: the merchant's Idempotency-Key, hashed), so a retry of the same request replays
+ * Stripe's refund, whatever changed on the order meanwhile, and two different requests never share
+ * one refund, nor does a refusal Stripe saved under a key block a later refund. Charges of the
+ * built-in processor (`ch_…`) moved no money: nothing to refund.
  */
 import { Effect, Layer, Option } from "effect"
 import { CheckoutStore } from "../checkout/checkout-store.ts"
@@ -23,16 +23,16 @@ import { StripeClient } from "./stripe-client.ts"
 export const isPaymentIntentId = (chargeId: string | undefined): chargeId is string =>
   chargeId !== undefined && chargeId.startsWith("pi_")
 
-/** Stripe's Idempotency-Key of the refund an order's adjustment records. */
-export const refundIdempotencyKey = (orderId: string, adjustmentId: string): string =>
-  `order-refund:${orderId}:${adjustmentId}`
+/** Stripe's Idempotency-Key of a merchant request's refund of an order. */
+export const refundIdempotencyKey = (orderId: string, requestReference: string): string =>
+  `order-refund:${orderId}:${requestReference}`
 
 export const refundFailure = (orderId: string) => (failure: StripeFailure): Effect.Effect<never, RefundFailure> => {
   switch (failure._tag) {
     case "StripeIdempotencyConflict":
       return Effect.fail(new RefundKeyTaken({ orderId }))
     case "StripeRequestRefused":
-      // The key's first request is still running at Stripe: it is another request's refund.
+      // The key's first request is still running at Stripe (the same request, sent twice at once).
       return failure.code === "idempotency_key_in_use"
         ? Effect.fail(new RefundKeyTaken({ orderId }))
         : Effect.fail(
@@ -71,7 +71,7 @@ export const StripeOrderPayments = Layer.effect(
             adjustment_id: refund.adjustmentId,
             request_reference: refund.requestReference
           }
-        }, { idempotencyKey: refundIdempotencyKey(refund.orderId, refund.adjustmentId) })).pipe(
+        }, { idempotencyKey: refundIdempotencyKey(refund.orderId, refund.requestReference) })).pipe(
           Effect.catchAll(refundFailure(refund.orderId))
         )
       yield* Effect.logInfo(`order ${refund.orderId}: Stripe refund ${made.id} of ${made.amount} (${chargeId})`)

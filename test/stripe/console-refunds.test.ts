@@ -41,7 +41,7 @@ describe("console refunds through Stripe", () => {
       fake.fail({ path: "/v1/refunds", method: "POST", with: "drop-after-processing", times: 3 })
       const down = yield* client.post(`/console/orders/${order.id}/refund`, { seen, amount: "4", type: "original_payment" })
       expect(down.status).toBe(503)
-      expect(down.text).toContain("The payment provider is unavailable; nothing was refunded.")
+      expect(down.text).toContain("The payment provider did not answer; the refund was not recorded.")
       expect((yield* get(`/orders/${order.id}`)).body.refunds).toEqual([])
       // The page shown after the failure carries the same tag: submitting it again replays the refund.
       expect(yield* seenOf(client, order.id)).toBe(seen)

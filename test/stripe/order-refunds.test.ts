@@ -1,11 +1,12 @@
 /**
  * An order's refund to the original payment is a Stripe Refund, made exactly once: keyed by the
- * order and the adjustment it becomes, so that the SDK's retries, a retried request and a
- * concurrent refund of the same order never refund twice; Stripe down is a 503 with nothing
- * written, Stripe refusing a clear 4xx.
+ * order and the request (its Idempotency-Key), so that the SDK's retries and a retried request never
+ * refund twice, and concurrent refunds of one order are each recorded once; Stripe down is a 503
+ * with nothing written, Stripe refusing a clear 4xx.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { requestReference } from "../../src/orders/order-service.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { until } from "../payments/stripe-fake-fixtures.ts"
 import { post, testApp } from "../support/http.ts"
@@ -36,7 +37,7 @@ const refundPosts = (orderId: string) =>
 const confirmed = (orderId: string) => post(`/orders/${orderId}/confirm`)
 
 describe("order refunds through Stripe", () => {
-  it.live("a refund to the original payment is a Stripe Refund keyed by the order and its adjustment", () =>
+  it.live("a refund to the original payment is a Stripe Refund keyed by the order and the request", () =>
     run(Effect.gen(function*() {
       const { intent, order } = yield* createStripeOrder(fake)
       yield* confirmed(order.id)
@@ -51,7 +52,10 @@ describe("order refunds through Stripe", () => {
       expect(response.body.adjustments).toEqual([
         expect.objectContaining({ id: "adj_1", type: "refund", status: "completed", amount: 1000, payment_reference: made!.id })
       ])
-      expect(refundPosts(order.id).map((r) => r.idempotencyKey)).toEqual([`order-refund:${order.id}:adj_1`])
+      expect(refundPosts(order.id).map((r) => r.idempotencyKey)).toEqual([
+        `order-refund:${order.id}:${requestReference(order.id, "refund-key-1")}`
+      ])
+      expect(made!.metadata.request_reference).toBe(requestReference(order.id, "refund-key-1"))
       // The same request again is answered as it was; Stripe is not asked again.
       const again = yield* refund(order.id, { type: "original_payment", amount: 1000 }, "refund-key-1")
       expect(again.body).toEqual(response.body)
@@ -148,25 +152,44 @@ describe("order refunds through Stripe", () => {
       expect(stored._tag === "Some" && stored.value.order.refunds).toEqual([])
     })))
 
-  it.live("two refunds of one order at once: one Stripe refund under the adjustment, the other 409 and nothing", () =>
+  it.live("two refunds of one order at once: each its own Stripe refund and adjustment, counted once each", () =>
     run(Effect.gen(function*() {
       const { intent, order } = yield* createStripeOrder(fake)
       yield* confirmed(order.id)
+      // The first waits at Stripe while the second reads the same order and asks too.
       fake.fail({ path: "/v1/refunds", method: "POST", with: "delay", ms: 300 })
       const first = yield* Effect.fork(refund(order.id, { type: "original_payment", amount: 1000 }, "race-a"))
       yield* Effect.promise(() => until(() => refundPosts(order.id).length > 0))
       const second = yield* refund(order.id, { type: "original_payment", amount: 2000 }, "race-b")
       const winner = yield* first.await.pipe(Effect.flatten)
-      expect(winner.status).toBe(200)
-      expect(second.status).toBe(409)
-      expect(second.body).toMatchObject({ code: "refund_conflict" })
-      expect(second.headers.get("retry-after")).not.toBeNull()
-      expect(refundsOf(intent.id).map((r) => r.amount)).toEqual([1000])
+      expect([winner.status, second.status]).toEqual([200, 200])
+      expect(refundsOf(intent.id).map((r) => r.amount).sort()).toEqual([1000, 2000])
       const stored = yield* (yield* OrderStore).getOrder(order.id)
-      expect(stored._tag === "Some" && stored.value.order.refunds).toEqual([{ type: "original_payment", amount: 1000 }])
-      // Retried with its key, the second is a new adjustment and a refund of its own.
-      const retried = yield* refund(order.id, { type: "original_payment", amount: 2000 }, "race-b")
-      expect(retried.status).toBe(200)
-      expect(refundsOf(intent.id).map((r) => r.amount)).toEqual([1000, 2000])
+      const final = stored._tag === "Some" ? stored.value.order : undefined
+      expect(final?.adjustments.map((a) => a.id)).toEqual(["adj_1", "adj_2"])
+      expect(new Set(final?.adjustments.map((a) => a.payment_reference))).toEqual(
+        new Set(refundsOf(intent.id).map((r) => r.id))
+      )
+      expect(final?.totals.find((t) => t.type === "amount_refunded")?.amount).toBe(3000)
+      // Retried, neither refunds again.
+      expect((yield* refund(order.id, { type: "original_payment", amount: 1000 }, "race-a")).status).toBe(200)
+      expect((yield* refund(order.id, { type: "original_payment", amount: 2000 }, "race-b")).status).toBe(200)
+      expect(refundsOf(intent.id).length).toBe(2)
+    })))
+
+  it.live("two refunds at once that together exceed the payment: Stripe refuses one, which records nothing", () =>
+    run(Effect.gen(function*() {
+      const { intent, order, total } = yield* createStripeOrder(fake)
+      yield* confirmed(order.id)
+      const part = Math.floor(total * 0.6)
+      fake.fail({ path: "/v1/refunds", method: "POST", with: "delay", ms: 300 })
+      const first = yield* Effect.fork(refund(order.id, { type: "original_payment", amount: part }, "big-a"))
+      yield* Effect.promise(() => until(() => refundPosts(order.id).length > 0))
+      const second = yield* refund(order.id, { type: "original_payment", amount: part }, "big-b")
+      const winner = yield* first.await.pipe(Effect.flatten)
+      expect([winner.status, second.status].sort()).toEqual([200, 422])
+      expect(refundsOf(intent.id).map((r) => r.amount)).toEqual([part])
+      const stored = yield* (yield* OrderStore).getOrder(order.id)
+      expect(stored._tag === "Some" && stored.value.order.refunds).toEqual([{ type: "original_payment", amount: part }])
     })))
 })

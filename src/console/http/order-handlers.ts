@@ -177,10 +177,13 @@ export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
     }
     if ("refused" in decided) return detail(session, id, problem(decided.refused), 400)
     // A refund to the original payment goes to the payment provider first (`OrderService.refund`). The
-    // form's tag is its request key: submitted again (after the provider was unavailable), the same
-    // form replays the provider's refund instead of making another.
+    // form as filled in on the order as shown is the request: submitted again (after the provider was
+    // unavailable) it replays the provider's refund instead of making another.
     const applied = "refund" in decided
-      ? orders.refund(id, decided.refund, { seen, requestKey: `console:${seen}` })
+      ? orders.refund(id, decided.refund, {
+        seen,
+        requestKey: `console:${seen}:${decided.refund.type}:${decided.refund.amount}`
+      })
       : orders.applyIfUnchanged(id, decided.command, seen)
     return applied.pipe(
       Effect.zipRight(done),
@@ -200,7 +203,10 @@ export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
           detail(
             session,
             id,
-            problem("The payment provider is unavailable; nothing was refunded. Try again in a moment."),
+            problem(
+              "The payment provider did not answer; the refund was not recorded. Submitting the same refund " +
+                "again in a moment cannot refund twice."
+            ),
             503
           ),
         RefundKeyTaken: changed,

@@ -140,7 +140,8 @@ export const mapRefundFailures = <A, E, R>(effect: Effect.Effect<A, E | RefundFa
               new ServiceUnavailable({
                 type: "service_unavailable",
                 code: "service_unavailable",
-                message: "The payment provider is unavailable; nothing was refunded. Retry later."
+                message: "The payment provider did not answer; the refund was not recorded. Retry with the same " +
+                  "Idempotency-Key: a retry cannot refund twice."
               })
             )
           )
