@@ -46,7 +46,9 @@ export const refundFailure = (orderId: string) => (failure: StripeFailure): Effe
       return Effect.fail(new RefundUnavailable({ retryAfterSeconds: failure.retryAfterSeconds }))
     case "StripeMisconfigured":
       return Effect.zipRight(
-        Effect.logError(`refund of order ${orderId}: Stripe refused the account's key (${failure.statusCode ?? "none"})`),
+        Effect.logError(
+          `refund of order ${orderId}: Stripe refused the account's key (${failure.statusCode ?? "none"})`
+        ),
         Effect.fail(new RefundUnavailable({ retryAfterSeconds: undefined }))
       )
   }

@@ -12,7 +12,7 @@ import { CheckoutService } from "../checkout/checkout-service.ts"
 import { CheckoutStore } from "../checkout/checkout-store.ts"
 import type { StorageError } from "../db/storage-error.ts"
 import { type DisputeOutcome, OrderCommand, type PaymentRefund } from "../orders/model/order-state-machine.ts"
-import { OrderEvents, type ReconcileCommand, OrderService } from "../orders/order-service.ts"
+import { OrderEvents, OrderService, type ReconcileCommand } from "../orders/order-service.ts"
 import { OrderStore } from "../orders/order-store.ts"
 import type { StripeFailure } from "./model/stripe-failure.ts"
 import { isPaymentIntentId } from "./order-refunds.ts"
@@ -64,7 +64,10 @@ export const StripeWebhooksLive = Layer.effect(
 
     /** The order of the session a PaymentIntent paid, if the session's succeeded payment is that PaymentIntent. */
     const orderPaidBy = Effect.fnUntraced(function*(paymentIntentId: string) {
-      const intent = yield* stripe.call("paymentIntents.retrieve", (sdk) => sdk.paymentIntents.retrieve(paymentIntentId))
+      const intent = yield* stripe.call(
+        "paymentIntents.retrieve",
+        (sdk) => sdk.paymentIntents.retrieve(paymentIntentId)
+      )
       const sessionId = intent.metadata?.checkout_session_id
       if (sessionId === undefined || sessionId === "") return Option.none<string>()
       const paid = yield* checkoutStore.readSessionForPayment(sessionId)
@@ -97,63 +100,71 @@ export const StripeWebhooksLive = Layer.effect(
       })
     })
 
-    const planFor = Effect.fnUntraced(function*(event: Stripe.Event): Effect.fn.Return<Plan, StripeFailure | StorageError> {
-      switch (event.type) {
-        case "charge.refunded": {
-          const charge = event.data.object
-          const intentId = idOf(charge.payment_intent)
-          if (!isPaymentIntentId(intentId)) return nothing("no PaymentIntent")
-          const orderId = yield* orderPaidBy(intentId)
-          if (Option.isNone(orderId)) return nothing(`no order paid by ${intentId}`)
-          const refunds = yield* refundsOf(intentId, orderId.value)
-          return reconcile(
-            orderId.value,
-            OrderCommand.RecordPaymentRefunds({ refunds }),
-            `refunds of ${intentId} on ${orderId.value}`
-          )
-        }
-        case "charge.dispute.created":
-        case "charge.dispute.closed": {
-          const dispute = event.data.object
-          let intentId = idOf(dispute.payment_intent)
-          if (intentId === undefined) {
-            const chargeId = idOf(dispute.charge)
-            if (chargeId === undefined) return nothing("no charge")
-            const charge = yield* stripe.call("charges.retrieve", (sdk) => sdk.charges.retrieve(chargeId))
-            intentId = idOf(charge.payment_intent)
+    const planFor = Effect.fnUntraced(
+      function*(event: Stripe.Event): Effect.fn.Return<Plan, StripeFailure | StorageError> {
+        switch (event.type) {
+          case "charge.refunded": {
+            const charge = event.data.object
+            const intentId = idOf(charge.payment_intent)
+            if (!isPaymentIntentId(intentId)) return nothing("no PaymentIntent")
+            const orderId = yield* orderPaidBy(intentId)
+            if (Option.isNone(orderId)) return nothing(`no order paid by ${intentId}`)
+            const refunds = yield* refundsOf(intentId, orderId.value)
+            return reconcile(
+              orderId.value,
+              OrderCommand.RecordPaymentRefunds({ refunds }),
+              `refunds of ${intentId} on ${orderId.value}`
+            )
           }
-          if (!isPaymentIntentId(intentId)) return nothing("no PaymentIntent")
-          const orderId = yield* orderPaidBy(intentId)
-          if (Option.isNone(orderId)) return nothing(`no order paid by ${intentId}`)
-          return reconcile(
-            orderId.value,
-            OrderCommand.RecordDispute({
-              reference: dispute.id,
-              amount: dispute.amount,
-              reason: dispute.reason,
-              outcome: disputeOutcome(dispute.status)
-            }),
-            `dispute ${dispute.id} (${dispute.status}) on ${orderId.value}`
-          )
+          case "charge.dispute.created":
+          case "charge.dispute.closed": {
+            const dispute = event.data.object
+            let intentId = idOf(dispute.payment_intent)
+            if (intentId === undefined) {
+              const chargeId = idOf(dispute.charge)
+              if (chargeId === undefined) return nothing("no charge")
+              const charge = yield* stripe.call("charges.retrieve", (sdk) => sdk.charges.retrieve(chargeId))
+              intentId = idOf(charge.payment_intent)
+            }
+            if (!isPaymentIntentId(intentId)) return nothing("no PaymentIntent")
+            const orderId = yield* orderPaidBy(intentId)
+            if (Option.isNone(orderId)) return nothing(`no order paid by ${intentId}`)
+            return reconcile(
+              orderId.value,
+              OrderCommand.RecordDispute({
+                reference: dispute.id,
+                amount: dispute.amount,
+                reason: dispute.reason,
+                outcome: disputeOutcome(dispute.status)
+              }),
+              `dispute ${dispute.id} (${dispute.status}) on ${orderId.value}`
+            )
+          }
+          case "payment_intent.succeeded":
+          case "payment_intent.payment_failed": {
+            const sessionId = event.data.object.metadata?.checkout_session_id
+            if (sessionId === undefined || sessionId === "") return nothing("no checkout session")
+            // Settled only from what the provider says of the session's pending attempt; none: nothing.
+            return { outcome: `settlement of ${sessionId}`, apply: Effect.asVoid(checkout.settlePayment(sessionId)) }
+          }
+          default:
+            return nothing("ignored")
         }
-        case "payment_intent.succeeded":
-        case "payment_intent.payment_failed": {
-          const sessionId = event.data.object.metadata?.checkout_session_id
-          if (sessionId === undefined || sessionId === "") return nothing("no checkout session")
-          // Settled only from what the provider says of the session's pending attempt; none: nothing.
-          return { outcome: `settlement of ${sessionId}`, apply: Effect.asVoid(checkout.settlePayment(sessionId)) }
-        }
-        default:
-          return nothing("ignored")
       }
-    })
+    )
 
     const receive: StripeWebhooksShape["receive"] = Effect.fnUntraced(function*(event) {
       const plan = yield* planFor(event)
       const receivedAt = yield* Clock.currentTimeMillis
       const objectId = idOf(event.data.object as { readonly id: string } | undefined)
       const outcome = yield* events.transaction(Effect.gen(function*() {
-        const fresh = yield* events.record({ id: event.id, type: event.type, objectId, receivedAt, outcome: plan.outcome })
+        const fresh = yield* events.record({
+          id: event.id,
+          type: event.type,
+          objectId,
+          receivedAt,
+          outcome: plan.outcome
+        })
         if (!fresh) return "replayed" as const
         yield* plan.apply
         return "applied" as const

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { hasChromium, launchBrowser, screenshotPath, serveApp } from "../support/browser.ts"
 import { API_KEY, get, post, testApp } from "../support/http.ts"
-import { FakeStripe } from "../support/stripe/fake-stripe.ts"
 import { createStripeOrder, stripeConfig } from "../support/stripe-orders.ts"
+import { FakeStripe } from "../support/stripe/fake-stripe.ts"
 import { UnusedPaymentProvider } from "../support/webhooks.ts"
 
 let fake: FakeStripe

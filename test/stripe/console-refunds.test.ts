@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { hiddenField, type makeConsoleClient, signedInConsole } from "../support/console-client.ts"
 import { get, post, testApp } from "../support/http.ts"
-import { FakeStripe } from "../support/stripe/fake-stripe.ts"
 import { createStripeOrder, stripeConfig } from "../support/stripe-orders.ts"
+import { FakeStripe } from "../support/stripe/fake-stripe.ts"
 import { UnusedPaymentProvider } from "../support/webhooks.ts"
 
 let fake: FakeStripe
@@ -39,13 +39,21 @@ describe("console refunds through Stripe", () => {
       const client = yield* signedInConsole()
       const seen = yield* seenOf(client, order.id)
       fake.fail({ path: "/v1/refunds", method: "POST", with: "drop-after-processing", times: 3 })
-      const down = yield* client.post(`/console/orders/${order.id}/refund`, { seen, amount: "4", type: "original_payment" })
+      const down = yield* client.post(`/console/orders/${order.id}/refund`, {
+        seen,
+        amount: "4",
+        type: "original_payment"
+      })
       expect(down.status).toBe(503)
       expect(down.text).toContain("The payment provider did not answer; the refund was not recorded.")
       expect((yield* get(`/orders/${order.id}`)).body.refunds).toEqual([])
       // The page shown after the failure carries the same tag: submitting it again replays the refund.
       expect(yield* seenOf(client, order.id)).toBe(seen)
-      const again = yield* client.post(`/console/orders/${order.id}/refund`, { seen, amount: "4", type: "original_payment" })
+      const again = yield* client.post(`/console/orders/${order.id}/refund`, {
+        seen,
+        amount: "4",
+        type: "original_payment"
+      })
       expect(again.status).toBe(303)
       expect((yield* client.get(again.headers.get("location")!)).text).toContain("Refund recorded.")
       expect(refundsAtStripe(intent.id)).toEqual([400])

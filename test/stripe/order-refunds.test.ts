@@ -10,8 +10,8 @@ import { requestReference } from "../../src/orders/order-service.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { until } from "../payments/stripe-fake-fixtures.ts"
 import { post, testApp } from "../support/http.ts"
-import { FakeStripe } from "../support/stripe/fake-stripe.ts"
 import { createStripeOrder, fakeClient, stripeConfig } from "../support/stripe-orders.ts"
+import { FakeStripe } from "../support/stripe/fake-stripe.ts"
 import { createOrder, UnusedPaymentProvider } from "../support/webhooks.ts"
 
 let fake: FakeStripe
@@ -50,7 +50,13 @@ describe("order refunds through Stripe", () => {
       })
       expect(response.body.refunds).toEqual([{ type: "original_payment", amount: 1000 }])
       expect(response.body.adjustments).toEqual([
-        expect.objectContaining({ id: "adj_1", type: "refund", status: "completed", amount: 1000, payment_reference: made!.id })
+        expect.objectContaining({
+          id: "adj_1",
+          type: "refund",
+          status: "completed",
+          amount: 1000,
+          payment_reference: made!.id
+        })
       ])
       expect(refundPosts(order.id).map((r) => r.idempotencyKey)).toEqual([
         `order-refund:${order.id}:${requestReference(order.id, "refund-key-1")}`

@@ -227,7 +227,12 @@ const recordPaymentRefunds = (order: Order, refunds: ReadonlyArray<PaymentRefund
 
 const recordDispute = (
   order: Order,
-  dispute: { readonly reference: string; readonly amount: number; readonly reason: string; readonly outcome: DisputeOutcome },
+  dispute: {
+    readonly reference: string
+    readonly amount: number
+    readonly reason: string
+    readonly outcome: DisputeOutcome
+  },
   nowIso: string
 ): Order => {
   const status = DISPUTE_STATUS[dispute.outcome]

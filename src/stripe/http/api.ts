@@ -30,7 +30,9 @@ export class StripeWebhooksGroup extends HttpApiGroup.make("stripeWebhooks")
     HttpApiEndpoint.post("receive", "/stripe/webhooks")
       .setHeaders(Schema.Struct({
         "stripe-signature": optional(
-          Schema.String.annotations({ description: "t=<unix seconds>,v1=<hex HMAC-SHA256(whsec, t + \".\" + raw body)>" })
+          Schema.String.annotations({
+            description: "t=<unix seconds>,v1=<hex HMAC-SHA256(whsec, t + \".\" + raw body)>"
+          })
         )
       }))
       .setPayload(StripeEventBody)

@@ -31,7 +31,9 @@ const verified = (
   if (header === undefined || header === "") return Either.left({ stale: false, detail: "no header", json: false })
   try {
     // Default tolerance (300 s): `undefined` keeps the SDK's own.
-    return Either.right(Stripe.webhooks.constructEvent(Buffer.from(raw), header, secret, undefined, undefined, nowMillis))
+    return Either.right(
+      Stripe.webhooks.constructEvent(Buffer.from(raw), header, secret, undefined, undefined, nowMillis)
+    )
   } catch (error) {
     const detail = error instanceof Error ? error.message.split("\n")[0]! : String(error)
     return Either.left({
@@ -61,7 +63,10 @@ export const StripeWebhooksHandlers = groupHandlers(
       yield* gate
       const source = Option.getOrElse(request.remoteAddress, () => "unknown")
       const limited = yield* Effect.either(
-        Effect.zipRight(local.consume(`stripe_webhooks:${source}`, bucket), shared.consume(`stripe_webhooks:${source}`, bucket))
+        Effect.zipRight(
+          local.consume(`stripe_webhooks:${source}`, bucket),
+          shared.consume(`stripe_webhooks:${source}`, bucket)
+        )
       )
       if (Either.isLeft(limited)) {
         return errorResponse(
@@ -77,7 +82,11 @@ export const StripeWebhooksHandlers = groupHandlers(
       const event = verified(raw, request.headers["stripe-signature"], secret, now)
       if (Either.isLeft(event)) {
         if (event.left.json) {
-          return yield* new BadRequest({ type: "invalid_request", code: "invalid_json", message: "The body is not JSON." })
+          return yield* new BadRequest({
+            type: "invalid_request",
+            code: "invalid_json",
+            message: "The body is not JSON."
+          })
         }
         yield* Effect.logWarning(`Stripe event rejected: ${event.left.detail}`)
         return yield* new BadRequest({
@@ -113,9 +122,8 @@ const unavailable = Effect.zipRight(
     new ServiceUnavailable({
       type: "service_unavailable",
       code: "service_unavailable",
-      message: `Stripe could not be reached while handling the event; retry in ${
-        SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS.checkout
-      } s.`
+      message:
+        `Stripe could not be reached while handling the event; retry in ${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS.checkout} s.`
     })
   )
 )
