@@ -20,6 +20,7 @@ import { SqlVaultStore } from "../../src/delegate-payment/store/sql-vault-store.
 import { SqlIdempotencyStore } from "../../src/idempotency/store/sql-idempotency-store.ts"
 import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
 import { SqlChargeStore } from "../../src/payments/store/sql-charge-store.ts"
+import { SqlStripeEventsStore } from "../../src/stripe/store/sql-stripe-events-store.ts"
 import { SqlReceivedEventsStore } from "../../src/webhook-receiver/store/sql-received-events-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { MemoryDatabase } from "../doubles/memory-database.ts"
@@ -51,6 +52,7 @@ export interface StoreUnderTest {
       | "receivedEventsStore"
       | "authenticationStore"
       | "consoleSessionStore"
+      | "stripeEventsStore"
     >
   >
   /**
@@ -141,7 +143,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             idempotencyStore: Layer.provide(SqlIdempotencyStore, client),
             receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client),
             authenticationStore: Layer.provide(SqlAuthenticationStore, client),
-            consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client)
+            consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client),
+            stripeEventsStore: Layer.provide(SqlStripeEventsStore, client)
           }
         })
       )
