@@ -224,6 +224,25 @@ describe("POST /stripe/webhooks", () => {
       expect(stored.adjustments.map((a) => [a.type, a.status])).toEqual([["dispute", "failed"]])
     })))
 
+  it.live("rate limited before the signature is checked: 429 with Retry-After, nothing kept", () =>
+    run(
+      Effect.gen(function*() {
+        const { intent } = yield* createStripeOrder(fake)
+        yield* dashboardRefund(intent.id, 100)
+        const event = latestEvent("refund.created", (r) => r.payment_intent === intent.id)
+        expect((yield* deliver(event, { secret: "whsec_wrong" })).status).toBe(400)
+        expect((yield* deliver(event, { secret: "whsec_wrong" })).status).toBe(400)
+        const limited = yield* deliver(event)
+        expect(limited.status).toBe(429)
+        expect(limited.body).toMatchObject({ code: "too_many_requests" })
+        expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+      }),
+      testApp({
+        payments: UnusedPaymentProvider,
+        config: { ...stripeConfig(fake, SECRET), webhookReceiverRateLimitPerMinute: 2 }
+      }) as Layer.Layer<any>
+    ))
+
   it.live("other event types are kept once and change nothing", () =>
     run(Effect.gen(function*() {
       const { intent, order } = yield* createStripeOrder(fake)
