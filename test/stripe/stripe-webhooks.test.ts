@@ -11,6 +11,7 @@ import Stripe from "stripe"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
 import { ORDER_EVENT_WIRES } from "../../src/orders/wire/acp/versions.ts"
+import { PaymentDeclined } from "../../src/payments/model/payment.ts"
 import { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { createReadySession, post, request, testApp } from "../support/http.ts"
 import { createStripeOrder, fakeClient, stripeConfig } from "../support/stripe-orders.ts"
@@ -268,56 +269,96 @@ describe("POST /stripe/webhooks", () => {
 })
 
 describe("POST /stripe/webhooks: PaymentIntent outcomes", () => {
-  /** A provider whose every key was charged as the PaymentIntent `intentId`. */
-  const charged = (intentId: string) =>
+  /** A provider that says every key's payment ended as `outcome` (a charge as the PaymentIntent, or a decline). */
+  const settledAs = (outcome: Either.Either<{ readonly id: string }, PaymentDeclined>) =>
     Layer.succeed(PaymentProvider, {
       settleCharge: (attempt: { readonly amount: number; readonly currency: string }) =>
-        Effect.succeed(Option.some(Either.right({ id: intentId, amount: attempt.amount, currency: attempt.currency })))
+        Effect.succeed(
+          Option.some(Either.map(outcome, ({ id }) => ({ id, amount: attempt.amount, currency: attempt.currency })))
+        )
     } as never)
+
+  const intentFor = () =>
+    Effect.promise(() =>
+      fakeClient(fake).paymentIntents.create({
+        amount: 1000,
+        currency: "usd",
+        payment_method_data: { type: "card", shared_payment_granted_token: fake.grantToken().id } as never,
+        metadata: { checkout_session_id: "pending" }
+      })
+    )
+
+  /** A session whose payment step 1 committed and whose request then died: its attempt pending. */
+  const pendingSession = Effect.gen(function*() {
+    const session = yield* createReadySession([{ id: "tshirt-classic", quantity: 1 }])
+    const store = yield* CheckoutStore
+    const { session: stored } = Option.getOrThrow(yield* store.readSessionForPayment(session.id))
+    const now = yield* Clock.currentTimeMillis
+    yield* store.startPaymentAttempt(stored, {
+      sessionId: session.id,
+      sequence: 1,
+      idempotencyKey: `${session.id}:1`,
+      amount: stored.totals.find((t) => t.type === "total")!.amount,
+      currency: stored.currency,
+      credentialRef: "spt_test",
+      state: "pending",
+      chargeId: undefined,
+      createdAt: now,
+      updatedAt: now
+    })
+    return session.id
+  })
+
+  /** The PaymentIntent's event of `type`, as Stripe would send it for the session. */
+  const outcomeEvent = (intentId: string, sessionId: string, type: string): StripeEvent => {
+    const event: StripeEvent = structuredClone({
+      ...latestEvent("payment_intent.created", (pi) => pi.id === intentId),
+      id: `evt_${type.replace(".", "_")}_${sessionId}`,
+      type
+    })
+    ;(event.data.object as any).metadata = { checkout_session_id: sessionId }
+    return event
+  }
 
   it.live("payment_intent.succeeded settles the session's pending payment now: completed with its order", () =>
     Effect.gen(function*() {
-      const token = fake.grantToken()
-      const intent = yield* Effect.promise(() =>
-        fakeClient(fake).paymentIntents.create({
-          amount: 1000,
-          currency: "usd",
-          payment_method_data: { type: "card", shared_payment_granted_token: token.id } as never,
-          metadata: { checkout_session_id: "pending" }
-        })
-      )
+      const intent = yield* intentFor()
       yield* run(
         Effect.gen(function*() {
-          const session = yield* createReadySession([{ id: "tshirt-classic", quantity: 1 }])
-          const store = yield* CheckoutStore
-          const { session: stored } = Option.getOrThrow(yield* store.readSessionForPayment(session.id))
-          const total = stored.totals.find((t) => t.type === "total")!.amount
-          const now = yield* Clock.currentTimeMillis
-          yield* store.startPaymentAttempt(stored, {
-            sessionId: session.id,
-            sequence: 1,
-            idempotencyKey: `${session.id}:1`,
-            amount: total,
-            currency: stored.currency,
-            credentialRef: token.id,
-            state: "pending",
-            chargeId: undefined,
-            createdAt: now,
-            updatedAt: now
-          })
-          const event: StripeEvent = {
-            ...latestEvent("payment_intent.created", (pi) => pi.id === intent.id),
-            id: `evt_settle_${session.id}`,
-            type: "payment_intent.succeeded"
-          }
-          ;(event.data.object as any).metadata = { checkout_session_id: session.id }
+          const sessionId = yield* pendingSession
+          const event = outcomeEvent(intent.id, sessionId, "payment_intent.succeeded")
           expect((yield* deliver(event)).body.outcome).toBe("applied")
-          const after = Option.getOrThrow(yield* store.readSessionForPayment(session.id))
+          const after = Option.getOrThrow(yield* (yield* CheckoutStore).readSessionForPayment(sessionId))
           expect(after.session.status).toBe("completed")
           expect(Option.getOrThrow(after.latestAttempt)).toMatchObject({ state: "succeeded", chargeId: intent.id })
+          const orders = yield* (yield* OrderStore).listOrders({ search: sessionId, limit: 5 })
+          expect(orders.length).toBe(1)
           expect((yield* deliver(event)).body.outcome).toBe("replayed")
         }),
-        layer({ payments: charged(intent.id) })
+        layer({ payments: settledAs(Either.right({ id: intent.id })) })
+      )
+    }))
+
+  it.live("payment_intent.payment_failed: the attempt declined, the session payable again; none pending: nothing", () =>
+    Effect.gen(function*() {
+      const intent = yield* intentFor()
+      yield* run(
+        Effect.gen(function*() {
+          const sessionId = yield* pendingSession
+          const event = outcomeEvent(intent.id, sessionId, "payment_intent.payment_failed")
+          expect((yield* deliver(event)).body.outcome).toBe("applied")
+          const after = Option.getOrThrow(yield* (yield* CheckoutStore).readSessionForPayment(sessionId))
+          expect(after.session.status).toBe("ready_for_payment")
+          expect(Option.getOrThrow(after.latestAttempt).state).toBe("declined")
+          // A session with nothing pending: acknowledged, unchanged.
+          const idle = (yield* createReadySession([{ id: "tshirt-classic", quantity: 1 }])).id
+          const before = yield* (yield* CheckoutStore).readSessionForPayment(idle)
+          expect((yield* deliver(outcomeEvent(intent.id, idle, "payment_intent.payment_failed"))).status).toBe(200)
+          expect(yield* (yield* CheckoutStore).readSessionForPayment(idle)).toEqual(before)
+        }),
+        layer({
+          payments: settledAs(Either.left(new PaymentDeclined({ reason: "card_declined", message: "declined" })))
+        })
       )
     }))
 })
