@@ -47,7 +47,9 @@ export const refundFailure = (orderId: string) => (failure: StripeFailure): Effe
     case "StripeMisconfigured":
       return Effect.zipRight(
         Effect.logError(
-          `refund of order ${orderId}: Stripe refused the account's key (${failure.statusCode ?? "none"})`
+          failure.statusCode === undefined
+            ? `refund of order ${orderId}: a Stripe payment, but Stripe is not configured (STRIPE_SECRET_KEY)`
+            : `refund of order ${orderId}: Stripe refused the account's key (${failure.statusCode})`
         ),
         Effect.fail(new RefundUnavailable({ retryAfterSeconds: undefined }))
       )

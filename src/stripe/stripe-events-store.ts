@@ -22,6 +22,8 @@ export interface ReceivedStripeEvent {
 export interface StripeEventsStoreService {
   /** Nested calls (and calls inside the SQL client's transaction) join. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+  /** Whether the event is recorded (a redelivery needs nothing asked of Stripe). */
+  readonly has: (id: string) => Effect.Effect<boolean, StorageError>
   /** Records the event unless its id is; true if this call recorded it (a concurrent one waits for the first). */
   readonly record: (event: ReceivedStripeEvent) => Effect.Effect<boolean, StorageError>
 }

@@ -154,6 +154,11 @@ export const StripeWebhooksLive = Layer.effect(
     )
 
     const receive: StripeWebhooksShape["receive"] = Effect.fnUntraced(function*(event) {
+      // A redelivery of a recorded event asks Stripe nothing (the record below still decides).
+      if (yield* events.has(event.id)) {
+        yield* Effect.logInfo(`Stripe event ${event.id} (${event.type}): replayed`)
+        return "replayed" as const
+      }
       const plan = yield* planFor(event)
       const receivedAt = yield* Clock.currentTimeMillis
       const objectId = idOf(event.data.object as { readonly id: string } | undefined)

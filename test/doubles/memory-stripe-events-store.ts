@@ -13,6 +13,7 @@ export const make: Effect.Effect<StripeEventsStoreService, never, MemoryDatabase
     const events = db.table<string, ReceivedStripeEvent>("stripe_events")
     return StripeEventsStore.of({
       transaction: db.transaction,
+      has: (id) => db.sync(() => events.has(id)),
       record: (event) =>
         db.sync(() => {
           if (events.has(event.id)) return false

@@ -16,6 +16,10 @@ export const make: Effect.Effect<StripeEventsStoreService, never, SqlClient.SqlC
     const run = statementRunner(sql)
     return StripeEventsStore.of({
       transaction: sqlTransaction(sql),
+      has: (id) =>
+        run(sql<{ id: string }>`SELECT id FROM stripe_events WHERE id = ${id}`).pipe(
+          Effect.map((rows) => rows.length === 1)
+        ),
       record: (event) =>
         run(sql<{ id: string }>`
           INSERT INTO stripe_events (id, type, object_id, outcome, received_at)
