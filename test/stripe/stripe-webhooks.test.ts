@@ -101,6 +101,7 @@ describe("POST /stripe/webhooks", () => {
       const wrong = yield* deliver(event, { secret: "whsec_someone_else" })
       expect(wrong.status).toBe(400)
       expect(wrong.body).toMatchObject({ type: "invalid_request", code: "invalid_signature" })
+      expect(wrong.text).not.toContain(SECRET)
       const old = yield* deliver(event, { timestamp: now - 301 })
       expect(old.status).toBe(400)
       expect(old.body.message).toContain("tolerance")
@@ -112,9 +113,12 @@ describe("POST /stripe/webhooks", () => {
       const recent = yield* deliver(event, { timestamp: now - 200 })
       expect(recent.status).toBe(200)
       expect(recent.body).toEqual({ received: true, outcome: "applied" })
+      const asked = fake.requests({ method: "GET" }).length
       const replay = yield* deliver(event)
       expect(replay.status).toBe(200)
       expect(replay.body).toEqual({ received: true, outcome: "replayed" })
+      // A redelivery asks Stripe nothing.
+      expect(fake.requests({ method: "GET" }).length).toBe(asked)
       const updated = yield* storedOrder(order.id)
       expect(updated.refunds).toEqual([{ type: "original_payment", amount: 300 }])
       expect((yield* outbox(order.id)).length).toBe(before + 1)
