@@ -78,6 +78,14 @@ export const StripeOrderPayments = Layer.effect(
         }, { idempotencyKey: refundIdempotencyKey(refund.orderId, refund.requestReference) })).pipe(
           Effect.catchAll(refundFailure(refund.orderId))
         )
+      // A refund Stripe says failed moved nothing (cards refund at once; other methods may end so).
+      if (made.status === "failed" || made.status === "canceled") {
+        return yield* new RefundRefused({
+          code: `refund_${made.status}`,
+          message: `Stripe's refund ${made.id} is ${made.status}.`,
+          param: undefined
+        })
+      }
       yield* Effect.logInfo(`order ${refund.orderId}: Stripe refund ${made.id} of ${made.amount} (${chargeId})`)
       return Option.some({ reference: made.id })
     })
