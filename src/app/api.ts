@@ -18,6 +18,7 @@ import { API_ID, withSharedErrors } from "../platform/http/feature-api.ts"
 import { documentRequestHeaders, documentResponseHeaders, withoutErrorTypes } from "../platform/http/openapi-headers.ts"
 import { VersionedIdempotency } from "../platform/http/route-declarations.ts"
 import { type ApiVersionName, isAtLeast } from "../shared/api-versions.ts"
+import { StripeWebhooksGroup } from "../stripe/http/api.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhook-receiver/http/api.ts"
 import { DiscoveryResponse } from "./discovery.ts"
 
@@ -60,6 +61,7 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(AcsGroup)
       .add(OrderPageGroup)
       .add(ConsoleGroup)
+      .add(StripeWebhooksGroup)
   )
 
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}

@@ -23,6 +23,7 @@ import { decodeErrorMiddleware, requestMiddleware } from "../platform/http/middl
 import { RequestSignatureLive } from "../platform/http/request-signature.ts"
 import { MAX_PARAM_LENGTH } from "../platform/http/route-table.ts"
 import { ApiVersionLive, AuthorizationLive } from "../platform/http/security.ts"
+import { StripeWebhooksHandlers } from "../stripe/http/handlers.ts"
 import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "../webhook-receiver/http/handlers.ts"
 import { Api } from "./api.ts"
 import { documentationRoutes, DocumentationRoutesLive } from "./openapi-documents.ts"
@@ -45,7 +46,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     DelegateAuthenticationHandlers,
     AcsHandlers,
     OrderPageHandlers,
-    ConsoleHandlers
+    ConsoleHandlers,
+    StripeWebhooksHandlers
   ]),
   Layer.provide([
     AuthorizationLive,

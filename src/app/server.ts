@@ -36,10 +36,13 @@ import { answerClientError } from "../platform/http/client-error.ts"
 import { Ids } from "../platform/ids.ts"
 import { SqlRateLimiter } from "../rate-limit/store/sql-rate-limiter.ts"
 import { SdkStripeClient } from "../stripe/http/sdk-stripe-client.ts"
+import { StripeOrderPayments } from "../stripe/order-refunds.ts"
 import { PaymentRouter } from "../stripe/payment-router.ts"
+import { SqlStripeEventsStore } from "../stripe/store/sql-stripe-events-store.ts"
 import { SqlStripePaymentStore } from "../stripe/store/sql-stripe-payment-store.ts"
 import type { StripeClient } from "../stripe/stripe-client.ts"
 import { StripePaymentProvider } from "../stripe/stripe-payment-provider.ts"
+import { StripeWebhooksLive } from "../stripe/stripe-webhooks.ts"
 import { SqlReceivedEventsStore } from "../webhook-receiver/store/sql-received-events-store.ts"
 import { HttpAppLive, HttpAppService } from "./http-app.ts"
 
@@ -76,11 +79,16 @@ export const ExpirySweeper = Layer.scopedDiscard(
 )
 
 export const ApplicationServices = HttpAppLive.pipe(
+  Layer.provide(StripeWebhooksLive),
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(IssuerAuthenticationLive),
-  Layer.provideMerge(OrderServicesLive.pipe(Layer.provide(CheckoutOrderLinkCopies))),
+  Layer.provideMerge(
+    OrderServicesLive.pipe(Layer.provide(CheckoutOrderLinkCopies), Layer.provide(StripeOrderPayments))
+  ),
   Layer.provideMerge(OutboxSignalLive),
+  // One Stripe client for what the application does at Stripe (refunds, reading what its webhooks name).
+  Layer.provideMerge(SdkStripeClient),
   Layer.provide(Ids.Live)
 )
 
@@ -241,7 +249,8 @@ export const ServerLive = HttpServerLive.pipe(
     SqlChargeStore,
     SqlStripePaymentStore,
     SqlConsoleSessionStore,
-    SqlRateLimiter
+    SqlRateLimiter,
+    SqlStripeEventsStore
   ]),
   Layer.provide(DatabaseFromConfig)
 )

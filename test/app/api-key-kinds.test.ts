@@ -80,10 +80,10 @@ describe("the kind of key each route takes", () => {
     )
     expect(routes.filter((route) => kindOf(route) === "agent").map(named).sort()).toEqual([...AGENT_ROUTES].sort())
     const open = routes.filter((route) => kindOf(route) === undefined)
-    // The webhook receiver (its signature), discovery and health, the buyer's and issuer's pages, the console.
+    // The webhook receivers (their signatures), discovery and health, the buyer's and issuer's pages, the console.
     for (const route of open) {
       expect(named(route)).toMatch(
-        /^(POST \/agentic_checkout\/webhooks\/order_events|GET \/(healthz|readyz|\.well-known\/acp\.json)|(GET|POST) \/(console|order-status)\b.*|POST \/delegate_authentication\/:\w+\/acs\/\w+)$/
+        /^(POST \/agentic_checkout\/webhooks\/order_events|POST \/stripe\/webhooks|GET \/(healthz|readyz|\.well-known\/acp\.json)|(GET|POST) \/(console|order-status)\b.*|POST \/delegate_authentication\/:\w+\/acs\/\w+)$/
       )
     }
   })

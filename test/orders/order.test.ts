@@ -265,3 +265,80 @@ describe("refunds", () => {
     )
   })
 })
+
+describe("the payment provider's notifications", () => {
+  const right = (result: Either.Either<Order, unknown>): Order => Either.getOrThrow(result)
+
+  it("refunds it reports are recorded once each, by reference, in any status, without a remainder rule", () => {
+    const created = inStatus("created")
+    const once = right(applyOrderCommand(
+      created,
+      OrderCommand.RecordPaymentRefunds({
+        refunds: [{ reference: "re_1", amount: 1000, request_reference: "req_a" }, { reference: "re_2", amount: 500 }]
+      }),
+      NOW
+    ))
+    expect(once.refunds).toEqual([{ type: "original_payment", amount: 1000 }, {
+      type: "original_payment",
+      amount: 500
+    }])
+    expect(once.adjustments).toEqual([
+      {
+        id: "adj_1",
+        type: "refund",
+        status: "completed",
+        occurred_at: NOW,
+        amount: 1000,
+        payment_reference: "re_1",
+        request_reference: "req_a"
+      },
+      { id: "adj_2", type: "refund", status: "completed", occurred_at: NOW, amount: 500, payment_reference: "re_2" }
+    ])
+    expect(once.totals.find((t) => t.type === "amount_refunded")?.amount).toBe(1500)
+    // The same report again, or one listing more, adds only what is new; nothing new is the same order.
+    const again = right(applyOrderCommand(
+      once,
+      OrderCommand.RecordPaymentRefunds({ refunds: [{ reference: "re_1", amount: 1000 }] }),
+      NOW
+    ))
+    expect(again).toBe(once)
+    const more = right(applyOrderCommand(
+      once,
+      OrderCommand.RecordPaymentRefunds({
+        refunds: [{ reference: "re_2", amount: 500 }, { reference: "re_3", amount: 99_999 }]
+      }),
+      NOW
+    ))
+    expect(more.adjustments.map((a) => a.payment_reference)).toEqual(["re_1", "re_2", "re_3"])
+    expect(refundableRemainder(more)).toBe(0)
+    expect(Schema.is(Order)(more)).toBe(true)
+  })
+
+  it("a dispute is one adjustment: pending when opened, decided once, never reopened", () => {
+    const confirmed = inStatus("confirmed")
+    const dispute = (outcome: "open" | "won" | "lost") =>
+      OrderCommand.RecordDispute({ reference: "dp_1", amount: 4200, reason: "fraudulent", outcome })
+    const opened = right(applyOrderCommand(confirmed, dispute("open"), NOW))
+    expect(opened.adjustments).toEqual([{
+      id: "adj_1",
+      type: "dispute",
+      status: "pending",
+      occurred_at: NOW,
+      amount: 4200,
+      reason: "fraudulent",
+      payment_reference: "dp_1"
+    }])
+    expect(right(applyOrderCommand(opened, dispute("open"), NOW))).toBe(opened)
+    const lost = right(applyOrderCommand(opened, dispute("lost"), "2026-02-01T00:00:00.000Z"))
+    expect(lost.adjustments.map((a) => [a.id, a.status, a.occurred_at])).toEqual([
+      ["adj_1", "completed", "2026-02-01T00:00:00.000Z"]
+    ])
+    expect(lost.refunds).toEqual([])
+    expect(right(applyOrderCommand(lost, dispute("open"), NOW))).toBe(lost)
+    expect(right(applyOrderCommand(lost, dispute("won"), NOW))).toBe(lost)
+    // Decided before it was seen open: added decided.
+    const won = right(applyOrderCommand(confirmed, dispute("won"), NOW))
+    expect(won.adjustments.map((a) => [a.type, a.status])).toEqual([["dispute", "failed"]])
+    expect(Schema.is(Order)(won)).toBe(true)
+  })
+})

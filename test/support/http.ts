@@ -20,6 +20,7 @@ import type { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import { AppConfig, type AppConfigShape } from "../../src/platform/config.ts"
 import type { FaultInjection } from "../../src/platform/fault-injection.ts"
 import type { RateLimiter } from "../../src/rate-limit/rate-limiter.ts"
+import type { StripeEventsStore } from "../../src/stripe/stripe-events-store.ts"
 import type { StripePaymentStore } from "../../src/stripe/stripe-payment-store.ts"
 import type { ReceivedEventsStore } from "../../src/webhook-receiver/received-events-store.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
@@ -31,6 +32,7 @@ import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-data
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
+import { MemoryStripeEventsStore } from "../doubles/memory-stripe-events-store.ts"
 import { MemoryStripePaymentStore } from "../doubles/memory-stripe-payment-store.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { DemoCatalog } from "./demo-catalog.ts"
@@ -71,6 +73,8 @@ export interface TestAppOptions {
   readonly stripeStore?: Layer.Layer<StripePaymentStore, unknown, MemoryDatabase>
   /** The webhook receiver's events; in memory by default. */
   readonly receivedEventsStore?: Layer.Layer<ReceivedEventsStore, unknown, MemoryDatabase>
+  /** The Stripe events acted on; in memory by default. */
+  readonly stripeEventsStore?: Layer.Layer<StripeEventsStore, unknown, MemoryDatabase>
   /** The merchant console's sign-in sessions; in memory by default. */
   readonly consoleSessionStore?: Layer.Layer<ConsoleSessionStore, unknown, MemoryDatabase>
   /** The catalog; the demo catalog by default. */
@@ -97,6 +101,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.orderStore ?? MemoryOrderStore),
     Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
     Layer.provideMerge(options.consoleSessionStore ?? MemoryConsoleSessionStore),
+    Layer.provideMerge(options.stripeEventsStore ?? MemoryStripeEventsStore),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
     Layer.provideMerge(HttpServer.layerContext),
     Layer.provide(freshMemoryDatabase),

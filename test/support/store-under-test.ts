@@ -20,6 +20,7 @@ import { SqlVaultStore } from "../../src/delegate-payment/store/sql-vault-store.
 import { SqlIdempotencyStore } from "../../src/idempotency/store/sql-idempotency-store.ts"
 import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
 import { SqlChargeStore } from "../../src/payments/store/sql-charge-store.ts"
+import { SqlStripeEventsStore } from "../../src/stripe/store/sql-stripe-events-store.ts"
 import { SqlStripePaymentStore } from "../../src/stripe/store/sql-stripe-payment-store.ts"
 import { SqlReceivedEventsStore } from "../../src/webhook-receiver/store/sql-received-events-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
@@ -53,6 +54,7 @@ export interface StoreUnderTest {
       | "receivedEventsStore"
       | "authenticationStore"
       | "consoleSessionStore"
+      | "stripeEventsStore"
     >
   >
   /**
@@ -144,7 +146,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             idempotencyStore: Layer.provide(SqlIdempotencyStore, client),
             receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client),
             authenticationStore: Layer.provide(SqlAuthenticationStore, client),
-            consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client)
+            consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client),
+            stripeEventsStore: Layer.provide(SqlStripeEventsStore, client)
           }
         })
       )

@@ -10,7 +10,13 @@ import { CheckoutStore } from "../../checkout/checkout-store.ts"
 import type { StorageError } from "../../db/storage-error.ts"
 import { orderTag } from "../../orders/model/order-json.ts"
 import { OrderCommand } from "../../orders/model/order-state-machine.ts"
-import { ORDER_STATUSES, type OrderStatus, RefundType, ShipRequest } from "../../orders/model/order.ts"
+import {
+  ORDER_STATUSES,
+  type OrderStatus,
+  type RefundRequest,
+  RefundType,
+  ShipRequest
+} from "../../orders/model/order.ts"
 import { OrderService } from "../../orders/order-service.ts"
 import { OrderStore } from "../../orders/order-store.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
@@ -44,7 +50,10 @@ const DONE: Readonly<Record<string, string>> = {
 
 const problem = (text: string): Notice => ({ kind: "problem", text })
 
-type Decided = { readonly command: OrderCommand } | { readonly refused: string }
+type Decided =
+  | { readonly command: OrderCommand }
+  | { readonly refund: RefundRequest }
+  | { readonly refused: string }
 
 const shipCommand = (fields: FormFields): Decided => {
   const url = fields.get("tracking_url")?.trim() ?? ""
@@ -68,7 +77,7 @@ const refundCommand = (fields: FormFields): Decided => {
   if (amount === undefined || Option.isNone(type)) {
     return { refused: "Give the refund as a positive amount with at most two decimals, and where it goes." }
   }
-  return { command: OrderCommand.Refund({ type: type.value, amount }) }
+  return { refund: { type: type.value, amount } }
 }
 
 const STATUS_COMMANDS: Readonly<Record<string, OrderCommand>> = {
@@ -167,9 +176,40 @@ export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
       return Effect.succeed(notFoundPage(frameOf(session, "No such action"), `No action ${maskCardNumbers(action)}.`))
     }
     if ("refused" in decided) return detail(session, id, problem(decided.refused), 400)
-    return orders.applyIfUnchanged(id, decided.command, seen).pipe(
+    // A refund to the original payment goes to the payment provider first (`OrderService.refund`). The
+    // form as filled in on the order as shown is the request: submitted again (after the provider was
+    // unavailable) it replays the provider's refund instead of making another.
+    const applied = "refund" in decided
+      ? orders.refund(id, decided.refund, {
+        seen,
+        requestKey: `console:${seen}:${decided.refund.type}:${decided.refund.amount}`
+      })
+      : orders.applyIfUnchanged(id, decided.command, seen)
+    return applied.pipe(
       Effect.zipRight(done),
       Effect.catchTags({
+        RefundRefused: (error) =>
+          detail(
+            session,
+            id,
+            problem(
+              error.code === "charge_disputed"
+                ? "The payment is disputed: it cannot be refunded while the dispute is open. Nothing was refunded."
+                : `The payment provider refused the refund (${error.code}). Nothing was refunded.`
+            ),
+            error.code === "charge_disputed" ? 409 : 422
+          ),
+        RefundUnavailable: () =>
+          detail(
+            session,
+            id,
+            problem(
+              "The payment provider did not answer; the refund was not recorded. Submitting the same refund " +
+                "again in a moment cannot refund twice."
+            ),
+            503
+          ),
+        RefundKeyTaken: changed,
         OrderNotFound: () => detail(session, id),
         OrderChanged: changed,
         InvalidOrderTransition: (error) =>

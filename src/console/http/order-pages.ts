@@ -159,7 +159,7 @@ ${actions(detail)}
       html`<p>None.</p>` :
       html`<ul>${
         order.adjustments.map((adjustment) =>
-          html`<li>${adjustment.type}${
+          html`<li>${adjustment.type}${adjustment.status !== "completed" && html` (${adjustment.status})`}${
             adjustment.amount !== undefined && html` ${formatAmount(adjustment.amount, currency)}`
           } · ${time(adjustment.occurred_at)}</li>`
         )

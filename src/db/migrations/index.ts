@@ -1,4 +1,4 @@
-/** Every migration, applied once each in id order; a shipped one is never edited or renumbered (0008–0011 are gone). */
+/** Every migration, applied once each in id order; a shipped one is never edited or renumbered (0008–0011 are gone; 0024 is the Stripe payments'). */
 import * as Migrator from "@effect/sql/Migrator"
 import m0001 from "./0001_checkout.ts"
 import m0002 from "./0002_idempotency_keys.ts"
@@ -20,6 +20,7 @@ import m0021 from "./0021_order_json_text.ts"
 import m0022 from "./0022_pending_payments.ts"
 import m0023 from "./0023_voided_charges.ts"
 import m0024 from "./0024_stripe_payments.ts"
+import m0025 from "./0025_stripe_events.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -42,7 +43,8 @@ export const migrations: Record<string, Migration> = {
   "0021_order_json_text": m0021,
   "0022_pending_payments": m0022,
   "0023_voided_charges": m0023,
-  "0024_stripe_payments": m0024
+  "0024_stripe_payments": m0024,
+  "0025_stripe_events": m0025
 }
 
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)

@@ -2,18 +2,28 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Option } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
-import { answeredWith, commitWithAnswer, type RouteAnswer } from "../../idempotency/idempotent-answer.ts"
+import {
+  answeredWith,
+  answerIsNotNow,
+  commitWithAnswer,
+  type RouteAnswer
+} from "../../idempotency/idempotent-answer.ts"
 import { AppConfig } from "../../platform/config.ts"
 import {
   BadRequest,
   Conflict,
   type InternalError,
   NotFound,
-  type ServiceUnavailable,
+  ServiceUnavailable,
   Unprocessable
 } from "../../platform/http/errors.ts"
 import { groupHandlers } from "../../platform/http/group-context.ts"
 import { decodeDeclaredBody, readOptionalJson } from "../../platform/http/request-body.ts"
+import {
+  IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS,
+  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+  setRetryAfter
+} from "../../platform/http/retry-after.ts"
 import { requireRole, storageFailure } from "../../platform/http/route-guards.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
 import { orderJson } from "../model/order-json.ts"
@@ -24,6 +34,7 @@ import {
   type RefundExceedsTotal
 } from "../model/order-state-machine.ts"
 import type { Order } from "../model/order.ts"
+import type { RefundFailure } from "../order-payments.ts"
 import { type OrderNotFound, OrderService } from "../order-service.ts"
 import { OrderStore, type OutboxEvent } from "../order-store.ts"
 import { OrdersApi, OrdersGroup, WebhookDeliveriesApi } from "./api.ts"
@@ -43,12 +54,25 @@ export type OrderApiErrorOf<E> = E extends { readonly _tag: "OrderNotFound" } ? 
   : E extends { readonly _tag: "RefundExceedsTotal" } ? Unprocessable
   : E extends { readonly _tag: "InvalidRefundAmount" } ? BadRequest
   : E extends { readonly _tag: "StorageError" } ? ServiceUnavailable | InternalError
-  : never
+  : E
 
-export const mapOrderErrors = <A, E extends OrderNotFound | OrderError | StorageError, R>(
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, OrderApiErrorOf<E>, R> =>
-  Effect.catchAll(effect, (error: OrderNotFound | OrderError | StorageError): Effect.Effect<
+type OrderFailure = OrderNotFound | OrderError | StorageError
+
+const ORDER_FAILURES: ReadonlySet<string> = new Set([
+  "OrderNotFound",
+  "InvalidOrderTransition",
+  "RefundNotAllowed",
+  "RefundExceedsTotal",
+  "InvalidRefundAmount",
+  "StorageError"
+])
+
+const isOrderFailure = (error: unknown): error is OrderFailure =>
+  typeof error === "object" && error !== null && "_tag" in error && ORDER_FAILURES.has(String(error._tag))
+
+/** The order failures of `effect` as API errors; any other failure passes through. */
+export const mapOrderErrors = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, OrderApiErrorOf<E>, R> =>
+  Effect.catchIf(effect, isOrderFailure, (error: OrderFailure): Effect.Effect<
     never,
     NotFound | Conflict | Unprocessable | BadRequest | ServiceUnavailable | InternalError
   > => {
@@ -93,6 +117,69 @@ export const mapOrderErrors = <A, E extends OrderNotFound | OrderError | Storage
         return storageFailure(error)
     }
   }) as Effect.Effect<A, OrderApiErrorOf<E>, R>
+
+/** What the payment provider's refusal is as a JSONPath of the refund request, when it names a field of it. */
+const requestParam = (param: string | undefined) => (param === "amount" ? "$.amount" : undefined)
+
+/**
+ * The payment provider's failures of a refund: nothing was written. Unavailable is 503 with
+ * `Retry-After`; another refund under the same adjustment is a 409 to retry (the key is released).
+ */
+export const mapRefundFailures = <A, E, R>(effect: Effect.Effect<A, E | RefundFailure, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is RefundFailure =>
+      typeof error === "object" && error !== null && "_tag" in error &&
+      (error._tag === "RefundRefused" || error._tag === "RefundUnavailable" || error._tag === "RefundKeyTaken"),
+    (error): Effect.Effect<never, Conflict | Unprocessable | ServiceUnavailable> => {
+      switch (error._tag) {
+        case "RefundUnavailable":
+          return Effect.zipRight(
+            setRetryAfter(error.retryAfterSeconds ?? SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS.checkout),
+            Effect.fail(
+              new ServiceUnavailable({
+                type: "service_unavailable",
+                code: "service_unavailable",
+                message: "The payment provider did not answer; the refund was not recorded. Retry with the same " +
+                  "Idempotency-Key: a retry cannot refund twice."
+              })
+            )
+          )
+        case "RefundKeyTaken":
+          return Effect.zipRight(
+            Effect.zipRight(setRetryAfter(IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS), answerIsNotNow),
+            Effect.fail(
+              new Conflict({
+                type: "invalid_request",
+                code: "refund_conflict",
+                message: "Another refund of this order was being made at the same time; this one was not made. " +
+                  "Check the order and retry."
+              })
+            )
+          )
+        case "RefundRefused":
+          if (error.code === "charge_disputed") {
+            return Effect.fail(
+              new Conflict({
+                type: "invalid_request",
+                code: "payment_disputed",
+                message: "The payment is disputed: it cannot be refunded while the dispute is open."
+              })
+            )
+          }
+          return Effect.fail(
+            new Unprocessable({
+              type: "invalid_request",
+              code: error.code === "amount_too_large" || error.code === "charge_already_refunded"
+                ? "refund_exceeds_total"
+                : "refund_refused",
+              message: `The payment provider refused the refund (${error.code}): ${maskCardNumbers(error.message)}`,
+              ...(requestParam(error.param) !== undefined ? { param: requestParam(error.param)! } : {})
+            })
+          )
+      }
+    }
+  )
 
 /** Status changes never fail with refund errors; those would be defects. */
 const withoutRefundErrors = <A, R>(effect: Effect.Effect<A, OrderNotFound | OrderError | StorageError, R>) =>
@@ -168,17 +255,23 @@ export const OrdersHandlers = groupHandlers(
         ))
       .handle("fulfill", ({ path }) => bodiless(path.order_id, OrderCommand.Fulfill()))
       .handle("cancel", ({ path }) => bodiless(path.order_id, OrderCommand.Cancel()))
-      .handleRaw("refund", ({ path }) =>
+      .handleRaw("refund", ({ path, request }) =>
         Effect.zipRight(
           requireRole(config, "checkout"),
           Effect.flatMap(
             decodeRefundBody,
-            (body) =>
-              mapOrderErrors(
-                orders.apply(path.order_id, OrderCommand.Refund({ type: body.type, amount: body.amount })).pipe(
-                  answeredWith(orderAnswer)
-                )
+            (body) => {
+              const requestKey = request.headers["idempotency-key"]
+              return orders.refund(path.order_id, { type: body.type, amount: body.amount }, {
+                ...(requestKey !== undefined ? { requestKey } : {})
+              }).pipe(
+                // Only a refund given the order as seen fails so.
+                Effect.catchTag("OrderChanged", Effect.die),
+                answeredWith(orderAnswer),
+                mapRefundFailures,
+                mapOrderErrors
               )
+            }
           )
         ))
   })

@@ -6,6 +6,7 @@
 import { Data, Either } from "effect"
 import type {
   Adjustment,
+  AdjustmentStatus,
   Fulfillment,
   FulfillmentEventType,
   LineItemReference,
@@ -24,11 +25,45 @@ export type OrderCommand = Data.TaggedEnum<{
   /** shipped → fulfilled, or confirmed → fulfilled when every line is digital. */
   Fulfill: {}
   Cancel: {}
-  Refund: { readonly type: RefundType; readonly amount: number }
+  /** The merchant's refund; the references say what moved the money (`Adjustment`), when something did. */
+  Refund: {
+    readonly type: RefundType
+    readonly amount: number
+    readonly payment_reference?: string
+    readonly request_reference?: string
+  }
+  /**
+   * Refunds the payment provider says were made of the order's payment, in any status: each not yet
+   * recorded (by its reference) becomes a refund to the original payment. The money has moved, so no
+   * rule refuses it. A refund the state machine has already recorded changes nothing.
+   */
+  RecordPaymentRefunds: { readonly refunds: ReadonlyArray<PaymentRefund> }
+  /** A dispute (chargeback) of the order's payment, opened or decided: one adjustment per dispute. */
+  RecordDispute: {
+    readonly reference: string
+    readonly amount: number
+    readonly reason: string
+    readonly outcome: DisputeOutcome
+  }
   /** A new buyer's link in any status: the old one stops opening the order's page (revocation). */
   ReplacePermalink: { readonly permalink_url: string }
 }>
 export const OrderCommand = Data.taggedEnum<OrderCommand>()
+
+export interface PaymentRefund {
+  readonly reference: string
+  readonly amount: number
+  readonly request_reference?: string
+}
+
+/** `open` while the bank decides; `lost` gives the buyer the amount back, `won` gives nothing back. */
+export type DisputeOutcome = "open" | "won" | "lost"
+
+const DISPUTE_STATUS: Readonly<Record<DisputeOutcome, AdjustmentStatus>> = {
+  open: "pending",
+  lost: "completed",
+  won: "failed"
+}
 
 export class InvalidOrderTransition extends Data.TaggedError("InvalidOrderTransition")<{
   readonly from: OrderStatus
@@ -107,6 +142,8 @@ const targetOf = (command: OrderCommand): OrderStatus | undefined => {
       return "canceled"
     case "Refund":
     case "ReplacePermalink":
+    case "RecordPaymentRefunds":
+    case "RecordDispute":
       return undefined
   }
 }
@@ -121,7 +158,12 @@ const allShipped = (order: Order): ReadonlyArray<OrderLineItem> =>
   }))
 
 const nextFulfillmentId = (order: Order): string => `ful_${order.fulfillments.length + 1}`
-const nextAdjustmentId = (order: Order): string => `adj_${order.adjustments.length + 1}`
+/** The id the next adjustment of `order` gets. */
+export const nextAdjustmentId = (order: Order): string => `adj_${order.adjustments.length + 1}`
+
+/** The references of the provider's refunds this order has recorded. */
+export const recordedPaymentReferences = (order: Order): ReadonlySet<string> =>
+  new Set(order.adjustments.flatMap((a) => (a.payment_reference === undefined ? [] : [a.payment_reference])))
 
 const withEvent = (fulfillment: Fulfillment, type: FulfillmentEventType, nowIso: string): Fulfillment => ({
   ...fulfillment,
@@ -139,6 +181,82 @@ const upsertRefundedTotal = (totals: ReadonlyArray<OrderTotal>, amount: number):
     : [...totals, entry]
 }
 
+const withRefund = (
+  order: Order,
+  refund: {
+    readonly type: RefundType
+    readonly amount: number
+    readonly payment_reference?: string | undefined
+    readonly request_reference?: string | undefined
+  },
+  nowIso: string
+): Order => {
+  const refunds: ReadonlyArray<Refund> = [...order.refunds, { type: refund.type, amount: refund.amount }]
+  const adjustment: Adjustment = {
+    id: nextAdjustmentId(order),
+    type: refund.type === "original_payment" ? "refund" : "credit",
+    status: "completed",
+    occurred_at: nowIso,
+    amount: refund.amount,
+    ...(refund.payment_reference !== undefined ? { payment_reference: refund.payment_reference } : {}),
+    ...(refund.request_reference !== undefined ? { request_reference: refund.request_reference } : {})
+  }
+  return {
+    ...order,
+    refunds,
+    adjustments: [...order.adjustments, adjustment],
+    totals: upsertRefundedTotal(order.totals, refundedAmount({ ...order, refunds }))
+  }
+}
+
+const recordPaymentRefunds = (order: Order, refunds: ReadonlyArray<PaymentRefund>, nowIso: string): Order => {
+  const recorded = new Set(recordedPaymentReferences(order))
+  let next = order
+  for (const refund of refunds) {
+    if (recorded.has(refund.reference) || !Number.isSafeInteger(refund.amount) || refund.amount < 1) continue
+    recorded.add(refund.reference)
+    next = withRefund(next, {
+      type: "original_payment",
+      amount: refund.amount,
+      payment_reference: refund.reference,
+      request_reference: refund.request_reference
+    }, nowIso)
+  }
+  return next
+}
+
+const recordDispute = (
+  order: Order,
+  dispute: {
+    readonly reference: string
+    readonly amount: number
+    readonly reason: string
+    readonly outcome: DisputeOutcome
+  },
+  nowIso: string
+): Order => {
+  const status = DISPUTE_STATUS[dispute.outcome]
+  const existing = order.adjustments.find((a) => a.type === "dispute" && a.payment_reference === dispute.reference)
+  if (existing !== undefined) {
+    // Decided once: a late `open` (events arrive in any order) never reopens a decided dispute.
+    if (existing.status !== "pending" || status === "pending") return order
+    return {
+      ...order,
+      adjustments: order.adjustments.map((a) => (a === existing ? { ...a, status, occurred_at: nowIso } : a))
+    }
+  }
+  const adjustment: Adjustment = {
+    id: nextAdjustmentId(order),
+    type: "dispute",
+    status,
+    occurred_at: nowIso,
+    amount: Math.max(0, Math.trunc(dispute.amount)),
+    reason: dispute.reason,
+    payment_reference: dispute.reference
+  }
+  return { ...order, adjustments: [...order.adjustments, adjustment] }
+}
+
 /** `nowIso` (RFC 3339) stamps fulfillment events and adjustments; the input is never mutated. */
 export const applyOrderCommand = (
   order: Order,
@@ -146,6 +264,8 @@ export const applyOrderCommand = (
   nowIso: string
 ): Either.Either<Order, OrderError> => {
   if (command._tag === "ReplacePermalink") return Either.right({ ...order, permalink_url: command.permalink_url })
+  if (command._tag === "RecordPaymentRefunds") return Either.right(recordPaymentRefunds(order, command.refunds, nowIso))
+  if (command._tag === "RecordDispute") return Either.right(recordDispute(order, command, nowIso))
   if (command._tag === "Refund") {
     if (order.status === "created") return Either.left(new RefundNotAllowed({ status: order.status }))
     const amount = command.amount
@@ -154,20 +274,7 @@ export const applyOrderCommand = (
     }
     const remaining = refundableRemainder(order)
     if (amount > remaining) return Either.left(new RefundExceedsTotal({ remaining }))
-    const refunds: ReadonlyArray<Refund> = [...order.refunds, { type: command.type, amount }]
-    const adjustment: Adjustment = {
-      id: nextAdjustmentId(order),
-      type: command.type === "original_payment" ? "refund" : "credit",
-      status: "completed",
-      occurred_at: nowIso,
-      amount
-    }
-    return Either.right({
-      ...order,
-      refunds,
-      adjustments: [...order.adjustments, adjustment],
-      totals: upsertRefundedTotal(order.totals, refundedAmount({ ...order, refunds }))
-    })
+    return Either.right(withRefund(order, command, nowIso))
   }
 
   const to = targetOf(command)!

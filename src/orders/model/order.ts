@@ -87,16 +87,29 @@ export const Fulfillment = Schema.Struct({
 }).annotations({ identifier: "Fulfillment" })
 export type Fulfillment = typeof Fulfillment.Type
 
-export const AdjustmentType = Schema.Literal("refund", "credit", "cancellation")
+export const AdjustmentType = Schema.Literal("refund", "credit", "cancellation", "dispute")
 export type AdjustmentType = typeof AdjustmentType.Type
 
-/** An entry of the order's append-only log (`adj_<n>`); a cancellation has no amount. */
+/** `pending` and `failed` only for a dispute: open, or decided for the merchant (nothing goes back). */
+export const AdjustmentStatus = Schema.Literal("pending", "completed", "failed")
+export type AdjustmentStatus = typeof AdjustmentStatus.Type
+
+/**
+ * An entry of the order's append-only log (`adj_<n>`); a cancellation has no amount. Only a dispute's
+ * status changes after it is added. `payment_reference` is the payment provider's id of what moved the
+ * money (a Stripe refund `re_…`, a dispute `dp_…`): what the provider's notifications are matched by.
+ * `request_reference` names the merchant request that asked for a refund (a hash of its
+ * Idempotency-Key): a retry of it finds its refund recorded. Neither is in any ACP event.
+ */
 export const Adjustment = Schema.Struct({
   id: Schema.String,
   type: AdjustmentType,
-  status: Schema.Literal("completed"),
+  status: AdjustmentStatus,
   occurred_at: Timestamp,
-  amount: optional(Amount)
+  amount: optional(Amount),
+  reason: optional(Schema.String),
+  payment_reference: optional(Schema.String),
+  request_reference: optional(Schema.String)
 }).annotations({ identifier: "Adjustment" })
 export type Adjustment = typeof Adjustment.Type
 

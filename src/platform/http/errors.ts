@@ -27,7 +27,9 @@ export const BadRequestCode = Schema.Literal(
   "invalid_content_type",
   "invalid_json",
   /** Complete of a session waiting for issuer authentication without its result. */
-  "requires_3ds"
+  "requires_3ds",
+  /** `POST /stripe/webhooks`: no Stripe-Signature, none matching, or signed too long ago. */
+  "invalid_signature"
 )
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
   ...common,
@@ -72,7 +74,9 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
     /** Complete with a fulfillment address other than the session's: update the session first. */
     Schema.Literal("fulfillment_address_changed"),
     /** Order routes: the order's status does not allow the change; a redrive of a delivery that is not dead. */
-    Schema.Literal("invalid_order_transition", "refund_not_allowed", "delivery_not_dead")
+    Schema.Literal("invalid_order_transition", "refund_not_allowed", "delivery_not_dead"),
+    /** Order refunds: another refund of the order was being made at once; the payment is disputed. */
+    Schema.Literal("refund_conflict", "payment_disputed")
   )
 }) {}
 
@@ -87,6 +91,8 @@ export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unproces
     Schema.Literal("out_of_stock", "session_not_modifiable", "session_not_ready", "payment_declined", "invalid"),
     /** Order refunds: the sum of refunds would exceed the order total. */
     Schema.Literal("refund_exceeds_total"),
+    /** Order refunds: the payment provider refused the refund (its reason in the message). */
+    Schema.Literal("refund_refused"),
     /** Complete: a discount applied on the session no longer applies (the reason of its rejection). */
     Schema.Literal(
       "discount_code_invalid",

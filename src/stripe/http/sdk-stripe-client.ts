@@ -10,9 +10,15 @@ export const STRIPE_NETWORK_RETRIES = 2
 /** Per request: well under the grace before a pending payment is settled (`PENDING_PAYMENT_GRACE_MILLIS`). */
 export const STRIPE_TIMEOUT_MILLIS = 20_000
 
-/** Stripe's plain rate limit (429 without `Stripe-Should-Retry`), which the SDK does not retry itself. */
-const isRateLimit = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { type?: unknown }).type === "StripeRateLimitError"
+/**
+ * Stripe's plain rate limit, which the SDK does not retry itself; a 429 with `Stripe-Should-Retry: true`
+ * (a lock timeout) the SDK has already retried, and retrying it again would multiply its tries.
+ */
+const isRateLimit = (error: unknown): boolean => {
+  if (typeof error !== "object" || error === null) return false
+  const { headers, type } = error as { readonly type?: unknown; readonly headers?: Record<string, unknown> }
+  return type === "StripeRateLimitError" && headers?.["stripe-should-retry"] !== "true"
+}
 
 /** The SDK's backoff for its own retries: half a second, doubling, with jitter. */
 const backoffMillis = (retry: number) => 500 * 2 ** retry * (0.5 + Math.random() / 2)

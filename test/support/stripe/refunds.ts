@@ -104,6 +104,49 @@ export const createRefund = (state: FakeState, params: Params, request: RequestC
   return refund
 }
 
+export const listRefundFields = withExpand({
+  payment_intent: optional(string),
+  charge: optional(string),
+  limit: optional(integer),
+  starting_after: optional(string),
+  ending_before: optional(string)
+})
+
+/**
+ * `GET /v1/refunds` (API reference, "List all refunds"): newest first, filtered by `payment_intent`
+ * or `charge`, `limit` 1–100 (default 10), paged with `starting_after` / `ending_before`.
+ */
+export const listRefunds = (state: FakeState, params: Params) => {
+  const limit: number = params.limit ?? 10
+  if (limit < 1 || limit > 100) {
+    throw invalidRequest("This value must be greater than or equal to 1.", { param: "limit" })
+  }
+  const all = [...state.refunds.values()].reverse().filter((refund) =>
+    (params.payment_intent === undefined || refund.payment_intent === params.payment_intent) &&
+    (params.charge === undefined || refund.charge === params.charge)
+  )
+  const cursor = (id: string, param: string) => {
+    const at = all.findIndex((refund) => refund.id === id)
+    if (at < 0) throw invalidRequest(`No such refund: '${id}'`, { code: "resource_missing", param })
+    return at
+  }
+  let page: Array<Refund>
+  let hasMore: boolean
+  if (params.starting_after !== undefined) {
+    const from = cursor(params.starting_after, "starting_after") + 1
+    page = all.slice(from, from + limit)
+    hasMore = from + limit < all.length
+  } else if (params.ending_before !== undefined) {
+    const to = cursor(params.ending_before, "ending_before")
+    page = all.slice(Math.max(0, to - limit), to)
+    hasMore = to - limit > 0
+  } else {
+    page = all.slice(0, limit)
+    hasMore = limit < all.length
+  }
+  return { object: "list", data: page, has_more: hasMore, url: "/v1/refunds" }
+}
+
 export const findRefund = (state: FakeState, id: string): Refund => {
   const refund = state.refunds.get(id)
   if (refund === undefined) throw resourceMissing("refund", id)

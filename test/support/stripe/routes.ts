@@ -20,7 +20,7 @@ import {
   searchFields,
   searchIntents
 } from "./payment-intents.ts"
-import { createRefund, createRefundFields, findCharge, findRefund } from "./refunds.ts"
+import { createRefund, createRefundFields, findCharge, findRefund, listRefundFields, listRefunds } from "./refunds.ts"
 import { expandIntent, expandRefund } from "./render.ts"
 import type { FakeState, RequestContext } from "./state.ts"
 
@@ -108,6 +108,7 @@ export const ROUTES: ReadonlyArray<Route> = [
     ["charge", "payment_intent"],
     (state, call) => expandRefund(createRefund(state, call.params, call.request), call.expand, state)
   ),
+  route("GET", "/v1/refunds", listRefundFields, [], (state, call) => snapshot(listRefunds(state, call.params))),
   route(
     "GET",
     "/v1/refunds/:id",

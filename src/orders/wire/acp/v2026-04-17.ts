@@ -79,7 +79,8 @@ const Adjustment20260417 = Schema.Struct({
   status: Schema.Literal("pending", "completed", "failed"),
   line_items: optional(Schema.Array(LineItemReference20260417)),
   amount: optional(Schema.Int),
-  currency: optional(Schema.String.pipe(Schema.pattern(/^[a-z]{3}$/)))
+  currency: optional(Schema.String.pipe(Schema.pattern(/^[a-z]{3}$/))),
+  reason: optional(Schema.String)
 })
 
 const OrderStatus20260417 = Schema.Literal(
@@ -121,7 +122,8 @@ const ORDER_STATUS: Record<OrderStatus, Wire["status"]> = {
 const ADJUSTMENT_TYPE: Record<AdjustmentType, Wire["adjustments"][number]["type"]> = {
   refund: "refund",
   credit: "credit",
-  cancellation: "cancellation"
+  cancellation: "cancellation",
+  dispute: "dispute"
 }
 
 const lineStatus = (current: number, fulfilled: number): Wire["line_items"][number]["status"] =>
@@ -157,7 +159,8 @@ const adjustments = (order: Order, currency: string | undefined): Wire["adjustme
       : {}),
     ...(adjustment.amount !== undefined
       ? { amount: adjustment.amount, ...(currency !== undefined ? { currency } : {}) }
-      : {})
+      : {}),
+    ...(adjustment.reason !== undefined ? { reason: adjustment.reason } : {})
   }))
 
 /** The 2026-04-17 event of an order event (keys in the official order). */
