@@ -1,11 +1,15 @@
 /**
  * Settling a payment its request left pending (`docs/concurrency.md`, "When a process dies"), on
  * what the provider says of the key: `settleCharge` never charges, and closes a key with no charge,
- * so a stalled request cannot charge a session made payable again. A session already final gets no
- * order: a charge on it is logged for a refund.
+ * so a stalled request cannot charge a session made payable again. The provider is asked outside any
+ * transaction (its calls may take seconds: no pooled connection, and on the embedded store no request,
+ * waits on them); its answer is final for the key, so it is applied under the session's lock if the
+ * same attempt is still pending, and otherwise another settlement or the request applied it first.
+ * A session already final gets no order: a charge on it is logged for a refund.
  */
 import { Effect, Either, Option } from "effect"
 import { StorageError } from "../db/storage-error.ts"
+import type { Charge, PaymentDeclined } from "../payments/model/payment.ts"
 import type { CheckoutContext } from "./checkout-context.ts"
 import { completedWithNewOrder } from "./completed-with-order.ts"
 import { paymentMessage, sessionTotal } from "./payment/decisions.ts"
@@ -16,7 +20,7 @@ import { isExpiredAt } from "./session/view.ts"
 /** Longer than any request spends from its step 1, which writes the session, to the end of its charge. */
 export const PENDING_PAYMENT_GRACE_MILLIS = 10 * 60_000
 
-/** `none`: settled by another request first, or written within the grace. */
+/** `none`: nothing pending, written within the grace, the provider cannot say yet, or settled by another first. */
 export type Settlement = "completed" | "expired" | "payable" | "final" | "none"
 
 export const makePaymentSettlement = (ctx: CheckoutContext) => {
@@ -39,20 +43,19 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
     }
   )
 
-  const settleLocked = Effect.fnUntraced(function*(id: string, now: number, grace: number) {
+  /** Under the session's lock: `made`, the provider's answer for the attempt `sequence`, if it is still pending. */
+  const applyLocked = Effect.fnUntraced(function*(
+    id: string,
+    sequence: number,
+    made: Option.Option<Either.Either<Charge, PaymentDeclined>>,
+    now: number
+  ) {
     const locked = yield* store.lockSessionForPayment(id)
     if (Option.isNone(locked)) return "none"
     const { latestAttempt, session, version } = locked.value
     const attempt = Option.getOrUndefined(latestAttempt)
-    if (attempt?.state !== "pending") return "none"
-    if (Date.parse(session.updated_at) + grace > now) return "none"
-    const settled = yield* Effect.either(payments.settleCharge(attempt))
-    if (Either.isLeft(settled)) {
-      // The provider cannot say yet (still processing, or unreachable): a later settlement decides.
-      if (settled.left._tag === "PaymentPending") return "none"
-      return yield* settled.left
-    }
-    const made = settled.right
+    // Settled since the read (by another settlement or its request's own step 3): the same answer, applied once.
+    if (attempt?.sequence !== sequence || attempt.state !== "pending") return "none"
     const charged = Option.isSome(made) && Either.isRight(made.value) ? made.value.right : undefined
     if (charged !== undefined && isActive(session.status)) {
       // The buyer paid, so the order is made even for a total changed since (only an older release
@@ -97,15 +100,34 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
     return yield* afterFailedPayment(session, declined, now)
   })
 
+  /**
+   * Due on a read without the lock; the provider asked outside any transaction, then its answer applied
+   * in one. Uninterruptible once asked, as a completion is: an answer is not lost to a client gone away.
+   */
+  const settle = Effect.fnUntraced(function*(id: string, now: number, grace: number) {
+    const read = yield* store.readSessionForPayment(id)
+    if (Option.isNone(read)) return "none"
+    const attempt = Option.getOrUndefined(read.value.latestAttempt)
+    if (attempt?.state !== "pending") return "none"
+    if (Date.parse(read.value.session.updated_at) + grace > now) return "none"
+    return yield* Effect.uninterruptible(
+      Effect.flatMap(Effect.either(payments.settleCharge(attempt)), (settled) => {
+        if (Either.isRight(settled)) return store.transaction(applyLocked(id, attempt.sequence, settled.right, now))
+        // The provider cannot say yet (still processing, or unreachable): a later settlement decides.
+        return settled.left._tag === "PaymentPending" ? Effect.succeed("none" as const) : Effect.fail(settled.left)
+      })
+    )
+  })
+
   const settlePendingPayment = (id: string, now: number): Effect.Effect<Settlement, StorageError> =>
-    store.transaction(settleLocked(id, now, PENDING_PAYMENT_GRACE_MILLIS))
+    settle(id, now, PENDING_PAYMENT_GRACE_MILLIS)
 
   /**
    * Without the grace: for a provider that told the outcome itself (a webhook of a final payment). A request
    * still running for the attempt then finds it settled (`completion.ts` answers the completed session).
    */
   const settlePaymentNow = (id: string, now: number): Effect.Effect<Settlement, StorageError> =>
-    store.transaction(settleLocked(id, now, Number.NEGATIVE_INFINITY))
+    settle(id, now, Number.NEGATIVE_INFINITY)
 
   return { settlePendingPayment, settlePaymentNow }
 }

@@ -33,6 +33,11 @@ export interface PaymentProviderService {
   readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
   /**
    * The key's charge; none closes the key (a later `charge` is rejected). Never charges; atomic with `charge`.
+   * Outside any transaction (its answer is applied under the session's lock afterwards), so calls for one key
+   * may overlap, with each other and with its `charge`: every call answers the key's one charge, or every
+   * call none (a decline may read as none to a call after another closed the key), so whichever applies
+   * first applies the outcome. The built-in processor: one conditional insert, the key's first record kept;
+   * Stripe: the key's row, then the PaymentIntent under Stripe's idempotency keys and its own state order.
    * `PaymentPending`: the provider cannot say yet (the attempt stays pending for a later settlement).
    */
   readonly settleCharge: (
