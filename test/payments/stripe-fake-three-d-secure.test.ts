@@ -4,8 +4,8 @@
  * authentication, at confirm or given at creation; the Charge shows it; missing or malformed fields
  * are refused at their parameter, before anything changes.
  */
-import { randomBytes, randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
+import { randomBytes, randomUUID } from "node:crypto"
 import Stripe from "stripe"
 import { rejection, sdk, useFake, withToken } from "./stripe-fake-fixtures.ts"
 

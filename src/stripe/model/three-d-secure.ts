@@ -4,8 +4,8 @@
  * (`payment_method_options[card][three_d_secure]`), and the card's scheme, for the metadata the
  * agent authenticates with, is read from the shared payment token Stripe shows. Pure.
  */
-import { PaymentDeclined } from "../../payments/model/payment.ts"
 import type { AuthenticationResult } from "../../payments/model/issuer-authentication.ts"
+import { PaymentDeclined } from "../../payments/model/payment.ts"
 
 /** What Stripe is given of an authentication; Stripe and the issuer verify the cryptogram. */
 export interface ThreeDSecureParams {
