@@ -8,6 +8,7 @@ import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../db/storage-error.ts"
 import { commitWithAnswer } from "../idempotency/idempotent-answer.ts"
 import {
+  type AuthenticationRequired,
   type Charge,
   type ChargeRequest,
   type PaymentCredential,
@@ -290,6 +291,59 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
     }
   )
 
+  /**
+   * Step 3 after the provider learned at the charge that the issuer wants 3-D Secure (nothing charged,
+   * nothing chargeable under the key): the attempt ends as a decline would, and the session waits for
+   * the agent's result, or, where the request's version or agent cannot authenticate, is declined.
+   */
+  const authenticationLocked = Effect.fnUntraced(
+    function*(attempt: PaymentAttempt, charge: ChargeRequest, required: AuthenticationRequired, now: number) {
+      const { latestAttempt, session } = yield* lockForPayment(attempt.sessionId)
+      const current = Option.getOrUndefined(latestAttempt)
+      if (current?.sequence !== attempt.sequence || current.state !== "pending") {
+        if (session.status === "completed") {
+          return yield* new SessionFinal({ status: "completed", command: "complete" })
+        }
+        // A request of the same attempt recorded it first.
+        if (current?.state === "declined" && session.status === "authentication_required") return session
+        return yield* new PaymentInProgress({ sessionId: session.id })
+      }
+      yield* payments.release(charge)
+      yield* store.coupons.releaseHolds(session.id)
+      yield* store.paymentAttempts.update({ ...attempt, state: "declined", updatedAt: now })
+      const waiting = yield* reduce(
+        session,
+        SessionCommand.RequireAuthentication({ request: required.request }),
+        ctx.reducerContext(now)
+      )
+      yield* store.updateSessionAndReservations(waiting)
+      return waiting.session
+    }
+  )
+
+  const recordAuthenticationRequired = (
+    paid: Charging,
+    request: CompleteSessionInput,
+    required: AuthenticationRequired,
+    now: number
+  ) =>
+    canAuthenticate(request, paid.paying)
+      ? commitWithAnswer(
+        store.transaction,
+        authenticationLocked(paid.attempt, paid.charge, required, now),
+        (session) => Option.some(Either.right(session))
+      )
+      : recordDecline(
+        paid.attempt,
+        paid.charge,
+        new PaymentDeclined({
+          reason: "authentication_unavailable",
+          message: authenticationUnavailable(request),
+          declineCode: "authentication_required"
+        }),
+        now
+      )
+
   /** Step 3 after a decline: the credential and coupon holds given back, the session payable; fails with it. */
   const recordDecline = (
     attempt: PaymentAttempt,
@@ -324,10 +378,13 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         return yield* charged.left
       }
       // Uninterruptible: the charge's outcome is stored even when the client goes away.
-      return yield* Effect.uninterruptible(Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Either.isRight(charged)
-          ? completePaid(paid, charged.right, now)
-          : recordDecline(paid.attempt, paid.charge, charged.left as PaymentDeclined | PaymentRejected, now)))
+      return yield* Effect.uninterruptible(Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (Either.isRight(charged)) return completePaid(paid, charged.right, now)
+        const failure = charged.left as PaymentDeclined | PaymentRejected | AuthenticationRequired
+        return failure._tag === "AuthenticationRequired"
+          ? recordAuthenticationRequired(paid, request, failure, now)
+          : recordDecline(paid.attempt, paid.charge, failure, now)
+      }))
     }
   )
 

@@ -25,10 +25,12 @@ export interface PaymentProviderService {
   /**
    * Outside any transaction; the same idempotency key returns the first result, never a second charge.
    * `PaymentPending`: not decided yet (the attempt stays pending; a retry or the settlement decides it).
+   * `AuthenticationRequired`: the issuer asks for 3-D Secure, learned only by trying; the provider has
+   * made sure nothing can be charged under the key, so the attempt ends without a charge.
    */
   readonly charge: (
     request: ChargeRequest
-  ) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | PaymentPending | StorageError>
+  ) => Effect.Effect<Charge, PaymentDeclined | PaymentRejected | PaymentPending | AuthenticationRequired | StorageError>
   /** After a decline, in its transaction: gives the credential back (a paid session keeps it). */
   readonly release: (request: ChargeRequest) => Effect.Effect<void, StorageError>
   /**

@@ -5,13 +5,17 @@
  * under `<key>:confirm`. Stripe answers a repeat of either with the first answer, so a retry, a crash
  * between steps or a concurrent request of the attempt finds the one PaymentIntent and never confirms a
  * second. A PaymentIntent left confirmable by a decline, or never confirmed when the settlement
- * decides, is canceled, so that nothing can charge it later.
+ * decides, is canceled, so that nothing can charge it later. One the issuer wants 3-D Secure for is
+ * canceled too and answered `AuthenticationRequired`: the agent authenticates, and the next attempt
+ * (a new key, a new PaymentIntent) is confirmed with its result (`docs/three-d-secure.md`, "Stripe").
  */
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import type Stripe from "stripe"
 import type { StorageError } from "../db/storage-error.ts"
 import { VOIDED_KEY_MESSAGE } from "../payments/builtin-payment-processor.ts"
+import { authenticationRequestFor, directoryServerOf } from "../payments/issuer-authentication-check.ts"
 import {
+  AuthenticationRequired,
   type Charge,
   type ChargeRequest,
   credentialParam,
@@ -21,6 +25,7 @@ import {
   type PendingCharge
 } from "../payments/model/payment.ts"
 import type { PaymentProviderService } from "../payments/payment-provider.ts"
+import { AppConfig } from "../platform/config.ts"
 import { FaultInjection } from "../platform/fault-injection.ts"
 import {
   credentialRefusal,
@@ -32,6 +37,12 @@ import {
 } from "./model/payment-intent-outcome.ts"
 import { type StripeFailure, StripeUnavailable } from "./model/stripe-failure.ts"
 import { isSharedPaymentToken } from "./model/stripe-route.ts"
+import {
+  authenticationNotAccepted,
+  threeDSecureOf,
+  type ThreeDSecureParams,
+  tokenCardBrand
+} from "./model/three-d-secure.ts"
 import { StripeClient } from "./stripe-client.ts"
 import { StripePaymentStore } from "./stripe-payment-store.ts"
 
@@ -59,6 +70,11 @@ interface Paying {
   readonly token: string
   /** JSONPath of the token in the complete request (the settlement's refusals are not answered). */
   readonly param: string
+  /**
+   * The agent's authentication, sent with the confirm (never the create: the settlement replays the
+   * create without it, and never confirms).
+   */
+  readonly threeDSecure?: ThreeDSecureParams | undefined
 }
 
 const createParams = (paying: Paying): Stripe.PaymentIntentCreateParams => ({
@@ -74,7 +90,10 @@ const createParams = (paying: Paying): Stripe.PaymentIntentCreateParams => ({
   metadata: { checkout_session_id: paying.sessionId, payment_attempt: paying.idempotencyKey }
 })
 
-type Failure = PaymentDeclined | PaymentRejected | PaymentPending
+const confirmParams = (paying: Paying): Stripe.PaymentIntentConfirmParams =>
+  paying.threeDSecure === undefined ? {} : { payment_method_options: { card: { three_d_secure: paying.threeDSecure } } }
+
+type Failure = PaymentDeclined | PaymentRejected | PaymentPending | AuthenticationRequired
 
 export const StripePaymentProvider = Layer.effect(
   StripePayments,
@@ -82,6 +101,7 @@ export const StripePaymentProvider = Layer.effect(
     const stripe = yield* StripeClient
     const store = yield* StripePaymentStore
     const faults = yield* FaultInjection
+    const config = yield* AppConfig
 
     const rejected = (paying: Paying, message: string) => new PaymentRejected({ message, param: paying.param })
 
@@ -119,19 +139,19 @@ export const StripePaymentProvider = Layer.effect(
       )
 
     /** Cancels what could still be charged, then fails with `failure`; a PaymentIntent that moved on is read again. */
-    const cancelThen = (paying: Paying, intent: IntentView, failure: Failure) =>
+    const cancelThen = <F extends Failure>(paying: Paying, intent: IntentView, failure: F) =>
       Effect.flatMap(
         call(
           "paymentIntents.cancel",
           (sdk) => sdk.paymentIntents.cancel(intent.id, {}, { idempotencyKey: `${paying.idempotencyKey}:cancel` })
         ),
-        (canceled): Effect.Effect<Charge, Failure> => {
+        (canceled): Effect.Effect<Charge, F | PaymentPending> => {
           if (Either.isRight(canceled)) return Effect.fail(failure)
           const error = canceled.left
           if (error._tag !== "StripeRequestRefused" || refusalKind(error) !== "state") {
             return notNow("paymentIntents.cancel", error)
           }
-          return Effect.flatMap(retrieve(intent.id), (now) => {
+          return Effect.flatMap(retrieve(intent.id), (now): Effect.Effect<Charge, F | PaymentPending> => {
             const state = intentState(now)
             return state._tag === "Canceled"
               ? Effect.fail(failure)
@@ -165,9 +185,9 @@ export const StripePaymentProvider = Layer.effect(
         case "Canceled":
           return Effect.fail(rejected(paying, CANCELED_MESSAGE))
         case "Declined":
-          return cancelThen(paying, intent, declineOf(state))
+          return cancelThen(paying, intent, declineOf(state, paying.threeDSecure !== undefined))
         case "NeedsAction":
-          return cancelThen(paying, intent, needsActionDecline())
+          return needsAction(paying, intent)
         case "Unconfirmed":
           return confirm
             ? confirmIntent(paying, intent)
@@ -181,11 +201,44 @@ export const StripePaymentProvider = Layer.effect(
       }
     }
 
+    /**
+     * The issuer wants 3-D Secure: with a result presented, it did not take it (a decline); else what the
+     * agent authenticates with, the scheme from the token's card (read before the cancel, so that a
+     * failed read leaves the attempt to a retry). A scheme without a directory server is a decline.
+     */
+    const needsAction = (paying: Paying, intent: IntentView): Effect.Effect<Charge, Failure> => {
+      if (paying.threeDSecure !== undefined) return cancelThen(paying, intent, authenticationNotAccepted())
+      return Effect.flatMap(
+        call(
+          "sharedPayment.grantedTokens.retrieve",
+          // The SDK has no resource for shared payment tokens yet.
+          (sdk) => sdk.rawRequest("GET", `/v1/shared_payment/granted_tokens/${encodeURIComponent(paying.token)}`)
+        ),
+        (token): Effect.Effect<Charge, Failure> => {
+          if (Either.isLeft(token) && token.left._tag !== "StripeRequestRefused") {
+            return notNow("sharedPayment.grantedTokens.retrieve", token.left)
+          }
+          const brand = Either.isRight(token) ? tokenCardBrand(token.right) : undefined
+          const directoryServer = brand === undefined ? undefined : directoryServerOf(brand)
+          return directoryServer === undefined
+            ? cancelThen(paying, intent, needsActionDecline())
+            : cancelThen(
+              paying,
+              intent,
+              new AuthenticationRequired({ request: authenticationRequestFor(directoryServer, config.merchantId) })
+            )
+        }
+      )
+    }
+
     const confirmIntent = (paying: Paying, intent: IntentView): Effect.Effect<Charge, Failure> =>
       Effect.flatMap(
         call(
           "paymentIntents.confirm",
-          (sdk) => sdk.paymentIntents.confirm(intent.id, {}, { idempotencyKey: `${paying.idempotencyKey}:confirm` })
+          (sdk) =>
+            sdk.paymentIntents.confirm(intent.id, confirmParams(paying), {
+              idempotencyKey: `${paying.idempotencyKey}:confirm`
+            })
         ),
         (confirmed) => {
           if (Either.isRight(confirmed)) {
@@ -195,7 +248,7 @@ export const StripePaymentProvider = Layer.effect(
           switch (error._tag) {
             case "StripeCardError":
               // A decline leaves the PaymentIntent confirmable with another payment method: closed for good.
-              return cancelThen(paying, intent, declineOf(error))
+              return cancelThen(paying, intent, declineOf(error, paying.threeDSecure !== undefined))
             case "StripeRequestRefused": {
               const kind = refusalKind(error)
               if (kind === "busy") return notNow("paymentIntents.confirm", error)
@@ -235,7 +288,8 @@ export const StripePaymentProvider = Layer.effect(
       amount: request.amount,
       currency: request.currency,
       token: request.credential.token,
-      param: credentialParam(request.credential)
+      param: credentialParam(request.credential),
+      threeDSecure: request.authentication === undefined ? undefined : threeDSecureOf(request.authentication)
     })
 
     const charge = Effect.fnUntraced(function*(request: ChargeRequest) {
@@ -327,17 +381,19 @@ export const StripePaymentProvider = Layer.effect(
 
     return {
       configured: stripe.configured,
-      threeDSecure: false,
-      // Nothing is held at Stripe before the charge: the token's own limits are checked by the confirm.
+      // Asked for by the issuer at the confirm, carried out with the agent's own authentication provider.
+      threeDSecure: stripe.configured,
+      // Nothing is held at Stripe before the charge: the token's own limits are checked by the confirm. A
+      // result is Stripe's and the issuer's to verify (its cryptogram): no record here to check it against.
       authorize: (request) =>
         !stripe.configured
           ? refuse(request, "This merchant does not accept Stripe shared payment tokens.")
           : !isSharedPaymentToken(request.credential.token)
           ? refuse(request, "This payment handler takes a Stripe shared payment token (spt_…).")
-          : request.authentication !== undefined
+          : request.authentication !== undefined && threeDSecureOf(request.authentication) === undefined
           ? refuse(
             request,
-            "This payment handler does not take an authentication result: complete without one.",
+            "Only an authentication that authenticated (or was acknowledged) pays, with its outcome_details.",
             "$.authentication_result"
           )
           : Effect.void,

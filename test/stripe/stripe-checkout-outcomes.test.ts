@@ -62,7 +62,7 @@ describe("Stripe: completing with a shared payment token", () => {
       })
     ))
 
-  it.effect("the handler-shaped payment_data of 2026-01-30 and 2026-04-17", () =>
+  it.effect("the handler-shaped payment_data of 2026-01-30 and 2026-04-17 (the handler offers 3-D Secure)", () =>
     runWith(
       fake(),
       Effect.gen(function*() {
@@ -73,7 +73,7 @@ describe("Stripe: completing with a shared payment token", () => {
           const stripeHandler = created.capabilities.payment.handlers.find((h: { id: string }) =>
             h.id === STRIPE_HANDLER
           )
-          expect(stripeHandler).toMatchObject({ psp: "stripe", config: { supports_3ds: false } })
+          expect(stripeHandler).toMatchObject({ psp: "stripe", config: { supports_3ds: true } })
           const updated = yield* client.update(created.id, updateRequest(version))
           expect(updated.body.status).toBe("ready_for_payment")
           const token = fake().grantToken().id

@@ -4,6 +4,7 @@
  * acts on these decisions (confirm, cancel, answer).
  */
 import { PaymentDeclined } from "../../payments/model/payment.ts"
+import { authenticationNotAccepted } from "./three-d-secure.ts"
 
 /** The fields of a PaymentIntent the decisions read (the SDK's object has them all). */
 export interface IntentView {
@@ -36,7 +37,10 @@ export type IntentState =
     readonly declineCode: string | undefined
     readonly message: string | undefined
   }
-  /** The issuer asks for 3-D Secure, which this handler does not carry out: cancel it, decline. */
+  /**
+   * The issuer asks for 3-D Secure: cancel it (the agent authenticates and pays with a new attempt,
+   * or the payment is declined where it cannot).
+   */
   | { readonly _tag: "NeedsAction" }
   /** Never confirmed: the request confirms it; the settlement cancels it. */
   | { readonly _tag: "Unconfirmed" }
@@ -67,20 +71,24 @@ export const intentState = (intent: IntentView): IntentState => {
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`)
 
 export const THREE_DS_UNAVAILABLE =
-  "The card's issuer requires 3-D Secure authentication, which this payment handler does not offer. " +
+  "The card's issuer requires 3-D Secure authentication, which could not be carried out for this payment. " +
   "Nothing was charged; pay with another card."
 
-/** A card decline as the checkout answers it (402), with Stripe's decline code kept for the merchant. */
+/**
+ * A card decline as the checkout answers it (402), with Stripe's decline code kept for the merchant;
+ * an authentication asked or failed is the presented result's failure when the payment carried one.
+ */
 export const declineOf = (
   decline: {
     readonly code: string | undefined
     readonly declineCode: string | undefined
     readonly message: string | undefined
-  }
+  },
+  authenticated = false
 ): PaymentDeclined => {
   const why = decline.declineCode ?? decline.code
   if (why === "authentication_required" || decline.code === "payment_intent_authentication_failure") {
-    return needsActionDecline()
+    return authenticated ? authenticationNotAccepted() : needsActionDecline()
   }
   const message = `${sentence(decline.message ?? "The card was declined.")} Nothing was charged; pay with another card.`
   return new PaymentDeclined({

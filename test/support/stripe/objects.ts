@@ -74,6 +74,7 @@ export interface Charge {
   paid: boolean
   payment_intent: string
   payment_method: string
+  payment_method_details: { type: "card"; card: ChargeCardDetails }
   refunded: boolean
   status: "succeeded" | "pending" | "failed"
 }
@@ -135,6 +136,18 @@ export interface StripeEvent {
   pending_webhooks: number
   request: { id: string | null; idempotency_key: string | null }
   type: string
+}
+
+export interface ChargeCardDetails {
+  brand: string
+  last4: string
+  three_d_secure: {
+    authentication_flow: null
+    electronic_commerce_indicator: string | null
+    result: string
+    transaction_id: string
+    version: string
+  } | null
 }
 
 /** A deep copy, so a stored snapshot does not move with the live object. */

@@ -2,8 +2,9 @@
  * What confirming does to a PaymentIntent (API reference, "The PaymentIntent object", `status`):
  * success makes a Charge and moves it to `succeeded` (`requires_capture` with manual capture); a
  * decline makes a failed Charge, returns it to `requires_payment_method` with `last_payment_error`
- * and answers 402 `card_error`; 3-D Secure leaves it in `requires_action` with a `next_action`;
- * some payments wait in `processing` until the test settles them. Each step appends the events
+ * and answers 402 `card_error`; 3-D Secure leaves it in `requires_action` with a `next_action`,
+ * unless the confirmation carries an authentication made with a third-party provider
+ * (`three-d-secure.ts`); some payments wait in `processing` until the test settles them. Each step appends the events
  * Stripe sends for it.
  */
 import { newId } from "./clock.ts"
@@ -13,6 +14,7 @@ import type { Charge, LastPaymentError, PaymentIntent } from "./objects.ts"
 import { snapshot } from "./objects.ts"
 import { declineOf } from "./scenarios.ts"
 import { type FakeState, NO_REQUEST, type RequestContext, type Source } from "./state.ts"
+import { authenticates, chargeThreeDSecure } from "./three-d-secure.ts"
 
 export interface AttemptOptions {
   readonly returnUrl: string | undefined
@@ -20,6 +22,8 @@ export interface AttemptOptions {
 }
 
 const newCharge = (state: FakeState, intent: PaymentIntent, status: Charge["status"]): Charge => {
+  const source = state.sources.get(intent.id)
+  const threeDSecure = state.threeDSecure.get(intent.id)
   const charge: Charge = {
     id: newId("ch"),
     object: "charge",
@@ -38,6 +42,14 @@ const newCharge = (state: FakeState, intent: PaymentIntent, status: Charge["stat
     paid: false,
     payment_intent: intent.id,
     payment_method: intent.payment_method ?? newId("pm"),
+    payment_method_details: {
+      type: "card",
+      card: {
+        brand: source?.brand ?? "visa",
+        last4: source?.last4 ?? "4242",
+        three_d_secure: threeDSecure === undefined ? null : chargeThreeDSecure(threeDSecure)
+      }
+    },
     refunded: false,
     status
   }
@@ -149,6 +161,9 @@ export const attempt = (
       return
     }
     case "requires_action": {
+      // The issuer takes an authentication made elsewhere in place of its own challenge.
+      const authenticated = state.threeDSecure.get(intent.id)
+      if (authenticated !== undefined && authenticates(authenticated)) return authorize(state, intent, request)
       if (options.errorOnRequiresAction) {
         throw declined(intent, declineCharge(state, intent, "authentication_required", request))
       }

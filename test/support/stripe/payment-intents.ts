@@ -14,6 +14,7 @@ import { expandIntent } from "./render.ts"
 import { TEST_PAYMENT_METHODS } from "./scenarios.ts"
 import { parseQuery } from "./search-query.ts"
 import type { FakeState, RequestContext, Source } from "./state.ts"
+import { paymentMethodOptionsFields, threeDSecureOf } from "./three-d-secure.ts"
 
 const paymentMethodData = hash({
   type: optional(oneOf("card")),
@@ -26,7 +27,8 @@ const confirmation = {
   payment_method_data: optional(paymentMethodData),
   return_url: optional(string),
   error_on_requires_action: optional(boolean),
-  capture_method: optional(oneOf("automatic", "automatic_async", "manual"))
+  capture_method: optional(oneOf("automatic", "automatic_async", "manual")),
+  payment_method_options: optional(paymentMethodOptionsFields)
 }
 
 export const createFields = withExpand({
@@ -132,7 +134,10 @@ const confirmIntent = (state: FakeState, intent: PaymentIntent, params: Params, 
         `with one of the following statuses may be confirmed: requires_payment_method, requires_confirmation, requires_action.`
     )
   }
+  const threeDSecure = threeDSecureOf(params)
   if (params.capture_method !== undefined) intent.capture_method = params.capture_method
+  // Options given now replace those given at creation.
+  if (threeDSecure !== undefined) state.threeDSecure.set(intent.id, threeDSecure)
   const attached = state.sources.get(intent.id)
   // A token attached at creation is checked again now: it may have expired or been revoked since.
   const source = namedSource(state, params, intent, true) ??
@@ -154,6 +159,7 @@ export const createIntent = (state: FakeState, params: Params, request: RequestC
   const currency = String(params.currency).toLowerCase()
   checkAmount(params.amount, currency)
   exclusive(params, "automatic_payment_methods", "payment_method_types")
+  const threeDSecure = threeDSecureOf(params)
   const id = newId("pi")
   const automatic = params.payment_method_types === undefined
   const intent: PaymentIntent = {
@@ -185,6 +191,7 @@ export const createIntent = (state: FakeState, params: Params, request: RequestC
   }
   const source = params.confirm === true ? undefined : namedSource(state, params, intent, false)
   state.paymentIntents.set(id, intent)
+  if (threeDSecure !== undefined) state.threeDSecure.set(id, threeDSecure)
   if (source !== undefined) {
     state.sources.set(id, source)
     intent.payment_method = newId("pm")

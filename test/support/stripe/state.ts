@@ -7,6 +7,7 @@ import { type FakeClock, newId, unixSeconds } from "./clock.ts"
 import type { Charge, Dispute, GrantedToken, PaymentIntent, Refund, StripeEvent } from "./objects.ts"
 import { snapshot } from "./objects.ts"
 import type { Behavior } from "./scenarios.ts"
+import type { ThreeDSecure } from "./three-d-secure.ts"
 
 /** The request an action came from, as events record it (`request.id`, `request.idempotency_key`). */
 export interface RequestContext {
@@ -32,6 +33,8 @@ export class FakeState {
   readonly events = new Map<string, StripeEvent>()
   /** PaymentIntent id → the payment method attached to it. */
   readonly sources = new Map<string, Source>()
+  /** PaymentIntent id → the third-party 3-D Secure given for its confirmation. */
+  readonly threeDSecure = new Map<string, ThreeDSecure>()
   /** Token id → what confirming with it does. */
   readonly tokenBehaviors = new Map<string, Behavior>()
   /** PaymentIntent id → what it holds of a token while processing or awaiting capture. */
