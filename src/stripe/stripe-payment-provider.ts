@@ -37,12 +37,8 @@ import {
 } from "./model/payment-intent-outcome.ts"
 import { type StripeFailure, StripeUnavailable } from "./model/stripe-failure.ts"
 import { isSharedPaymentToken } from "./model/stripe-route.ts"
-import {
-  authenticationNotAccepted,
-  threeDSecureOf,
-  type ThreeDSecureParams,
-  tokenCardBrand
-} from "./model/three-d-secure.ts"
+import { authenticationNotAccepted, threeDSecureOf, tokenCardBrand } from "./model/three-d-secure.ts"
+import { confirmParams, createParams, type Paying } from "./payment-intent-params.ts"
 import { StripeClient } from "./stripe-client.ts"
 import { StripePaymentStore } from "./stripe-payment-store.ts"
 
@@ -60,38 +56,6 @@ export interface StripePaymentsShape extends PaymentProviderService {
 }
 
 export class StripePayments extends Context.Tag("acp/StripePayments")<StripePayments, StripePaymentsShape>() {}
-
-/** What a PaymentIntent is made of: the same for the request and the settlement, so a replay matches. */
-interface Paying {
-  readonly sessionId: string
-  readonly idempotencyKey: string
-  readonly amount: number
-  readonly currency: string
-  readonly token: string
-  /** JSONPath of the token in the complete request (the settlement's refusals are not answered). */
-  readonly param: string
-  /**
-   * The agent's authentication, sent with the confirm (never the create: the settlement replays the
-   * create without it, and never confirms).
-   */
-  readonly threeDSecure?: ThreeDSecureParams | undefined
-}
-
-const createParams = (paying: Paying): Stripe.PaymentIntentCreateParams => ({
-  amount: paying.amount,
-  currency: paying.currency.toLowerCase(),
-  // The token is a card; no redirect is possible for an agent's buyer (no `return_url`).
-  automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-  // The SDK's types do not know the shared payment token parameter yet.
-  payment_method_data: {
-    type: "card",
-    shared_payment_granted_token: paying.token
-  } as unknown as Stripe.PaymentIntentCreateParams.PaymentMethodData,
-  metadata: { checkout_session_id: paying.sessionId, payment_attempt: paying.idempotencyKey }
-})
-
-const confirmParams = (paying: Paying): Stripe.PaymentIntentConfirmParams =>
-  paying.threeDSecure === undefined ? {} : { payment_method_options: { card: { three_d_secure: paying.threeDSecure } } }
 
 type Failure = PaymentDeclined | PaymentRejected | PaymentPending | AuthenticationRequired
 
