@@ -13,6 +13,7 @@ const fake = await FakeStripe.start({ port, ...(secretKey === undefined || secre
 console.log(`Stripe-compatible test server on ${fake.url}`)
 console.log("Point the service and the scripts at it:")
 console.log(`  export STRIPE_API_BASE=${fake.url} STRIPE_SECRET_KEY=${fake.secretKey}`)
+console.log("  export STRIPE_THREE_D_SECURE_IMPORT=true   # it imports 3-D Secure results, as an enabled account does")
 console.log("Ctrl-C stops it (its state is in memory only).")
 const stop = () => void fake.stop().then(() => process.exit(0))
 process.on("SIGINT", stop)

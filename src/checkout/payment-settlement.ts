@@ -20,6 +20,10 @@ import { isExpiredAt } from "./session/view.ts"
 /** Longer than any request spends from its step 1, which writes the session, to the end of its charge. */
 export const PENDING_PAYMENT_GRACE_MILLIS = 10 * 60_000
 
+/** The provider's answer is the issuer asking for 3-D Secure (nothing charged). */
+const asksAuthentication = (made: Option.Option<Either.Either<Charge, PaymentDeclined>>) =>
+  Option.isSome(made) && Either.isLeft(made.value) && made.value.left.reason === "authentication_unavailable"
+
 /** `none`: nothing pending, written within the grace, the provider cannot say yet, or settled by another first. */
 export type Settlement = "completed" | "expired" | "payable" | "final" | "none"
 
@@ -110,8 +114,16 @@ export const makePaymentSettlement = (ctx: CheckoutContext) => {
     const attempt = Option.getOrUndefined(read.value.latestAttempt)
     if (attempt?.state !== "pending") return "none"
     if (Date.parse(read.value.session.updated_at) + grace > now) return "none"
+    // Without the grace (a provider's own word), the attempt's request may still be running.
+    const requestMayRun = grace < 0
     return yield* Effect.uninterruptible(
       Effect.flatMap(Effect.either(payments.settleCharge(attempt)), (settled) => {
+        // The issuer asked for 3-D Secure: whether the session then waits for the agent's authentication or
+        // is declined is the request's to say (its version and agent); a request gone is declined by the
+        // sweep after the grace.
+        if (requestMayRun && Either.isRight(settled) && asksAuthentication(settled.right)) {
+          return Effect.succeed("none" as const)
+        }
         if (Either.isRight(settled)) return store.transaction(applyLocked(id, attempt.sequence, settled.right, now))
         // The provider cannot say yet (still processing, or unreachable): a later settlement decides.
         return settled.left._tag === "PaymentPending" ? Effect.succeed("none" as const) : Effect.fail(settled.left)

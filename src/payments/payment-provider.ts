@@ -40,7 +40,8 @@ export interface PaymentProviderService {
    * call none (a decline may read as none to a call after another closed the key), so whichever applies
    * first applies the outcome. The built-in processor: one conditional insert, the key's first record kept;
    * Stripe: the key's row, then the PaymentIntent under Stripe's idempotency keys and its own state order.
-   * `PaymentPending`: the provider cannot say yet (the attempt stays pending for a later settlement).
+   * `PaymentPending`: the provider cannot say yet (the attempt stays pending for a later settlement). A decline
+   * `authentication_unavailable`: the issuer asked for 3-D Secure (the request decides how the session waits).
    */
   readonly settleCharge: (
     attempt: PendingCharge

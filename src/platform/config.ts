@@ -81,6 +81,11 @@ export interface StripeConfig {
   readonly webhookSecret: Option.Option<Redacted.Redacted<string>>
   /** `STRIPE_API_BASE`, split as the SDK takes it: a scheme, a host and a port, no path. */
   readonly apiBase: { readonly protocol: "http" | "https"; readonly host: string; readonly port: number }
+  /**
+   * `STRIPE_THREE_D_SECURE_IMPORT`: the account imports 3-D Secure results authenticated outside Stripe (a
+   * feature Stripe enables per account), so an agent's result can pay; off, a card whose issuer asks is declined.
+   */
+  readonly threeDSecureImport: boolean
 }
 
 export const STRIPE_API_BASE_DEFAULT = "https://api.stripe.com"
@@ -225,7 +230,8 @@ const raw = Config.all({
       validation: (raw) => parseStripeApiBase(raw) !== undefined
     }),
     Config.withDefault(STRIPE_API_BASE_DEFAULT)
-  )
+  ),
+  stripeThreeDSecureImport: Config.boolean("STRIPE_THREE_D_SECURE_IMPORT").pipe(Config.withDefault(false))
 })
 
 type Raw = Config.Config.Success<typeof raw>
@@ -359,7 +365,8 @@ export const resolveConfig = Effect.fnUntraced(
       stripe: {
         secretKey: Option.map(env.stripeSecretKey, (key) => Redacted.make(key)),
         webhookSecret: Option.map(env.stripeWebhookSecret, (secret) => Redacted.make(secret)),
-        apiBase: parseStripeApiBase(env.stripeApiBase)!
+        apiBase: parseStripeApiBase(env.stripeApiBase)!,
+        threeDSecureImport: env.stripeThreeDSecureImport
       },
       generated: secrets.generated
     }

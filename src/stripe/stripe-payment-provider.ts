@@ -66,6 +66,8 @@ export const StripePaymentProvider = Layer.effect(
     const store = yield* StripePaymentStore
     const faults = yield* FaultInjection
     const config = yield* AppConfig
+    // An agent's result reaches the issuer only through Stripe's import of 3-D Secure results.
+    const threeDSecureImport = stripe.configured && config.stripe.threeDSecureImport
 
     const rejected = (paying: Paying, message: string) => new PaymentRejected({ message, param: paying.param })
 
@@ -172,6 +174,7 @@ export const StripePaymentProvider = Layer.effect(
      */
     const needsAction = (paying: Paying, intent: IntentView): Effect.Effect<Charge, Failure> => {
       if (paying.threeDSecure !== undefined) return cancelThen(paying, intent, authenticationNotAccepted())
+      if (!threeDSecureImport) return cancelThen(paying, intent, needsActionDecline())
       return Effect.flatMap(
         call(
           "sharedPayment.grantedTokens.retrieve",
@@ -346,7 +349,7 @@ export const StripePaymentProvider = Layer.effect(
     return {
       configured: stripe.configured,
       // Asked for by the issuer at the confirm, carried out with the agent's own authentication provider.
-      threeDSecure: stripe.configured,
+      threeDSecure: threeDSecureImport,
       // Nothing is held at Stripe before the charge: the token's own limits are checked by the confirm. A
       // result is Stripe's and the issuer's to verify (its cryptogram): no record here to check it against.
       authorize: (request) =>
@@ -354,6 +357,12 @@ export const StripePaymentProvider = Layer.effect(
           ? refuse(request, "This merchant does not accept Stripe shared payment tokens.")
           : !isSharedPaymentToken(request.credential.token)
           ? refuse(request, "This payment handler takes a Stripe shared payment token (spt_…).")
+          : request.authentication !== undefined && !threeDSecureImport
+          ? refuse(
+            request,
+            "This merchant's Stripe account does not import 3-D Secure results: pay without authentication_result.",
+            "$.authentication_result"
+          )
           : request.authentication !== undefined && threeDSecureOf(request.authentication) === undefined
           ? refuse(
             request,

@@ -133,3 +133,15 @@ describe("development configuration", () => {
       expect(both).toContain("MERCHANT_API_KEYS")
     }).pipe(Effect.scoped))
 })
+
+describe("STRIPE_THREE_D_SECURE_IMPORT", () => {
+  it.effect("off unless set; true and false parse; anything else names the variable", () =>
+    Effect.gen(function*() {
+      const base = { NODE_ENV: "production", ...productionSecrets }
+      expect((yield* load(base)).stripe.threeDSecureImport).toBe(false)
+      expect((yield* load({ ...base, STRIPE_THREE_D_SECURE_IMPORT: "true" })).stripe.threeDSecureImport).toBe(true)
+      expect((yield* load({ ...base, STRIPE_THREE_D_SECURE_IMPORT: "false" })).stripe.threeDSecureImport).toBe(false)
+      const error = yield* Effect.flip(load({ ...base, STRIPE_THREE_D_SECURE_IMPORT: "maybe" }))
+      expect(describeConfigError(error)).toContain("STRIPE_THREE_D_SECURE_IMPORT")
+    }))
+})

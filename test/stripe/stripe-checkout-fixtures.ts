@@ -27,7 +27,8 @@ export const stripeConfig = (fake: FakeStripe): Partial<AppConfigShape> => ({
   stripe: {
     secretKey: Option.some(Redacted.make(fake.secretKey)),
     webhookSecret: Option.none(),
-    apiBase: { protocol: "http", host: "127.0.0.1", port: fake.port }
+    apiBase: { protocol: "http", host: "127.0.0.1", port: fake.port },
+    threeDSecureImport: true
   }
 })
 

@@ -4,13 +4,17 @@
  * canceled, nothing charged) where the version and agent can authenticate, else declines it; the
  * agent's result pays with a new attempt whose confirm carries Stripe's third-party 3-D Secure
  * fields; a result that did not authenticate is declined without a call to Stripe; a crash of the
- * paying attempt, then the retry, charges once.
+ * paying attempt, then the retry, charges once; a webhook's settlement meanwhile leaves the attempt
+ * to its request; with the account's import of results off, a clear decline.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option, TestClock } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
+import { CheckoutService } from "../../src/checkout/checkout-service.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
+import { PENDING_PAYMENT_GRACE_MILLIS, type Settlement } from "../../src/checkout/payment-settlement.ts"
 import { OrderStore } from "../../src/orders/order-store.ts"
+import { FaultInjection } from "../../src/platform/fault-injection.ts"
 import {
   amountOf,
   type Client,
@@ -28,6 +32,8 @@ import {
   readyWithToken,
   runWith,
   sptPayment,
+  STRIPE_HANDLER,
+  stripeConfig,
   succeededOf,
   useFakeStripe
 } from "./stripe-checkout-fixtures.ts"
@@ -247,4 +253,121 @@ describe("Stripe 3-D Secure: a crash of the paying attempt", () => {
       )
     })
   }
+})
+
+describe("Stripe 3-D Secure: a settlement between the confirm and the request's step 3", () => {
+  /** A `FaultInjection` running `between` once, when a request reaches `stripe.after-confirm`. */
+  const makeInterleaving = () => {
+    let between: Effect.Effect<void> | undefined
+    return {
+      once: (effect: Effect.Effect<void>) => Effect.sync(() => void (between = effect)),
+      layer: Layer.succeed(FaultInjection, {
+        afterRoute: () => Effect.void,
+        at: (point) =>
+          Effect.suspend(() => {
+            const run = between
+            if (point !== "stripe.after-confirm" || run === undefined) return Effect.void
+            between = undefined
+            return run
+          })
+      })
+    }
+  }
+
+  it.effect("a webhook's settlement leaves it to the request: authentication_required, the result then pays", () => {
+    const interleaving = makeInterleaving()
+    const client = clientOf("2026-04-17")
+    return runWith(
+      fake(),
+      Effect.gen(function*() {
+        const checkout = yield* CheckoutService
+        const ready = yield* readyForStripe(client)
+        const settled: Array<Settlement> = []
+        yield* interleaving.once(
+          Effect.map(Effect.orDie(checkout.settlePayment(ready.id)), (s) => void settled.push(s))
+        )
+        const answer = yield* completeWith(client, ready.id, ready.token)
+        expect(settled).toEqual(["none"])
+        expect(answer.status, answer.text).toBe(200)
+        expect(answer.body.status).toBe("authentication_required")
+        expect(intentsOf(fake(), ready.id).map((pi) => pi.status)).toEqual(["canceled"])
+        const paid = yield* completeWith(client, ready.id, ready.token, { authentication_result: agentResult() })
+        expect(paid.status, paid.text).toBe(200)
+        expect(paid.body.status).toBe("completed")
+        expect(succeededOf(fake(), ready.id)).toHaveLength(1)
+        expect(yield* orderCount).toBe(1)
+      }),
+      { faults: interleaving.layer }
+    )
+  })
+
+  it.effect("a request gone after the issuer asked: the sweep after the grace declines it, payable again", () => {
+    const crashes = makePointCrashes()
+    const client = clientOf("2026-04-17")
+    return runWith(
+      fake(),
+      Effect.gen(function*() {
+        const checkout = yield* CheckoutService
+        const ready = yield* readyForStripe(client)
+        yield* crashes.arm("stripe.after-confirm")
+        expect((yield* completeWith(client, ready.id, ready.token)).status).toBe(500)
+        // The provider's word alone cannot tell whether the request's agent authenticates.
+        expect(yield* checkout.settlePayment(ready.id)).toBe("none")
+        expect((yield* attemptOf(ready.id))?.state).toBe("pending")
+        yield* TestClock.adjust(PENDING_PAYMENT_GRACE_MILLIS + 1_000)
+        expect(yield* checkout.expireDue(50)).toBe(1)
+        expect((yield* attemptOf(ready.id))?.state).toBe("declined")
+        const read = yield* client.get(ready.id)
+        expect(read.body.status).toBe("ready_for_payment")
+        expect(intentsOf(fake(), ready.id).map((pi) => pi.status)).toEqual(["canceled"])
+        expect(yield* orderCount).toBe(0)
+        const paid = yield* completeWith(client, ready.id, fake().grantToken().id)
+        expect(paid.body.status, paid.text).toBe("completed")
+        expect(succeededOf(fake(), ready.id)).toHaveLength(1)
+      }),
+      { faults: crashes.layer }
+    )
+  })
+})
+
+describe("Stripe 3-D Secure with the account's import of results off (STRIPE_THREE_D_SECURE_IMPORT unset)", () => {
+  const withoutImport = () => ({ config: { stripe: { ...stripeConfig(fake()).stripe!, threeDSecureImport: false } } })
+  const client = clientOf("2026-04-17")
+
+  it.effect("the handler says supports_3ds false; the issuer's requires_action is a clear 402, payable again", () =>
+    runWith(
+      fake(),
+      Effect.gen(function*() {
+        const ready = yield* readyForStripe(client)
+        const read = yield* client.get(ready.id)
+        const handler = read.body.capabilities.payment.handlers.find((h: { id: string }) => h.id === STRIPE_HANDLER)
+        expect(handler.config.supports_3ds).toBe(false)
+        const declined = yield* completeWith(client, ready.id, ready.token)
+        expect(declined.status).toBe(402)
+        expect(declined.body).toMatchObject({ type: "processing_error", code: "payment_declined" })
+        expect(declined.body.message).toMatch(/3-D Secure/)
+        expect(intentsOf(fake(), ready.id).map((pi) => pi.status)).toEqual(["canceled"])
+        expect((yield* client.get(ready.id)).body.status).toBe("ready_for_payment")
+        expect(yield* orderCount).toBe(0)
+      }),
+      withoutImport()
+    ))
+
+  it.effect("an authentication_result is refused at its param, without a call to Stripe", () =>
+    runWith(
+      fake(),
+      Effect.gen(function*() {
+        const ready = yield* readyForStripe(client)
+        const before = fake().requests().length
+        const refused = yield* completeWith(client, ready.id, fake().grantToken().id, {
+          authentication_result: agentResult()
+        })
+        expect(refused.status, refused.text).toBe(422)
+        expect(refused.body).toMatchObject({ param: "$.authentication_result" })
+        expect(refused.body.message).toMatch(/does not import 3-D Secure results/)
+        expect(fake().requests().length).toBe(before)
+        expect((yield* client.get(ready.id)).body.status).toBe("ready_for_payment")
+      }),
+      withoutImport()
+    ))
 })

@@ -20,7 +20,8 @@ export const stripeConfig = (fake: FakeStripe, webhookSecret?: string): Partial<
   stripe: {
     secretKey: Option.some(Redacted.make(fake.secretKey)),
     webhookSecret: webhookSecret === undefined ? Option.none() : Option.some(Redacted.make(webhookSecret)),
-    apiBase: { protocol: "http", host: "127.0.0.1", port: fake.port }
+    apiBase: { protocol: "http", host: "127.0.0.1", port: fake.port },
+    threeDSecureImport: false
   }
 })
 

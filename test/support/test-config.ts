@@ -46,7 +46,8 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   stripe: {
     secretKey: Option.none(),
     webhookSecret: Option.none(),
-    apiBase: { protocol: "https", host: "api.stripe.com", port: 443 }
+    apiBase: { protocol: "https", host: "api.stripe.com", port: 443 },
+    threeDSecureImport: false
   },
   generated: [],
   ...overrides
