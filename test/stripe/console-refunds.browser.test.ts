@@ -9,7 +9,6 @@ import { hasChromium, launchBrowser, screenshotPath, serveApp } from "../support
 import { get, MERCHANT_API_KEY, post, testApp } from "../support/http.ts"
 import { createStripeOrder, stripeConfig } from "../support/stripe-orders.ts"
 import { FakeStripe } from "../support/stripe/fake-stripe.ts"
-import { UnusedPaymentProvider } from "../support/webhooks.ts"
 
 let fake: FakeStripe
 beforeAll(async () => {
@@ -23,7 +22,6 @@ const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
   Effect.provide(
     Effect.scoped(effect),
     testApp({
-      payments: UnusedPaymentProvider,
       config: { publicBaseUrl: "http://shop.test", port: 8080, ...stripeConfig(fake) }
     }) as Layer.Layer<any>
   ) as Effect.Effect<A, E, never>

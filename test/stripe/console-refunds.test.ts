@@ -9,7 +9,6 @@ import { hiddenField, type makeConsoleClient, signedInConsole } from "../support
 import { get, post, testApp } from "../support/http.ts"
 import { createStripeOrder, stripeConfig } from "../support/stripe-orders.ts"
 import { FakeStripe } from "../support/stripe/fake-stripe.ts"
-import { UnusedPaymentProvider } from "../support/webhooks.ts"
 
 let fake: FakeStripe
 beforeAll(async () => {
@@ -22,7 +21,7 @@ afterAll(async () => {
 const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
   Effect.provide(
     effect,
-    testApp({ payments: UnusedPaymentProvider, config: stripeConfig(fake) }) as Layer.Layer<any>
+    testApp({ config: stripeConfig(fake) }) as Layer.Layer<any>
   ) as Effect.Effect<A, E, never>
 
 const seenOf = (client: Effect.Effect.Success<typeof makeConsoleClient>, id: string) =>

@@ -10,7 +10,6 @@ import { post, testApp } from "../support/http.ts"
 import { storesUnderTest } from "../support/store-under-test.ts"
 import { createStripeOrder, stripeConfig } from "../support/stripe-orders.ts"
 import { FakeStripe } from "../support/stripe/fake-stripe.ts"
-import { UnusedPaymentProvider } from "../support/webhooks.ts"
 
 let fake: FakeStripe
 beforeAll(async () => {
@@ -33,7 +32,7 @@ for (const store of storesUnderTest) {
       Effect.flatMap(store.freshStores, (stores) =>
         Effect.provide(
           effect,
-          testApp({ ...stores, payments: UnusedPaymentProvider, config: stripeConfig(fake) }) as Layer.Layer<any>
+          testApp({ ...stores, config: stripeConfig(fake) }) as Layer.Layer<any>
         )) as Effect.Effect<A, E, never>
 
     it.live("six refunds of one order at once: six Stripe refunds, six adjustments, the total counted once", () =>

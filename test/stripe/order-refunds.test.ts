@@ -12,7 +12,7 @@ import { until } from "../payments/stripe-fake-fixtures.ts"
 import { post, testApp } from "../support/http.ts"
 import { createStripeOrder, fakeClient, stripeConfig } from "../support/stripe-orders.ts"
 import { FakeStripe } from "../support/stripe/fake-stripe.ts"
-import { createOrder, UnusedPaymentProvider } from "../support/webhooks.ts"
+import { createOrder } from "../support/webhooks.ts"
 
 let fake: FakeStripe
 beforeAll(async () => {
@@ -25,7 +25,7 @@ afterAll(async () => {
 const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
   Effect.provide(
     effect,
-    testApp({ payments: UnusedPaymentProvider, config: stripeConfig(fake) }) as Layer.Layer<any>
+    testApp({ config: stripeConfig(fake) }) as Layer.Layer<any>
   ) as Effect.Effect<A, E, never>
 
 const refund = (orderId: string, body: { type: string; amount: number }, key?: string) =>

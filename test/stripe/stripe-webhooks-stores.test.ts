@@ -15,7 +15,6 @@ import { storesUnderTest } from "../support/store-under-test.ts"
 import { createStripeOrder, fakeClient, stripeConfig } from "../support/stripe-orders.ts"
 import { FakeStripe } from "../support/stripe/fake-stripe.ts"
 import type { StripeEvent } from "../support/stripe/objects.ts"
-import { UnusedPaymentProvider } from "../support/webhooks.ts"
 
 const SECRET = "whsec_test_stripe_stores"
 const signer = new Stripe("sk_test_signer_only")
@@ -50,7 +49,7 @@ for (const store of storesUnderTest) {
       Effect.flatMap(store.freshStores, (stores) =>
         Effect.provide(
           effect,
-          testApp({ ...stores, payments: UnusedPaymentProvider, config: stripeConfig(fake, SECRET) }) as Layer.Layer<
+          testApp({ ...stores, config: stripeConfig(fake, SECRET) }) as Layer.Layer<
             any
           >
         )) as Effect.Effect<A, E, never>

@@ -17,7 +17,6 @@ import { createReadySession, post, request, testApp } from "../support/http.ts"
 import { createStripeOrder, fakeClient, stripeConfig } from "../support/stripe-orders.ts"
 import { FakeStripe } from "../support/stripe/fake-stripe.ts"
 import type { StripeEvent } from "../support/stripe/objects.ts"
-import { UnusedPaymentProvider } from "../support/webhooks.ts"
 
 const SECRET = "whsec_test_stripe_after_sale"
 const signer = new Stripe("sk_test_signer_only")
@@ -32,7 +31,7 @@ afterAll(async () => {
 
 const layer = (options: { secret?: string | undefined; payments?: Layer.Layer<PaymentProvider> } = {}) =>
   testApp({
-    payments: options.payments ?? UnusedPaymentProvider,
+    ...(options.payments === undefined ? {} : { payments: options.payments }),
     config: stripeConfig(fake, "secret" in options ? options.secret : SECRET)
   }) as Layer.Layer<any>
 
@@ -243,7 +242,6 @@ describe("POST /stripe/webhooks", () => {
         expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
       }),
       testApp({
-        payments: UnusedPaymentProvider,
         config: { ...stripeConfig(fake, SECRET), webhookReceiverRateLimitPerMinute: 2 }
       }) as Layer.Layer<any>
     ))

@@ -1,19 +1,14 @@
 /**
  * Orders paid through Stripe, for the after-sale tests: the application configured against the
- * fake Stripe, and an order whose session's succeeded payment attempt is a PaymentIntent made on
- * the fake. Until the Stripe payment provider is part of the application, the PaymentIntent is made
- * with the SDK directly and the attempt written through the checkout store; with the provider, the
- * session is completed over HTTP with a `stripe` handler instead, and nothing else changes.
+ * fake Stripe, and an order whose session was completed over HTTP with the demo catalog's `stripe`
+ * handler, so that its payment is the provider's own PaymentIntent on the fake.
  */
-import { Clock, Effect, Option, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import Stripe from "stripe"
-import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
-import type { PaymentAttempt } from "../../src/checkout/payment/attempt.ts"
-import { orderTotal } from "../../src/orders/model/order-state-machine.ts"
+import { OrderStore } from "../../src/orders/order-store.ts"
 import type { AppConfigShape } from "../../src/platform/config.ts"
-import { withToken } from "../payments/stripe-fake-fixtures.ts"
+import { createReadySession, post } from "./http.ts"
 import type { FakeStripe } from "./stripe/fake-stripe.ts"
-import { createOrder } from "./webhooks.ts"
 
 /** The application's Stripe settings pointing at `fake`; `webhookSecret` turns `POST /stripe/webhooks` on. */
 export const stripeConfig = (fake: FakeStripe, webhookSecret?: string): Partial<AppConfigShape> => ({
@@ -29,45 +24,25 @@ export const stripeConfig = (fake: FakeStripe, webhookSecret?: string): Partial<
 export const fakeClient = (fake: FakeStripe): Stripe =>
   new Stripe(fake.secretKey, { ...fake.clientConfig(), maxNetworkRetries: 0 })
 
-/** Records `chargeId` as the session's succeeded payment (what a completion through the provider leaves). */
-export const recordPaidAttempt = (sessionId: string, amount: number, chargeId: string) =>
-  Effect.gen(function*() {
-    const store = yield* CheckoutStore
-    const session = yield* Effect.map(store.sessions.get(sessionId), Option.getOrThrow)
-    const now = yield* Clock.currentTimeMillis
-    const attempt: PaymentAttempt = {
-      sessionId,
-      sequence: 1,
-      idempotencyKey: `${sessionId}:1`,
-      amount,
-      currency: "usd",
-      credentialRef: "spt_test",
-      state: "pending",
-      chargeId: undefined,
-      createdAt: now,
-      updatedAt: now
-    }
-    yield* store.startPaymentAttempt(session, attempt)
-    yield* store.paymentAttempts.update({ ...attempt, state: "succeeded", chargeId, updatedAt: now })
-  })
-
-/** An order paid with a PaymentIntent on `fake` of its total; the PaymentIntent names the session in its metadata. */
+/** An order paid through the Stripe provider: a ready session completed over HTTP with a granted token of its total. */
 export const createStripeOrder = (
   fake: FakeStripe,
-  items?: ReadonlyArray<{ id: string; quantity: number }>
+  items: ReadonlyArray<{ id: string; quantity: number }> = [{ id: "tshirt-classic", quantity: 2 }]
 ) =>
   Effect.gen(function*() {
-    const order = yield* createOrder(items)
-    const total = orderTotal(order)
-    const intent = yield* Effect.promise(() =>
-      fakeClient(fake).paymentIntents.create({
-        amount: total,
-        currency: "usd",
-        confirm: true,
-        payment_method_data: withToken(fake.grantToken({ maxAmount: total }).id),
-        metadata: { checkout_session_id: order.checkout_session_id }
-      })
-    )
-    yield* recordPaidAttempt(order.checkout_session_id, total, intent.id)
+    const session = yield* createReadySession(items)
+    const total = session.totals.find((line) => line.type === "total")!.amount
+    const token = fake.grantToken({ maxAmount: total }).id
+    const completed = yield* post(`/checkout_sessions/${session.id}/complete`, {
+      payment_data: { handler_id: "stripe_spt", instrument: { type: "card", credential: { type: "spt", token } } }
+    })
+    if (completed.status !== 200) {
+      return yield* Effect.dieMessage(`complete answered ${completed.status}: ${completed.text}`)
+    }
+    const stored = yield* Effect.flatMap(OrderStore, (orders) => orders.getOrder(completed.body.order.id))
+    const order = Option.getOrThrow(stored).order
+    const intent = fake.paymentIntents().find((pi) =>
+      pi.metadata.checkout_session_id === session.id && pi.status === "succeeded"
+    )!
     return { order, intent, total }
   })
