@@ -77,7 +77,8 @@ export const prepareCompletion = (
     address: current.fulfillment_address,
     previousOptionId: current.fulfillment_option_id,
     requestedOptionId: undefined,
-    codes: current.discounts?.codes ?? []
+    codes: current.discounts?.codes ?? [],
+    suggested: current.details?.suggested_prices
   }
   return Either.flatMap(priceDraft(current.id, draft, ctx), (priced): Either.Either<Transition, ReducerError> => {
     if (priced.status !== "ready_for_payment") {

@@ -20,6 +20,15 @@ export const MarketingConsent = Schema.Struct({
 }).annotations({ identifier: "MarketingConsent" })
 export type MarketingConsent = typeof MarketingConsent.Type
 
+/** The price an agent saw in a product feed for the item at `index` of the request's line items. */
+export const SuggestedPrice = Schema.Struct({
+  index: Schema.Int,
+  item_id: Schema.String,
+  amount: Schema.Int,
+  feed_id: Schema.String
+}).annotations({ identifier: "SuggestedPrice" })
+export type SuggestedPrice = typeof SuggestedPrice.Type
+
 export const SessionDetails = Schema.Struct({
   /** A richer buyer as sent: names may be absent. */
   buyer: optional(JsonObject),
@@ -32,7 +41,9 @@ export const SessionDetails = Schema.Struct({
   marketing_consents: optional(Schema.Array(MarketingConsent)),
   risk_signals: optional(JsonObject),
   /** Why the agent canceled. */
-  intent_trace: optional(JsonObject)
+  intent_trace: optional(JsonObject),
+  /** Of the session's items as last given; informative only: the catalog's price applies. */
+  suggested_prices: optional(Schema.Array(SuggestedPrice))
 }).annotations({ identifier: "SessionDetails" })
 export type SessionDetails = typeof SessionDetails.Type
 

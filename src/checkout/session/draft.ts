@@ -3,7 +3,7 @@ import { Either } from "effect"
 import type { CatalogSnapshot, Product } from "../../catalog/model/catalog.ts"
 import { type Address, type FulfillmentOption } from "../../catalog/model/fulfillment.ts"
 import { type Item, type LineItem, type Total } from "../../catalog/model/line-items.ts"
-import { multiplyAmount } from "../../shared/money.ts"
+import { formatAmount, multiplyAmount } from "../../shared/money.ts"
 import { sha256 } from "../../shared/sha256.ts"
 import { type Discounts, evaluateDiscounts, type RejectedDiscount } from "../pricing/discounts.ts"
 import {
@@ -13,6 +13,7 @@ import {
   priceLineItems,
   resolveTaxRule
 } from "../pricing/pricing.ts"
+import type { SuggestedPrice } from "./details.ts"
 import { unitsFit } from "./inventory.ts"
 import { interventionMessages, readinessMessages } from "./readiness.ts"
 import type { Buyer, Message, MessageInfo } from "./schemas.ts"
@@ -81,6 +82,8 @@ export interface Draft {
   /** Must be offered. */
   readonly requestedOptionId: string | undefined
   readonly codes: ReadonlyArray<string>
+  /** Prices the agent saw in a feed, for the items at their index. */
+  readonly suggested?: ReadonlyArray<SuggestedPrice> | undefined
 }
 
 export interface Priced {
@@ -96,6 +99,26 @@ export interface Priced {
   /** With the index of their code, for `DiscountUnavailable`. */
   readonly rejected: ReadonlyArray<RejectedDiscount & { readonly index: number }>
 }
+
+/** An info per item whose feed price the agent saw is not the catalog's: the catalog's price applies. */
+const suggestedPriceMessages = (
+  draft: Draft,
+  products: ReadonlyArray<Product>,
+  currency: string
+): ReadonlyArray<MessageInfo> =>
+  (draft.suggested ?? []).flatMap((suggested) => {
+    const product = products[suggested.index]
+    if (product === undefined || draft.items[suggested.index]?.id !== suggested.item_id) return []
+    if (product.unit_amount === suggested.amount) return []
+    return [{
+      type: "info",
+      param: `$.line_items[${suggested.index}]`,
+      content_type: "plain",
+      content: `${product.title} costs ${formatAmount(product.unit_amount, currency)}, not the ${
+        formatAmount(suggested.amount, currency)
+      } of feed ${suggested.feed_id}: this price applies.`
+    }]
+  })
 
 export const rejectionMessage = (rejected: RejectedDiscount & { readonly index: number }): MessageInfo => ({
   type: "info",
@@ -164,7 +187,11 @@ export const priceDraft = (
         fulfillment_options: options,
         selectedOptionId: selected?.id,
         totals: computeTotals(line_items, selected),
-        messages: [...messages, ...evaluated.rejected.map(rejectionMessage)],
+        messages: [
+          ...messages,
+          ...evaluated.rejected.map(rejectionMessage),
+          ...suggestedPriceMessages(draft, products, ctx.catalog.currency)
+        ],
         discounts,
         rejected: evaluated.rejected
       }

@@ -80,7 +80,8 @@ const create = (
     address: normalizeAddress(request.fulfillment_address),
     previousOptionId: undefined,
     requestedOptionId: undefined,
-    codes: request.discounts?.codes ?? []
+    codes: request.discounts?.codes ?? [],
+    suggested: request.details?.suggested_prices
   }
   return Either.flatMap(checkItems(request.items, ctx), () =>
     Either.map(priceDraft(id, draft, ctx), (priced) => {
@@ -134,16 +135,17 @@ const update = (
   ctx: ReducerContext
 ): Either.Either<Transition, ReducerError> => {
   if (isFinal(current.status)) return Either.left(new SessionNotModifiable({ status: current.status }))
+  const details = mergeDetails(current.details, request.details, request.buyer !== undefined)
   const draft: Draft = {
     items: request.items ?? current.items,
     buyer: buyerAfter(current, request),
     address: normalizeAddress(request.fulfillment_address) ?? current.fulfillment_address,
     previousOptionId: current.fulfillment_option_id,
     requestedOptionId: request.fulfillment_option_id,
-    codes: request.discounts?.codes ?? current.discounts?.codes ?? []
+    codes: request.discounts?.codes ?? current.discounts?.codes ?? [],
+    suggested: details?.suggested_prices
   }
   const checked = request.items === undefined ? Either.void : checkItems(request.items, ctx)
-  const details = mergeDetails(current.details, request.details, request.buyer !== undefined)
   return Either.flatMap(checked, () =>
     Either.flatMap(priceDraft(current.id, draft, ctx), (priced) => {
       const session: Session = {

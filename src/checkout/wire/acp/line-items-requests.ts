@@ -7,7 +7,7 @@ import { Either } from "effect"
 import { type Address } from "../../../catalog/model/fulfillment.ts"
 import { OUTCOMES_WITH_DETAILS } from "../../../payments/model/issuer-authentication.ts"
 import { defined } from "../../../shared/defined-fields.ts"
-import type { FulfillmentContact, JsonObject, SessionDetails } from "../../session/details.ts"
+import type { FulfillmentContact, JsonObject, SessionDetails, SuggestedPrice } from "../../session/details.ts"
 import type { Buyer } from "../../session/schemas.ts"
 import type { UpdateSessionInput } from "../../session/session.ts"
 import { WireRefusal } from "./codec.ts"
@@ -59,8 +59,23 @@ const withoutCompany = (address: WireAddress): Address => {
   return plain
 }
 
-const items = (lines: ReadonlyArray<{ readonly id: string; readonly quantity?: number }>) =>
-  lines.map((line) => ({ id: line.id, quantity: line.quantity ?? 1 }))
+type WireItem = {
+  readonly id: string
+  readonly quantity?: number
+  readonly suggested_price?: { readonly amount: number; readonly source: { readonly feed_id: string } }
+}
+
+const items = (lines: ReadonlyArray<WireItem>) => lines.map((line) => ({ id: line.id, quantity: line.quantity ?? 1 }))
+
+/** The feed prices the agent saw, by line: kept to tell it when the catalog's price differs. */
+const suggestedPrices = (lines: ReadonlyArray<WireItem>): ReadonlyArray<SuggestedPrice> =>
+  lines.flatMap((line, index) =>
+    line.suggested_price === undefined
+      ? []
+      : [{ index, item_id: line.id, amount: line.suggested_price.amount, feed_id: line.suggested_price.source.feed_id }]
+  )
+
+const nonEmpty = <A>(list: ReadonlyArray<A>) => (list.length === 0 ? undefined : list)
 
 /** The codes: `discounts.codes`, else the deprecated `coupons`. */
 const codes = (
@@ -89,7 +104,8 @@ export const toCreate = (body: CreateBody) => {
       timezone: body.timezone,
       metadata: body.metadata,
       order_notes: body.order_notes,
-      affiliate_attribution: body.affiliate_attribution as JsonObject | undefined
+      affiliate_attribution: body.affiliate_attribution as JsonObject | undefined,
+      suggested_prices: nonEmpty(suggestedPrices(body.line_items))
     }) as SessionDetails
     const handlers = body.capabilities.payment?.handlers
     return {
@@ -140,7 +156,9 @@ export const toUpdate = (body: UpdateBody) => {
         const details = defined({
           ...buyer.details,
           fulfillment_contact: fulfillment.contact,
-          order_notes: body.order_notes
+          order_notes: body.order_notes,
+          // New items replace the prices seen for the old ones, none included.
+          suggested_prices: body.line_items === undefined ? undefined : suggestedPrices(body.line_items)
         })
         return {
           ...(body.line_items === undefined ? {} : { items: items(body.line_items) }),
