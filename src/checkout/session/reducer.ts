@@ -142,7 +142,7 @@ const update = (
     requestedOptionId: request.fulfillment_option_id,
     codes: request.discounts?.codes ?? current.discounts?.codes ?? []
   }
-  const checked = request.items === undefined ? Either.void : checkItems(request.items, ctx)
+  const checked = request.items === undefined ? Either.void : checkItems(request.items, ctx, current.items)
   const details = mergeDetails(current.details, request.details, request.buyer !== undefined)
   return Either.flatMap(checked, () =>
     Either.flatMap(priceDraft(current.id, draft, ctx), (priced) => {
