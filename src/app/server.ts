@@ -12,6 +12,7 @@ import { createServer, type Server as HttpNodeServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import { join } from "node:path"
 import { CatalogLive } from "../catalog/catalog-service.ts"
+import { SqlProductStore } from "../catalog/store/sql-product-store.ts"
 import { CheckoutService, CheckoutServiceLive } from "../checkout/checkout-service.ts"
 import { CheckoutOrderLinkCopies } from "../checkout/order-link-copies.ts"
 import { SqlCheckoutStore } from "../checkout/store/sql-checkout-store.ts"
@@ -250,7 +251,8 @@ export const ServerLive = HttpServerLive.pipe(
     SqlStripePaymentStore,
     SqlConsoleSessionStore,
     SqlRateLimiter,
-    SqlStripeEventsStore
+    SqlStripeEventsStore,
+    SqlProductStore
   ]),
   Layer.provide(DatabaseFromConfig)
 )

@@ -21,8 +21,8 @@ export const SystemHandlers = groupHandlers(
   Effect.fnUntraced(function*(handlers) {
     const store = yield* CheckoutStore
     const config = yield* AppConfig
-    // Built once (its inputs are fixed), through the schema so that only the official fields reach the wire.
-    const catalog = offeredCatalog(yield* Catalog, yield* PaymentProvider)
+    // Built once (what it shows of the catalog is the file's, fixed), through the schema so that only the official fields reach the wire.
+    const catalog = offeredCatalog((yield* Catalog).latest(), yield* PaymentProvider)
     const document = Schema.encodeSync(DiscoveryResponse)(discoveryDocument(config, catalog))
     const discovery = HttpServerResponse.unsafeJson(document, { headers: { "cache-control": DISCOVERY_CACHE_CONTROL } })
     return handlers

@@ -1,4 +1,7 @@
-/** What every checkout use case works with; the catalog is as the payment provider lets it be offered. */
+/**
+ * What every checkout use case works with. The catalog is the live one's latest snapshot (an in-memory
+ * read), as the payment provider lets it be offered; each reducer context holds the snapshot it was made of.
+ */
 import { Data, Effect, Option } from "effect"
 import { Catalog } from "../catalog/catalog-service.ts"
 import type { CatalogSnapshot } from "../catalog/model/catalog.ts"
@@ -15,6 +18,7 @@ import type { ReducerContext } from "./session/session.ts"
 
 export interface CheckoutContext {
   readonly store: CheckoutStoreService
+  /** The latest snapshot: read it once per decision. */
   readonly catalog: CatalogSnapshot
   readonly config: AppConfigShape
   readonly ids: IdsService
@@ -55,7 +59,8 @@ export const makeCheckoutContext = Effect.gen(function*() {
   const store = yield* CheckoutStore
   const payments = yield* PaymentProvider
   const config = yield* AppConfig
-  const merchantCatalog = yield* Catalog
+  const liveCatalog = yield* Catalog
+  const merchantCatalog = liveCatalog.latest()
   // Elsewhere a handler that cannot be charged is left out of what is offered (the demo catalog's
   // Stripe handler without a key); a merchant's own catalog in production must be honoured in full.
   if (config.production && Option.isSome(config.catalogFile)) {
@@ -66,16 +71,24 @@ export const makeCheckoutContext = Effect.gen(function*() {
       }
     }
   }
-  const catalog = offeredCatalog(merchantCatalog, payments)
+  // Payment handlers are the file's: what is offered changes only with the products.
+  let offered = { of: merchantCatalog, catalog: offeredCatalog(merchantCatalog, payments) }
+  const current = (): CatalogSnapshot => {
+    const latest = liveCatalog.latest()
+    if (latest !== offered.of) offered = { of: latest, catalog: { ...offered.catalog, products: latest.products } }
+    return offered.catalog
+  }
   const context: CheckoutContext = {
     store,
-    catalog,
+    get catalog() {
+      return current()
+    },
     config,
     ids: yield* Ids,
     payments,
     orderEvents: yield* OrderEvents,
     reducerContext: (now, available = new Map(), redemptions, pricedAt) => ({
-      catalog,
+      catalog: current(),
       now,
       sessionTtlSeconds: config.sessionTtlSeconds,
       available,
@@ -83,7 +96,7 @@ export const makeCheckoutContext = Effect.gen(function*() {
       pricedAt
     }),
     couponUsage: (codes, now, sessionId, lock) => {
-      const ids = relevantCoupons(catalog.coupons, codes).map((coupon) => coupon.id)
+      const ids = relevantCoupons(current().coupons, codes).map((coupon) => coupon.id)
       return ids.length === 0
         ? Effect.succeed(new Map<string, number>())
         : store.coupons.usage(ids, now, sessionId, lock)

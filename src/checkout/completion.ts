@@ -34,6 +34,7 @@ import { reduce } from "./session/reducer.ts"
 import {
   type CompleteSessionInput,
   type DiscountUnavailable,
+  type PriceChanged,
   type ReducerError,
   type Session,
   SessionCommand,
@@ -64,7 +65,7 @@ type Begun =
   }
   | { readonly _tag: "AuthenticationRequired"; readonly session: Session }
 
-type BeginFailure = DiscountUnavailable | PaymentDeclined | PaymentRejected
+type BeginFailure = DiscountUnavailable | PriceChanged | PaymentDeclined | PaymentRejected
 
 type Charging = Extract<Begun, { readonly _tag: "Charge" }>
 
@@ -98,7 +99,7 @@ export const makeCheckoutCompletion = (ctx: CheckoutContext) => {
         started,
         (pricedAt) => ctx.reducerContext(started, new Map(), redemptions, pricedAt)
       )
-      if (decision._tag === "DropDiscount") {
+      if (decision._tag === "Reprice") {
         yield* store.sessions.update(decision.failure.session)
         return Either.left<BeginFailure>(decision.failure)
       }

@@ -107,7 +107,7 @@ export const OrderEventsLive = Layer.effect(
       const { order: summary } = input
       const now = yield* Clock.currentTimeMillis
       const lineItems: ReadonlyArray<OrderSourceLineItem> = input.lineItems.map((line) => {
-        const product = catalog.products.get(line.item.id)
+        const product = catalog.latest().products.get(line.item.id)
         return { ...line, title: product?.title ?? line.item.id, kind: product?.kind ?? "physical" }
       })
       const order = makeOrder({
@@ -162,7 +162,7 @@ export const OrderServiceLive = Layer.effect(
       const eventId = yield* ids.make("evt_")
       yield* store.saveOrderWithEvent(
         { ...stored, order: changed.right },
-        { id: eventId, payload: makeOrderEvent("order_update", changed.right, catalog.currency), now }
+        { id: eventId, payload: makeOrderEvent("order_update", changed.right, catalog.latest().currency), now }
       )
       yield* andThen(changed.right)
       return changed.right

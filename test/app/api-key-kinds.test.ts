@@ -35,7 +35,13 @@ const MERCHANT_ROUTES = [
   "POST /orders/:order_id/refunds",
   "GET /webhooks/deliveries",
   "POST /webhooks/deliveries/:event_id/redrive",
-  "GET /webhooks/metrics"
+  "GET /webhooks/metrics",
+  "GET /products",
+  "POST /products",
+  "GET /products/:product_id",
+  "PUT /products/:product_id",
+  "PATCH /products/:product_id/variants/:variant_id",
+  "DELETE /products/:product_id"
 ]
 
 const AGENT_ROUTES = [

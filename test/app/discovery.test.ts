@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Redacted, Schema } from "effect"
-import { Catalog } from "../../src/catalog/catalog-service.ts"
+import { Catalog, fixedCatalog } from "../../src/catalog/catalog-service.ts"
 import { DISCOUNT_EXTENSION } from "../../src/checkout/pricing/discounts.ts"
 import type { Role } from "../../src/platform/config.ts"
 import { demoCatalogFile, snapshotOf } from "../support/fixtures.ts"
@@ -173,7 +173,7 @@ describe("GET /.well-known/acp.json", () => {
           supported_locales: ["en"]
         })
       }),
-      { catalog: Layer.succeed(Catalog, catalog) }
+      { catalog: Layer.succeed(Catalog, fixedCatalog(catalog)) }
     )
   })
 
@@ -185,7 +185,7 @@ describe("GET /.well-known/acp.json", () => {
         expectOfficial(body)
         expect(Object.keys(body.capabilities).sort()).toEqual(["services", "supported_currencies", "supported_locales"])
       }),
-      { catalog: Layer.succeed(Catalog, snapshotOf(plain)) }
+      { catalog: Layer.succeed(Catalog, fixedCatalog(snapshotOf(plain))) }
     )
   })
 })

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { PaymentsLive } from "../../src/app/server.ts"
-import { Catalog } from "../../src/catalog/catalog-service.ts"
+import { Catalog, fixedCatalog } from "../../src/catalog/catalog-service.ts"
 import { PaymentProvider } from "../../src/payments/payment-provider.ts"
 import {
   amountOf,
@@ -85,7 +85,7 @@ describe("3-D Secure and the merchant's capabilities", () => {
         }))
         expect(able.messages.map((m: Json) => m.code)).not.toContain("intervention_required")
       }),
-      { catalog: Layer.succeed(Catalog, catalog) }
+      { catalog: Layer.succeed(Catalog, fixedCatalog(catalog)) }
     )
   })
 })

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Catalog } from "../../src/catalog/catalog-service.ts"
+import { Catalog, fixedCatalog } from "../../src/catalog/catalog-service.ts"
 import { hasChromium, launchBrowser, screenshotPath, serveApp } from "../support/browser.ts"
 import { demoCatalogTitling } from "../support/fixtures.ts"
 import { post, testApp, type TestAppOptions } from "../support/http.ts"
@@ -59,7 +59,7 @@ describe.skipIf(!hasChromium)("the buyer's order page in Chromium", () => {
         expect(dialogs).toEqual([])
         yield* Effect.promise(() => page.screenshot({ path: screenshotPath("order-page-escaped"), fullPage: true }))
       }),
-      { catalog: Layer.succeed(Catalog, catalog) }
+      { catalog: Layer.succeed(Catalog, fixedCatalog(catalog)) }
     )
   })
 })

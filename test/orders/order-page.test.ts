@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Catalog } from "../../src/catalog/catalog-service.ts"
+import { Catalog, fixedCatalog } from "../../src/catalog/catalog-service.ts"
 import { ALL_ROLES } from "../../src/platform/config.ts"
 import { demoCatalogTitling } from "../support/fixtures.ts"
 import { get, post, request, testApp, type TestAppOptions } from "../support/http.ts"
@@ -108,7 +108,7 @@ describe("the buyer's order page", () => {
         expect(page.text).not.toContain("<img")
         expect(page.text).not.toContain("<script")
       }),
-      { catalog: Layer.succeed(Catalog, catalog) }
+      { catalog: Layer.succeed(Catalog, fixedCatalog(catalog)) }
     )
   })
 

@@ -8,6 +8,7 @@ import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { HttpAppService } from "../../src/app/http-app.ts"
 import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/app/server.ts"
 import { type Catalog } from "../../src/catalog/catalog-service.ts"
+import type { ProductStore } from "../../src/catalog/product-store.ts"
 import type { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { checkoutCodecs } from "../../src/checkout/wire/acp/versions.ts"
 import type { ConsoleSessionStore } from "../../src/console/console-session-store.ts"
@@ -31,6 +32,7 @@ import { MemoryConsoleSessionStore } from "../doubles/memory-console-session-sto
 import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
+import { MemoryProductStore } from "../doubles/memory-product-store.ts"
 import { MemoryReceivedEventsStore } from "../doubles/memory-received-events-store.ts"
 import { MemoryStripeEventsStore } from "../doubles/memory-stripe-events-store.ts"
 import { MemoryStripePaymentStore } from "../doubles/memory-stripe-payment-store.ts"
@@ -77,6 +79,8 @@ export interface TestAppOptions {
   readonly stripeEventsStore?: Layer.Layer<StripeEventsStore, unknown, MemoryDatabase>
   /** The merchant console's sign-in sessions; in memory by default. */
   readonly consoleSessionStore?: Layer.Layer<ConsoleSessionStore, unknown, MemoryDatabase>
+  /** Products and their variants; in memory by default. */
+  readonly productStore?: Layer.Layer<ProductStore, unknown, MemoryDatabase>
   /** The catalog; the demo catalog by default. */
   readonly catalog?: Layer.Layer<Catalog>
   /** The rate limiter; in process by default (fresh per `testApp`). */
@@ -102,6 +106,7 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.receivedEventsStore ?? MemoryReceivedEventsStore),
     Layer.provideMerge(options.consoleSessionStore ?? MemoryConsoleSessionStore),
     Layer.provideMerge(options.stripeEventsStore ?? MemoryStripeEventsStore),
+    Layer.provideMerge(options.productStore ?? MemoryProductStore),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
     Layer.provideMerge(HttpServer.layerContext),
     Layer.provide(freshMemoryDatabase),

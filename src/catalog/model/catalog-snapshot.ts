@@ -1,8 +1,10 @@
 /** The `CatalogSnapshot` of a decoded file, checking the rules the schema cannot express (uniqueness, ranges). */
 import { Either } from "effect"
-import type { CatalogFile, CatalogSnapshot } from "./catalog.ts"
+import { itemsOf } from "./catalog-items.ts"
+import type { CatalogFile, CatalogSnapshot, FileProduct } from "./catalog.ts"
 import { type PaymentHandler } from "./catalog.ts"
 import { validateCoupons } from "./coupons.ts"
+import { type ProductInput, storedProduct } from "./product.ts"
 
 /** The card handler offered when the catalog declares none (CONTRACT §7). */
 export const DEFAULT_PAYMENT_HANDLER: PaymentHandler = {
@@ -41,9 +43,44 @@ const duplicates = <A>(
   return errors
 }
 
+/** A flat product is one variant of the same id; the product's stock is its variants' initial stock. */
+export const seedInput = (product: FileProduct): ProductInput & { readonly variants: ProductInput["variants"] } => {
+  const { stock, tax_category, unit_amount, variants, ...rest } = product
+  return {
+    ...rest,
+    variants: variants ?? [{
+      id: product.id,
+      unit_amount: unit_amount ?? 0,
+      ...(tax_category === undefined ? {} : { tax_category }),
+      stock: stock ?? 0
+    }]
+  }
+}
+
+const validateProducts = (products: ReadonlyArray<FileProduct>): Array<string> => {
+  const errors: Array<string> = []
+  errors.push(...duplicates(products, (p) => p.id, (i) => `$.products[${i}].id`, "product id"))
+  products.forEach((product, i) => {
+    if (product.variants !== undefined) return
+    if (product.unit_amount === undefined) errors.push(`$.products[${i}].unit_amount: is missing (or give variants)`)
+    if (product.stock === undefined) errors.push(`$.products[${i}].stock: is missing (or give variants)`)
+  })
+  // A duplicate product id is reported once, not again as its variant's.
+  if (errors.length > 0) return errors
+  const variants = products.flatMap((product, i) =>
+    seedInput(product).variants.map((variant, j) => ({
+      id: variant.id,
+      path: product.variants === undefined ? `$.products[${i}].id` : `$.products[${i}].variants[${j}].id`
+    }))
+  )
+  const paths = variants.map((variant) => variant.path)
+  errors.push(...duplicates(variants, (v) => v.id, (k) => paths[k] ?? "$.products", "variant id"))
+  return errors
+}
+
 const validate = (file: CatalogFile): Array<string> => {
   const errors: Array<string> = []
-  errors.push(...duplicates(file.products, (p) => p.id, (i) => `$.products[${i}].id`, "product id"))
+  errors.push(...validateProducts(file.products))
   errors.push(
     ...duplicates(file.shipping_methods, (m) => m.id, (i) => `$.shipping_methods[${i}].id`, "shipping method id")
   )
@@ -82,9 +119,11 @@ const validate = (file: CatalogFile): Array<string> => {
 export const makeCatalogSnapshot = (file: CatalogFile): Either.Either<CatalogSnapshot, string> => {
   const errors = validate(file)
   if (errors.length > 0) return Either.left(errors.join("; "))
+  const seed = file.products.map(seedInput)
   return Either.right({
     currency: file.currency,
-    products: new Map(file.products.map((product) => [product.id, product])),
+    products: itemsOf(seed.map((input) => storedProduct(input, 0)), seed),
+    seed,
     taxRules: file.tax_rules,
     shippingMethods: file.shipping_methods,
     digitalOption: file.digital_option,

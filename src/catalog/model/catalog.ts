@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { Amount, BoundedString, CurrencyCode, optional } from "../../shared/schema-helpers.ts"
 import { CatalogCoupon } from "./coupons.ts"
+import { ProductInput, type ProductKind, Stock, UnitAmount } from "./product.ts"
 
 export const LinkType = Schema.Literal("terms_of_use", "privacy_policy", "seller_shop_policies")
 export const Link = Schema.Struct({
@@ -59,23 +60,34 @@ export const taxRatePpm = (rate: string): number => {
   return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, "0"))
 }
 
-export const MAX_UNIT_AMOUNT = 100_000_000
+export { MAX_UNIT_AMOUNT, ProductKind } from "./product.ts"
 
-export const ProductKind = Schema.Literal("physical", "digital")
-export type ProductKind = typeof ProductKind.Type
-
-export const Product = Schema.Struct({
-  id: BoundedString(256),
-  title: BoundedString(256),
-  /** At most 10^8 minor units, so that no cart total can leave the exact integer range. */
-  unit_amount: Amount.pipe(
-    Schema.lessThanOrEqualTo(MAX_UNIT_AMOUNT, { message: () => `must be at most ${MAX_UNIT_AMOUNT}` })
-  ),
-  kind: ProductKind,
+/**
+ * A product of the file: flat (`unit_amount`, `stock`: one variant whose id is the product's) or with
+ * `variants`; the richer fields are the Products API's. The file only seeds the database.
+ */
+export const FileProduct = Schema.Struct({
+  ...ProductInput.fields,
+  unit_amount: optional(UnitAmount),
   tax_category: optional(BoundedString(64)),
-  stock: Schema.Int.pipe(Schema.nonNegative())
-})
-export type Product = typeof Product.Type
+  stock: optional(Stock),
+  variants: optional(ProductInput.fields.variants)
+}).annotations({ identifier: "FileProduct" })
+export type FileProduct = typeof FileProduct.Type
+
+/** A sellable item of the snapshot: a variant, priced as it is now. Absent `unavailable`: sold. */
+export interface Product {
+  readonly id: string
+  readonly title: string
+  readonly unit_amount: number
+  readonly kind: ProductKind
+  readonly tax_category?: string | undefined
+  /** The file's initial stock (0 for a variant the database holds): the database keeps the level. */
+  readonly stock: number
+  /** The product it is a variant of (its own id for a flat product). */
+  readonly product_id?: string | undefined
+  readonly unavailable?: "archived" | "out_of_stock" | undefined
+}
 
 export const TaxRule = Schema.Struct({
   country: Schema.String.pipe(Schema.pattern(/^[A-Z]{2}$/)),
@@ -111,7 +123,7 @@ export type DigitalOption = typeof DigitalOption.Type
 export const CatalogFile = Schema.Struct({
   merchant_name: optional(Schema.String),
   currency: CurrencyCode,
-  products: Schema.Array(Product).pipe(Schema.minItems(1)),
+  products: Schema.Array(FileProduct).pipe(Schema.minItems(1)),
   tax_rules: Schema.Array(TaxRule),
   shipping_methods: Schema.Array(ShippingMethod),
   digital_option: DigitalOption,
@@ -126,7 +138,10 @@ export type CatalogFile = typeof CatalogFile.Type
 
 export interface CatalogSnapshot {
   readonly currency: string
+  /** By variant id, archived and unavailable ones too (old sessions and orders name them). */
   readonly products: ReadonlyMap<string, Product>
+  /** The file's products, as the Products API states them: imported once each into the database. */
+  readonly seed: ReadonlyArray<ProductInput>
   readonly taxRules: ReadonlyArray<TaxRule>
   readonly shippingMethods: ReadonlyArray<ShippingMethod>
   readonly digitalOption: DigitalOption

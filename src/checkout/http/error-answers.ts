@@ -19,6 +19,7 @@ import {
 import { IDEMPOTENCY_IN_FLIGHT_RETRY_AFTER_SECONDS, setRetryAfter } from "../../platform/http/retry-after.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
 import type { InvalidPaymentData, PaymentInProgress, SessionNotFound } from "../session/errors.ts"
+import { isUnavailableItem } from "../session/readiness.ts"
 import type { ReducerError } from "../session/session.ts"
 import type { CheckoutCodec } from "../wire/acp/codec.ts"
 
@@ -52,6 +53,7 @@ export type ApiErrorOf<E, Final extends 405 | 409> = E extends {
       | "SessionNotReady"
       | "PaymentRejected"
       | "DiscountUnavailable"
+      | "PriceChanged"
   } ? Unprocessable
   : E extends { readonly _tag: "SessionNotFound" } ? NotFound
   : E extends { readonly _tag: "PaymentDeclined" } ? PaymentRequired
@@ -133,8 +135,24 @@ export const toApiError = (
         code: "session_not_modifiable",
         message: `The session is ${error.status} and can no longer be changed.`
       })
+    case "PriceChanged":
+      return new Unprocessable({
+        type: "invalid_request",
+        code: "price_changed",
+        message:
+          `The price of ${error.productId} changed from ${error.was} to ${error.now} since the session was priced; nothing was charged. The session was re-priced: review the new total and complete again.`,
+        param: `$.line_items[${error.index}]`
+      })
     case "SessionNotReady": {
       const first = error.messages[0]
+      if (first !== undefined && isUnavailableItem(first)) {
+        return new Unprocessable({
+          type: "invalid_request",
+          code: "product_unavailable",
+          message: `${first.content} Remove it from the session to complete.`,
+          ...(first.param ? { param: at(first.param) } : {})
+        })
+      }
       const reason = first ? `: ${first.content}` : ""
       // A message's content is a sentence already: its own full stop ends this one too.
       const stop = /[.!?]$/.test(reason) ? "" : "."

@@ -17,6 +17,7 @@ import {
   type CompleteSessionInput,
   type DiscountUnavailable,
   isActive,
+  type PriceChanged,
   type ReducerContext,
   type ReducerError,
   type Session,
@@ -156,9 +157,12 @@ const prepareCompletion = (request: CompleteSessionInput) =>
     authenticating: request.authentication_result !== undefined
   })
 
-/** Step 1, locked or not; a discount that ended is dropped: never charge more than the total the agent saw. */
+/**
+ * Step 1, locked or not; a discount that ended is dropped, a changed price re-prices the session, and the
+ * agent is asked to review it: never charge another total than the one the agent saw.
+ */
 export type BeginDecision =
-  | { readonly _tag: "DropDiscount"; readonly failure: DiscountUnavailable }
+  | { readonly _tag: "Reprice"; readonly failure: DiscountUnavailable | PriceChanged }
   | { readonly _tag: "Refuse"; readonly paying: Session; readonly failure: PaymentDeclined }
   | {
     readonly _tag: "Pay"
@@ -182,18 +186,23 @@ export const decideBegin = (
     prepareCompletion(request),
     contextAt(Option.getOrUndefined(pending)?.createdAt)
   )
-  if (Either.isLeft(preparing)) {
-    const failure = preparing.left
+  // Of a payment under way the total was shown and is charged, whatever the catalog says since.
+  const resumed: Either.Either<{ readonly session: Session }, ReducerError> =
+    Either.isLeft(preparing) && preparing.left._tag === "PriceChanged" && Option.isSome(pending)
+      ? Either.right({ session })
+      : preparing
+  if (Either.isLeft(resumed)) {
+    const failure = resumed.left
     // A payment under way may have been charged: past the expiry it stays in progress, not expired,
     // until the settlement decides it on the provider's answer.
     if (Option.isSome(pending) && failure._tag === "SessionFinal") {
       return Either.left(new PaymentInProgress({ sessionId: session.id }))
     }
-    return failure._tag === "DiscountUnavailable"
-      ? Either.right({ _tag: "DropDiscount", failure })
+    return failure._tag === "DiscountUnavailable" || failure._tag === "PriceChanged"
+      ? Either.right({ _tag: "Reprice", failure })
       : Either.left(failure)
   }
-  const paying = preparing.right.session
+  const paying = resumed.right.session
   const result = request.authentication_result
   if (result !== undefined && !isPayingOutcome(result)) {
     const failure = new PaymentDeclined({

@@ -12,6 +12,7 @@ import {
   AuthenticationResultRequired,
   DiscountUnavailable,
   FulfillmentAddressChanged,
+  PriceChanged,
   pricingTime,
   type ReducerContext,
   type ReducerError,
@@ -43,6 +44,28 @@ const lostAutomatic = (
     reason: why?.reason ?? "discount_code_invalid",
     message: why?.message ?? `Discount ${code} is no longer available.`
   }
+}
+
+/** The first line whose unit price the catalog changed since `current` was priced, with `repriced` to show. */
+const changedPrice = (current: Session, repriced: Session): PriceChanged | undefined => {
+  for (const [index, line] of repriced.line_items.entries()) {
+    const shown = current.line_items.find((old) => old.id === line.id)
+    if (shown === undefined || shown.base_amount === line.base_amount) continue
+    const info: Message = {
+      type: "info",
+      param: `$.line_items[${index}]`,
+      content_type: "plain",
+      content: `The price of ${line.item.id} changed since the session was priced; review the new total.`
+    }
+    return new PriceChanged({
+      index,
+      productId: line.item.id,
+      was: shown.base_amount / Math.max(1, shown.item.quantity),
+      now: line.base_amount / Math.max(1, line.item.quantity),
+      session: { ...repriced, messages: [...repriced.messages, info] }
+    })
+  }
+  return undefined
 }
 
 /**
@@ -88,6 +111,9 @@ export const prepareCompletion = (
       ...withMergedDetails(applyPriced(current, draft, priced), change),
       updated_at: iso(ctx.now)
     }
+    // A price the agent saw must still be the price: never charge another total than the one shown.
+    const changed = changedPrice(current, session)
+    if (changed !== undefined) return Either.left(changed)
     // A discount the agent saw applied must still apply: never charge more than the shown total.
     const now = new Set((priced.discounts?.applied ?? []).map((applied) => applied.coupon.id))
     const lost = (current.discounts?.applied ?? []).find((applied) => !now.has(applied.coupon.id))

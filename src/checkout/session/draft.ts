@@ -15,7 +15,7 @@ import {
 } from "../pricing/pricing.ts"
 import type { SuggestedPrice } from "./details.ts"
 import { unitsFit } from "./inventory.ts"
-import { interventionMessages, readinessMessages } from "./readiness.ts"
+import { interventionMessages, readinessMessages, unavailableMessages } from "./readiness.ts"
 import type { Buyer, Message, MessageInfo } from "./schemas.ts"
 import {
   OutOfStock,
@@ -52,12 +52,27 @@ const productsOf = (
   return Either.right(products)
 }
 
-/** The index reported is the item at which a product's running total first exceeds what is available. */
+/**
+ * An item no longer sold cannot be added (archived: unknown; out of stock at the merchant's word: none
+ * available); one the session held already stays, a message at its line. The index reported is the item
+ * at which a product's running total first exceeds what is available.
+ */
 export const checkItems = (
   items: ReadonlyArray<Item>,
-  ctx: ReducerContext
+  ctx: ReducerContext,
+  held: ReadonlyArray<Item> = []
 ): Either.Either<void, UnknownProduct | OutOfStock> =>
-  Either.flatMap(productsOf(items, ctx.catalog), () => {
+  Either.flatMap(productsOf(items, ctx.catalog), (products) => {
+    const kept = new Set(held.map((item) => item.id))
+    for (const [index, item] of items.entries()) {
+      const unavailable = products[index]?.unavailable
+      if (unavailable === undefined || kept.has(item.id)) continue
+      return Either.left(
+        unavailable === "archived"
+          ? new UnknownProduct({ index, productId: item.id })
+          : new OutOfStock({ index, productId: item.id, requested: item.quantity, available: 0 })
+      )
+    }
     const available = ctx.available
     if (available === "unchecked") return Either.void
     const requested = new Map<string, number>()
@@ -173,14 +188,17 @@ export const priceDraft = (
       now: pricingTime(ctx)
     })
     return Either.map(selectOption(options, draft), (selected) => {
-      const messages = readinessMessages({
-        itemCount: draft.items.length,
-        physical: products.some((product) => product.kind !== "digital"),
-        address: draft.address,
-        options,
-        selectedOptionId: selected?.id,
-        buyer: draft.buyer
-      })
+      const messages = [
+        ...unavailableMessages(draft.items, ctx.catalog),
+        ...readinessMessages({
+          itemCount: draft.items.length,
+          physical: products.some((product) => product.kind !== "digital"),
+          address: draft.address,
+          options,
+          selectedOptionId: selected?.id,
+          buyer: draft.buyer
+        })
+      ]
       return {
         status: messages.length === 0 ? "ready_for_payment" : "not_ready_for_payment",
         line_items,

@@ -53,12 +53,36 @@ export const readinessMessages = (input: ReadinessInput): ReadonlyArray<MessageE
   return messages
 }
 
+/**
+ * An item the merchant no longer sells (archived, or out of stock at its word): an error at its line,
+ * first of the messages, so that completing is refused with `product_unavailable`.
+ */
+export const unavailableMessages = (items: ReadonlyArray<Item>, catalog: CatalogSnapshot): Array<MessageError> =>
+  items.flatMap((item, index): Array<MessageError> => {
+    const product = catalog.products.get(item.id)
+    if (product?.unavailable === undefined) return []
+    return [{
+      type: "error",
+      code: product.unavailable === "archived" ? "invalid" : "out_of_stock",
+      param: `$.line_items[${index}]`,
+      content_type: "plain",
+      content: product.unavailable === "archived"
+        ? `${product.title} is no longer sold.`
+        : `${product.title} is out of stock.`
+    }]
+  })
+
+/** A message of `unavailableMessages`. */
+export const isUnavailableItem = (message: MessageError): boolean =>
+  (message.code === "invalid" || message.code === "out_of_stock") && (message.param ?? "").startsWith("$.line_items[")
+
 const hasPhysicalItem = (items: ReadonlyArray<Item>, catalog: CatalogSnapshot): boolean =>
   items.some((item) => catalog.products.get(item.id)?.kind !== "digital")
 
 /** From the stored options: nothing re-priced. */
-export const readinessOfSession = (session: Session, catalog: CatalogSnapshot): ReadonlyArray<MessageError> =>
-  readinessMessages({
+export const readinessOfSession = (session: Session, catalog: CatalogSnapshot): ReadonlyArray<MessageError> => [
+  ...unavailableMessages(session.items, catalog),
+  ...readinessMessages({
     itemCount: session.items.length,
     physical: hasPhysicalItem(session.items, catalog),
     address: session.fulfillment_address,
@@ -66,6 +90,7 @@ export const readinessOfSession = (session: Session, catalog: CatalogSnapshot): 
     selectedOptionId: session.fulfillment_option_id,
     buyer: session.buyer
   })
+]
 
 /** The merchant always requires 3ds, the agent did not declare it: a warning, as a card not enrolled can pay. */
 export const interventionMessages = (capabilities: Capabilities): ReadonlyArray<MessageError> => {

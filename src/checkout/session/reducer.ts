@@ -145,7 +145,7 @@ const update = (
     codes: request.discounts?.codes ?? current.discounts?.codes ?? [],
     suggested: details?.suggested_prices
   }
-  const checked = request.items === undefined ? Either.void : checkItems(request.items, ctx)
+  const checked = request.items === undefined ? Either.void : checkItems(request.items, ctx, current.items)
   return Either.flatMap(checked, () =>
     Either.flatMap(priceDraft(current.id, draft, ctx), (priced) => {
       const session: Session = {

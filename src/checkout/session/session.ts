@@ -227,6 +227,15 @@ export class DiscountUnavailable extends Data.TaggedError("DiscountUnavailable")
   readonly session: Session
 }> {}
 
+/** A price changed since the session was priced: `session` is re-priced; the agent reviews it and completes again. */
+export class PriceChanged extends Data.TaggedError("PriceChanged")<{
+  readonly index: number
+  readonly productId: string
+  readonly was: number
+  readonly now: number
+  readonly session: Session
+}> {}
+
 export class UnsupportedCurrency extends Data.TaggedError("UnsupportedCurrency")<{
   readonly currency: string
   readonly expected: string
@@ -259,3 +268,4 @@ export type ReducerError =
   | SessionNotReady
   | SessionFinal
   | DiscountUnavailable
+  | PriceChanged

@@ -234,7 +234,7 @@ export const ConsoleHandlers = groupHandlers(
             (session) =>
               Effect.flatMap(Clock.currentTimeMillis, (now) =>
                 Effect.map(checkout.inventory.stockLevels(now), (levels) =>
-                  pageResponse(frameOf(session, "Stock"), renderStock(levels, catalog))))
+                  pageResponse(frameOf(session, "Stock"), renderStock(levels, catalog.latest()))))
           )
       )
       .handleRaw("sessions", () =>
@@ -247,7 +247,7 @@ export const ConsoleHandlers = groupHandlers(
             const sessions = yield* checkout.sessions.list({ ...(status !== undefined ? { status } : {}), limit: 100 })
             return pageResponse(
               frameOf(session, "Checkout sessions"),
-              renderSessions(sessions, status, catalog, config.roles.has("checkout"))
+              renderSessions(sessions, status, catalog.latest(), config.roles.has("checkout"))
             )
           })
         ))

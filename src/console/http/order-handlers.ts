@@ -100,7 +100,8 @@ export const makeOrderHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
   const orders = yield* OrderService
   const store = yield* OrderStore
   const checkout = yield* CheckoutStore
-  const catalog = yield* Catalog
+  // Its currency is the file's: fixed.
+  const catalog = (yield* Catalog).latest()
 
   const list = Effect.fnUntraced(function*(session: ConsoleSession) {
     const request = yield* HttpServerRequest.HttpServerRequest

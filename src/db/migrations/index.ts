@@ -1,4 +1,4 @@
-/** Every migration, applied once each in id order; a shipped one is never edited or renumbered (0008–0011 are gone; 0024 is the Stripe payments'). */
+/** Every migration, applied once each in id order; a shipped one is never edited or renumbered (0008–0011 are gone; 0024 is the Stripe payments'; 0026 the products'). */
 import * as Migrator from "@effect/sql/Migrator"
 import m0001 from "./0001_checkout.ts"
 import m0002 from "./0002_idempotency_keys.ts"
@@ -21,6 +21,7 @@ import m0022 from "./0022_pending_payments.ts"
 import m0023 from "./0023_voided_charges.ts"
 import m0024 from "./0024_stripe_payments.ts"
 import m0025 from "./0025_stripe_events.ts"
+import m0026 from "./0026_products.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -44,7 +45,8 @@ export const migrations: Record<string, Migration> = {
   "0022_pending_payments": m0022,
   "0023_voided_charges": m0023,
   "0024_stripe_payments": m0024,
-  "0025_stripe_events": m0025
+  "0025_stripe_events": m0025,
+  "0026_products": m0026
 }
 
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)

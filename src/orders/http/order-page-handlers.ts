@@ -47,7 +47,8 @@ export const OrderPageHandlers = groupHandlers(
   "orderPage",
   Effect.fnUntraced(function*(handlers) {
     const store = yield* OrderStore
-    const catalog = yield* Catalog
+    // Its currency and links are the file's: fixed.
+    const catalog = (yield* Catalog).latest()
     const config = yield* AppConfig
     return handlers.handleRaw(
       "view",

@@ -76,8 +76,16 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
     /** Order routes: the order's status does not allow the change; a redrive of a delivery that is not dead. */
     Schema.Literal("invalid_order_transition", "refund_not_allowed", "delivery_not_dead"),
     /** Order refunds: another refund of the order was being made at once; the payment is disputed. */
-    Schema.Literal("refund_conflict", "payment_disputed")
+    Schema.Literal("refund_conflict", "payment_disputed"),
+    /** Products: the product id is taken; a variant id is another product's. */
+    Schema.Literal("product_exists", "variant_id_taken")
   )
+}) {}
+
+/** A write whose `If-Match` names a version the resource no longer has. */
+export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", {
+  ...common,
+  code: Schema.Literal("precondition_failed")
 }) {}
 
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
@@ -93,6 +101,12 @@ export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unproces
     Schema.Literal("refund_exceeds_total"),
     /** Order refunds: the payment provider refused the refund (its reason in the message). */
     Schema.Literal("refund_refused"),
+    /** Products: a stock level below the units checkouts hold. */
+    Schema.Literal("stock_below_reserved"),
+    /** Complete: a price changed since the session was priced (it is re-priced: review, complete again). */
+    Schema.Literal("price_changed"),
+    /** Complete: an item is archived or out of stock at the merchant's word. */
+    Schema.Literal("product_unavailable"),
     /** Complete: a discount applied on the session no longer applies (the reason of its rejection). */
     Schema.Literal(
       "discount_code_invalid",
@@ -127,6 +141,7 @@ export type ApiError =
   | NotFound
   | MethodNotAllowed
   | Conflict
+  | PreconditionFailed
   | PayloadTooLarge
   | Unprocessable
   | TooManyRequests
@@ -153,6 +168,7 @@ export const ForbiddenWire = wire(Forbidden, 403)
 export const NotFoundWire = wire(NotFound, 404)
 export const MethodNotAllowedWire = wire(MethodNotAllowed, 405)
 export const ConflictWire = wire(Conflict, 409)
+export const PreconditionFailedWire = wire(PreconditionFailed, 412)
 export const PayloadTooLargeWire = wire(PayloadTooLarge, 413)
 export const UnprocessableWire = wire(Unprocessable, 422)
 export const TooManyRequestsWire = wire(TooManyRequests, 429)
@@ -167,6 +183,7 @@ export const statusOf: Record<ApiError["_tag"], number> = {
   NotFound: 404,
   MethodNotAllowed: 405,
   Conflict: 409,
+  PreconditionFailed: 412,
   PayloadTooLarge: 413,
   Unprocessable: 422,
   TooManyRequests: 429,
