@@ -14,6 +14,7 @@ import {
   DelegateAuthenticationHandlers
 } from "../delegate-authentication/http/handlers.ts"
 import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate-payment/http/handlers.ts"
+import { FeedApiVersionLive, FeedsHandlers } from "../feeds/http/handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/http/middleware.ts"
 import { makeMcpEndpoint, MCP_PATH } from "../mcp/http/handlers.ts"
 import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/http/handlers.ts"
@@ -47,7 +48,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     AcsHandlers,
     OrderPageHandlers,
     ConsoleHandlers,
-    StripeWebhooksHandlers
+    StripeWebhooksHandlers,
+    FeedsHandlers
   ]),
   Layer.provide([
     AuthorizationLive,
@@ -55,7 +57,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     RequestSignatureLive,
     DelegateMiddlewareLive,
     AuthenticationMiddlewareLive,
-    ConsoleAccessLive
+    ConsoleAccessLive,
+    FeedApiVersionLive
   ])
 )
 
