@@ -11,23 +11,23 @@ import { type Feed, type FeedProductRecord, FeedStore } from "./feed-store.ts"
 /** Products one feed may hold. */
 export const MAX_PRODUCTS_PER_FEED = 10_000
 
-export class FeedNotFound extends Data.TaggedError("FeedNotFound")<{ readonly id: string }> {}
+export class UnknownFeed extends Data.TaggedError("UnknownFeed")<{ readonly id: string }> {}
 
 export class FeedFull extends Data.TaggedError("FeedFull")<{ readonly maxProducts: number }> {}
 
 export interface FeedServiceShape {
   readonly create: (ownerKeyId: string, targetCountry: string | undefined) => Effect.Effect<Feed, StorageError>
-  readonly get: (ownerKeyId: string, id: string) => Effect.Effect<Feed, FeedNotFound | StorageError>
+  readonly get: (ownerKeyId: string, id: string) => Effect.Effect<Feed, UnknownFeed | StorageError>
   readonly products: (
     ownerKeyId: string,
     id: string
-  ) => Effect.Effect<ReadonlyArray<unknown>, FeedNotFound | StorageError>
+  ) => Effect.Effect<ReadonlyArray<unknown>, UnknownFeed | StorageError>
   /** Inserts or replaces `products` by id; every other product of the feed stays as it was. */
   readonly upsert: (
     ownerKeyId: string,
     id: string,
     products: ReadonlyArray<FeedProductRecord>
-  ) => Effect.Effect<Feed, FeedNotFound | FeedFull | StorageError>
+  ) => Effect.Effect<Feed, UnknownFeed | FeedFull | StorageError>
 }
 
 export class FeedService extends Context.Tag("acp/FeedService")<FeedService, FeedServiceShape>() {}
@@ -37,7 +37,7 @@ export const makeFeedService = Effect.map(FeedStore, (store): FeedServiceShape =
     Effect.flatMap(store.getFeed(id), (feed) =>
       Option.isSome(feed) && feed.value.ownerKeyId === ownerKeyId
         ? Effect.succeed(feed.value)
-        : Effect.fail(new FeedNotFound({ id })))
+        : Effect.fail(new UnknownFeed({ id })))
   return {
     create: (ownerKeyId, targetCountry) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -58,7 +58,7 @@ export const makeFeedService = Effect.map(FeedStore, (store): FeedServiceShape =
         case "Upserted":
           return outcome.feed
         case "FeedNotFound":
-          return yield* new FeedNotFound({ id })
+          return yield* new UnknownFeed({ id })
         case "TooManyProducts":
           return yield* new FeedFull({ maxProducts: outcome.maxProducts })
       }

@@ -4,7 +4,9 @@
  * Tee (every field of `upsert_products_request_single_product`), its mug for the minimal product of
  * `get_products_response`; and a client of the hosted Feed API speaking 2026-04-17.
  */
-import { request, type RequestOptions } from "../support/http.ts"
+import { Effect, TestClock } from "effect"
+import { request, type RequestOptions, testApp, type TestAppOptions } from "../support/http.ts"
+import { expectOfficial } from "./official-feed-schema.ts"
 
 export type Json = Record<string, any>
 
@@ -88,3 +90,18 @@ export const feeds = {
   upsert: (id: string, body: unknown, options?: Omit<RequestOptions, "body">) =>
     request("PATCH", `/feeds/${id}/products`, { ...feedOptions(options), body })
 }
+
+/** Monday 2026-04-20, noon UTC: the clock of the Feed API tests. */
+export const NOW = Date.parse("2026-04-20T12:00:00.000Z")
+
+/** Runs `effect` against a fresh application (memory stores unless `options` say otherwise) at `NOW`. */
+export const runFeeds = <A, E>(effect: Effect.Effect<A, E, any>, options: TestAppOptions = {}) =>
+  Effect.provide(Effect.zipRight(TestClock.setTime(NOW), effect), testApp(options)) as Effect.Effect<A, E, never>
+
+/** Creates a feed (201 expected) and returns its metadata. */
+export const createdFeed = (body: unknown = createFeedRequest) =>
+  Effect.map(feeds.create(body), (response) => {
+    if (response.status !== 201) throw new Error(`create failed: ${response.status} ${response.text}`)
+    expectOfficial("FeedMetadata", response.body)
+    return response.body as { id: string; target_country?: string; updated_at: string }
+  })

@@ -37,7 +37,7 @@ export class FeedBadRequest extends Schema.TaggedError<FeedBadRequest>()("FeedBa
   )
 }) {}
 
-export class FeedNotFoundError extends Schema.TaggedError<FeedNotFoundError>()("FeedNotFoundError", {
+export class FeedNotFoundError extends Schema.TaggedError<FeedNotFoundError>()("FeedNotFound", {
   ...common,
   code: Schema.Literal("feed_not_found")
 }) {}

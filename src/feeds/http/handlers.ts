@@ -16,7 +16,7 @@ import { requireRole, storageFailure } from "../../platform/http/route-guards.ts
 import { CurrentClient } from "../../platform/http/security.ts"
 import { RateLimiter } from "../../rate-limit/rate-limiter.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
-import { type FeedFull, type FeedNotFound, FeedService } from "../feed-service.ts"
+import { type FeedFull, FeedService, type UnknownFeed } from "../feed-service.ts"
 import type { Feed } from "../feed-store.ts"
 import { validateCreateFeed, validateUpsertRequest } from "../wire/acp/feed-validation.ts"
 import { FEED_API_VERSION, type FeedMetadata } from "../wire/acp/v2026-04-17.ts"
@@ -28,7 +28,7 @@ export const feedMetadata = (feed: Feed): FeedMetadata => ({
   updated_at: new Date(feed.updatedAt).toISOString()
 })
 
-const notFound = (error: FeedNotFound) =>
+const notFound = (error: UnknownFeed) =>
   Effect.fail(
     new FeedNotFoundError({
       type: "invalid_request",
@@ -109,7 +109,7 @@ export const FeedsHandlers = groupHandlers(
         Effect.fnUntraced(function*({ path }) {
           const client = yield* admitted
           const feed = yield* service.get(client.keyId, path.id).pipe(
-            Effect.catchTags({ FeedNotFound: notFound, StorageError: storageFailure })
+            Effect.catchTags({ UnknownFeed: notFound, StorageError: storageFailure })
           )
           return feedMetadata(feed)
         })
@@ -119,7 +119,7 @@ export const FeedsHandlers = groupHandlers(
         Effect.fnUntraced(function*({ path }) {
           const client = yield* admitted
           const products = yield* service.products(client.keyId, path.id).pipe(
-            Effect.catchTags({ FeedNotFound: notFound, StorageError: storageFailure })
+            Effect.catchTags({ UnknownFeed: notFound, StorageError: storageFailure })
           )
           // Stored as validated `Product`s: answered as they are, without a schema pass per product.
           return HttpServerResponse.unsafeJson({ products })
@@ -140,7 +140,7 @@ export const FeedsHandlers = groupHandlers(
           }
           const records = products.right.map((product) => ({ productId: product.id, product }))
           const feed = yield* service.upsert(client.keyId, path.id, records).pipe(
-            Effect.catchTags({ FeedNotFound: notFound, FeedFull: full, StorageError: storageFailure })
+            Effect.catchTags({ UnknownFeed: notFound, FeedFull: full, StorageError: storageFailure })
           )
           return HttpServerResponse.unsafeJson({ id: feed.id, accepted: true })
         })

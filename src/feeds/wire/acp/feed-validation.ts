@@ -35,7 +35,11 @@ const unstorable = (value: unknown, root: string): FeedValidationFailure | undef
   return { param, message: `${param} ${UNSTORABLE_TEXT_MESSAGE}` }
 }
 
-/** One `Product`, found at `root` of the request (`$.products[3]`); its variant ids are unique. */
+/**
+ * One `Product`, found at `root` of the request (`$.products[3]`); its variant ids are unique. A valid
+ * value is answered as given, keys in the sender's order: the schema transforms nothing and allows no
+ * other key, so it is exactly its decoded `Product`.
+ */
 export const validateFeedProduct = (
   value: unknown,
   root = "$"
@@ -55,7 +59,7 @@ export const validateFeedProduct = (
     }
     seen.add(variant.id)
   }
-  return Either.right(decoded.right)
+  return Either.right(value as Product)
 }
 
 /** An `UpsertProductsRequest` of 1 to `MAX_PRODUCTS_PER_UPSERT` products with distinct ids. */

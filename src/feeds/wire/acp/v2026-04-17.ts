@@ -19,8 +19,9 @@ const Id = Schema.String.pipe(
 
 /** `format: uri`: an absolute URI (a scheme and what follows it). */
 const Uri = Schema.String.pipe(
-  Schema.filter((value) =>
-    (/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(value) && URL.canParse(value)) || "must be an absolute URI"
+  Schema.filter(
+    (value) => (/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(value) && URL.canParse(value)) || "must be an absolute URI",
+    { jsonSchema: { format: "uri" } }
   )
 )
 
@@ -30,15 +31,18 @@ const MinorUnits = Schema.Int.pipe(
 
 /** `^[A-Z]{3}$`, and an assigned ISO 4217 code. */
 const Currency = Schema.String.pipe(
-  Schema.filter((value) =>
-    (/^[A-Z]{3}$/.test(value) && isCurrency(value.toLowerCase())) || "must be an uppercase ISO 4217 currency code"
+  Schema.filter(
+    (value) =>
+      (/^[A-Z]{3}$/.test(value) && isCurrency(value.toLowerCase())) || "must be an uppercase ISO 4217 currency code",
+    { jsonSchema: { pattern: "^[A-Z]{3}$" } }
   )
 )
 
 /** `^[A-Z]{2}$`, and an assigned ISO 3166-1 alpha-2 code. */
 export const TargetCountry = Schema.String.pipe(
-  Schema.filter((value) =>
-    (/^[A-Z]{2}$/.test(value) && isCountry(value)) || "must be an ISO 3166-1 alpha-2 country code"
+  Schema.filter(
+    (value) => (/^[A-Z]{2}$/.test(value) && isCountry(value)) || "must be an ISO 3166-1 alpha-2 country code",
+    { jsonSchema: { pattern: "^[A-Z]{2}$" } }
   )
 )
 
@@ -136,7 +140,7 @@ export type Product = typeof Product.Type
 export const FeedMetadata = Schema.Struct({
   id: Schema.String,
   target_country: optional(Schema.String.pipe(Schema.pattern(/^[A-Z]{2}$/))),
-  updated_at: optional(Schema.String.annotations({ description: "RFC 3339 date-time" }))
+  updated_at: optional(Schema.String.annotations({ jsonSchema: { format: "date-time" } }))
 }).annotations({ identifier: "FeedMetadata" })
 export type FeedMetadata = typeof FeedMetadata.Type
 
