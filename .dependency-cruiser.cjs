@@ -22,7 +22,8 @@ const FEATURES = {
   "webhook-receiver": ["orders", "rate-limit"],
   "mcp": ["checkout"],
   "console": ["catalog", "checkout", "orders", "webhook-receiver"],
-  "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"]
+  "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"],
+  "feeds": ["idempotency", "rate-limit"]
 }
 
 // Fails at load when the table has a circle (depth-first search for a back edge).

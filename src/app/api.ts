@@ -9,6 +9,7 @@ import { CheckoutGroup, checkoutGroupFor } from "../checkout/http/api.ts"
 import { ConsoleGroup } from "../console/http/api.ts"
 import { AcsGroup, DelegateAuthenticationGroup } from "../delegate-authentication/http/api.ts"
 import { DelegateGroup, delegateGroupFor } from "../delegate-payment/http/api.ts"
+import { FEEDS_PATH, FeedsGroup } from "../feeds/http/api.ts"
 import { hasRequestNotIdempotentType } from "../idempotency/idempotency-errors.ts"
 import { isReplayableStatus } from "../idempotency/model/idempotency.ts"
 import { IDEMPOTENCY_RULES } from "../idempotency/model/rules.ts"
@@ -64,6 +65,7 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(ConsoleGroup)
       .add(StripeWebhooksGroup)
       .add(ProductsGroup)
+      .add(FeedsGroup)
   )
 
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}
@@ -75,13 +77,15 @@ const versionedGroups = (
   groups.filter((group) => Context.getOrElse(group.annotations, VersionedIdempotency, () => false))
     .map((group) => group.identifier)
 
-/** The Delegate Authentication API is 2026-04-17's: the documents of older versions leave it out. */
+/** The Delegate Authentication and Feed APIs are 2026-04-17's: the documents of older versions leave them out. */
 const withoutAuthentication = (spec: Record<string, any>): Record<string, any> => {
-  const groups = new Set<string>([DelegateAuthenticationGroup.identifier, AcsGroup.identifier])
+  const groups = new Set<string>([DelegateAuthenticationGroup.identifier, AcsGroup.identifier, FeedsGroup.identifier])
   return {
     ...spec,
     paths: Object.fromEntries(
-      Object.entries(spec.paths ?? {}).filter(([path]) => !path.startsWith("/delegate_authentication"))
+      Object.entries(spec.paths ?? {}).filter(([path]) =>
+        !path.startsWith("/delegate_authentication") && path !== FEEDS_PATH && !path.startsWith(`${FEEDS_PATH}/`)
+      )
     ),
     tags: (spec.tags ?? []).filter((tag: { readonly name: string }) => !groups.has(tag.name))
   }

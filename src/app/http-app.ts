@@ -15,6 +15,7 @@ import {
   DelegateAuthenticationHandlers
 } from "../delegate-authentication/http/handlers.ts"
 import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate-payment/http/handlers.ts"
+import { FeedApiVersionLive, FeedsHandlers } from "../feeds/http/handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/http/middleware.ts"
 import { makeMcpEndpoint, MCP_PATH } from "../mcp/http/handlers.ts"
 import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/http/handlers.ts"
@@ -49,7 +50,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     OrderPageHandlers,
     ConsoleHandlers,
     StripeWebhooksHandlers,
-    ProductsHandlers
+    ProductsHandlers,
+    FeedsHandlers
   ]),
   Layer.provide([
     AuthorizationLive,
@@ -57,7 +59,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     RequestSignatureLive,
     DelegateMiddlewareLive,
     AuthenticationMiddlewareLive,
-    ConsoleAccessLive
+    ConsoleAccessLive,
+    FeedApiVersionLive
   ])
 )
 

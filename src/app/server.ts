@@ -22,6 +22,8 @@ import { IssuerAuthenticationLive } from "../delegate-authentication/authenticat
 import { SqlAuthenticationStore } from "../delegate-authentication/store/sql-authentication-store.ts"
 import { SqlVaultStore } from "../delegate-payment/store/sql-vault-store.ts"
 import { VaultLive } from "../delegate-payment/vault.ts"
+import { FeedServiceLive } from "../feeds/feed-service.ts"
+import { SqlFeedStore } from "../feeds/store/sql-feed-store.ts"
 import { SqlIdempotencyStore } from "../idempotency/store/sql-idempotency-store.ts"
 import { IdempotencySweeper } from "../idempotency/sweeper.ts"
 import { NodeWebhookTransport } from "../orders/http/node-webhook-transport.ts"
@@ -81,6 +83,7 @@ export const ExpirySweeper = Layer.scopedDiscard(
 
 export const ApplicationServices = HttpAppLive.pipe(
   Layer.provide(StripeWebhooksLive),
+  Layer.provide(FeedServiceLive),
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(IssuerAuthenticationLive),
@@ -252,7 +255,8 @@ export const ServerLive = HttpServerLive.pipe(
     SqlConsoleSessionStore,
     SqlRateLimiter,
     SqlStripeEventsStore,
-    SqlProductStore
+    SqlProductStore,
+    SqlFeedStore
   ]),
   Layer.provide(DatabaseFromConfig)
 )

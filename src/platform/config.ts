@@ -56,6 +56,8 @@ export interface AppConfigShape {
   readonly webhookRetryHorizonSeconds: number
   /** Requests per minute per source address accepted by the webhook receiver. */
   readonly webhookReceiverRateLimitPerMinute: number
+  /** Requests per minute per API key on the hosted Feed API (`/feeds…`). */
+  readonly feedRateLimitPerMinute: number
   readonly vaultKey: Redacted.Redacted<string>
   /** `VAULT_RETIRED_KEYS`: they open the cards they sealed, so tokens outlive a key rotation, but seal nothing. */
   readonly retiredVaultKeys: ReadonlyArray<Redacted.Redacted<string>>
@@ -185,6 +187,7 @@ const raw = Config.all({
   webhookToleranceSeconds: positiveInt("WEBHOOK_TOLERANCE_SECONDS", 300),
   webhookRetryHorizonSeconds: positiveInt("WEBHOOK_RETRY_HORIZON_SECONDS", 86400),
   webhookReceiverRateLimitPerMinute: positiveInt("WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE", 600),
+  feedRateLimitPerMinute: positiveInt("FEED_RATE_LIMIT_PER_MINUTE", 600),
   vaultKey: Config.option(
     Config.string("VAULT_KEY").pipe(
       Config.validate({ message: "Expected base64 of exactly 32 bytes", validation: vaultKeyValid })
@@ -350,6 +353,7 @@ export const resolveConfig = Effect.fnUntraced(
       webhookToleranceSeconds: env.webhookToleranceSeconds,
       webhookRetryHorizonSeconds: env.webhookRetryHorizonSeconds,
       webhookReceiverRateLimitPerMinute: env.webhookReceiverRateLimitPerMinute,
+      feedRateLimitPerMinute: env.feedRateLimitPerMinute,
       vaultKey: Redacted.make(Option.getOrElse(env.vaultKey, () => secrets.stored.vault_key!)),
       retiredVaultKeys: env.retiredVaultKeys.map((k) => Redacted.make(k)),
       sessionTtlSeconds: env.sessionTtlSeconds,

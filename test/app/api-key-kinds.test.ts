@@ -55,7 +55,11 @@ const AGENT_ROUTES = [
   "POST /delegate_authentication/:authentication_session_id/authenticate",
   "GET /delegate_authentication/:authentication_session_id",
   "GET /agentic_checkout/orders",
-  "GET /agentic_checkout/orders/:order_id"
+  "GET /agentic_checkout/orders/:order_id",
+  "POST /feeds",
+  "GET /feeds/:id",
+  "GET /feeds/:id/products",
+  "PATCH /feeds/:id/products"
 ]
 
 /** A request to `route` with `key`, before anything about its path or body could matter. */
@@ -63,7 +67,7 @@ const call = (route: Route, key: string, version?: string) =>
   request(route.method, route.path.replace(/:(\w+)/g, "$1_x"), {
     auth: key,
     ...(version === undefined ? {} : { version }),
-    ...(route.method === "POST" ? { body: {} } : {})
+    ...(route.method === "POST" || route.method === "PATCH" ? { body: {} } : {})
   })
 
 /** The 403 in the error object of the route's group, for `version`. */

@@ -17,6 +17,7 @@ import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/checko
 import { SqlConsoleSessionStore } from "../../src/console/store/sql-console-session-store.ts"
 import { SqlAuthenticationStore } from "../../src/delegate-authentication/store/sql-authentication-store.ts"
 import { SqlVaultStore } from "../../src/delegate-payment/store/sql-vault-store.ts"
+import { SqlFeedStore } from "../../src/feeds/store/sql-feed-store.ts"
 import { SqlIdempotencyStore } from "../../src/idempotency/store/sql-idempotency-store.ts"
 import { SqlOrderStore } from "../../src/orders/store/sql-order-store.ts"
 import { SqlChargeStore } from "../../src/payments/store/sql-charge-store.ts"
@@ -55,6 +56,7 @@ export interface StoreUnderTest {
       | "authenticationStore"
       | "consoleSessionStore"
       | "stripeEventsStore"
+      | "feedStore"
     >
   >
   /**
@@ -147,7 +149,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client),
             authenticationStore: Layer.provide(SqlAuthenticationStore, client),
             consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client),
-            stripeEventsStore: Layer.provide(SqlStripeEventsStore, client)
+            stripeEventsStore: Layer.provide(SqlStripeEventsStore, client),
+            feedStore: Layer.provide(SqlFeedStore, client)
           }
         })
       )

@@ -33,6 +33,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   webhookToleranceSeconds: 300,
   webhookRetryHorizonSeconds: 86400,
   webhookReceiverRateLimitPerMinute: 600,
+  feedRateLimitPerMinute: 600,
   vaultKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
   retiredVaultKeys: [],
   sessionTtlSeconds: 21600,

@@ -22,6 +22,7 @@ import m0023 from "./0023_voided_charges.ts"
 import m0024 from "./0024_stripe_payments.ts"
 import m0025 from "./0025_stripe_events.ts"
 import m0026 from "./0026_products.ts"
+import m0030 from "./0030_feeds.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -46,7 +47,8 @@ export const migrations: Record<string, Migration> = {
   "0023_voided_charges": m0023,
   "0024_stripe_payments": m0024,
   "0025_stripe_events": m0025,
-  "0026_products": m0026
+  "0026_products": m0026,
+  "0030_feeds": m0030
 }
 
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)
