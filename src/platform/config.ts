@@ -58,6 +58,8 @@ export interface AppConfigShape {
   readonly webhookReceiverRateLimitPerMinute: number
   /** Requests per minute per API key on the hosted Feed API (`/feeds…`). */
   readonly feedRateLimitPerMinute: number
+  /** `FEED_API_URL` and its key: the agent-hosted Feed API the merchant's products are published to. */
+  readonly feedPublication: Option.Option<FeedPublicationConfig>
   readonly vaultKey: Redacted.Redacted<string>
   /** `VAULT_RETIRED_KEYS`: they open the cards they sealed, so tokens outlive a key rotation, but seal nothing. */
   readonly retiredVaultKeys: ReadonlyArray<Redacted.Redacted<string>>
@@ -74,6 +76,15 @@ export interface AppConfigShape {
   readonly stripe: StripeConfig
   /** Secrets generated at this start (to print once), by name. */
   readonly generated: ReadonlyArray<{ readonly name: string; readonly value: string; readonly file: string }>
+}
+
+export interface FeedPublicationConfig {
+  /** `FEED_API_URL`: `http(s)://host[:port][/prefix]`, the routes being under `<url>/feeds`. */
+  readonly apiUrl: string
+  /** `FEED_API_KEY`: the bearer key the agent platform issued. */
+  readonly apiKey: Redacted.Redacted<string>
+  /** `FEED_TARGET_COUNTRY`: the market of the feed (ISO 3166-1 alpha-2), given when it is created. */
+  readonly targetCountry: string | undefined
 }
 
 export interface StripeConfig {
@@ -188,6 +199,20 @@ const raw = Config.all({
   webhookRetryHorizonSeconds: positiveInt("WEBHOOK_RETRY_HORIZON_SECONDS", 86400),
   webhookReceiverRateLimitPerMinute: positiveInt("WEBHOOK_RECEIVER_RATE_LIMIT_PER_MINUTE", 600),
   feedRateLimitPerMinute: positiveInt("FEED_RATE_LIMIT_PER_MINUTE", 600),
+  feedApiUrl: Config.option(
+    Config.string("FEED_API_URL").pipe(
+      Config.validate({
+        message: "Expected an http(s) URL of the agent's Feed API (its routes under <url>/feeds)",
+        validation: (raw) => /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(raw.trim()) && URL.canParse(raw.trim())
+      })
+    )
+  ),
+  feedApiKey: Config.option(Config.string("FEED_API_KEY")),
+  feedTargetCountry: Config.option(
+    Config.string("FEED_TARGET_COUNTRY").pipe(
+      Config.validate({ message: "Expected an ISO 3166-1 alpha-2 code, e.g. US", validation: (c) => /^[A-Z]{2}$/.test(c) })
+    )
+  ),
   vaultKey: Config.option(
     Config.string("VAULT_KEY").pipe(
       Config.validate({ message: "Expected base64 of exactly 32 bytes", validation: vaultKeyValid })
@@ -279,6 +304,9 @@ export const resolveConfig = Effect.fnUntraced(
         return yield* fail(missing[0]!, `NODE_ENV=production requires ${missing.join(", ")} to be set`)
       }
     }
+    if (Option.isSome(env.feedApiUrl) && Option.isNone(Option.filter(env.feedApiKey, (key) => key.trim() !== ""))) {
+      return yield* fail("FEED_API_KEY", "FEED_API_URL needs FEED_API_KEY, the key the agent platform issued")
+    }
     if (Option.isSome(env.tlsCertFile) !== Option.isSome(env.tlsKeyFile)) {
       return yield* fail(
         Option.isSome(env.tlsCertFile) ? "TLS_KEY_FILE" : "TLS_CERT_FILE",
@@ -354,6 +382,11 @@ export const resolveConfig = Effect.fnUntraced(
       webhookRetryHorizonSeconds: env.webhookRetryHorizonSeconds,
       webhookReceiverRateLimitPerMinute: env.webhookReceiverRateLimitPerMinute,
       feedRateLimitPerMinute: env.feedRateLimitPerMinute,
+      feedPublication: Option.map(env.feedApiUrl, (url) => ({
+        apiUrl: url.trim().replace(/\/+$/, ""),
+        apiKey: Redacted.make(Option.getOrElse(env.feedApiKey, () => "").trim()),
+        targetCountry: Option.getOrUndefined(env.feedTargetCountry)
+      })),
       vaultKey: Redacted.make(Option.getOrElse(env.vaultKey, () => secrets.stored.vault_key!)),
       retiredVaultKeys: env.retiredVaultKeys.map((k) => Redacted.make(k)),
       sessionTtlSeconds: env.sessionTtlSeconds,

@@ -34,6 +34,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   webhookRetryHorizonSeconds: 86400,
   webhookReceiverRateLimitPerMinute: 600,
   feedRateLimitPerMinute: 600,
+  feedPublication: Option.none(),
   vaultKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
   retiredVaultKeys: [],
   sessionTtlSeconds: 21600,
