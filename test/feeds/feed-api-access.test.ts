@@ -71,6 +71,15 @@ describe("API-Version", () => {
       }
     })))
 
+  it.effect("a POST refused for its version is not kept under its Idempotency-Key", () =>
+    runFeeds(Effect.gen(function*() {
+      const headers = { "idempotency-key": "create-once" }
+      expect((yield* feeds.create({}, { headers, version: "2026-01-30" })).status).toBe(400)
+      const created = yield* feeds.create({}, { headers })
+      expect(created.status).toBe(201)
+      expect(created.headers.get("idempotent-replayed")).toBeNull()
+    })))
+
   it.effect("a deployment not accepting 2026-04-17 serves no feed", () =>
     runFeeds(
       Effect.gen(function*() {

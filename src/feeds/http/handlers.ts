@@ -6,7 +6,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, Layer } from "effect"
-import { answeredWith } from "../../idempotency/idempotent-answer.ts"
+import { answeredWith, answerIsNotNow } from "../../idempotency/idempotent-answer.ts"
 import { AppConfig } from "../../platform/config.ts"
 import { TooManyRequests } from "../../platform/http/errors.ts"
 import { groupHandlers } from "../../platform/http/group-context.ts"
@@ -151,7 +151,10 @@ export const FeedsHandlers = groupHandlers(
 const versionError = (code: "missing_api_version" | "unsupported_api_version", message: string) =>
   new FeedBadRequest({ type: "invalid_request", code, message, param: "$.headers['API-Version']" })
 
-/** 2026-04-17, when the deployment accepts it (`API_VERSIONS`). */
+/**
+ * 2026-04-17, when the deployment accepts it (`API_VERSIONS`). A refusal is never kept under the
+ * request's Idempotency-Key, so the same key with the right version runs.
+ */
 export const FeedApiVersionLive = Layer.effect(
   FeedApiVersion,
   Effect.map(AppConfig, (config) => {
@@ -159,14 +162,22 @@ export const FeedApiVersionLive = Layer.effect(
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const version = request.headers["api-version"]
       if (version === undefined || version.trim() === "") {
-        return Effect.fail(versionError("missing_api_version", "The API-Version header is required."))
+        return Effect.zipRight(
+          answerIsNotNow,
+          Effect.fail(versionError("missing_api_version", "The API-Version header is required."))
+        )
       }
-      return version === FEED_API_VERSION && served ? Effect.void : Effect.fail(versionError(
-        "unsupported_api_version",
-        served
-          ? `The Feed API is defined by API-Version ${FEED_API_VERSION} only.`
-          : `The Feed API is defined by API-Version ${FEED_API_VERSION}, which this deployment does not accept.`
-      ))
+      return version === FEED_API_VERSION && served ?
+        Effect.void :
+        Effect.zipRight(
+          answerIsNotNow,
+          Effect.fail(versionError(
+            "unsupported_api_version",
+            served
+              ? `The Feed API is defined by API-Version ${FEED_API_VERSION} only.`
+              : `The Feed API is defined by API-Version ${FEED_API_VERSION}, which this deployment does not accept.`
+          ))
+        )
     })
   })
 )
