@@ -1,4 +1,5 @@
 /** The service assembled from its layers; `main.ts` runs it, tests build parts of it. */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Etag from "@effect/platform/Etag"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -23,6 +24,8 @@ import { SqlAuthenticationStore } from "../delegate-authentication/store/sql-aut
 import { SqlVaultStore } from "../delegate-payment/store/sql-vault-store.ts"
 import { VaultLive } from "../delegate-payment/vault.ts"
 import { FeedServiceLive } from "../feeds/feed-service.ts"
+import { FeedPublisherLive, feedPublisherWorker } from "../feeds/http/feed-publisher.ts"
+import { SqlFeedPublicationStore } from "../feeds/store/sql-feed-publication-store.ts"
 import { SqlFeedStore } from "../feeds/store/sql-feed-store.ts"
 import { SqlIdempotencyStore } from "../idempotency/store/sql-idempotency-store.ts"
 import { IdempotencySweeper } from "../idempotency/sweeper.ts"
@@ -84,6 +87,8 @@ export const ExpirySweeper = Layer.scopedDiscard(
 export const ApplicationServices = HttpAppLive.pipe(
   Layer.provide(StripeWebhooksLive),
   Layer.provide(FeedServiceLive),
+  // Present only with FEED_API_URL: the merchant's products published to the agent's Feed API.
+  Layer.provideMerge(FeedPublisherLive.pipe(Layer.provide(NodeHttpClient.layer))),
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(IssuerAuthenticationLive),
@@ -118,7 +123,8 @@ export const ApplicationLive = Layer.mergeAll(
   ExpirySweeper.pipe(Layer.provide(ApplicationServices)),
   IdempotencySweeper,
   // Woken by the order events this process's services queue (the one `OutboxSignal` they share).
-  WebhookSenderWorkerLive.pipe(Layer.provide(ApplicationServices))
+  WebhookSenderWorkerLive.pipe(Layer.provide(ApplicationServices)),
+  feedPublisherWorker.pipe(Layer.provide(ApplicationServices))
 ).pipe(
   Layer.provide(PaymentsLive),
   Layer.provide(CatalogLive)
@@ -256,7 +262,8 @@ export const ServerLive = HttpServerLive.pipe(
     SqlRateLimiter,
     SqlStripeEventsStore,
     SqlProductStore,
-    SqlFeedStore
+    SqlFeedStore,
+    SqlFeedPublicationStore
   ]),
   Layer.provide(DatabaseFromConfig)
 )

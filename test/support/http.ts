@@ -14,6 +14,7 @@ import { checkoutCodecs } from "../../src/checkout/wire/acp/versions.ts"
 import type { ConsoleSessionStore } from "../../src/console/console-session-store.ts"
 import type { AuthenticationStore } from "../../src/delegate-authentication/authentication-store.ts"
 import type { VaultStore } from "../../src/delegate-payment/vault-store.ts"
+import type { FeedPublicationStore } from "../../src/feeds/feed-publication-store.ts"
 import type { FeedStore } from "../../src/feeds/feed-store.ts"
 import type { IdempotencyStore } from "../../src/idempotency/idempotency-store.ts"
 import type { OrderStore } from "../../src/orders/order-store.ts"
@@ -31,6 +32,7 @@ import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { MemoryConsoleSessionStore } from "../doubles/memory-console-session-store.ts"
 import { freshMemoryDatabase, type MemoryDatabase } from "../doubles/memory-database.ts"
+import { MemoryFeedPublicationStore } from "../doubles/memory-feed-publication-store.ts"
 import { MemoryFeedStore } from "../doubles/memory-feed-store.ts"
 import { MemoryIdempotencyStore } from "../doubles/memory-idempotency-store.ts"
 import { MemoryOrderStore } from "../doubles/memory-order-store.ts"
@@ -85,6 +87,8 @@ export interface TestAppOptions {
   readonly productStore?: Layer.Layer<ProductStore, unknown, MemoryDatabase>
   /** The hosted Feed API's feeds and products; in memory by default. */
   readonly feedStore?: Layer.Layer<FeedStore, unknown, MemoryDatabase>
+  /** What was published to an agent's Feed API; in memory by default. */
+  readonly feedPublicationStore?: Layer.Layer<FeedPublicationStore, unknown, MemoryDatabase>
   /** The catalog; the demo catalog by default. */
   readonly catalog?: Layer.Layer<Catalog>
   /** The rate limiter; in process by default (fresh per `testApp`). */
@@ -111,7 +115,9 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.consoleSessionStore ?? MemoryConsoleSessionStore),
     Layer.provideMerge(options.stripeEventsStore ?? MemoryStripeEventsStore),
     Layer.provideMerge(options.productStore ?? MemoryProductStore),
-    Layer.provideMerge(options.feedStore ?? MemoryFeedStore),
+    Layer.provideMerge(
+      Layer.merge(options.feedStore ?? MemoryFeedStore, options.feedPublicationStore ?? MemoryFeedPublicationStore)
+    ),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
     Layer.provideMerge(HttpServer.layerContext),
     Layer.provide(freshMemoryDatabase),
