@@ -53,8 +53,7 @@ export const make = Effect.map(MemoryDatabase, (db): FeedPublicationStoreService
         publications.delete(apiUrl)
         for (const row of ofUrl(apiUrl)) states.delete(keyOf(apiUrl, row.productId))
       }),
-    states: (apiUrl) =>
-      db.sync(() => ofUrl(apiUrl).sort((a, b) => (a.productId < b.productId ? -1 : 1)).map(view)),
+    states: (apiUrl) => db.sync(() => ofUrl(apiUrl).sort((a, b) => (a.productId < b.productId ? -1 : 1)).map(view)),
     claim: (apiUrl, productIds, now, leaseMs) =>
       db.sync(() =>
         productIds.filter((productId) => {

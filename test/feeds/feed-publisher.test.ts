@@ -47,107 +47,119 @@ const feedMetadata = { id: "feed_scripted", target_country: "US", updated_at: "2
 const accepted = { status: 200, body: { id: "feed_scripted", accepted: true } }
 
 describe("publishing the catalog to an agent's Feed API", () => {
-  it.scoped("every product in the official form; the feed made once; then only what changed", () =>
-    Effect.gen(function*() {
-      const baseUrl = yield* hostedFeedApi
-      const agent = yield* agentClient(baseUrl)
-      yield* publishingTo(
-        baseUrl,
-        Effect.gen(function*() {
-          const feeds = yield* publisher
-          const first = yield* feeds.pushAll
-          expect(first).toMatchObject({ sent: DEMO_PRODUCTS, failed: 0 })
-          expect((yield* agent.getFeed(first.feedId)).target_country).toBe("US")
-          const products = yield* agent.getProducts(first.feedId)
-          expect(products).toHaveLength(DEMO_PRODUCTS)
-          for (const product of products) expectOfficial("Product", product)
-          const shirt = products.find((product) => product.id === "tshirt-classic")!
-          expect(shirt.variants).toEqual([
-            expect.objectContaining({
-              id: "tshirt-classic",
-              title: "Classic Cotton T-Shirt",
-              price: { amount: 2500, currency: "USD" },
-              availability: { available: true, status: "in_stock" }
+  it.scoped(
+    "every product in the official form; the feed made once; then only what changed",
+    () =>
+      Effect.gen(function*() {
+        const baseUrl = yield* hostedFeedApi
+        const agent = yield* agentClient(baseUrl)
+        yield* publishingTo(
+          baseUrl,
+          Effect.gen(function*() {
+            const feeds = yield* publisher
+            const first = yield* feeds.pushAll
+            expect(first).toMatchObject({ sent: DEMO_PRODUCTS, failed: 0 })
+            expect((yield* agent.getFeed(first.feedId)).target_country).toBe("US")
+            const products = yield* agent.getProducts(first.feedId)
+            expect(products).toHaveLength(DEMO_PRODUCTS)
+            for (const product of products) expectOfficial("Product", product)
+            const shirt = products.find((product) => product.id === "tshirt-classic")!
+            expect(shirt.variants).toEqual([
+              expect.objectContaining({
+                id: "tshirt-classic",
+                title: "Classic Cotton T-Shirt",
+                price: { amount: 2500, currency: "USD" },
+                availability: { available: true, status: "in_stock" }
+              })
+            ])
+            expect(yield* feeds.pushChanged).toMatchObject({ feedId: first.feedId, sent: 0, unchanged: DEMO_PRODUCTS })
+            // A new price is pushed alone; the variant sold out shows unavailable.
+            const etag = (yield* get("/products/tshirt-classic")).headers.get("etag")!
+            const patched = yield* request("PATCH", "/products/tshirt-classic/variants/tshirt-classic", {
+              body: { unit_amount: 2700, stock: 0 },
+              headers: { "if-match": etag }
             })
-          ])
-          expect(yield* feeds.pushChanged).toMatchObject({ feedId: first.feedId, sent: 0, unchanged: DEMO_PRODUCTS })
-          // A new price is pushed alone; the variant sold out shows unavailable.
-          const etag = (yield* get("/products/tshirt-classic")).headers.get("etag")!
-          const patched = yield* request("PATCH", "/products/tshirt-classic/variants/tshirt-classic", {
-            body: { unit_amount: 2700, stock: 0 },
-            headers: { "if-match": etag }
+            expect(patched.status, patched.text).toBe(200)
+            expect(yield* feeds.pushChanged).toMatchObject({ sent: 1, unchanged: DEMO_PRODUCTS - 1 })
+            const after = (yield* agent.getProducts(first.feedId)).find((product) => product.id === "tshirt-classic")!
+            expect(after.variants[0]).toMatchObject({
+              price: { amount: 2700, currency: "USD" },
+              availability: { available: false, status: "out_of_stock" }
+            })
+            const status = yield* feeds.status
+            expect(status).toMatchObject({ feedId: first.feedId, products: DEMO_PRODUCTS, published: DEMO_PRODUCTS })
+            expect(status.pending).toEqual([])
           })
-          expect(patched.status, patched.text).toBe(200)
-          expect(yield* feeds.pushChanged).toMatchObject({ sent: 1, unchanged: DEMO_PRODUCTS - 1 })
-          const after = (yield* agent.getProducts(first.feedId)).find((product) => product.id === "tshirt-classic")!
-          expect(after.variants[0]).toMatchObject({
-            price: { amount: 2700, currency: "USD" },
-            availability: { available: false, status: "out_of_stock" }
+        )
+      }),
+    60_000
+  )
+
+  it.scoped(
+    "a Feed API failing, then recovering: nothing lost, retried after the backoff",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* scriptedFeedServer([
+          { status: 201, body: feedMetadata },
+          { status: 503, body: { type: "service_unavailable", code: "busy", message: "Try later" } },
+          accepted
+        ])
+        yield* publishingTo(
+          server.baseUrl,
+          Effect.gen(function*() {
+            const feeds = yield* publisher
+            expect(yield* feeds.pushAll).toMatchObject({ feedId: "feed_scripted", sent: 0, failed: DEMO_PRODUCTS })
+            const waiting = yield* feeds.status
+            expect(waiting.pending).toHaveLength(DEMO_PRODUCTS)
+            expect(waiting.pending[0]).toMatchObject({ attempts: 1, lastError: "Try later" })
+            // Not before its backoff.
+            expect(yield* feeds.pushChanged).toMatchObject({ sent: 0, deferred: DEMO_PRODUCTS })
+            yield* TestClock.adjust(backoffMillis(1))
+            expect(yield* feeds.pushChanged).toMatchObject({ sent: DEMO_PRODUCTS, failed: 0 })
+            expect((yield* feeds.status).published).toBe(DEMO_PRODUCTS)
+            // One creation; the pushes after it.
+            expect(server.received.filter((r) => r.method === "POST")).toHaveLength(1)
+            expect(server.received.filter((r) => r.method === "PATCH")).toHaveLength(2)
+            const sent = server.received.at(-1)!.body as { products: Array<unknown> }
+            for (const product of sent.products) expectOfficial("Product", product)
           })
-          const status = yield* feeds.status
-          expect(status).toMatchObject({ feedId: first.feedId, products: DEMO_PRODUCTS, published: DEMO_PRODUCTS })
-          expect(status.pending).toEqual([])
-        })
-      )
-    }), 60_000)
+        )
+      }),
+    60_000
+  )
 
-  it.scoped("a Feed API failing, then recovering: nothing lost, retried after the backoff", () =>
-    Effect.gen(function*() {
-      const server = yield* scriptedFeedServer([
-        { status: 201, body: feedMetadata },
-        { status: 503, body: { type: "service_unavailable", code: "busy", message: "Try later" } },
-        accepted
-      ])
-      yield* publishingTo(
-        server.baseUrl,
-        Effect.gen(function*() {
-          const feeds = yield* publisher
-          expect(yield* feeds.pushAll).toMatchObject({ feedId: "feed_scripted", sent: 0, failed: DEMO_PRODUCTS })
-          const waiting = yield* feeds.status
-          expect(waiting.pending).toHaveLength(DEMO_PRODUCTS)
-          expect(waiting.pending[0]).toMatchObject({ attempts: 1, lastError: "Try later" })
-          // Not before its backoff.
-          expect(yield* feeds.pushChanged).toMatchObject({ sent: 0, deferred: DEMO_PRODUCTS })
-          yield* TestClock.adjust(backoffMillis(1))
-          expect(yield* feeds.pushChanged).toMatchObject({ sent: DEMO_PRODUCTS, failed: 0 })
-          expect((yield* feeds.status).published).toBe(DEMO_PRODUCTS)
-          // One creation; the pushes after it.
-          expect(server.received.filter((r) => r.method === "POST")).toHaveLength(1)
-          expect(server.received.filter((r) => r.method === "PATCH")).toHaveLength(2)
-          const sent = server.received.at(-1)!.body as { products: Array<unknown> }
-          for (const product of sent.products) expectOfficial("Product", product)
-        })
-      )
-    }), 60_000)
-
-  it.scoped("a product the Feed API refuses is dead-lettered alone; retried, it is pushed again", () =>
-    Effect.gen(function*() {
-      const refused = {
-        status: 400,
-        body: { type: "invalid_request", code: "invalid_product_payload", message: "No", param: "$.products[0]" }
-      }
-      // The batch refused, then each product alone: the first refused, the others accepted.
-      const server = yield* scriptedFeedServer([
-        { status: 201, body: feedMetadata },
-        refused,
-        refused,
-        ...Array.from({ length: DEMO_PRODUCTS - 1 }, () => accepted)
-      ])
-      yield* publishingTo(
-        server.baseUrl,
-        Effect.gen(function*() {
-          const feeds = yield* publisher
-          expect(yield* feeds.pushAll).toMatchObject({ sent: DEMO_PRODUCTS - 1, failed: 1 })
-          const status = yield* feeds.status
-          expect(status.dead).toHaveLength(1)
-          expect(status.dead[0]!.lastError).toMatch(/400 invalid_product_payload/)
-          // Dead: left alone by later pushes, whatever the backoff.
-          yield* TestClock.adjust(backoffMillis(MAX_ATTEMPTS))
-          expect(yield* feeds.pushChanged).toMatchObject({ sent: 0, failed: 0 })
-          expect(yield* feeds.retryDead).toBe(1)
-          expect(yield* feeds.pushChanged).toMatchObject({ sent: 1 })
-          expect((yield* feeds.status).dead).toEqual([])
-        })
-      )
-    }), 60_000)
+  it.scoped(
+    "a product the Feed API refuses is dead-lettered alone; retried, it is pushed again",
+    () =>
+      Effect.gen(function*() {
+        const refused = {
+          status: 400,
+          body: { type: "invalid_request", code: "invalid_product_payload", message: "No", param: "$.products[0]" }
+        }
+        // The batch refused, then each product alone: the first refused, the others accepted.
+        const server = yield* scriptedFeedServer([
+          { status: 201, body: feedMetadata },
+          refused,
+          refused,
+          ...Array.from({ length: DEMO_PRODUCTS - 1 }, () => accepted)
+        ])
+        yield* publishingTo(
+          server.baseUrl,
+          Effect.gen(function*() {
+            const feeds = yield* publisher
+            expect(yield* feeds.pushAll).toMatchObject({ sent: DEMO_PRODUCTS - 1, failed: 1 })
+            const status = yield* feeds.status
+            expect(status.dead).toHaveLength(1)
+            expect(status.dead[0]!.lastError).toMatch(/400 invalid_product_payload/)
+            // Dead: left alone by later pushes, whatever the backoff.
+            yield* TestClock.adjust(backoffMillis(MAX_ATTEMPTS))
+            expect(yield* feeds.pushChanged).toMatchObject({ sent: 0, failed: 0 })
+            expect(yield* feeds.retryDead).toBe(1)
+            expect(yield* feeds.pushChanged).toMatchObject({ sent: 1 })
+            expect((yield* feeds.status).dead).toEqual([])
+          })
+        )
+      }),
+    60_000
+  )
 })

@@ -13,9 +13,8 @@ import type { StorageError } from "../../db/storage-error.ts"
 import { AppConfig, type FeedPublicationConfig } from "../../platform/config.ts"
 import { sha256 } from "../../shared/sha256.ts"
 import { FeedPublicationStore, type PushState } from "../feed-publication-store.ts"
-import { feedProductOf, type VariantStock } from "../wire/acp/catalog-products.ts"
-import { validateFeedProduct } from "../wire/acp/feed-validation.ts"
 import type { Product } from "../wire/acp/v2026-04-17.ts"
+import { catalogFeed } from "./catalog-feed.ts"
 import { type FeedApiClient, makeFeedApiClient } from "./feed-api-client.ts"
 import type { FeedApiError } from "./feed-api-errors.ts"
 
@@ -68,9 +67,9 @@ export interface FeedPublisherShape {
 }
 
 /** None without `FEED_API_URL`. */
-export class FeedPublisher extends Context.Tag("acp/FeedPublisher")<FeedPublisher, Option.Option<FeedPublisherShape>>() {}
-
-const hashOf = (product: Product): string => sha256(JSON.stringify(product)).toString("hex")
+export class FeedPublisher
+  extends Context.Tag("acp/FeedPublisher")<FeedPublisher, Option.Option<FeedPublisherShape>>()
+{}
 
 const describe = (error: FeedApiError): string =>
   error._tag === "FeedApiRejected"
@@ -83,28 +82,10 @@ export const makeFeedPublisher = Effect.fnUntraced(function*(config: FeedPublica
   const catalog = yield* Catalog
   const { apiUrl } = config
 
-  /** Every product (archived ones too: the Feed API cannot delete, so they are sent unavailable). */
-  const everyProduct = Effect.gen(function*() {
-    const all: Array<{ readonly product: Product; readonly hash: string } | { readonly id: string; readonly invalid: string }> = []
-    const snapshot = yield* catalog.current
-    const context = { currency: snapshot.currency, merchantName: undefined, links: snapshot.links }
-    let after: string | undefined
-    for (;;) {
-      const page = yield* products.list({ archived: true, after, limit: 200 })
-      for (const { product, stock } of page) {
-        const levels = new Map<string, VariantStock>(stock)
-        const form = feedProductOf(product, levels, context)
-        const valid = validateFeedProduct(form)
-        all.push(
-          Either.isRight(valid)
-            ? { product: form, hash: hashOf(form) }
-            : { id: product.id, invalid: `not a valid feed Product at ${valid.left.param}: ${valid.left.message}` }
-        )
-      }
-      if (page.length < 200) return all
-      after = page[page.length - 1]!.product.id
-    }
-  })
+  const everyProduct = catalogFeed.pipe(
+    Effect.provideService(ProductStore, products),
+    Effect.provideService(Catalog, catalog)
+  )
 
   const ensureFeed = Effect.gen(function*() {
     const known = yield* store.publication(apiUrl)
@@ -133,12 +114,12 @@ export const makeFeedPublisher = Effect.fnUntraced(function*(config: FeedPublica
   })
 
   /** Sends `batch` (claimed); a refusal of several is sent again one by one, so that only the refused one dies. */
-  const send = (
+  const send: (
     feedId: string,
     batch: ReadonlyArray<{ readonly product: Product; readonly hash: string }>,
     attemptsOf: (id: string) => number
-  ): Effect.Effect<{ readonly sent: number; readonly failed: number }, StorageError> =>
-    Effect.gen(function*() {
+  ) => Effect.Effect<{ readonly sent: number; readonly failed: number }, StorageError> = Effect.fnUntraced(
+    function*(feedId, batch, attemptsOf) {
       const answer = yield* Effect.either(client.upsertProducts(feedId, batch.map((entry) => entry.product)))
       const now = yield* Clock.currentTimeMillis
       if (Either.isRight(answer) && answer.right.accepted) {
@@ -175,64 +156,76 @@ export const makeFeedPublisher = Effect.fnUntraced(function*(config: FeedPublica
       }
       yield* Effect.logWarning(`feed push of ${batch.length} products to ${apiUrl} failed: ${message}`)
       return { sent: 0, failed: batch.length }
-    })
+    }
+  )
 
-  const push = (force: boolean) =>
-    Effect.gen(function*() {
-      const feedId = yield* ensureFeed
-      const all = yield* everyProduct
-      const states = new Map((yield* store.states(apiUrl)).map((state) => [state.productId, state]))
-      const now = yield* Clock.currentTimeMillis
-      const attemptsOf = (id: string) => states.get(id)?.attempts ?? 0
-      let unchanged = 0
-      let deferred = 0
-      let failed = 0
-      const due: Array<{ readonly product: Product; readonly hash: string }> = []
-      for (const entry of all) {
-        const id = "invalid" in entry ? entry.id : entry.product.id
-        const state = states.get(id)
-        if (state?.deadAt !== undefined) continue
-        if ("invalid" in entry) {
-          // Never sent: the merchant fixes the product (a new write), or it stays dead.
-          const claimed = yield* store.claim(apiUrl, [id], now, LEASE_MS)
-          if (claimed.length > 0) yield* store.failed(apiUrl, claimed, { message: entry.invalid, nextAttemptAt: undefined }, now)
-          failed++
-          continue
+  const push = Effect.fnUntraced(function*(force: boolean) {
+    const feedId = yield* ensureFeed
+    const all = yield* everyProduct
+    const states = new Map((yield* store.states(apiUrl)).map((state) => [state.productId, state]))
+    const now = yield* Clock.currentTimeMillis
+    const attemptsOf = (id: string) => states.get(id)?.attempts ?? 0
+    let unchanged = 0
+    let deferred = 0
+    let failed = 0
+    const due: Array<{ readonly product: Product; readonly hash: string }> = []
+
+    for (const entry of all) {
+      const id = entry.id
+      const state = states.get(id)
+      if (state?.deadAt !== undefined) continue
+      if (entry._tag === "Invalid") {
+        // Never sent: the merchant fixes the product (a new write), or it stays dead.
+        const claimed = yield* store.claim(apiUrl, [id], now, LEASE_MS)
+        if (claimed.length > 0) {
+          yield* store.failed(apiUrl, claimed, { message: entry.reason, nextAttemptAt: undefined }, now)
         }
-        if (!force && state?.pushedHash === entry.hash) {
-          unchanged++
-          continue
-        }
-        if (!force && state?.nextAttemptAt !== undefined && state.nextAttemptAt > now) {
-          deferred++
-          continue
-        }
-        due.push(entry)
+        failed++
+        continue
       }
-      const claimed = new Set(yield* store.claim(apiUrl, due.map((entry) => entry.product.id), now, LEASE_MS))
-      deferred += due.length - claimed.size
-      let sent = 0
-      const mine = due.filter((entry) => claimed.has(entry.product.id))
-      for (let i = 0; i < mine.length; i += PUSH_BATCH) {
-        const outcome = yield* send(feedId, mine.slice(i, i + PUSH_BATCH), attemptsOf)
-        sent += outcome.sent
-        failed += outcome.failed
+      if (!force && state?.pushedHash === entry.hash) {
+        unchanged++
+        continue
       }
-      return { feedId, sent, unchanged, deferred, failed } satisfies PushReport
-    })
+      if (!force && state?.nextAttemptAt !== undefined && state.nextAttemptAt > now) {
+        deferred++
+        continue
+      }
+      due.push(entry)
+    }
+    const claimed = new Set(
+      yield* store.claim(
+        apiUrl,
+        due.map((entry) => entry.product.id),
+        now,
+        LEASE_MS
+      )
+    )
+    deferred += due.length - claimed.size
+    let sent = 0
+    const mine = due.filter((entry) => claimed.has(entry.product.id))
+    for (let i = 0; i < mine.length; i += PUSH_BATCH) {
+      const outcome = yield* send(feedId, mine.slice(i, i + PUSH_BATCH), attemptsOf)
+      sent += outcome.sent
+      failed += outcome.failed
+    }
+    return { feedId, sent, unchanged, deferred, failed } satisfies PushReport
+  })
 
   const status = Effect.gen(function*() {
     const publication = yield* store.publication(apiUrl)
     const states = yield* store.states(apiUrl)
     const all = yield* everyProduct
-    const hashes = new Map(all.flatMap((entry) => ("invalid" in entry ? [] : [[entry.product.id, entry.hash]])))
+    const hashes = new Map(all.flatMap((entry) => (entry._tag === "Invalid" ? [] : [[entry.id, entry.hash]])))
     const dead = states.filter((state) => state.deadAt !== undefined)
-    const published = states.filter((state) => state.deadAt === undefined && hashes.get(state.productId) === state.pushedHash)
+    const published = states.filter((state) =>
+      state.deadAt === undefined && hashes.get(state.productId) === state.pushedHash
+    )
     const publishedIds = new Set(published.map((state) => state.productId))
     const deadIds = new Set(dead.map((state) => state.productId))
     const stateOf = new Map(states.map((state) => [state.productId, state]))
     const pending = all
-      .map((entry) => ("invalid" in entry ? entry.id : entry.product.id))
+      .map((entry) => entry.id)
       .filter((id) => !publishedIds.has(id) && !deadIds.has(id))
       .map((id): PushState =>
         stateOf.get(id) ?? {

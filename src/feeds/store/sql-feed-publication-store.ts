@@ -8,8 +8,8 @@ import { Effect, Layer, Option } from "effect"
 import { iso } from "../../db/sql-values.ts"
 import { statementRunner } from "../../db/statement-runner.ts"
 import {
-  type FeedPublicationStoreService,
   FeedPublicationStore,
+  type FeedPublicationStoreService,
   type Publication,
   type PushState
 } from "../feed-publication-store.ts"

@@ -77,7 +77,10 @@ export const feedProductOf = (
       ...present("url", details.url),
       ...present("barcodes", barcodes?.map((barcode) => ({ type: barcode.type, value: barcode.value }))),
       price: { amount: variant.unit_amount, currency },
-      ...present("list_price", variant.list_amount === undefined ? undefined : { amount: variant.list_amount, currency }),
+      ...present(
+        "list_price",
+        variant.list_amount === undefined ? undefined : { amount: variant.list_amount, currency }
+      ),
       availability: availabilityOf(product, variant, stock.get(variant.id)),
       ...present("categories", categories),
       ...present("condition", details.condition === undefined ? undefined : [details.condition]),
