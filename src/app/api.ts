@@ -10,6 +10,7 @@ import { ConsoleGroup } from "../console/http/api.ts"
 import { AcsGroup, DelegateAuthenticationGroup } from "../delegate-authentication/http/api.ts"
 import { DelegateGroup, delegateGroupFor } from "../delegate-payment/http/api.ts"
 import { FEEDS_PATH, FeedsGroup } from "../feeds/http/api.ts"
+import { FeedPublicationGroup } from "../feeds/http/publication-api.ts"
 import { hasRequestNotIdempotentType } from "../idempotency/idempotency-errors.ts"
 import { isReplayableStatus } from "../idempotency/model/idempotency.ts"
 import { IDEMPOTENCY_RULES } from "../idempotency/model/rules.ts"
@@ -66,6 +67,7 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(StripeWebhooksGroup)
       .add(ProductsGroup)
       .add(FeedsGroup)
+      .add(FeedPublicationGroup)
   )
 
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}

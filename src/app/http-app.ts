@@ -16,6 +16,7 @@ import {
 } from "../delegate-authentication/http/handlers.ts"
 import { DelegateHandlers, DelegateMiddlewareLive } from "../delegate-payment/http/handlers.ts"
 import { FeedApiVersionLive, FeedsHandlers } from "../feeds/http/handlers.ts"
+import { FeedPublicationHandlers } from "../feeds/http/publication-handlers.ts"
 import { makeIdempotencyMiddleware } from "../idempotency/http/middleware.ts"
 import { makeMcpEndpoint, MCP_PATH } from "../mcp/http/handlers.ts"
 import { OrdersHandlers, WebhookDeliveriesHandlers } from "../orders/http/handlers.ts"
@@ -51,7 +52,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     ConsoleHandlers,
     StripeWebhooksHandlers,
     ProductsHandlers,
-    FeedsHandlers
+    FeedsHandlers,
+    FeedPublicationHandlers
   ]),
   Layer.provide([
     AuthorizationLive,

@@ -41,7 +41,11 @@ const MERCHANT_ROUTES = [
   "GET /products/:product_id",
   "PUT /products/:product_id",
   "PATCH /products/:product_id/variants/:variant_id",
-  "DELETE /products/:product_id"
+  "DELETE /products/:product_id",
+  "GET /feed-publication",
+  "POST /feed-publication/push",
+  "POST /feed-publication/retry",
+  "GET /feed-publication/products"
 ]
 
 const AGENT_ROUTES = [

@@ -11,7 +11,7 @@ import { Effect, Layer, Logger, LogLevel, Option, Redacted, TestClock } from "ef
 import { HttpServerLive } from "../../src/app/server.ts"
 import { makeFeedApiClient } from "../../src/feeds/http/feed-api-client.ts"
 import { backoffMillis, FeedPublisher, MAX_ATTEMPTS } from "../../src/feeds/http/feed-publisher.ts"
-import { API_KEY, get, request, testApp } from "../support/http.ts"
+import { API_KEY, get, post, request, testApp } from "../support/http.ts"
 import { freePort } from "../support/server-process.ts"
 import { expectOfficial } from "./official-feed-schema.ts"
 import { scriptedFeedServer } from "./scripted-feed-server.ts"
@@ -162,4 +162,68 @@ describe("publishing the catalog to an agent's Feed API", () => {
       }),
     60_000
   )
+})
+
+describe("the merchant's feed publication routes", () => {
+  it.effect("without FEED_API_URL: no publication (404), the file form still served", () =>
+    Effect.provide(
+      Effect.gen(function*() {
+        const status = yield* get("/feed-publication")
+        expect(status.status).toBe(404)
+        expect(status.body).toMatchObject({ code: "not_found", message: expect.stringContaining("FEED_API_URL") })
+        expect((yield* post("/feed-publication/push")).status).toBe(404)
+        const file = yield* get("/feed-publication/products")
+        expect(file.status).toBe(200)
+        expect(file.body.products).toHaveLength(DEMO_PRODUCTS)
+        for (const product of file.body.products) expectOfficial("Product", product)
+        expectOfficial("FeedMetadata", file.body.metadata)
+        expect(file.body.invalid).toEqual([])
+        // An agent's key cannot read it.
+        expect((yield* get("/feed-publication/products", { auth: API_KEY })).status).toBe(403)
+      }),
+      testApp()
+    ))
+
+  it.scoped("push on request, the state with its dead letters, their retry", () =>
+    Effect.gen(function*() {
+      const server = yield* scriptedFeedServer([
+        { status: 201, body: feedMetadata },
+        { status: 400, body: { type: "invalid_request", code: "invalid_product_payload", message: "No" } },
+        ...Array.from({ length: DEMO_PRODUCTS }, (_, i) =>
+          i === 0
+            ? { status: 400, body: { type: "invalid_request", code: "invalid_product_payload", message: "No" } }
+            : accepted),
+        accepted
+      ])
+      yield* publishingTo(
+        server.baseUrl,
+        Effect.gen(function*() {
+          const pushed = yield* post("/feed-publication/push")
+          expect(pushed.status, pushed.text).toBe(200)
+          expect(pushed.body).toEqual({
+            feed_id: "feed_scripted",
+            sent: DEMO_PRODUCTS - 1,
+            unchanged: 0,
+            deferred: 0,
+            failed: 1
+          })
+          const status = yield* get("/feed-publication")
+          expect(status.body).toMatchObject({
+            api_url: server.baseUrl,
+            feed_id: "feed_scripted",
+            products: DEMO_PRODUCTS,
+            published: DEMO_PRODUCTS - 1,
+            pending: []
+          })
+          expect(status.body.dead).toEqual([
+            expect.objectContaining({ attempts: 1, last_error: expect.stringContaining("invalid_product_payload") })
+          ])
+          expect((yield* post("/feed-publication/retry")).body).toEqual({ retried: 1 })
+          expect((yield* get("/feed-publication")).body.pending).toHaveLength(1)
+          const file = yield* get("/feed-publication/products")
+          expect(file.body.metadata.id).toBe("feed_scripted")
+          expect(file.body.metadata.target_country).toBe("US")
+        })
+      )
+    }), 60_000)
 })

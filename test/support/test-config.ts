@@ -9,7 +9,7 @@ import {
 
 /** The merchant's routes (orders, order-event deliveries): every other authenticated route takes an agent key. */
 export const isMerchantPath = (path: string): boolean =>
-  /^\/(orders|products|webhooks\/(deliveries|metrics))(\/|\?|$)/.test(path)
+  /^\/(orders|products|feed-publication|webhooks\/(deliveries|metrics))(\/|\?|$)/.test(path)
 
 export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
   port: 0,
