@@ -23,7 +23,7 @@ const FEATURES = {
   "mcp": ["checkout"],
   "console": ["catalog", "checkout", "orders", "webhook-receiver"],
   "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"],
-  "feeds": ["idempotency", "rate-limit"]
+  "feeds": ["catalog", "idempotency", "rate-limit"]
 }
 
 // Fails at load when the table has a circle (depth-first search for a back edge).

@@ -210,7 +210,10 @@ const raw = Config.all({
   feedApiKey: Config.option(Config.string("FEED_API_KEY")),
   feedTargetCountry: Config.option(
     Config.string("FEED_TARGET_COUNTRY").pipe(
-      Config.validate({ message: "Expected an ISO 3166-1 alpha-2 code, e.g. US", validation: (c) => /^[A-Z]{2}$/.test(c) })
+      Config.validate({
+        message: "Expected an ISO 3166-1 alpha-2 code, e.g. US",
+        validation: (c) => /^[A-Z]{2}$/.test(c)
+      })
     )
   ),
   vaultKey: Config.option(
