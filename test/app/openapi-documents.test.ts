@@ -212,7 +212,7 @@ describe("OpenAPI documents", () => {
         })
         for (const { method, operation, path } of operationsOf(document)) {
           const at = `${version} ${method} ${path}`
-          const merchant = /^\/(orders|webhooks\/(deliveries|metrics))(\/|$)/.test(path)
+          const merchant = /^\/(orders|products|webhooks\/(deliveries|metrics))(\/|$)/.test(path)
           const keyless = path === "/agentic_checkout/webhooks/order_events" || path === "/stripe/webhooks" ||
             path.includes("/acs/") ||
             /^\/(healthz|readyz|\.well-known\/acp\.json|order-status\/)/.test(path)
