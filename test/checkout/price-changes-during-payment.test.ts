@@ -77,6 +77,26 @@ completeAndPayOnEveryStore((run) => {
       expect((yield* approvedCharges).map((charge) => charge.amount)).toEqual([totalOf(shown.body)])
     })))
 
+  it.effect("a tax category changed before the complete: the total the session showed is not charged either", () =>
+    run(Effect.gen(function*() {
+      const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }])
+      const token = yield* tokenize(session.id)
+      const rewritten = yield* request("PUT", "/products/mug-ceramic", {
+        body: {
+          id: "mug-ceramic",
+          title: "Ceramic Coffee Mug, 12 oz",
+          variants: [{ id: "mug-ceramic", unit_amount: 1400, tax_category: "gift_card" }]
+        }
+      })
+      expect(rewritten.status).toBe(200)
+      const refused = yield* post(`/checkout_sessions/${session.id}/complete`, handlerPayment(token))
+      expect(refused.status).toBe(422)
+      expect(refused.body.code).toBe("price_changed")
+      expect(yield* approvedCharges).toEqual([])
+      const shown = yield* get(`/checkout_sessions/${session.id}`)
+      expect(totalOf(shown.body)).toBeLessThan(totalOf(session))
+    })))
+
   it.effect("an archived item: a message at its line on the next update, and the complete refused", () =>
     run(Effect.gen(function*() {
       const session = yield* createReadySession([{ id: "mug-ceramic", quantity: 1 }, {
