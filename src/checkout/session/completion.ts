@@ -59,10 +59,15 @@ const appliedOf = (session: Session) =>
 const changedPrice = (current: Session, repriced: Session): PriceChanged | undefined => {
   const discountsKept = appliedOf(current) === appliedOf(repriced)
   const totalChanged = discountsKept && totalOf(current) !== totalOf(repriced)
+  // A changed kind changes the fulfillment, not a line: the first line is named then.
+  const lineChanged = totalChanged &&
+    repriced.line_items.some((line) => current.line_items.find((old) => old.id === line.id)?.total !== line.total)
   for (const [index, line] of repriced.line_items.entries()) {
     const shown = current.line_items.find((old) => old.id === line.id)
     if (shown === undefined) continue
-    if (shown.base_amount === line.base_amount && !(totalChanged && shown.total !== line.total)) continue
+    const changed = shown.base_amount !== line.base_amount ||
+      (totalChanged && (shown.total !== line.total || !lineChanged))
+    if (!changed) continue
     const info: Message = {
       type: "info",
       param: `$.line_items[${index}]`,
