@@ -109,6 +109,48 @@ describe("makeCatalogSnapshot", () => {
     )
   })
 
+  it("a product with variants sells each variant, titled, its stock the seed's", () => {
+    const file = base()
+    const snapshot = Either.getOrThrow(makeCatalogSnapshot({
+      ...file,
+      products: [...file.products, {
+        id: "lamp",
+        title: "Lamp",
+        description: "A lamp",
+        kind: "physical",
+        variants: [{ id: "lamp-red", title: "Lamp, red", unit_amount: 900, stock: 4 }, {
+          id: "lamp-blue",
+          unit_amount: 950
+        }]
+      }]
+    }))
+    expect(snapshot.products.get("lamp-red")).toMatchObject({
+      title: "Lamp, red",
+      unit_amount: 900,
+      stock: 4,
+      product_id: "lamp"
+    })
+    expect(snapshot.products.get("lamp-blue")).toMatchObject({ title: "Lamp", unit_amount: 950, stock: 0 })
+    expect(snapshot.products.get("a")).toMatchObject({ product_id: "a", unit_amount: 100, stock: 1 })
+    expect(snapshot.products.has("lamp")).toBe(false)
+    expect(snapshot.seed.find((p) => p.id === "a")?.variants).toEqual([{ id: "a", unit_amount: 100, stock: 1 }])
+  })
+
+  it("rejects a flat product without a price or stock, and a variant id used twice", () => {
+    const file = base()
+    const { unit_amount: _price, ...unpriced } = file.products[0]!
+    expect(errorOf({ ...file, products: [unpriced, file.products[1]!] })).toBe(
+      "$.products[0].unit_amount: is missing (or give variants)"
+    )
+    expect(
+      errorOf({
+        ...file,
+        products: [...file.products, { id: "c", title: "C", variants: [{ id: "a", unit_amount: 1 }] }]
+      })
+    )
+      .toBe("$.products[2].variants[0].id: duplicate variant id \"a\" (first at $.products[0].id)")
+  })
+
   it("rejects duplicate shipping method ids", () => {
     const file = base()
     const method = file.shipping_methods[0]!

@@ -12,6 +12,7 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import { SqlProductStore } from "../../src/catalog/store/sql-product-store.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
 import { SqlConsoleSessionStore } from "../../src/console/store/sql-console-session-store.ts"
@@ -57,6 +58,7 @@ export interface StoreUnderTest {
       | "consoleSessionStore"
       | "stripeEventsStore"
       | "feedStore"
+      | "productStore"
     >
   >
   /**
@@ -150,7 +152,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             authenticationStore: Layer.provide(SqlAuthenticationStore, client),
             consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client),
             stripeEventsStore: Layer.provide(SqlStripeEventsStore, client),
-            feedStore: Layer.provide(SqlFeedStore, client)
+            feedStore: Layer.provide(SqlFeedStore, client),
+            productStore: Layer.provide(SqlProductStore, client)
           }
         })
       )

@@ -68,6 +68,8 @@ export { MAX_UNIT_AMOUNT, ProductKind } from "./product.ts"
  */
 export const FileProduct = Schema.Struct({
   ...ProductInput.fields,
+  /** Any id a file of the flat format had (the API's own ids are narrower). */
+  id: BoundedString(256),
   unit_amount: optional(UnitAmount),
   tax_category: optional(BoundedString(64)),
   stock: optional(Stock),

@@ -134,7 +134,9 @@ export const make = Effect.map(SqlClient.SqlClient, (sql): ProductStoreService =
       (rows) => Effect.map(loadProducts(rows), (products) => Option.fromNullable(products[0]))
     )
 
-  const bumpVersion = run(sql`UPDATE catalog_version SET version = version + 1 WHERE id = 1`)
+  const bumpVersion = run(sql`
+    INSERT INTO catalog_version (id, version) VALUES (1, 1)
+    ON CONFLICT (id) DO UPDATE SET version = catalog_version.version + 1`)
 
   const writeProductRow = (product: StoredProduct, insert: boolean) =>
     insert

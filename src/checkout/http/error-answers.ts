@@ -140,7 +140,7 @@ export const toApiError = (
         type: "invalid_request",
         code: "price_changed",
         message:
-          `The price of ${error.productId} changed from ${error.was} to ${error.now} since the session was priced; nothing was charged. The session was re-priced: review the new total and complete again.`,
+          `The price of ${error.productId} changed since the session was priced (its total is now ${error.now}, was ${error.was}); nothing was charged. The session was re-priced: review the new total and complete again.`,
         param: `$.line_items[${error.index}]`
       })
     case "SessionNotReady": {

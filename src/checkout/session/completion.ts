@@ -47,10 +47,27 @@ const lostAutomatic = (
 }
 
 /** The first line whose unit price the catalog changed since `current` was priced, with `repriced` to show. */
+const totalOf = (session: Session) => session.totals.find((total) => total.type === "total")?.amount ?? 0
+
+const appliedOf = (session: Session) =>
+  JSON.stringify((session.discounts?.applied ?? []).map((applied) => [applied.coupon.id, applied.amount]))
+
+/**
+ * The first line whose price (or, the discounts unchanged, whose tax: a new tax category) the catalog
+ * changed since `current` was priced, with `repriced` to show; a new automatic discount alone only lowers it.
+ */
 const changedPrice = (current: Session, repriced: Session): PriceChanged | undefined => {
+  const discountsKept = appliedOf(current) === appliedOf(repriced)
+  const totalChanged = discountsKept && totalOf(current) !== totalOf(repriced)
+  // A changed kind changes the fulfillment, not a line: the first line is named then.
+  const lineChanged = totalChanged &&
+    repriced.line_items.some((line) => current.line_items.find((old) => old.id === line.id)?.total !== line.total)
   for (const [index, line] of repriced.line_items.entries()) {
     const shown = current.line_items.find((old) => old.id === line.id)
-    if (shown === undefined || shown.base_amount === line.base_amount) continue
+    if (shown === undefined) continue
+    const changed = shown.base_amount !== line.base_amount ||
+      (totalChanged && (shown.total !== line.total || !lineChanged))
+    if (!changed) continue
     const info: Message = {
       type: "info",
       param: `$.line_items[${index}]`,
@@ -60,8 +77,8 @@ const changedPrice = (current: Session, repriced: Session): PriceChanged | undef
     return new PriceChanged({
       index,
       productId: line.item.id,
-      was: shown.base_amount / Math.max(1, shown.item.quantity),
-      now: line.base_amount / Math.max(1, line.item.quantity),
+      was: totalOf(current),
+      now: totalOf(repriced),
       session: { ...repriced, messages: [...repriced.messages, info] }
     })
   }

@@ -231,6 +231,7 @@ export class DiscountUnavailable extends Data.TaggedError("DiscountUnavailable")
 export class PriceChanged extends Data.TaggedError("PriceChanged")<{
   readonly index: number
   readonly productId: string
+  /** The session's total as shown, and re-priced. */
   readonly was: number
   readonly now: number
   readonly session: Session
