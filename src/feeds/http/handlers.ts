@@ -159,25 +159,18 @@ export const FeedApiVersionLive = Layer.effect(
   FeedApiVersion,
   Effect.map(AppConfig, (config) => {
     const served = config.apiVersions.includes(FEED_API_VERSION)
+    const unsupported = versionError(
+      "unsupported_api_version",
+      served
+        ? `The Feed API is defined by API-Version ${FEED_API_VERSION} only.`
+        : `The Feed API is defined by API-Version ${FEED_API_VERSION}, which this deployment does not accept.`
+    )
+    const missing = versionError("missing_api_version", "The API-Version header is required.")
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const version = request.headers["api-version"]
-      if (version === undefined || version.trim() === "") {
-        return Effect.zipRight(
-          answerIsNotNow,
-          Effect.fail(versionError("missing_api_version", "The API-Version header is required."))
-        )
-      }
-      return version === FEED_API_VERSION && served ?
-        Effect.void :
-        Effect.zipRight(
-          answerIsNotNow,
-          Effect.fail(versionError(
-            "unsupported_api_version",
-            served
-              ? `The Feed API is defined by API-Version ${FEED_API_VERSION} only.`
-              : `The Feed API is defined by API-Version ${FEED_API_VERSION}, which this deployment does not accept.`
-          ))
-        )
+      if (version === FEED_API_VERSION && served) return Effect.void
+      const refusal = version === undefined || version.trim() === "" ? missing : unsupported
+      return Effect.zipRight(answerIsNotNow, Effect.fail(refusal))
     })
   })
 )
