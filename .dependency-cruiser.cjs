@@ -21,8 +21,9 @@ const FEATURES = {
   "checkout": ["catalog", "payments", "orders", "idempotency", "rate-limit"],
   "webhook-receiver": ["orders", "rate-limit"],
   "mcp": ["checkout"],
-  "console": ["catalog", "checkout", "orders", "webhook-receiver"],
-  "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"]
+  "console": ["catalog", "checkout", "orders", "webhook-receiver", "carts"],
+  "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"],
+  "carts": ["catalog", "checkout", "idempotency", "rate-limit"]
 }
 
 // Fails at load when the table has a circle (depth-first search for a back edge).

@@ -4,6 +4,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
+import { CartsGroup } from "../carts/http/api.ts"
 import { CheckoutGroup, checkoutGroupFor } from "../checkout/http/api.ts"
 import { ConsoleGroup } from "../console/http/api.ts"
 import { AcsGroup, DelegateAuthenticationGroup } from "../delegate-authentication/http/api.ts"
@@ -62,6 +63,7 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(OrderPageGroup)
       .add(ConsoleGroup)
       .add(StripeWebhooksGroup)
+      .add(CartsGroup)
   )
 
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}

@@ -5,6 +5,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Layer } from "effect"
+import { CartsHandlers } from "../carts/http/handlers.ts"
 import { CheckoutHandlers } from "../checkout/http/handlers.ts"
 import { ConsoleAccessLive } from "../console/http/access-middleware.ts"
 import { ConsoleHandlers } from "../console/http/handlers.ts"
@@ -47,7 +48,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     AcsHandlers,
     OrderPageHandlers,
     ConsoleHandlers,
-    StripeWebhooksHandlers
+    StripeWebhooksHandlers,
+    CartsHandlers
   ]),
   Layer.provide([
     AuthorizationLive,

@@ -49,7 +49,11 @@ const AGENT_ROUTES = [
   "POST /delegate_authentication/:authentication_session_id/authenticate",
   "GET /delegate_authentication/:authentication_session_id",
   "GET /agentic_checkout/orders",
-  "GET /agentic_checkout/orders/:order_id"
+  "GET /agentic_checkout/orders/:order_id",
+  "POST /carts",
+  "GET /carts/:id",
+  "PUT /carts/:id",
+  "POST /carts/:id/cancel"
 ]
 
 /** A request to `route` with `key`, before anything about its path or body could matter. */
@@ -57,7 +61,7 @@ const call = (route: Route, key: string, version?: string) =>
   request(route.method, route.path.replace(/:(\w+)/g, "$1_x"), {
     auth: key,
     ...(version === undefined ? {} : { version }),
-    ...(route.method === "POST" ? { body: {} } : {})
+    ...(route.method === "POST" || route.method === "PUT" ? { body: {} } : {})
   })
 
 /** The 403 in the error object of the route's group, for `version`. */

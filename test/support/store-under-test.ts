@@ -12,6 +12,7 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import { SqlCartStore } from "../../src/carts/store/sql-cart-store.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
 import { SqlConsoleSessionStore } from "../../src/console/store/sql-console-session-store.ts"
@@ -55,6 +56,7 @@ export interface StoreUnderTest {
       | "authenticationStore"
       | "consoleSessionStore"
       | "stripeEventsStore"
+      | "cartStore"
     >
   >
   /**
@@ -147,7 +149,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             receivedEventsStore: Layer.provide(SqlReceivedEventsStore, client),
             authenticationStore: Layer.provide(SqlAuthenticationStore, client),
             consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client),
-            stripeEventsStore: Layer.provide(SqlStripeEventsStore, client)
+            stripeEventsStore: Layer.provide(SqlStripeEventsStore, client),
+            cartStore: Layer.provide(SqlCartStore, client)
           }
         })
       )

@@ -21,6 +21,7 @@ import m0022 from "./0022_pending_payments.ts"
 import m0023 from "./0023_voided_charges.ts"
 import m0024 from "./0024_stripe_payments.ts"
 import m0025 from "./0025_stripe_events.ts"
+import m0040 from "./0040_carts.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -44,7 +45,8 @@ export const migrations: Record<string, Migration> = {
   "0022_pending_payments": m0022,
   "0023_voided_charges": m0023,
   "0024_stripe_payments": m0024,
-  "0025_stripe_events": m0025
+  "0025_stripe_events": m0025,
+  "0040_carts": m0040
 }
 
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)
