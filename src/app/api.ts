@@ -5,6 +5,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
 import { CartsGroup } from "../carts/http/api.ts"
+import { CartPageGroup } from "../carts/http/handoff-api.ts"
 import { CheckoutGroup, checkoutGroupFor } from "../checkout/http/api.ts"
 import { ConsoleGroup } from "../console/http/api.ts"
 import { AcsGroup, DelegateAuthenticationGroup } from "../delegate-authentication/http/api.ts"
@@ -64,6 +65,7 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(ConsoleGroup)
       .add(StripeWebhooksGroup)
       .add(CartsGroup)
+      .add(CartPageGroup)
   )
 
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}

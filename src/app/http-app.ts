@@ -6,6 +6,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Layer } from "effect"
 import { CartsHandlers } from "../carts/http/handlers.ts"
+import { CartPageHandlers } from "../carts/http/handoff-handlers.ts"
 import { CheckoutHandlers } from "../checkout/http/handlers.ts"
 import { ConsoleAccessLive } from "../console/http/access-middleware.ts"
 import { ConsoleHandlers } from "../console/http/handlers.ts"
@@ -49,7 +50,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     OrderPageHandlers,
     ConsoleHandlers,
     StripeWebhooksHandlers,
-    CartsHandlers
+    CartsHandlers,
+    CartPageHandlers
   ]),
   Layer.provide([
     AuthorizationLive,

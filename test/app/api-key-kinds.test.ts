@@ -87,7 +87,7 @@ describe("the kind of key each route takes", () => {
     // The webhook receivers (their signatures), discovery and health, the buyer's and issuer's pages, the console.
     for (const route of open) {
       expect(named(route)).toMatch(
-        /^(POST \/agentic_checkout\/webhooks\/order_events|POST \/stripe\/webhooks|GET \/(healthz|readyz|\.well-known\/acp\.json)|(GET|POST) \/(console|order-status)\b.*|POST \/delegate_authentication\/:\w+\/acs\/\w+)$/
+        /^(POST \/agentic_checkout\/webhooks\/order_events|POST \/stripe\/webhooks|GET \/(healthz|readyz|\.well-known\/acp\.json)|(GET|POST) \/(console|order-status|cart)\b.*|POST \/delegate_authentication\/:\w+\/acs\/\w+)$/
       )
     }
   })
