@@ -23,6 +23,7 @@ import {
   readOptionalJson,
   unstorableTextError
 } from "../../platform/http/request-body.ts"
+import { requireRole } from "../../platform/http/route-guards.ts"
 import { RequestedApiVersion } from "../../platform/http/security.ts"
 import { type CartNotFound, CartService, type NothingAvailable, type PricedCart } from "../cart-service.ts"
 import { continueUrl } from "../model/handoff-link.ts"
@@ -108,23 +109,26 @@ export const CartsHandlers = groupHandlers(
   "carts",
   Effect.fnUntraced(function*(handlers) {
     const carts = yield* CartService
-    const { publicBaseUrl } = yield* AppConfig
+    const config = yield* AppConfig
+    const { publicBaseUrl } = config
+    // Served with the checkout role (as the orders are), in 2026-04-17 only.
+    const admitted = Effect.zipRight(requireRole(config, "checkout"), requireVersion)
     const answer = (status: 200 | 201) => ({ cart, estimate }: PricedCart) =>
       HttpServerResponse.unsafeJson(cartWire(cart, estimate, continueUrl(publicBaseUrl, cart.handoffToken)), {
         status
       })
     const create = Effect.fnUntraced(function*() {
-      yield* requireVersion
+      yield* admitted
       const request = yield* decodeBody(CartCreateRequest)
       return yield* Effect.map(mapCartErrors(carts.create(contentsOf(request), request.locale)), answer(201))
     })
     const update = Effect.fnUntraced(function*(id: string) {
-      yield* requireVersion
+      yield* admitted
       const request = yield* decodeBody(CartUpdateRequest)
       return yield* Effect.map(mapCartErrors(carts.replace(id, contentsOf(request))), answer(200))
     })
     const cancel = Effect.fnUntraced(function*(id: string) {
-      yield* requireVersion
+      yield* admitted
       yield* cancelBody
       return yield* Effect.map(mapCartErrors(carts.cancel(id)), answer(200))
     })
@@ -132,7 +136,7 @@ export const CartsHandlers = groupHandlers(
       .handleRaw("create", () => create())
       .handle(
         "get",
-        ({ path }) => Effect.zipRight(requireVersion, Effect.map(mapCartErrors(carts.get(path.id)), answer(200)))
+        ({ path }) => Effect.zipRight(admitted, Effect.map(mapCartErrors(carts.get(path.id)), answer(200)))
       )
       .handleRaw("update", ({ path }) => update(path.id))
       .handleRaw("cancel", ({ path }) => cancel(path.id))
