@@ -61,7 +61,7 @@ describe("cart → checkout → order", () => {
       expect((yield* getCart(cart.id)).status).toBe(200)
     })))
 
-  it.effect("the buyer page: shows the cart escaped; its form starts a checkout, counted on the cart", () =>
+  it.effect("the buyer page: shows the cart escaped; its form starts one checkout, counted on the cart", () =>
     runApp(Effect.gen(function*() {
       const cart = yield* newCart({
         line_items: [{ id: "tshirt-classic", quantity: 2 }, { id: "<b>x</b>", quantity: 1 }]
@@ -95,6 +95,9 @@ describe("cart → checkout → order", () => {
       yield* updateCart(cart.id, { line_items: [{ id: "tshirt-classic", quantity: 2 }] })
       const started = yield* postForm(path, { csrf_token: csrf }, { cookie, "sec-fetch-site": "same-origin" })
       expect(started.status).toBe(200)
+      expect(started.text).toContain("Classic Cotton T-Shirt")
+      // The form's token is spent: the cookie is cleared, so the same form sent again is refused.
+      expect(started.headers.get("set-cookie")).toMatch(/^acp_cart_csrf=; Max-Age=0/)
       const sessionId = /<strong>(cs_[0-9A-Za-z]+)<\/strong>/.exec(started.text)![1]!
       const session = (yield* checkout.get(sessionId)).body
       expect(session.line_items.map((line: any) => [line.item.id, line.quantity])).toEqual([["tshirt-classic", 2]])

@@ -64,6 +64,15 @@ export const CartPageHandlers = groupHandlers(
     const config = yield* AppConfig
     const secure = config.publicBaseUrl.startsWith("https:") || Option.isSome(config.tls)
     const pathOf = (token: string) => `${CART_PAGE_PATH}/${token}`
+    const csrfCookie = (token: string) => ({
+      httpOnly: true,
+      sameSite: "strict" as const,
+      path: pathOf(token),
+      secure,
+      maxAge: `${CSRF_COOKIE_SECONDS} seconds` as const
+    })
+    const titleIn = ({ estimate }: PricedCart) => (itemId: string) =>
+      estimate.lines.find((line) => line.item.id === itemId)?.product?.title ?? itemId
 
     /** The cart's page with a fresh CSRF token, in its form and in its cookie. */
     const cartPage = (token: string, priced: PricedCart, problem?: string, status = 200) =>
@@ -72,13 +81,7 @@ export const CartPageHandlers = groupHandlers(
           renderCartPage(priced, { csrfToken, formAction: `${pathOf(token)}/checkout`, problem }),
           status
         ).pipe(
-          HttpServerResponse.unsafeSetCookie(CART_CSRF_COOKIE, csrfToken, {
-            httpOnly: true,
-            sameSite: "strict",
-            path: pathOf(token),
-            secure,
-            maxAge: `${CSRF_COOKIE_SECONDS} seconds`
-          })
+          HttpServerResponse.unsafeSetCookie(CART_CSRF_COOKIE, csrfToken, csrfCookie(token))
         ))
 
     const storageProblem = <A extends HttpServerResponse.HttpServerResponse, R>(
@@ -118,7 +121,12 @@ export const CartPageHandlers = groupHandlers(
           return yield* cartPage(token, priced, "This form expired or did not come from this page. Try again.", 403)
         }
         return yield* carts.startCheckout(token).pipe(
-          Effect.map((session) => htmlPage(renderCheckoutStarted(session))),
+          Effect.map((session) =>
+            // The form's token is spent: sent again (a second click, a reload), it is refused.
+            htmlPage(renderCheckoutStarted(session, titleIn(priced))).pipe(
+              HttpServerResponse.unsafeSetCookie(CART_CSRF_COOKIE, "", { ...csrfCookie(token), maxAge: "0 seconds" })
+            )
+          ),
           Effect.catchIf(
             (error) => error._tag !== "StorageError" && error._tag !== "CartNotFound",
             (error) =>

@@ -74,7 +74,8 @@ export const renderCartPage = ({ cart, estimate }: PricedCart, options: CartPage
   )
 }
 
-export const renderCheckoutStarted = (session: Session): string => {
+/** `titleOf`: an item's name as the cart showed it (the session keeps ids only). */
+export const renderCheckoutStarted = (session: Session, titleOf: (itemId: string) => string): string => {
   const currency = session.currency
   return page(
     "Checkout started",
@@ -83,7 +84,7 @@ export const renderCheckoutStarted = (session: Session): string => {
 <section aria-labelledby="items"><h2 id="items">Items</h2><table><thead><tr><th scope="col">Item</th>
 <th scope="col" class="n">Qty</th><th scope="col" class="n">Total</th></tr></thead><tbody>${
       session.line_items.map((line) =>
-        html`<tr><td>${line.item.id}</td><td class="n">${line.item.quantity}</td><td class="n">${
+        html`<tr><td>${titleOf(line.item.id)}</td><td class="n">${line.item.quantity}</td><td class="n">${
           formatAmount(line.total, currency)
         }</td></tr>`
       )
