@@ -21,9 +21,10 @@ const FEATURES = {
   "checkout": ["catalog", "payments", "orders", "idempotency", "rate-limit"],
   "webhook-receiver": ["orders", "rate-limit"],
   "mcp": ["checkout"],
-  "console": ["catalog", "checkout", "orders", "webhook-receiver"],
+  "console": ["catalog", "checkout", "orders", "webhook-receiver", "carts"],
   "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"],
-  "feeds": ["catalog", "idempotency", "rate-limit"]
+  "feeds": ["catalog", "idempotency", "rate-limit"],
+  "carts": ["catalog", "checkout", "idempotency", "rate-limit"]
 }
 
 // Fails at load when the table has a circle (depth-first search for a back edge).

@@ -4,6 +4,8 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
+import { CARTS_PATH, CartsGroup } from "../carts/http/api.ts"
+import { CartPageGroup } from "../carts/http/handoff-api.ts"
 import { ProductsGroup } from "../catalog/http/api.ts"
 import { CheckoutGroup, checkoutGroupFor } from "../checkout/http/api.ts"
 import { ConsoleGroup } from "../console/http/api.ts"
@@ -68,6 +70,8 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(ProductsGroup)
       .add(FeedsGroup)
       .add(FeedPublicationGroup)
+      .add(CartsGroup)
+      .add(CartPageGroup)
   )
 
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}
@@ -93,25 +97,37 @@ const withoutAuthentication = (spec: Record<string, any>): Record<string, any> =
   }
 }
 
+/** The Cart API is 2026-04-17's: the documents of older versions leave it out. */
+const withoutCarts = (spec: Record<string, any>): Record<string, any> => ({
+  ...spec,
+  paths: Object.fromEntries(
+    Object.entries(spec.paths ?? {}).filter(([path]) => path !== CARTS_PATH && !path.startsWith(`${CARTS_PATH}/`))
+  ),
+  tags: (spec.tags ?? []).filter((tag: { readonly name: string }) => tag.name !== CartsGroup.identifier)
+})
+
 export const apiFor = (version: ApiVersionName) => {
   const checkout = checkoutGroupFor(version)
   const delegate = delegateGroupFor(version)
   const requestHeaders = documentRequestHeaders({
     apiVersion: version,
     idempotencyKeyRequiredIn: IDEMPOTENCY_RULES[version].keyRequired
-      ? versionedGroups([checkout, delegate])
+      ? versionedGroups([checkout, delegate, CartsGroup])
       : []
   })
   const responseHeaders = documentResponseHeaders({ isReplayableStatus })
   const errorTypes = withoutErrorTypes(hasRequestNotIdempotentType(version) ? [] : ["request_not_idempotent"])
-  const authentication = isAtLeast(version, "2026-04-17") ? (spec: Record<string, any>) => spec : withoutAuthentication
+  const since0417 = isAtLeast(version, "2026-04-17")
+  const authentication = since0417 ? (spec: Record<string, any>) => spec : withoutAuthentication
+  const carts = since0417 ? (spec: Record<string, any>) => spec : withoutCarts
   return assemble(checkout, delegate)
-    .annotate(OpenApi.Transform, (spec) => authentication(errorTypes(responseHeaders(requestHeaders(spec)))))
+    .annotate(OpenApi.Transform, (spec) => carts(authentication(errorTypes(responseHeaders(requestHeaders(spec))))))
     .annotate(OpenApi.Title, `Agentic Checkout Service: ACP ${version}`)
     .annotate(OpenApi.Version, version)
     .annotate(
       OpenApi.Description,
-      `Agentic Commerce Protocol ${version}: the Checkout Session API, the Delegate Payment API and ` +
+      `Agentic Commerce Protocol ${version}: the Checkout Session API, the Delegate Payment API` +
+        (since0417 ? ", the Cart API" : "") + " and " +
         `order-event webhooks, as requests with \`API-Version: ${version}\` send and receive them. ` +
         "Every accepted version has its own document at `/openapi/<version>.json`."
     )

@@ -57,8 +57,15 @@ const SERVICES_OF_ROLE: Record<Role, ReadonlyArray<DiscoveryService>> = {
   webhook_sender: []
 }
 
-export const servicesOf = (roles: ReadonlySet<Role>): ReadonlyArray<DiscoveryService> => {
+/** The Cart API comes with the checkout role, in the one version that defines it. */
+export const CARTS_VERSION = "2026-04-17"
+
+export const servicesOf = (
+  roles: ReadonlySet<Role>,
+  apiVersions: ReadonlyArray<string> = []
+): ReadonlyArray<DiscoveryService> => {
   const served = new Set([...roles].flatMap((role) => SERVICES_OF_ROLE[role]))
+  if (roles.has("checkout") && apiVersions.includes(CARTS_VERSION)) served.add("carts")
   return DiscoveryService.literals.filter((service) => served.has(service))
 }
 
@@ -97,7 +104,7 @@ export const discoveryDocument = (config: AppConfigShape, catalog: CatalogSnapsh
     api_base_url: config.publicBaseUrl,
     transports: config.roles.has("mcp") ? ["rest", "mcp"] : ["rest"],
     capabilities: {
-      services: servicesOf(config.roles),
+      services: servicesOf(config.roles, config.apiVersions),
       ...(extensions.length === 0 ? {} : { extensions }),
       ...(interventions.length === 0 ? {} : { intervention_types: interventions }),
       supported_currencies: [catalog.currency],

@@ -5,6 +5,8 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, Layer } from "effect"
+import { CartsHandlers } from "../carts/http/handlers.ts"
+import { CartPageHandlers } from "../carts/http/handoff-handlers.ts"
 import { ProductsHandlers } from "../catalog/http/handlers.ts"
 import { CheckoutHandlers } from "../checkout/http/handlers.ts"
 import { ConsoleAccessLive } from "../console/http/access-middleware.ts"
@@ -53,7 +55,9 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     StripeWebhooksHandlers,
     ProductsHandlers,
     FeedsHandlers,
-    FeedPublicationHandlers
+    FeedPublicationHandlers,
+    CartsHandlers,
+    CartPageHandlers
   ]),
   Layer.provide([
     AuthorizationLive,

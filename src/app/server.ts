@@ -12,6 +12,8 @@ import { readFileSync } from "node:fs"
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import { join } from "node:path"
+import { CartService, CartServiceLive } from "../carts/cart-service.ts"
+import { SqlCartStore } from "../carts/store/sql-cart-store.ts"
 import { CatalogLive } from "../catalog/catalog-service.ts"
 import { SqlProductStore } from "../catalog/store/sql-product-store.ts"
 import { CheckoutService, CheckoutServiceLive } from "../checkout/checkout-service.ts"
@@ -84,11 +86,28 @@ export const ExpirySweeper = Layer.scopedDiscard(
   })
 )
 
+/** Deletes expired carts (absent to every read already: this only reclaims their rows). */
+export const CartSweeper = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const carts = yield* CartService
+    yield* forkBatchSweep({
+      batch: carts.expireDue(CART_SWEEP_BATCH),
+      batchSize: CART_SWEEP_BATCH,
+      every: "1 minute",
+      logSwept: (count) => `deleted ${count} expired carts`,
+      logFailure: { message: "cart expiry sweep failed", detail: (error) => error.reason }
+    })
+  })
+)
+
+export const CART_SWEEP_BATCH = 500
+
 export const ApplicationServices = HttpAppLive.pipe(
   Layer.provide(StripeWebhooksLive),
   Layer.provide(FeedServiceLive),
   // Present only with FEED_API_URL: the merchant's products published to the agent's Feed API.
   Layer.provideMerge(FeedPublisherLive.pipe(Layer.provide(NodeHttpClient.layer))),
+  Layer.provideMerge(CartServiceLive),
   Layer.provideMerge(CheckoutServiceLive),
   Layer.provideMerge(VaultLive),
   Layer.provideMerge(IssuerAuthenticationLive),
@@ -121,6 +140,7 @@ export const PaymentsLive = paymentsOver(SdkStripeClient)
 export const ApplicationLive = Layer.mergeAll(
   ApplicationServices,
   ExpirySweeper.pipe(Layer.provide(ApplicationServices)),
+  CartSweeper.pipe(Layer.provide(ApplicationServices)),
   IdempotencySweeper,
   // Woken by the order events this process's services queue (the one `OutboxSignal` they share).
   WebhookSenderWorkerLive.pipe(Layer.provide(ApplicationServices)),
@@ -263,7 +283,8 @@ export const ServerLive = HttpServerLive.pipe(
     SqlStripeEventsStore,
     SqlProductStore,
     SqlFeedStore,
-    SqlFeedPublicationStore
+    SqlFeedPublicationStore,
+    SqlCartStore
   ]),
   Layer.provide(DatabaseFromConfig)
 )

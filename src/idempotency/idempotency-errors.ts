@@ -25,7 +25,7 @@ export interface IdempotencyErrorBody {
 export type IdempotencyErrorFlavour = (failure: IdempotencyFailure) => IdempotencyErrorBody
 
 const messages: Record<IdempotencyFailure, string> = {
-  missing_key: "The Idempotency-Key header is required on every POST request; send a unique key " +
+  missing_key: "The Idempotency-Key header is required on every POST (and PUT) request; send a unique key " +
     "(a UUID v4 is recommended) and the same key when retrying.",
   invalid_key: "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces.",
   conflict: "This Idempotency-Key was already used with a different request body.",

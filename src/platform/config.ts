@@ -64,6 +64,8 @@ export interface AppConfigShape {
   /** `VAULT_RETIRED_KEYS`: they open the cards they sealed, so tokens outlive a key rotation, but seal nothing. */
   readonly retiredVaultKeys: ReadonlyArray<Redacted.Redacted<string>>
   readonly sessionTtlSeconds: number
+  /** Idle time after which a cart expires (refreshed by each update). */
+  readonly cartTtlSeconds: number
   readonly idempotencyTtlSeconds: number
   readonly requestSigningSecrets: ReadonlyArray<Redacted.Redacted<string>>
   readonly tls: Option.Option<{ readonly certFile: string; readonly keyFile: string }>
@@ -226,6 +228,7 @@ const raw = Config.all({
     validation: (keys) => keys.every(vaultKeyValid)
   }),
   sessionTtlSeconds: positiveInt("SESSION_TTL_SECONDS", 21600),
+  cartTtlSeconds: positiveInt("CART_TTL_SECONDS", 604800),
   idempotencyTtlSeconds: positiveInt("IDEMPOTENCY_TTL_SECONDS", 86400),
   requestSigningSecrets: list("REQUEST_SIGNING_SECRETS"),
   tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
@@ -393,6 +396,7 @@ export const resolveConfig = Effect.fnUntraced(
       vaultKey: Redacted.make(Option.getOrElse(env.vaultKey, () => secrets.stored.vault_key!)),
       retiredVaultKeys: env.retiredVaultKeys.map((k) => Redacted.make(k)),
       sessionTtlSeconds: env.sessionTtlSeconds,
+      cartTtlSeconds: env.cartTtlSeconds,
       idempotencyTtlSeconds: env.idempotencyTtlSeconds,
       requestSigningSecrets: Option.getOrElse(env.requestSigningSecrets, () => []).map((s) => Redacted.make(s)),
       tls: Option.isSome(env.tlsCertFile) && Option.isSome(env.tlsKeyFile)

@@ -63,7 +63,11 @@ const AGENT_ROUTES = [
   "POST /feeds",
   "GET /feeds/:id",
   "GET /feeds/:id/products",
-  "PATCH /feeds/:id/products"
+  "PATCH /feeds/:id/products",
+  "POST /carts",
+  "GET /carts/:id",
+  "PUT /carts/:id",
+  "POST /carts/:id/cancel"
 ]
 
 /** A request to `route` with `key`, before anything about its path or body could matter. */
@@ -71,7 +75,7 @@ const call = (route: Route, key: string, version?: string) =>
   request(route.method, route.path.replace(/:(\w+)/g, "$1_x"), {
     auth: key,
     ...(version === undefined ? {} : { version }),
-    ...(route.method === "POST" || route.method === "PATCH" ? { body: {} } : {})
+    ...(route.method === "POST" || route.method === "PATCH" || route.method === "PUT" ? { body: {} } : {})
   })
 
 /** The 403 in the error object of the route's group, for `version`. */
@@ -97,7 +101,7 @@ describe("the kind of key each route takes", () => {
     // The webhook receivers (their signatures), discovery and health, the buyer's and issuer's pages, the console.
     for (const route of open) {
       expect(named(route)).toMatch(
-        /^(POST \/agentic_checkout\/webhooks\/order_events|POST \/stripe\/webhooks|GET \/(healthz|readyz|\.well-known\/acp\.json)|(GET|POST) \/(console|order-status)\b.*|POST \/delegate_authentication\/:\w+\/acs\/\w+)$/
+        /^(POST \/agentic_checkout\/webhooks\/order_events|POST \/stripe\/webhooks|GET \/(healthz|readyz|\.well-known\/acp\.json)|(GET|POST) \/(console|order-status|cart)\b.*|POST \/delegate_authentication\/:\w+\/acs\/\w+)$/
       )
     }
   })

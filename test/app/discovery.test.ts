@@ -74,7 +74,7 @@ describe("GET /.well-known/acp.json", () => {
         // Every role is on, mcp included.
         transports: ["rest", "mcp"],
         capabilities: {
-          services: ["checkout", "orders", "delegate_payment"],
+          services: ["checkout", "orders", "delegate_payment", "carts"],
           // The demo catalog has coupons: the discount extension is active.
           extensions: [{
             name: DISCOUNT_EXTENSION.name,
@@ -118,10 +118,10 @@ describe("GET /.well-known/acp.json", () => {
 
   describe("services follow ROLES", () => {
     const cases: ReadonlyArray<readonly [ReadonlyArray<Role>, ReadonlyArray<string>]> = [
-      [["checkout"], ["checkout", "orders"]],
+      [["checkout"], ["checkout", "orders", "carts"]],
       [["delegate"], ["delegate_payment"]],
       [["delegate", "webhook_sender"], ["delegate_payment"]],
-      [["webhook_receiver", "delegate", "checkout"], ["checkout", "orders", "delegate_payment"]]
+      [["webhook_receiver", "delegate", "checkout"], ["checkout", "orders", "delegate_payment", "carts"]]
     ]
     for (const [roles, services] of cases) {
       it.effect(`ROLES=${roles.join(",")} → ${services.join(", ")}`, () =>
@@ -135,6 +135,15 @@ describe("GET /.well-known/acp.json", () => {
           { config: { roles: new Set(roles) } }
         ))
     }
+
+    it.effect("carts only where 2026-04-17 is accepted (the one version with the Cart API)", () =>
+      run(
+        Effect.map(discover(), (response) => {
+          expectOfficial(response.body)
+          expect(response.body.capabilities.services).toEqual(["checkout", "orders", "delegate_payment"])
+        }),
+        { config: { apiVersions: ["2026-01-30", "2025-09-29"] } }
+      ))
 
     it.effect("a process serving no ACP API (webhook roles only) answers 404: no ACP here", () =>
       run(
@@ -165,7 +174,7 @@ describe("GET /.well-known/acp.json", () => {
         const { body } = yield* discover()
         expectOfficial(body)
         expect(body.capabilities).toEqual({
-          services: ["checkout", "orders", "delegate_payment"],
+          services: ["checkout", "orders", "delegate_payment", "carts"],
           // No coupons: no discount extension; the declaration without its session-level `extends`.
           extensions: [{ name: "dev.example.gift_wrap", spec: "https://example.com/gift_wrap" }],
           intervention_types: ["biometric", "3ds"],

@@ -132,6 +132,31 @@ describe("OpenAPI documents", () => {
       }
     })))
 
+  it.effect("the Cart API is in 2026-04-17's document only, with its four operations; the buyer page in none", () =>
+    run(Effect.gen(function*() {
+      const cartOperations = (document: any) =>
+        operationsOf(document).filter(({ path }) =>
+          path === "/carts" || path.startsWith("/carts/") || path.startsWith("/cart/")
+        )
+          .map(({ method, path }) => `${method} ${path}`).sort()
+      const newest = (yield* get("/openapi/2026-04-17.json", open)).body
+      expect(cartOperations(newest)).toEqual([
+        "get /carts/{id}",
+        "post /carts",
+        "post /carts/{id}/cancel",
+        "put /carts/{id}"
+      ])
+      expect(Object.keys(newest.paths["/carts"].post.responses).sort()).toEqual(
+        expect.arrayContaining(["201", "400", "401", "403", "422"])
+      )
+      expect(newest.tags.map((tag: { name: string }) => tag.name)).toContain("carts")
+      for (const older of ["2025-09-29", "2026-01-30"] as const) {
+        const document = (yield* get(`/openapi/${older}.json`, open)).body
+        expect(cartOperations(document), older).toEqual([])
+        expect(document.tags.map((tag: { name: string }) => tag.name), older).not.toContain("carts")
+      }
+    })))
+
   it.effect("complete answers the completed session, or in 2026 versions the session waiting for 3-D Secure", () =>
     run(Effect.gen(function*() {
       const completeSchemas = (document: any) => {
@@ -166,7 +191,7 @@ describe("OpenAPI documents", () => {
       }
     })))
 
-  it.effect("Idempotency-Key is required on the checkout and delegate POSTs of 2026-04-17 only", () =>
+  it.effect("Idempotency-Key is required on the checkout, delegate and cart POSTs (and PUT) of 2026-04-17 only", () =>
     run(Effect.gen(function*() {
       const required = (document: any) =>
         operationsOf(document)
@@ -176,11 +201,14 @@ describe("OpenAPI documents", () => {
       const newest = (yield* get("/openapi/2026-04-17.json", open)).body
       expect(required(newest)).toEqual([
         "post /agentic_commerce/delegate_payment",
+        "post /carts",
+        "post /carts/{id}/cancel",
         "post /checkout_sessions",
         "post /checkout_sessions/{checkout_session_id}",
         "post /checkout_sessions/{checkout_session_id}/cancel",
-        "post /checkout_sessions/{checkout_session_id}/complete"
-      ])
+        "post /checkout_sessions/{checkout_session_id}/complete",
+        "put /carts/{id}"
+      ].sort())
       const create = newest.paths["/checkout_sessions"].post
       expect(headerParameter(create, "idempotency-key").description).toContain("idempotency_key_required")
       // Still documented as echoed and replayable.

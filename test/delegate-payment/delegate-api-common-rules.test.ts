@@ -97,7 +97,7 @@ describe("POST /agentic_commerce/delegate_payment: common rules and roles", () =
         const anonymous = yield* post(DELEGATE_PATH, validDelegateRequest(), { auth: false })
         expect(anonymous.status).toBe(404)
         const discovery = yield* get("/.well-known/acp.json")
-        expect(discovery.body.capabilities.services).toEqual(["checkout", "orders"])
+        expect(discovery.body.capabilities.services).toEqual(["checkout", "orders", "carts"])
       }),
       { config: { roles: new Set(["checkout"] as const) } }
     ))

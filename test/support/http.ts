@@ -7,6 +7,7 @@ import { HttpApp, HttpServer } from "@effect/platform"
 import { type Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { HttpAppService } from "../../src/app/http-app.ts"
 import { ApplicationServices, PaymentsLive, type PlatformServices, platformServicesOnly } from "../../src/app/server.ts"
+import type { CartStore } from "../../src/carts/cart-store.ts"
 import { type Catalog } from "../../src/catalog/catalog-service.ts"
 import type { ProductStore } from "../../src/catalog/product-store.ts"
 import type { CheckoutStore } from "../../src/checkout/checkout-store.ts"
@@ -28,6 +29,7 @@ import type { StripePaymentStore } from "../../src/stripe/stripe-payment-store.t
 import type { ReceivedEventsStore } from "../../src/webhook-receiver/received-events-store.ts"
 import { InProcessRateLimiter } from "../doubles/in-process-rate-limiter.ts"
 import { MemoryAuthenticationStore } from "../doubles/memory-authentication-store.ts"
+import { MemoryCartStore } from "../doubles/memory-cart-store.ts"
 import { MemoryChargeStore } from "../doubles/memory-charge-store.ts"
 import { MemoryCheckoutStore } from "../doubles/memory-checkout-store.ts"
 import { MemoryConsoleSessionStore } from "../doubles/memory-console-session-store.ts"
@@ -89,6 +91,8 @@ export interface TestAppOptions {
   readonly feedStore?: Layer.Layer<FeedStore, unknown, MemoryDatabase>
   /** What was published to an agent's Feed API; in memory by default. */
   readonly feedPublicationStore?: Layer.Layer<FeedPublicationStore, unknown, MemoryDatabase>
+  /** The carts; in memory by default. */
+  readonly cartStore?: Layer.Layer<CartStore, unknown, MemoryDatabase>
   /** The catalog; the demo catalog by default. */
   readonly catalog?: Layer.Layer<Catalog>
   /** The rate limiter; in process by default (fresh per `testApp`). */
@@ -116,7 +120,11 @@ export const testApp = (options: TestAppOptions = {}) =>
     Layer.provideMerge(options.stripeEventsStore ?? MemoryStripeEventsStore),
     Layer.provideMerge(options.productStore ?? MemoryProductStore),
     Layer.provideMerge(
-      Layer.merge(options.feedStore ?? MemoryFeedStore, options.feedPublicationStore ?? MemoryFeedPublicationStore)
+      Layer.mergeAll(
+        options.feedStore ?? MemoryFeedStore,
+        options.feedPublicationStore ?? MemoryFeedPublicationStore,
+        options.cartStore ?? MemoryCartStore
+      )
     ),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(options.config))),
     Layer.provideMerge(HttpServer.layerContext),

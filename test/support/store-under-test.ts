@@ -12,6 +12,7 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import { SqlCartStore } from "../../src/carts/store/sql-cart-store.ts"
 import { SqlProductStore } from "../../src/catalog/store/sql-product-store.ts"
 import { CheckoutStore } from "../../src/checkout/checkout-store.ts"
 import { make as makeSqlCheckoutStore, SqlCheckoutStore } from "../../src/checkout/store/sql-checkout-store.ts"
@@ -59,6 +60,7 @@ export interface StoreUnderTest {
       | "stripeEventsStore"
       | "feedStore"
       | "productStore"
+      | "cartStore"
     >
   >
   /**
@@ -153,7 +155,8 @@ const sharedSqlStore = (name: string, available: boolean, database: () => TestDa
             consoleSessionStore: Layer.provide(SqlConsoleSessionStore, client),
             stripeEventsStore: Layer.provide(SqlStripeEventsStore, client),
             feedStore: Layer.provide(SqlFeedStore, client),
-            productStore: Layer.provide(SqlProductStore, client)
+            productStore: Layer.provide(SqlProductStore, client),
+            cartStore: Layer.provide(SqlCartStore, client)
           }
         })
       )

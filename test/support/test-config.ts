@@ -38,6 +38,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   vaultKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
   retiredVaultKeys: [],
   sessionTtlSeconds: 21600,
+  cartTtlSeconds: 604800,
   idempotencyTtlSeconds: 86400,
   requestSigningSecrets: [],
   tls: Option.none(),

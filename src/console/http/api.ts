@@ -36,6 +36,7 @@ export class ConsoleGroup extends HttpApiGroup.make("console")
   .add(page("receivedOrder", "/received/:order_id").setPath(OrderPath))
   .add(page("stock", "/stock"))
   .add(page("sessions", "/sessions"))
+  .add(page("carts", "/carts"))
   .annotate(OpenApi.Exclude, true)
 {}
 

@@ -5,6 +5,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option } from "effect"
+import { CartService } from "../../carts/cart-service.ts"
 import { Catalog } from "../../catalog/catalog-service.ts"
 import { CheckoutStore } from "../../checkout/checkout-store.ts"
 import { SessionStatus } from "../../checkout/session/schemas.ts"
@@ -19,6 +20,7 @@ import { ReceivedEventsStore } from "../../webhook-receiver/received-events-stor
 import type { ConsoleSession } from "../console-session-store.ts"
 import { ConsoleAccess, type FormFields } from "./access-middleware.ts"
 import { ConsoleApi } from "./api.ts"
+import { renderCarts } from "./cart-pages.ts"
 import { CONSOLE_PATH, cookieOptions, SESSION_COOKIE, SIGN_IN_COOKIE, SIGN_IN_TTL_SECONDS } from "./cookies.ts"
 import { type Frame, type Notice, pagesFor } from "./layout.ts"
 import { makeOrderHandlers, queryParam, unstorableId } from "./order-handlers.ts"
@@ -56,6 +58,7 @@ export const ConsoleHandlers = groupHandlers(
     const orderStore = yield* OrderStore
     const checkout = yield* CheckoutStore
     const received = yield* ReceivedEventsStore
+    const carts = yield* CartService
     const ids = yield* Ids
     const pages = pagesFor(config.roles)
     const frameOf = (session: ConsoleSession, title: string, notice?: Notice): Frame => ({
@@ -250,6 +253,15 @@ export const ConsoleHandlers = groupHandlers(
               renderSessions(sessions, status, catalog.latest(), config.roles.has("checkout"))
             )
           })
+        ))
+      .handleRaw("carts", () =>
+        signedIn(
+          ["checkout"],
+          (session) =>
+            Effect.map(
+              carts.overview(100),
+              (overview) => pageResponse(frameOf(session, "Carts"), renderCarts(overview))
+            )
         ))
   })
 )

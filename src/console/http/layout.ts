@@ -16,6 +16,7 @@ export interface ConsolePage {
 export const CONSOLE_PAGES: ReadonlyArray<ConsolePage> = [
   { path: `${CONSOLE_PATH}/orders`, label: "Orders", roles: ["checkout"] },
   { path: `${CONSOLE_PATH}/sessions`, label: "Checkout sessions", roles: ["checkout"] },
+  { path: `${CONSOLE_PATH}/carts`, label: "Carts", roles: ["checkout"] },
   { path: `${CONSOLE_PATH}/stock`, label: "Stock", roles: ["checkout"] },
   { path: `${CONSOLE_PATH}/deliveries`, label: "Deliveries", roles: ["checkout", "webhook_sender"] },
   { path: `${CONSOLE_PATH}/received`, label: "Received events", roles: ["webhook_receiver"] }

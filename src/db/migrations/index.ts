@@ -24,6 +24,7 @@ import m0025 from "./0025_stripe_events.ts"
 import m0026 from "./0026_products.ts"
 import m0030 from "./0030_feeds.ts"
 import m0031 from "./0031_feed_publication.ts"
+import m0040 from "./0040_carts.ts"
 import type { Migration } from "./migration.ts"
 
 export const migrations: Record<string, Migration> = {
@@ -50,7 +51,8 @@ export const migrations: Record<string, Migration> = {
   "0025_stripe_events": m0025,
   "0026_products": m0026,
   "0030_feeds": m0030,
-  "0031_feed_publication": m0031
+  "0031_feed_publication": m0031,
+  "0040_carts": m0040
 }
 
 export const migrationsLoader: Migrator.Loader = Migrator.fromRecord(migrations)

@@ -75,12 +75,15 @@ const declared = <S>(route: Route, tag: Context.Tag<any, S>, otherwise: S): S =>
 const keyKindOf = (route: Route): KeyKind | undefined =>
   declares(route, AgentAuthorization) ? "agent" : declares(route, MerchantAuthorization) ? "merchant" : undefined
 
-/** Covered POST routes by path; throws for a group without an authorization (the scope) or a needed `ApiVersion`. */
+/** The methods a route of an `Idempotent` group is covered for: its POSTs, and its PUTs (the Cart API's update). */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["POST", "PUT"])
+
+/** Covered routes by method and path; throws for a group without an authorization (the scope) or a needed `ApiVersion`. */
 export const idempotentRoutes = (api: HttpApi.HttpApi.Any) => {
   const table = makeRouteTable(api)
   const covered = new Map<Route, IdempotentRoute>()
   for (const route of table.routes) {
-    if (route.method !== "POST" || !declared(route, Idempotent, false)) continue
+    if (!IDEMPOTENT_METHODS.has(route.method) || !declared(route, Idempotent, false)) continue
     const keyKind = keyKindOf(route)
     if (keyKind === undefined) {
       throw new Error(
@@ -102,8 +105,8 @@ export const idempotentRoutes = (api: HttpApi.HttpApi.Any) => {
       checksSignature: declares(route, RequestSignature)
     })
   }
-  return (path: string): IdempotentRoute | undefined => {
-    const route = table.find("POST", path)
+  return (path: string, method = "POST"): IdempotentRoute | undefined => {
+    const route = table.find(method, path)
     return route === undefined ? undefined : covered.get(route)
   }
 }
@@ -251,7 +254,7 @@ export const makeIdempotencyMiddleware = Effect.fnUntraced(
     const post = Effect.fnUntraced(
       function*<E, R>(request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default<E, R>) {
         const path = canonicalPath(request.url.split("?")[0]!)
-        const route = routeOf(path)
+        const route = routeOf(path, request.method)
         if (route === undefined) return yield* app
         const client = authenticate(resolveKey, request)
         // Unauthenticated, or a key of the other kind: the route answers 401 or 403, never stored.
@@ -314,7 +317,7 @@ export const makeIdempotencyMiddleware = Effect.fnUntraced(
     return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.flatMap(
         HttpServerRequest.HttpServerRequest,
-        (request) => request.method !== "POST" ? app : post(request, app)
+        (request) => IDEMPOTENT_METHODS.has(request.method) ? post(request, app) : app
       )
   }
 )

@@ -29,6 +29,9 @@ const RETRY_AFTER: Header = {
 const isHeaderParameter = (name: string) => (parameter: { readonly in?: unknown; readonly name?: unknown }) =>
   parameter.in === "header" && typeof parameter.name === "string" && parameter.name.toLowerCase() === name
 
+/** The methods idempotency covers: POST, and PUT (the Cart API's update). */
+const keyedMethod = (method: string) => method === "post" || method === "put"
+
 /** `isReplayableStatus`: whether the idempotency middleware stores (and replays) an answer of a status. */
 export const documentResponseHeaders =
   (options: { readonly isReplayableStatus: (status: number) => boolean }) =>
@@ -41,11 +44,11 @@ export const documentResponseHeaders =
           const headers: Record<string, Header> = { "Request-Id": REQUEST_ID }
           if (takesIdempotencyKey) {
             headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
-            if (method === "post" && options.isReplayableStatus(Number(status))) {
+            if (keyedMethod(method) && options.isReplayableStatus(Number(status))) {
               headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
             }
           }
-          if (carriesRetryAfter(Number(status), takesIdempotencyKey && method === "post")) {
+          if (carriesRetryAfter(Number(status), takesIdempotencyKey && keyedMethod(method))) {
             headers["Retry-After"] = RETRY_AFTER
           }
           response.headers = { ...response.headers, ...headers }
@@ -56,7 +59,7 @@ export const documentResponseHeaders =
   }
 
 const IDEMPOTENCY_KEY_REQUIRED =
-  "Required: a POST without it is refused with 400 `idempotency_key_required`. Makes the request safe to " +
+  "Required: a POST (or PUT) without it is refused with 400 `idempotency_key_required`. Makes the request safe to " +
   "retry: the same key and body get the stored response again."
 
 /** Apply before `documentResponseHeaders`, which reads which operations take the key. */
@@ -69,7 +72,7 @@ export const documentRequestHeaders =
         const version = parameters.find(isHeaderParameter("api-version"))
         if (version !== undefined) version.schema = { ...version.schema, enum: [options.apiVersion] }
         const tags: ReadonlyArray<string> = operation?.tags ?? []
-        if (method !== "post" || !tags.some((tag) => options.idempotencyKeyRequiredIn.includes(tag))) continue
+        if (!keyedMethod(method) || !tags.some((tag) => options.idempotencyKeyRequiredIn.includes(tag))) continue
         const key = parameters.find(isHeaderParameter("idempotency-key"))
         const required = {
           name: key?.name ?? "idempotency-key",
