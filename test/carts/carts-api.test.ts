@@ -162,6 +162,23 @@ describe("Cart API (2026-04-17)", () => {
       expect(totalOf(cart, "subtotal")).toBe(2500 + 4 * 12000)
     })))
 
+  it.effect("an archived product's variant in a cart: out of stock, no longer sold; the others priced", () =>
+    runApp(Effect.gen(function*() {
+      const archived = yield* request("DELETE", "/products/mug-ceramic")
+      expect(archived.status, archived.text).toBe(200)
+      const cart = (yield* createCart({
+        line_items: [{ id: "tshirt-classic", quantity: 1 }, { id: "mug-ceramic", quantity: 1 }]
+      })).body
+      expect(cart.line_items.map((line: any) => line.availability_status)).toEqual(["in_stock", "out_of_stock"])
+      expect(cart.messages.filter((m: any) => m.type === "error")).toEqual([{
+        type: "error",
+        code: "out_of_stock",
+        param: "$.line_items[1]",
+        content_type: "plain",
+        content: "Ceramic Coffee Mug, 12 oz is no longer sold."
+      }])
+    })))
+
   it.effect("when no item is available: 422 out_of_stock, and an update leaves the cart as it was", () =>
     runApp(Effect.gen(function*() {
       const refused = yield* createCart({ line_items: [{ id: "no-such-item", quantity: 1 }] })
