@@ -11,7 +11,7 @@
 // can the imports between feature folders.
 
 const FEATURES = {
-  "catalog": [],
+  "catalog": ["idempotency"],
   "rate-limit": [],
   "idempotency": [],
   "delegate-payment": ["idempotency", "rate-limit"],

@@ -52,6 +52,8 @@ export class StockBelowReserved extends Data.TaggedError("StockBelowReserved")<{
 export type ProductWriteError = ProductNotFound | ProductVersionMismatch | StorageError
 
 export interface ProductStoreService {
+  /** Runs `effect` atomically; a write inside joins it (an idempotent answer commits with it). */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
   /** Cheap: one row. Changes with every product write. */
   readonly catalogVersion: Effect.Effect<number, StorageError>
   /** Every product, archived ones too, with the catalog version they are of. */

@@ -88,6 +88,7 @@ export const make: Effect.Effect<ProductStoreService, never, MemoryDatabase> = E
     )
 
   return {
+    transaction: db.transaction,
     catalogVersion: db.sync(() => version.get("catalog") ?? 0),
     all: db.sync(() => ({
       version: version.get("catalog") ?? 0,

@@ -293,6 +293,22 @@ const crashSuite = (kind: StoreUnderTest) => {
         })
       ))
 
+    it.effect("a product's create: the 201 is replayed (not 409 of its own write); one product", () =>
+      run((crash) =>
+        Effect.gen(function*() {
+          const lamp = {
+            id: "lamp-crash",
+            title: "Desk Lamp",
+            variants: [{ id: "lamp-crash-black", unit_amount: 3500, stock: 5 }]
+          }
+          const retried = yield* crashThenRetry(crash, "/products", lamp)
+          expect(retried.status, retried.text).toBe(201)
+          expect(retried.body).toMatchObject({ id: "lamp-crash", version: 1 })
+          expect(retried.headers.get("etag")).toBe("\"1\"")
+          expect((yield* get("/products/lamp-crash")).body.variants).toHaveLength(1)
+        })
+      ))
+
     it.effect("order actions and refunds: each answered again, one event each, one refund", () =>
       run((crash) =>
         Effect.gen(function*() {

@@ -3,8 +3,9 @@
  * see the change at their next poll of the catalog version.
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
+import { answeredWith, commitWithAnswer } from "../../idempotency/idempotent-answer.ts"
 import { AppConfig } from "../../platform/config.ts"
 import {
   BadRequest,
@@ -187,8 +188,17 @@ export const ProductsHandlers = groupHandlers(
           yield* gate
           const input = yield* decodeCreate
           yield* checkInput(input)
-          const created = yield* Effect.catchAll(store.create(input, yield* now), (error) => failure(error, input))
-          return yield* afterWrite(created, 201)
+          // The answer commits with the product: a retry after a crash replays it, never a 409 of its own write.
+          const written = yield* commitWithAnswer(
+            store.transaction,
+            store.create(input, yield* now),
+            (created) => Option.some(Either.right(created))
+          ).pipe(
+            answeredWith({ success: (created: ProductWithStock) => answer(created, 201) }),
+            Effect.catchAll((error) => failure(error, input))
+          )
+          yield* Effect.catchAll(catalog.refresh, (error) => Effect.logWarning("catalog reload failed", error.reason))
+          return written
         })
       )
       .handle(

@@ -337,6 +337,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql): ProductStoreService =
   })
 
   return {
+    transaction,
     catalogVersion: Effect.map(
       run(sql<{ version: string | number }>`SELECT version FROM catalog_version WHERE id = 1`),
       (rows) => Number(rows[0]?.version ?? 0)
