@@ -13,7 +13,7 @@ import {
   MAX_UNIT_AMOUNT,
   ProductInput,
   rewriteInput,
-  VariantPatch
+  type VariantPatch
 } from "../../catalog/model/product.ts"
 import {
   type ProductConflict,
