@@ -7,9 +7,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import type { Role } from "../../src/platform/config.ts"
+import { scriptedFeedServer } from "../feeds/scripted-feed-server.ts"
 import { signedInConsole } from "../support/console-client.ts"
 import { API_KEY, testApp } from "../support/http.ts"
-import { scriptedFeedServer } from "../feeds/scripted-feed-server.ts"
 
 const DEMO_PRODUCTS = 6
 
@@ -63,7 +63,9 @@ describe("the console's product feed page", () => {
 
           const pushed = yield* client.post("/console/feed/push", {})
           expect(pushed.status, pushed.text).toBe(303)
-          expect(pushed.headers.get("location")).toBe(`/console/feed?done=push&sent=${DEMO_PRODUCTS}&failed=0&deferred=0`)
+          expect(pushed.headers.get("location")).toBe(
+            `/console/feed?done=push&sent=${DEMO_PRODUCTS}&failed=0&deferred=0`
+          )
           const after = (yield* client.get(pushed.headers.get("location")!)).text
           expect(after).toContain("Pushed every product: 6 products accepted, 0 failed, 0 held by another process")
           expect(after).toContain("feed_scripted")
@@ -90,7 +92,9 @@ describe("the console's product feed page", () => {
           const client = yield* signedInConsole()
           yield* client.get("/console/feed")
           const pushed = yield* client.post("/console/feed/push", {})
-          expect(pushed.headers.get("location")).toBe(`/console/feed?done=push&sent=0&failed=${DEMO_PRODUCTS}&deferred=0`)
+          expect(pushed.headers.get("location")).toBe(
+            `/console/feed?done=push&sent=0&failed=${DEMO_PRODUCTS}&deferred=0`
+          )
           const page = (yield* client.get(pushed.headers.get("location")!)).text
           expect(page).toContain("6 failed (retried with backoff)")
           expect(page).toMatch(/<dt>Dead-lettered<\/dt><dd>6<\/dd>/)
@@ -113,27 +117,34 @@ describe("the console's product feed page", () => {
       )
     }), 60_000)
 
-  it.scoped("its forms without the session's CSRF token, or from another site, push nothing", () =>
-    Effect.gen(function*() {
-      const server = yield* scriptedFeedServer([{ status: 201, body: feedMetadata }, accepted])
-      yield* publishingTo(
-        server.baseUrl,
-        Effect.gen(function*() {
-          const client = yield* signedInConsole()
-          yield* client.get("/console/feed")
-          expect((yield* client.post("/console/feed/push", { csrf_token: "" })).status).toBe(403)
-          expect((yield* client.post("/console/feed/push", { csrf_token: "A".repeat(22) })).status).toBe(403)
-          expect((yield* client.post("/console/feed/push", {}, { "sec-fetch-site": "cross-site" })).status).toBe(403)
-          expect((yield* client.post("/console/feed/retry", { csrf_token: "" })).status).toBe(403)
-          expect(server.received).toHaveLength(0)
-        })
-      )
-    }), 60_000)
+  it.scoped(
+    "its forms without the session's CSRF token, or from another site, push nothing",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* scriptedFeedServer([{ status: 201, body: feedMetadata }, accepted])
+        yield* publishingTo(
+          server.baseUrl,
+          Effect.gen(function*() {
+            const client = yield* signedInConsole()
+            yield* client.get("/console/feed")
+            expect((yield* client.post("/console/feed/push", { csrf_token: "" })).status).toBe(403)
+            expect((yield* client.post("/console/feed/push", { csrf_token: "A".repeat(22) })).status).toBe(403)
+            expect((yield* client.post("/console/feed/push", {}, { "sec-fetch-site": "cross-site" })).status).toBe(403)
+            expect((yield* client.post("/console/feed/retry", { csrf_token: "" })).status).toBe(403)
+            expect(server.received).toHaveLength(0)
+          })
+        )
+      }),
+    60_000
+  )
 
   it.effect("only with the checkout role, as the publication's routes", () =>
-    run(Effect.gen(function*() {
-      const client = yield* signedInConsole()
-      expect((yield* client.get("/console/feed")).status).toBe(404)
-      expect((yield* client.get("/console/products")).status).toBe(404)
-    }), ["webhook_receiver"]))
+    run(
+      Effect.gen(function*() {
+        const client = yield* signedInConsole()
+        expect((yield* client.get("/console/feed")).status).toBe(404)
+        expect((yield* client.get("/console/products")).status).toBe(404)
+      }),
+      ["webhook_receiver"]
+    ))
 })

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
+import { scriptedFeedServer } from "../feeds/scripted-feed-server.ts"
 import { hasChromium, launchBrowser, screenshotPath, serveApp } from "../support/browser.ts"
 import { API_KEY, get, MERCHANT_API_KEY, post, testApp } from "../support/http.ts"
-import { scriptedFeedServer } from "../feeds/scripted-feed-server.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>, feedApiUrl?: string) =>
   Effect.provide(
@@ -119,7 +119,12 @@ describe.skipIf(!hasChromium)("the console's products in Chromium", () => {
         dialogs.push(dialog.message())
         void dialog.dismiss()
       })
-      for (const [path, shot] of [["/console/products", "console-products-escaped"], ["/console/products/xss", "console-product-escaped"]]) {
+      for (
+        const [path, shot] of [["/console/products", "console-products-escaped"], [
+          "/console/products/xss",
+          "console-product-escaped"
+        ]]
+      ) {
         yield* use(() => page.goto(`${base}${path}`))
         expect(yield* use(() => page.locator("main").innerText())).toContain(title)
         expect(yield* use(() => page.locator("main script, main img").count())).toBe(0)

@@ -131,9 +131,11 @@ describe("a product's forms in the console", () => {
       const client = yield* signedInConsole()
       const { stockSeen, version } = yield* shown(client)
       // Meanwhile, through the API.
-      expect((yield* request("PATCH", "/products/tshirt-classic/variants/tshirt-classic", {
-        body: { unit_amount: 2700 }
-      })).status).toBe(200)
+      expect(
+        (yield* request("PATCH", "/products/tshirt-classic/variants/tshirt-classic", {
+          body: { unit_amount: 2700 }
+        })).status
+      ).toBe(200)
       const title = yield* client.post(`${SHIRT}/title`, { version, title: "Stale title" })
       expect(title.status).toBe(409)
       expect(title.text).toContain("The product changed since the page was shown")
@@ -157,10 +159,12 @@ describe("a product's forms in the console", () => {
       expect(product.variants[0].unit_amount).toBe(2700)
       // The refusal shows the product as it is now: its form works.
       expect(title.text).toContain("27.00")
-      expect((yield* client.post(`${SHIRT}/title`, {
-        version: hiddenField(title.text, "version")!,
-        title: "Fresh title"
-      })).status).toBe(303)
+      expect(
+        (yield* client.post(`${SHIRT}/title`, {
+          version: hiddenField(title.text, "version")!,
+          title: "Fresh title"
+        })).status
+      ).toBe(303)
     })))
 
   it.effect("a price typed as a decimal is its minor units exactly", () =>

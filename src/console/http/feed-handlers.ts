@@ -94,7 +94,8 @@ export const makeFeedHandlers = Effect.fnUntraced(function*(frameOf: FrameOf) {
   const retry = (session: ConsoleSession): Answer =>
     Option.match(publisher, {
       onNone: () => off(session, 404),
-      onSome: (feeds) => Effect.map(feeds.retryDead, (retried) => redirect(`${FEED_PATH}?done=retry&retried=${retried}`))
+      onSome: (feeds) =>
+        Effect.map(feeds.retryDead, (retried) => redirect(`${FEED_PATH}?done=retry&retried=${retried}`))
     })
 
   return { view, push, retry }

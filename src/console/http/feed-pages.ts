@@ -27,8 +27,12 @@ const stateTable = (states: ReadonlyArray<PushState>, dead: boolean, label: stri
 <th scope="col" class="opt">${dead ? "Dead-lettered" : "Next attempt"}</th><th scope="col" class="opt">Last pushed</th>
 <th scope="col">Last error</th></tr></thead><tbody>${
     states.slice(0, SHOWN).map((state) =>
-      html`<tr><td><a href="${productPath(state.productId)}">${state.productId}</a></td><td class="n">${state.attempts}</td>
-<td class="opt">${dead ? time(state.deadAt) : state.nextAttemptAt === undefined ? "now" : time(state.nextAttemptAt)}</td>
+      html`<tr><td><a href="${
+        productPath(state.productId)
+      }">${state.productId}</a></td><td class="n">${state.attempts}</td>
+<td class="opt">${
+        dead ? time(state.deadAt) : state.nextAttemptAt === undefined ? "now" : time(state.nextAttemptAt)
+      }</td>
 <td class="opt">${time(state.pushedAt)}</td><td>${state.lastError ?? "–"}</td></tr>`
     )
   }</tbody></table>${states.length > SHOWN && html`<p>and ${states.length - SHOWN} more.</p>`}`

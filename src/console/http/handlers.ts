@@ -26,7 +26,6 @@ import { makeFeedHandlers } from "./feed-handlers.ts"
 import { type Frame, type Notice, pagesFor } from "./layout.ts"
 import { makeOrderHandlers, queryParam, unstorableId } from "./order-handlers.ts"
 import { forgedForm, pageResponse, redirect, unavailablePage, unreadableForm } from "./page-handlers.ts"
-import { makeProductHandlers } from "./product-handlers.ts"
 import {
   renderDeliveries,
   renderReceivedEvents,
@@ -35,6 +34,7 @@ import {
   renderSignIn,
   renderStock
 } from "./pages.ts"
+import { makeProductHandlers } from "./product-handlers.ts"
 
 const CONSOLE_ROLES: ReadonlyArray<Role> = ["checkout", "webhook_sender", "webhook_receiver"]
 const SIGN_IN_PATH = `${CONSOLE_PATH}/sign-in`
@@ -265,13 +265,11 @@ export const ConsoleHandlers = groupHandlers(
       )
       .handleRaw(
         "productTitle",
-        ({ path }) =>
-          posted(["checkout"], (session, fields) => productPages.rename(session, path.product_id, fields))
+        ({ path }) => posted(["checkout"], (session, fields) => productPages.rename(session, path.product_id, fields))
       )
       .handleRaw(
         "productArchive",
-        ({ path }) =>
-          posted(["checkout"], (session, fields) => productPages.archive(session, path.product_id, fields))
+        ({ path }) => posted(["checkout"], (session, fields) => productPages.archive(session, path.product_id, fields))
       )
       .handleRaw(
         "productVariant",

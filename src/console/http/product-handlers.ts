@@ -275,27 +275,35 @@ export const makeProductHandlers = Effect.fnUntraced(function*(frameOf: FrameOf)
         ...(setsStock ? { stock: read.stock } : {})
       }
       if (Object.keys(patch).length === 0) return Effect.succeed(redirect(`${productPath(id)}?done=unchanged`))
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        store.patchVariant(id, variantId, patch, version, now).pipe(
-          Effect.zipRight(written(id, "variant")),
-          Effect.catchTags({
-            ProductNotFound: (error) => refused(session, id, error),
-            ProductVersionMismatch: (error) => refused(session, id, error),
-            StockBelowReserved: (error) => refused(session, id, error)
-          })
-        ))
+      return Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) =>
+          store.patchVariant(id, variantId, patch, version, now).pipe(
+            Effect.zipRight(written(id, "variant")),
+            Effect.catchTags({
+              ProductNotFound: (error) => refused(session, id, error),
+              ProductVersionMismatch: (error) => refused(session, id, error),
+              StockBelowReserved: (error) => refused(session, id, error)
+            })
+          )
+      )
     })
 
   const archive = (session: ConsoleSession, id: string, fields: FormFields): Answer =>
-    onShownProduct(session, id, fields, (_found, version) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        store.archive(id, version, now).pipe(
-          Effect.zipRight(written(id, "archive")),
-          Effect.catchTags({
-            ProductNotFound: (error) => refused(session, id, error),
-            ProductVersionMismatch: (error) => refused(session, id, error)
-          })
-        )))
+    onShownProduct(
+      session,
+      id,
+      fields,
+      (_found, version) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          store.archive(id, version, now).pipe(
+            Effect.zipRight(written(id, "archive")),
+            Effect.catchTags({
+              ProductNotFound: (error) => refused(session, id, error),
+              ProductVersionMismatch: (error) => refused(session, id, error)
+            })
+          ))
+    )
 
   return { list, view, rename, editVariant, archive }
 })

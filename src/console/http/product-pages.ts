@@ -32,7 +32,8 @@ export interface ProductList {
 }
 
 /** Minor units as a form's decimal, exactly: 2500 → `25.00`. */
-export const decimalOf = (amount: number): string => `${Math.floor(amount / 100)}.${String(amount % 100).padStart(2, "0")}`
+export const decimalOf = (amount: number): string =>
+  `${Math.floor(amount / 100)}.${String(amount % 100).padStart(2, "0")}`
 
 const levelOf = (found: ProductWithStock, variantId: string) => found.stock.get(variantId) ?? { onHand: 0, reserved: 0 }
 
@@ -56,7 +57,9 @@ const searchForm = (filter: ProductListFilter): Html =>
 placeholder="title, description or id"></label>
 <label>Availability <select name="availability"><option value="">any</option>${
     AVAILABILITIES.map((name) =>
-      html`<option value="${name}"${name === filter.availability && html` selected`}>${name.replaceAll("_", " ")}</option>`
+      html`<option value="${name}"${name === filter.availability && html` selected`}>${
+        name.replaceAll("_", " ")
+      }</option>`
     )
   }</select></label>
 <label><input type="checkbox" name="archived" value="true"${filter.archived && html` checked`}> with archived</label>
