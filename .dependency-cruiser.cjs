@@ -21,7 +21,7 @@ const FEATURES = {
   "checkout": ["catalog", "payments", "orders", "idempotency", "rate-limit"],
   "webhook-receiver": ["orders", "rate-limit"],
   "mcp": ["checkout"],
-  "console": ["catalog", "checkout", "orders", "webhook-receiver", "carts"],
+  "console": ["catalog", "checkout", "orders", "webhook-receiver", "carts", "feeds"],
   "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"],
   "feeds": ["catalog", "idempotency", "rate-limit"],
   "carts": ["catalog", "checkout", "idempotency", "rate-limit"]

@@ -53,3 +53,14 @@ export const subtractAmount = (a: number, b: number): number => {
 /** Minor units as money: `12.50 USD` (two decimals; the catalog's currencies all have two). */
 export const formatAmount = (amount: number, currency: string): string =>
   `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`
+
+/**
+ * Major units as typed in a form (`25`, `25.5`, `25.50`) → minor units, exactly: read as digits, never
+ * as a float (`19.99` is 1999, not 1998.999…). Undefined for anything else: a sign, an exponent, more than
+ * two decimals, more than ten integer digits, a comma, blank.
+ */
+export const parseDecimalAmount = (text: string): number | undefined => {
+  const match = /^(\d{1,10})(?:\.(\d{1,2}))?$/.exec(text.trim())
+  if (match === null) return undefined
+  return Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"))
+}

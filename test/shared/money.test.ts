@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { multiplyAmount, roundHalfUp, subtractAmount, sumAmounts } from "../../src/shared/money.ts"
+import { multiplyAmount, parseDecimalAmount, roundHalfUp, subtractAmount, sumAmounts } from "../../src/shared/money.ts"
 import { MAX_AMOUNT } from "../../src/shared/schema-helpers.ts"
 
 describe("roundHalfUp", () => {
@@ -66,5 +66,58 @@ describe("multiplyAmount, sumAmounts, subtractAmount", () => {
     expect(() => sumAmounts([Number.MAX_SAFE_INTEGER, 1])).toThrow(RangeError)
     expect(() => sumAmounts([1, -1])).toThrow(RangeError)
     expect(() => subtractAmount(4, 10)).toThrow(RangeError)
+  })
+})
+
+describe("parseDecimalAmount", () => {
+  it("reads major units as digits: exact where floating point is not", () => {
+    expect(0.1 + 0.2).not.toBe(0.3)
+    expect(parseDecimalAmount("0.1")! + parseDecimalAmount("0.2")!).toBe(parseDecimalAmount("0.3"))
+    expect(parseDecimalAmount("0.3")).toBe(30)
+    expect(19.99 * 100).not.toBe(1999)
+    expect(parseDecimalAmount("19.99")).toBe(1999)
+    expect(parseDecimalAmount("1.15")).toBe(115)
+    expect(parseDecimalAmount("4.35")).toBe(435)
+    expect(parseDecimalAmount("25")).toBe(2500)
+    expect(parseDecimalAmount("25.5")).toBe(2550)
+    expect(parseDecimalAmount(" 25.00 ")).toBe(2500)
+    expect(parseDecimalAmount("0")).toBe(0)
+    expect(parseDecimalAmount("007.05")).toBe(705)
+    expect(parseDecimalAmount("9999999999.99")).toBe(999_999_999_999)
+  })
+
+  it("refuses a third decimal, signs, exponents, separators, blanks and more than ten integer digits", () => {
+    for (
+      const text of [
+        "1.005",
+        "1.000",
+        "-1",
+        "+1",
+        "1e3",
+        "1E3",
+        "0x10",
+        "1,50",
+        "1 000",
+        ".5",
+        "5.",
+        "",
+        " ",
+        "Infinity",
+        "NaN",
+        "12345678901",
+        "1.2.3",
+        "０",
+        "1_000"
+      ]
+    ) {
+      expect(parseDecimalAmount(text), text).toBeUndefined()
+    }
+  })
+
+  it("reads back every amount written with two decimals", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 999_999_999_999 }), (minor) => {
+      const text = `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, "0")}`
+      expect(parseDecimalAmount(text)).toBe(minor)
+    }))
   })
 })

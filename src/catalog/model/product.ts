@@ -185,3 +185,32 @@ export const patchedVariant = (variant: StoredVariant, patch: VariantPatch): Sto
   ...(patch.list_amount === undefined ? {} : { list_amount: patch.list_amount ?? undefined }),
   ...(patch.availability === undefined ? {} : { availability: patch.availability })
 })
+
+/**
+ * The input that writes `product` again as it is, `title` changed: its live variants as they are (no
+ * stock: a rewrite keeps an existing variant's), so that its archived ones stay archived. Undefined when
+ * no variant is live (a product input names at least one).
+ */
+export const rewriteInput = (product: StoredProduct, title: string): ProductInput | undefined => {
+  const live = product.variants.filter((variant) => variant.archivedAt === undefined)
+  if (live.length === 0) return undefined
+  const details = Object.fromEntries(
+    Object.entries(product.details).filter(([, value]) => value !== undefined)
+  ) as StoredProduct["details"]
+  return {
+    ...details,
+    id: product.id,
+    title,
+    variants: live.map((variant): VariantInput => ({
+      id: variant.id,
+      ...(variant.title === undefined ? {} : { title: variant.title }),
+      unit_amount: variant.unit_amount,
+      ...(variant.list_amount === undefined ? {} : { list_amount: variant.list_amount }),
+      availability: variant.availability,
+      ...(variant.tax_category === undefined ? {} : { tax_category: variant.tax_category }),
+      kind: variant.kind,
+      option_values: variant.option_values,
+      barcodes: variant.barcodes
+    }))
+  }
+}

@@ -12,6 +12,7 @@ import { CONSOLE_PATH } from "./cookies.ts"
 
 const Page = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/html" }))
 const OrderPath = Schema.Struct({ order_id: Schema.String })
+const ProductPath = Schema.Struct({ product_id: Schema.String })
 
 const page = <const Name extends string>(name: Name, path: `/${string}`) =>
   HttpApiEndpoint.get(name, `${CONSOLE_PATH}${path}`).addSuccess(Page)
@@ -37,6 +38,18 @@ export class ConsoleGroup extends HttpApiGroup.make("console")
   .add(page("stock", "/stock"))
   .add(page("sessions", "/sessions"))
   .add(page("carts", "/carts"))
+  .add(page("products", "/products"))
+  .add(page("product", "/products/:product_id").setPath(ProductPath))
+  .add(form("productTitle", "/products/:product_id/title").setPath(ProductPath))
+  .add(form("productArchive", "/products/:product_id/archive").setPath(ProductPath))
+  .add(
+    form("productVariant", "/products/:product_id/variants/:variant_id").setPath(
+      Schema.Struct({ product_id: Schema.String, variant_id: Schema.String })
+    )
+  )
+  .add(page("feed", "/feed"))
+  .add(form("feedPush", "/feed/push"))
+  .add(form("feedRetry", "/feed/retry"))
   .annotate(OpenApi.Exclude, true)
 {}
 

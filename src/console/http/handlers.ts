@@ -22,6 +22,7 @@ import { ConsoleAccess, type FormFields } from "./access-middleware.ts"
 import { ConsoleApi } from "./api.ts"
 import { renderCarts } from "./cart-pages.ts"
 import { CONSOLE_PATH, cookieOptions, SESSION_COOKIE, SIGN_IN_COOKIE, SIGN_IN_TTL_SECONDS } from "./cookies.ts"
+import { makeFeedHandlers } from "./feed-handlers.ts"
 import { type Frame, type Notice, pagesFor } from "./layout.ts"
 import { makeOrderHandlers, queryParam, unstorableId } from "./order-handlers.ts"
 import { forgedForm, pageResponse, redirect, unavailablePage, unreadableForm } from "./page-handlers.ts"
@@ -33,6 +34,7 @@ import {
   renderSignIn,
   renderStock
 } from "./pages.ts"
+import { makeProductHandlers } from "./product-handlers.ts"
 
 const CONSOLE_ROLES: ReadonlyArray<Role> = ["checkout", "webhook_sender", "webhook_receiver"]
 const SIGN_IN_PATH = `${CONSOLE_PATH}/sign-in`
@@ -68,6 +70,8 @@ export const ConsoleHandlers = groupHandlers(
       notice
     })
     const orderPages = yield* makeOrderHandlers(frameOf)
+    const productPages = yield* makeProductHandlers(frameOf)
+    const feedPage = yield* makeFeedHandlers(frameOf)
 
     const bySession = (answer: (session: Option.Option<ConsoleSession>) => Answer) =>
       Effect.zipRight(requireRole(config, ...CONSOLE_ROLES), orUnavailable(Effect.flatMap(access.current, answer)))
@@ -254,6 +258,30 @@ export const ConsoleHandlers = groupHandlers(
             )
           })
         ))
+      .handleRaw("products", () => signedIn(["checkout"], productPages.list))
+      .handleRaw(
+        "product",
+        ({ path }) => signedIn(["checkout"], (session) => productPages.view(session, path.product_id))
+      )
+      .handleRaw(
+        "productTitle",
+        ({ path }) => posted(["checkout"], (session, fields) => productPages.rename(session, path.product_id, fields))
+      )
+      .handleRaw(
+        "productArchive",
+        ({ path }) => posted(["checkout"], (session, fields) => productPages.archive(session, path.product_id, fields))
+      )
+      .handleRaw(
+        "productVariant",
+        ({ path }) =>
+          posted(
+            ["checkout"],
+            (session, fields) => productPages.editVariant(session, path.product_id, path.variant_id, fields)
+          )
+      )
+      .handleRaw("feed", () => signedIn(["checkout"], feedPage.view))
+      .handleRaw("feedPush", () => posted(["checkout"], feedPage.push))
+      .handleRaw("feedRetry", () => posted(["checkout"], feedPage.retry))
       .handleRaw("carts", () =>
         signedIn(
           ["checkout"],

@@ -17,7 +17,9 @@ export const CONSOLE_PAGES: ReadonlyArray<ConsolePage> = [
   { path: `${CONSOLE_PATH}/orders`, label: "Orders", roles: ["checkout"] },
   { path: `${CONSOLE_PATH}/sessions`, label: "Checkout sessions", roles: ["checkout"] },
   { path: `${CONSOLE_PATH}/carts`, label: "Carts", roles: ["checkout"] },
+  { path: `${CONSOLE_PATH}/products`, label: "Products", roles: ["checkout"] },
   { path: `${CONSOLE_PATH}/stock`, label: "Stock", roles: ["checkout"] },
+  { path: `${CONSOLE_PATH}/feed`, label: "Product feed", roles: ["checkout"] },
   { path: `${CONSOLE_PATH}/deliveries`, label: "Deliveries", roles: ["checkout", "webhook_sender"] },
   { path: `${CONSOLE_PATH}/received`, label: "Received events", roles: ["webhook_receiver"] }
 ]

@@ -6,7 +6,7 @@ import type { Buyer } from "../../checkout/session/schemas.ts"
 import { canTransition, isAllDigital, refundableRemainder } from "../../orders/model/order-state-machine.ts"
 import { type Order, ORDER_STATUSES, type OrderStatus } from "../../orders/model/order.ts"
 import { type Html, html } from "../../shared/html.ts"
-import { formatAmount } from "../../shared/money.ts"
+import { formatAmount, parseDecimalAmount } from "../../shared/money.ts"
 import { CONSOLE_PATH } from "./cookies.ts"
 import { csrfField, time } from "./layout.ts"
 
@@ -177,10 +177,8 @@ ${actions(detail)}
   }</tbody></table></section>`
 }
 
-/** Major units as typed in a form (`12`, `12.5`, `12.50`) → minor units, exactly; undefined otherwise. */
+/** Major units as typed in a form (`12`, `12.5`, `12.50`) → minor units, exactly; undefined otherwise or for zero. */
 export const minorUnitsOf = (text: string): number | undefined => {
-  const match = /^(\d{1,10})(?:\.(\d{1,2}))?$/.exec(text.trim())
-  if (match === null) return undefined
-  const minor = Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"))
-  return minor > 0 ? minor : undefined
+  const minor = parseDecimalAmount(text)
+  return minor !== undefined && minor > 0 ? minor : undefined
 }

@@ -6,17 +6,27 @@
  * nothing; a failed push is retried with backoff, and dead-lettered after `MAX_ATTEMPTS` or when the
  * Feed API refuses the product itself. Every product is checked against the 2026-04-17 schema first.
  */
-import { Clock, Context, Data, Duration, Effect, Either, Layer, Option, Schedule } from "effect"
+import { Clock, Duration, Effect, Either, Layer, Option, Schedule } from "effect"
 import { Catalog } from "../../catalog/catalog-service.ts"
 import { ProductStore } from "../../catalog/product-store.ts"
 import type { StorageError } from "../../db/storage-error.ts"
 import { AppConfig, type FeedPublicationConfig } from "../../platform/config.ts"
 import { sha256 } from "../../shared/sha256.ts"
 import { FeedPublicationStore, type PushState } from "../feed-publication-store.ts"
+import {
+  FeedPublisher,
+  type FeedPublisherShape,
+  FeedUnavailable,
+  type PublicationStatus,
+  type PushReport
+} from "../feed-publisher.ts"
 import type { Product } from "../wire/acp/v2026-04-17.ts"
 import { catalogFeed } from "./catalog-feed.ts"
 import { type FeedApiClient, makeFeedApiClient } from "./feed-api-client.ts"
 import type { FeedApiError } from "./feed-api-errors.ts"
+
+// The port lives at the feature's root (the console reads it too); named here as well for earlier importers.
+export { FeedPublisher, type FeedPublisherShape, FeedUnavailable, type PublicationStatus, type PushReport }
 
 /** Products per `PATCH`: well under the Feed API's own limit, so one slow product set is not one huge request. */
 export const PUSH_BATCH = 100
@@ -31,45 +41,6 @@ export const backoffMillis = (attempts: number, retryAfterSeconds?: number): num
 /** How often a process looks for a catalog change to publish, and publishes stock changes anyway. */
 export const CHANGE_CHECK_INTERVAL = "1 second"
 export const RESYNC_INTERVAL = "1 minute"
-
-export interface PushReport {
-  readonly feedId: string
-  /** Accepted by the Feed API in this push. */
-  readonly sent: number
-  /** Already published in their current form. */
-  readonly unchanged: number
-  /** Held by another process's push, or waiting for their backoff. */
-  readonly deferred: number
-  /** Refused or not answered; retried later, or dead-lettered. */
-  readonly failed: number
-}
-
-export interface PublicationStatus {
-  readonly apiUrl: string
-  readonly feedId: string | undefined
-  readonly products: number
-  readonly published: number
-  readonly pending: ReadonlyArray<PushState>
-  readonly dead: ReadonlyArray<PushState>
-}
-
-/** The feed could not be created at the Feed API (or another process is creating it): nothing pushed. */
-export class FeedUnavailable extends Data.TaggedError("FeedUnavailable")<{ readonly message: string }> {}
-
-export interface FeedPublisherShape {
-  /** Every product sent now, published or not (the feed created first if needed). */
-  readonly pushAll: Effect.Effect<PushReport, FeedUnavailable | StorageError>
-  /** The products whose feed form changed, and those due again after a failure. */
-  readonly pushChanged: Effect.Effect<PushReport, FeedUnavailable | StorageError>
-  readonly status: Effect.Effect<PublicationStatus, StorageError>
-  /** The dead-lettered products due again; how many. */
-  readonly retryDead: Effect.Effect<number, StorageError>
-}
-
-/** None without `FEED_API_URL`. */
-export class FeedPublisher
-  extends Context.Tag("acp/FeedPublisher")<FeedPublisher, Option.Option<FeedPublisherShape>>()
-{}
 
 const describe = (error: FeedApiError): string =>
   error._tag === "FeedApiRejected"

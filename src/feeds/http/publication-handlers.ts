@@ -8,8 +8,8 @@ import { NotFound, ServiceUnavailable } from "../../platform/http/errors.ts"
 import { groupHandlers } from "../../platform/http/group-context.ts"
 import { requireRole, storageFailure } from "../../platform/http/route-guards.ts"
 import type { PushState } from "../feed-publication-store.ts"
+import { FeedPublisher, type FeedUnavailable, type PushReport } from "../feed-publisher.ts"
 import { catalogFeed } from "./catalog-feed.ts"
-import { FeedPublisher, type FeedUnavailable, type PushReport } from "./feed-publisher.ts"
 import { FeedPublicationApi } from "./publication-api.ts"
 
 const iso = (millis: number) => new Date(millis).toISOString()
