@@ -54,7 +54,11 @@ export interface PublicationStatus {
 }
 
 /** The feed could not be created at the Feed API (or another process is creating it): nothing pushed. */
-export class FeedUnavailable extends Data.TaggedError("FeedUnavailable")<{ readonly message: string }> {}
+export class FeedUnavailable extends Data.TaggedError("FeedUnavailable")<{
+  readonly message: string
+  /** Another process holds the creation: expected when several start at once, and soon over. */
+  readonly elsewhere?: boolean
+}> {}
 
 export interface FeedPublisherShape {
   /** Every product sent now, published or not (the feed created first if needed). */
@@ -66,7 +70,7 @@ export interface FeedPublisherShape {
   readonly retryDead: Effect.Effect<number, StorageError>
 }
 
-/** None without `FEED_API_URL`. */
+/** None when nothing is published (`FEED_API_URL=off`, or unset in production). */
 export class FeedPublisher
   extends Context.Tag("acp/FeedPublisher")<FeedPublisher, Option.Option<FeedPublisherShape>>()
 {}
@@ -92,7 +96,7 @@ export const makeFeedPublisher = Effect.fnUntraced(function*(config: FeedPublica
     if (Option.isSome(known)) return known.value.feedId
     const now = yield* Clock.currentTimeMillis
     if (!(yield* store.claimCreation(apiUrl, now, LEASE_MS))) {
-      return yield* new FeedUnavailable({ message: "another process is creating the feed" })
+      return yield* new FeedUnavailable({ message: "another process is creating the feed", elsewhere: true })
     }
     const created = yield* Effect.either(
       client.createFeed(
@@ -256,7 +260,7 @@ export const makeFeedPublisher = Effect.fnUntraced(function*(config: FeedPublica
   } satisfies FeedPublisherShape
 })
 
-/** The publisher of `FEED_API_URL` (a process without one has none). */
+/** The publisher of `config.feedPublication` (a process without one has none). */
 export const FeedPublisherLive = Layer.effect(
   FeedPublisher,
   Effect.flatMap(AppConfig, (config) =>
@@ -271,7 +275,8 @@ export const FeedPublisherLive = Layer.effect(
 )
 
 /**
- * Each process: the full product set at start (retried until the Feed API answers), then what changed,
+ * Each process, once it listens (`server.ts`: the Feed API may be its own): the full product set (retried
+ * until the Feed API answers), then what changed,
  * on a catalog change (seen within `CHANGE_CHECK_INTERVAL`) and every `RESYNC_INTERVAL` (stock sold
  * changes a variant's availability without a product write, and failures come due).
  */
@@ -284,7 +289,9 @@ export const feedPublisherWorker = Layer.scopedDiscard(
       effect.pipe(
         Effect.tap((report) => Effect.logDebug(`feed ${what}`, report)),
         Effect.tapError((error) =>
-          Effect.logWarning(`feed ${what} failed: ${error._tag === "FeedUnavailable" ? error.message : error.reason}`)
+          error._tag === "FeedUnavailable" && error.elsewhere === true
+            ? Effect.logInfo(`feed ${what} waits: ${error.message}`)
+            : Effect.logWarning(`feed ${what} failed: ${error._tag === "FeedUnavailable" ? error.message : error.reason}`)
         )
       )
     yield* logged("push of every product", publisher.value.pushAll).pipe(
