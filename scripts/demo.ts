@@ -110,7 +110,7 @@ const CATALOG_PURCHASE: Purchase = {
 }
 
 const priceText = (price: FeedVariant["price"]) =>
-  price === undefined ? "" : price.currency === "USD" ? money(price.amount) : `${price.amount} ${price.currency}`
+  price === undefined ? "" : price.currency === "USD" ? money(price.amount) : `${(price.amount / 100).toFixed(2)} ${price.currency}`
 
 /** Step 1: the merchant's feed, read as the agent; one available variant of it to buy. */
 const choosePurchase = async (): Promise<Purchase> => {
@@ -140,8 +140,7 @@ const choosePurchase = async (): Promise<Purchase> => {
   console.log(`  buying ${chosen.id} (${chosen.title}, ${priceText(chosen.price)}) found in the feed`)
   const suggested = apiVersion >= "2026-04-17" ? suggestedPriceOf(feed.feedId, chosen, new Date()) : undefined
   if (suggested !== undefined) {
-    console.log("  sent with the feed's price as its suggested_price: the catalog's price applies, a different one is")
-    console.log("  an info message on the session")
+    console.log("  its feed price goes as the item's suggested_price (a different catalog price is an info message)")
   }
   return {
     items: [{ id: chosen.id, quantity: 1, ...(suggested === undefined ? {} : { suggested_price: suggested }) }],

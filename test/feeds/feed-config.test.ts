@@ -74,7 +74,7 @@ describe("FEED_API_URL", () => {
       const key = Redacted.value(config.apiKeys[0]!)
       expect(key).toMatch(/^sk_test_/)
       expect(Option.map(config.feedPublication, (p) => Redacted.value(p.apiKey))).toEqual(Option.some(key))
-    }))
+    }).pipe(Effect.scoped))
 
   it.effect("no default without both ends in this process, under TLS, or in production", () =>
     Effect.gen(function*() {
