@@ -78,7 +78,8 @@ export const readMerchantFeed = async (calls: FeedCalls, waitMillis = 10_000): P
     for (;;) {
       const publication = await calls.merchant("GET", "/feed-publication")
       if (publication.status === 404) {
-        return { found: false, reason: "the merchant publishes no feed (FEED_API_URL=off, or unset in production)" }
+        const why = "FEED_API_URL off, or unset in production or without the server's Feed API"
+        return { found: false, reason: `the merchant publishes no feed (${why})` }
       }
       if (publication.status !== 200) {
         return { found: false, reason: describeFailure("GET /feed-publication", publication) }
