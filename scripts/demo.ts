@@ -23,7 +23,13 @@
  */
 import { API_VERSION, type CallResult, clientOptionsFromEnv, makeCall, money, tokenizeBody } from "./lib/acp-client.ts"
 import { type DemoItem, dialectOf, type SessionView } from "./lib/agent-dialects.ts"
-import { FEED_API_VERSION, type FeedVariant, pickVariant, readMerchantFeed, suggestedPriceOf } from "./lib/feed-agent.ts"
+import {
+  FEED_API_VERSION,
+  type FeedVariant,
+  pickVariant,
+  readMerchantFeed,
+  suggestedPriceOf
+} from "./lib/feed-agent.ts"
 import { makeMcpCall } from "./lib/mcp-call.ts"
 import { grantTestToken, paymentIntentsOf, stripeBaseOf, stripeSdk, stripeTargetFromEnv } from "./lib/stripe-agent.ts"
 import { authenticateCard } from "./lib/three-d-secure-agent.ts"
@@ -110,7 +116,11 @@ const CATALOG_PURCHASE: Purchase = {
 }
 
 const priceText = (price: FeedVariant["price"]) =>
-  price === undefined ? "" : price.currency === "USD" ? money(price.amount) : `${(price.amount / 100).toFixed(2)} ${price.currency}`
+  price === undefined
+    ? ""
+    : price.currency === "USD"
+    ? money(price.amount)
+    : `${(price.amount / 100).toFixed(2)} ${price.currency}`
 
 /** Step 1: the merchant's feed, read as the agent; one available variant of it to buy. */
 const choosePurchase = async (): Promise<Purchase> => {

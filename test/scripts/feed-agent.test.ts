@@ -64,7 +64,10 @@ describe("the demo's feed reading", () => {
     const reading = await readMerchantFeed({
       merchant: scripted({ "/feed-publication": [status(null), status("feed_a")] }),
       agent: scripted({
-        "/feeds/feed_a/products": [{ status: 200, body: { products: [] } }, { status: 200, body: { products: PRODUCTS } }]
+        "/feeds/feed_a/products": [{ status: 200, body: { products: [] } }, {
+          status: 200,
+          body: { products: PRODUCTS }
+        }]
       })
     }, 5_000)
     expect(reading).toMatchObject({ found: true, feedId: "feed_a", apiUrl: "http://127.0.0.1:8080" })
@@ -84,7 +87,10 @@ describe("the demo's feed reading", () => {
     })
     expect(elsewhere).toMatchObject({ found: false, reason: expect.stringContaining("not hosted by this") })
 
-    const notYet = await readMerchantFeed({ merchant: scripted({ "/feed-publication": [status(null)] }), agent: scripted({}) }, 300)
+    const notYet = await readMerchantFeed({
+      merchant: scripted({ "/feed-publication": [status(null)] }),
+      agent: scripted({})
+    }, 300)
     expect(notYet).toMatchObject({ found: false, reason: expect.stringContaining("not created yet") })
 
     const unreachable = await readMerchantFeed({

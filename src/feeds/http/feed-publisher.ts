@@ -291,7 +291,9 @@ export const feedPublisherWorker = Layer.scopedDiscard(
         Effect.tapError((error) =>
           error._tag === "FeedUnavailable" && error.elsewhere === true
             ? Effect.logInfo(`feed ${what} waits: ${error.message}`)
-            : Effect.logWarning(`feed ${what} failed: ${error._tag === "FeedUnavailable" ? error.message : error.reason}`)
+            : Effect.logWarning(
+              `feed ${what} failed: ${error._tag === "FeedUnavailable" ? error.message : error.reason}`
+            )
         )
       )
     yield* logged("push of every product", publisher.value.pushAll).pipe(
