@@ -4,7 +4,8 @@
  * session, its line items and totals as a table, the card token, the order, and the order events
  * the agent platform received. Without a feed (publication off, or not readable) it says so and buys
  * the catalog's T-shirts and mug instead. In 2026-04-17 the item carries the feed's price as its
- * `suggested_price` (the session shows an info message when the catalog's price differs). Usage: `npm run demo [-- --api-version 2026-04-17]` (server on
+ * `suggested_price` (the session shows an info message when the catalog's price differs).
+ * `--item <variant id>` buys that variant of the feed rather than the first available one. Usage: `npm run demo [-- --api-version 2026-04-17]` (server on
  * BASE_URL, default http://localhost:8080; the agent key from API_KEY and the merchant key, which reads
  * the order, from MERCHANT_API_KEY, each else from DATA_DIR/secrets.json). The agent speaks the wire
  * format of the version it is given (2025-09-29 by default).
@@ -37,6 +38,9 @@ import { authenticateCard } from "./lib/three-d-secure-agent.ts"
 const threeDs = process.argv.includes("--3ds")
 const overMcp = process.argv.includes("--mcp")
 const viaStripe = process.argv.includes("--stripe")
+const itemFlag = process.argv.indexOf("--item")
+/** `--item <variant id>`: the feed's variant to buy (else the first available). */
+const wantedItem = itemFlag >= 0 ? process.argv[itemFlag + 1] : undefined
 const versionFlag = process.argv.indexOf("--api-version")
 const apiVersion = versionFlag >= 0
   ? process.argv[versionFlag + 1] ?? API_VERSION
@@ -142,10 +146,13 @@ const choosePurchase = async (): Promise<Purchase> => {
     ]),
     new Set([2])
   )
-  const chosen = pickVariant(feed.variants)
+  const chosen = pickVariant(feed.variants, wantedItem)
   if (chosen === undefined) {
     console.log(`  no variant is available; buying the catalog's ${CATALOG_PURCHASE.description} instead`)
     return CATALOG_PURCHASE
+  }
+  if (wantedItem !== undefined && chosen.id !== wantedItem) {
+    console.log(`  ${wantedItem} is not an available variant of the feed`)
   }
   console.log(`  buying ${chosen.id} (${chosen.title}, ${priceText(chosen.price)}) found in the feed`)
   const suggested = apiVersion >= "2026-04-17" ? suggestedPriceOf(feed.feedId, chosen, new Date()) : undefined
@@ -160,7 +167,7 @@ const choosePurchase = async (): Promise<Purchase> => {
 
 /** Steps 2 and 3: a session for the purchase, fulfilled fastest; the agent may declare 3ds. */
 const readySession = async (purchase: Purchase, declareThreeDs: boolean) => {
-  step(`Create a checkout session: ${purchase.description}, delivered to New York`)
+  step(`Create a checkout session: ${purchase.description}, for a buyer in New York`)
   const body = dialect.createBody(purchase.items)
   const created = await call(
     "POST",

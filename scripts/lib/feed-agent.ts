@@ -51,10 +51,14 @@ export const variantsOf = (products: ReadonlyArray<any>): Array<FeedVariant> =>
     })
   )
 
-/** The variant the agent buys: the first available with a price, one in stock before any other. */
-export const pickVariant = (variants: ReadonlyArray<FeedVariant>): FeedVariant | undefined => {
+/**
+ * The variant the agent buys: `wanted` when it is available with a price, else the first such variant, one in
+ * stock before any other.
+ */
+export const pickVariant = (variants: ReadonlyArray<FeedVariant>, wanted?: string): FeedVariant | undefined => {
   const buyable = variants.filter((variant) => variant.available && variant.price !== undefined)
-  return buyable.find((variant) => variant.status === undefined || variant.status === "in_stock") ?? buyable[0]
+  return buyable.find((variant) => variant.id === wanted) ??
+    buyable.find((variant) => variant.status === undefined || variant.status === "in_stock") ?? buyable[0]
 }
 
 /** The 2026-04-17 item's `suggested_price`: what the agent saw in the feed (the catalog's price still applies). */

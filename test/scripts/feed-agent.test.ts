@@ -50,6 +50,8 @@ describe("the demo's feed reading", () => {
     ])
     expect(variants[3]).toMatchObject({ productId: "p2", productTitle: "Two", status: "in_stock" })
     expect(pickVariant(variants)?.id).toBe("now")
+    expect(pickVariant(variants, "later")?.id).toBe("later")
+    expect(pickVariant(variants, "sold-out")?.id).toBe("now")
     expect(pickVariant(variants.filter((v) => v.id !== "now"))?.id).toBe("later")
     expect(pickVariant(variants.slice(0, 2))).toBeUndefined()
     const observed = new Date("2026-05-01T10:00:00Z")
