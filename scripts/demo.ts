@@ -1,7 +1,11 @@
 /**
  * A demo agent: one full purchase against a running server, each step printed readably: the
+ * merchant's product feed it reads first (`lib/feed-agent.ts`) and the variant it picks there, the
  * session, its line items and totals as a table, the card token, the order, and the order events
- * the agent platform received. Usage: `npm run demo [-- --api-version 2026-04-17]` (server on
+ * the agent platform received. Without a feed (publication off, or not readable) it says so and buys
+ * the catalog's T-shirts and mug instead. In 2026-04-17 the item carries the feed's price as its
+ * `suggested_price` (the session shows an info message when the catalog's price differs).
+ * `--item <variant id>` buys that variant of the feed rather than the first available one. Usage: `npm run demo [-- --api-version 2026-04-17]` (server on
  * BASE_URL, default http://localhost:8080; the agent key from API_KEY and the merchant key, which reads
  * the order, from MERCHANT_API_KEY, each else from DATA_DIR/secrets.json). The agent speaks the wire
  * format of the version it is given (2025-09-29 by default).
@@ -19,7 +23,14 @@
  * own values: Stripe's test mode, or `npm run stripe:fake`), and the server charges a PaymentIntent.
  */
 import { API_VERSION, type CallResult, clientOptionsFromEnv, makeCall, money, tokenizeBody } from "./lib/acp-client.ts"
-import { dialectOf, type SessionView } from "./lib/agent-dialects.ts"
+import { type DemoItem, dialectOf, type SessionView } from "./lib/agent-dialects.ts"
+import {
+  FEED_API_VERSION,
+  type FeedVariant,
+  pickVariant,
+  readMerchantFeed,
+  suggestedPriceOf
+} from "./lib/feed-agent.ts"
 import { makeMcpCall } from "./lib/mcp-call.ts"
 import { grantTestToken, paymentIntentsOf, stripeBaseOf, stripeSdk, stripeTargetFromEnv } from "./lib/stripe-agent.ts"
 import { authenticateCard } from "./lib/three-d-secure-agent.ts"
@@ -27,6 +38,9 @@ import { authenticateCard } from "./lib/three-d-secure-agent.ts"
 const threeDs = process.argv.includes("--3ds")
 const overMcp = process.argv.includes("--mcp")
 const viaStripe = process.argv.includes("--stripe")
+const itemFlag = process.argv.indexOf("--item")
+/** `--item <variant id>`: the feed's variant to buy (else the first available). */
+const wantedItem = itemFlag >= 0 ? process.argv[itemFlag + 1] : undefined
 const versionFlag = process.argv.indexOf("--api-version")
 const apiVersion = versionFlag >= 0
   ? process.argv[versionFlag + 1] ?? API_VERSION
@@ -43,8 +57,9 @@ const restCall = makeCall(options)
 /** The order routes are the merchant's: an agent key gets 403 there. */
 const merchantCall = makeCall({ ...options, apiKey: options.merchantApiKey })
 let call = restCall
-/** The Delegate Authentication API exists in 2026-04-17 only. */
+/** The Delegate Authentication API exists in 2026-04-17 only, as the Feed API. */
 const authnCall = makeCall({ ...options, apiVersion: "2026-04-17" })
+const feedCall = makeCall({ ...options, apiVersion: FEED_API_VERSION })
 const dialect = dialectOf(apiVersion)
 
 const expect = (step: string, result: CallResult, status: number) => {
@@ -90,12 +105,70 @@ const showSession = (session: SessionView) => {
   }
 }
 
-const step = (n: number, title: string) => console.log(`\n${n}. ${title}`)
+let stepNumber = 0
+const step = (title: string) => console.log(`\n${++stepNumber}. ${title}`)
 
-/** Steps 1 and 2: a session for two T-shirts and a mug, shipped fastest; the agent may declare 3ds. */
-const readySession = async (declareThreeDs: boolean) => {
-  step(1, "Create a checkout session: two T-shirts and a mug, shipped to New York")
-  const body = dialect.createBody([{ id: "tshirt-classic", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }])
+interface Purchase {
+  readonly items: ReadonlyArray<DemoItem>
+  readonly description: string
+}
+
+/** What the agent buys without a feed: the demo catalog's items. */
+const CATALOG_PURCHASE: Purchase = {
+  items: [{ id: "tshirt-classic", quantity: 2 }, { id: "mug-ceramic", quantity: 1 }],
+  description: "two T-shirts and a mug"
+}
+
+const priceText = (price: FeedVariant["price"]) =>
+  price === undefined
+    ? ""
+    : price.currency === "USD"
+    ? money(price.amount)
+    : `${(price.amount / 100).toFixed(2)} ${price.currency}`
+
+/** Step 1: the merchant's feed, read as the agent; one available variant of it to buy. */
+const choosePurchase = async (): Promise<Purchase> => {
+  step(`Read the merchant's product feed (the agent platform's Feed API, API-Version ${FEED_API_VERSION})`)
+  const feed = await readMerchantFeed({ merchant: merchantCall, agent: feedCall })
+  if (!feed.found) {
+    console.log(`  no feed: ${feed.reason}; buying the catalog's ${CATALOG_PURCHASE.description} instead`)
+    return CATALOG_PURCHASE
+  }
+  const products = new Set(feed.variants.map((variant) => variant.productId)).size
+  console.log(`  feed ${feed.feedId} at ${feed.apiUrl} · ${products} products, ${feed.variants.length} variants`)
+  table(
+    ["product", "variant", "price", "availability"],
+    feed.variants.map((variant) => [
+      variant.productTitle,
+      variant.id,
+      priceText(variant.price),
+      variant.status ?? (variant.available ? "available" : "unavailable")
+    ]),
+    new Set([2])
+  )
+  const chosen = pickVariant(feed.variants, wantedItem)
+  if (chosen === undefined) {
+    console.log(`  no variant is available; buying the catalog's ${CATALOG_PURCHASE.description} instead`)
+    return CATALOG_PURCHASE
+  }
+  if (wantedItem !== undefined && chosen.id !== wantedItem) {
+    console.log(`  ${wantedItem} is not an available variant of the feed`)
+  }
+  console.log(`  buying ${chosen.id} (${chosen.title}, ${priceText(chosen.price)}) found in the feed`)
+  const suggested = apiVersion >= "2026-04-17" ? suggestedPriceOf(feed.feedId, chosen, new Date()) : undefined
+  if (suggested !== undefined) {
+    console.log("  its feed price goes as the item's suggested_price (a different catalog price is an info message)")
+  }
+  return {
+    items: [{ id: chosen.id, quantity: 1, ...(suggested === undefined ? {} : { suggested_price: suggested }) }],
+    description: `one ${chosen.title} from the feed`
+  }
+}
+
+/** Steps 2 and 3: a session for the purchase, fulfilled fastest; the agent may declare 3ds. */
+const readySession = async (purchase: Purchase, declareThreeDs: boolean) => {
+  step(`Create a checkout session: ${purchase.description}, for a buyer in New York`)
+  const body = dialect.createBody(purchase.items)
   const created = await call(
     "POST",
     "/checkout_sessions",
@@ -105,7 +178,7 @@ const readySession = async (declareThreeDs: boolean) => {
   const session = dialect.view(created.body)
   showSession(session)
 
-  step(2, "Choose the fastest shipping option")
+  step("Choose the fastest fulfillment option")
   const fastest = session.options[session.options.length - 1]
   const updated = await call(
     "POST",
@@ -121,11 +194,12 @@ const readySession = async (declareThreeDs: boolean) => {
 const totalOf = (session: SessionView) => session.totals.find((t) => t.type === "total")?.amount ?? 0
 
 /** A 3-D Secure purchase with `card`: complete, authenticate with the issuer, complete with the result. */
-const threeDsPurchase = async (card: { readonly number: string; readonly name: string }) => {
+const threeDsPurchase = async (purchase: Purchase, card: { readonly number: string; readonly name: string }) => {
   console.log(`\n━━ 3-D Secure, ${card.name}: card ${card.number.replace(/(\d{4})(?=\d)/g, "$1 ")}`)
-  const session = await readySession(true)
+  stepNumber = 1
+  const session = await readySession(purchase, true)
   const amount = totalOf(session)
-  step(3, "Tokenize the card (delegated payment, allowance = the total)")
+  step("Tokenize the card (delegated payment, allowance = the total)")
   const token = await call("POST", "/agentic_commerce/delegate_payment", {
     ...tokenizeBody(session.id, amount, "scripts/demo.ts --3ds"),
     payment_method: {
@@ -136,7 +210,7 @@ const threeDsPurchase = async (card: { readonly number: string; readonly name: s
   })
   expect("tokenize", token, 201)
   console.log(`  token ${token.body.id}`)
-  step(4, "Complete: the issuer wants the cardholder authenticated first")
+  step("Complete: the issuer wants the cardholder authenticated first")
   const pending = await call("POST", `/checkout_sessions/${session.id}/complete`, dialect.completeBody(token.body.id))
   expect("complete", pending, 200)
   const metadata = pending.body.authentication_metadata
@@ -146,7 +220,7 @@ const threeDsPurchase = async (card: { readonly number: string; readonly name: s
       ` (${metadata.acquirer_details.acquirer_country}) · merchant ${metadata.acquirer_details.acquirer_merchant_id}` +
       ` · preference ${metadata.flow_preference?.type ?? "none"}`
   )
-  step(5, "Authenticate with the issuer (Delegate Authentication API)")
+  step("Authenticate with the issuer (Delegate Authentication API)")
   const authenticated = await authenticateCard(authnCall, { number: card.number, expMonth: "12", expYear: "2030" }, {
     sessionId: session.id,
     amount,
@@ -154,7 +228,7 @@ const threeDsPurchase = async (card: { readonly number: string; readonly name: s
     merchantId
   })
   for (const line of authenticated.steps) console.log(`  ${line}`)
-  step(6, "Complete again with the authentication result")
+  step("Complete again with the authentication result")
   const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, {
     ...(dialect.completeBody(token.body.id) as object),
     authentication_result: authenticated.result
@@ -166,9 +240,9 @@ const threeDsPurchase = async (card: { readonly number: string; readonly name: s
   )
 }
 
-/** Steps 3 and 4: a `vt_` token of the Delegate Payment API, charged by the built-in processor. */
+/** Steps 4 and 5: a `vt_` token of the Delegate Payment API, charged by the built-in processor. */
 const payWithVaultToken = async (session: SessionView) => {
-  step(3, "Tokenize the card with the payment provider (delegated payment, allowance = the total)")
+  step("Tokenize the card with the payment provider (delegated payment, allowance = the total)")
   const amount = totalOf(session)
   const token = await call(
     "POST",
@@ -178,13 +252,13 @@ const payWithVaultToken = async (session: SessionView) => {
   expect("tokenize", token, 201)
   console.log(`  token ${token.body.id} · visa •••• 4242 · up to ${money(amount)} for ${session.id} only, 15 minutes`)
 
-  step(4, "Complete the checkout with the token")
+  step("Complete the checkout with the token")
   const completed = await call("POST", `/checkout_sessions/${session.id}/complete`, dialect.completeBody(token.body.id))
   expect("complete", completed, 200)
   return dialect.view(completed.body)
 }
 
-/** Steps 3 and 4: a Stripe shared payment token, charged by the server as a PaymentIntent. */
+/** Steps 4 and 5: a Stripe shared payment token, charged by the server as a PaymentIntent. */
 const payWithStripe = async (session: SessionView) => {
   const target = stripeTargetFromEnv()
   if (target === undefined) {
@@ -196,11 +270,11 @@ const payWithStripe = async (session: SessionView) => {
   }
   const sdk = stripeSdk(target)
   const amount = totalOf(session)
-  step(3, `Grant a Stripe shared payment token (${stripeBaseOf(target)}, test card visa, up to the total)`)
+  step(`Grant a Stripe shared payment token (${stripeBaseOf(target)}, test card visa, up to the total)`)
   const token = await grantTestToken(sdk, { amount, currency: "usd" })
   console.log(`  token ${token.id} · up to ${money(amount)} · one hour`)
 
-  step(4, "Complete the checkout with the shared payment token")
+  step("Complete the checkout with the shared payment token")
   const completed = await call(
     "POST",
     `/checkout_sessions/${session.id}/complete`,
@@ -220,18 +294,19 @@ const main = async () => {
     call = mcp.call
     console.log(`  ${options.baseUrl}/mcp offers the tools ${mcp.tools.join(", ")}`)
   }
+  const purchase = await choosePurchase()
   if (threeDs) {
-    await threeDsPurchase({ number: "4000002760003184", name: "challenge (the issuer asks for a code)" })
-    await threeDsPurchase({ number: "4000000000003220", name: "frictionless (no buyer interaction)" })
+    await threeDsPurchase(purchase, { number: "4000002760003184", name: "challenge (the issuer asks for a code)" })
+    await threeDsPurchase(purchase, { number: "4000000000003220", name: "frictionless (no buyer interaction)" })
     console.log("\nDone.")
     return
   }
-  let session = await readySession(false)
+  let session = await readySession(purchase, false)
   session = viaStripe ? await payWithStripe(session) : await payWithVaultToken(session)
   console.log(`  status ${session.status} · order ${session.order?.id}`)
   console.log(`  permalink ${session.order?.permalink_url}`)
 
-  step(5, "Read the order (merchant)")
+  step("Read the order (merchant)")
   const order = await merchantCall("GET", `/orders/${session.order?.id}`)
   expect("read order", order, 200)
   table(
@@ -245,7 +320,7 @@ const main = async () => {
   )
   console.log(`  status ${order.body.status}`)
 
-  step(6, "Order events received by the agent platform (signed webhooks)")
+  step("Order events received by the agent platform (signed webhooks)")
   let received: CallResult | undefined
   for (let i = 0; i < 50; i++) {
     received = await call("GET", `/agentic_checkout/orders/${session.order?.id}`)

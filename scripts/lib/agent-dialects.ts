@@ -24,8 +24,15 @@ export interface SessionView {
   readonly handlers: ReadonlyArray<{ readonly id: string; readonly psp: string }>
 }
 
+/** An item to buy; `suggested_price` (2026-04-17 only) is the price the agent saw in the merchant's feed. */
+export interface DemoItem {
+  readonly id: string
+  readonly quantity: number
+  readonly suggested_price?: unknown
+}
+
 export interface Dialect {
-  readonly createBody: (items: ReadonlyArray<{ id: string; quantity: number }>) => unknown
+  readonly createBody: (items: ReadonlyArray<DemoItem>) => unknown
   readonly selectOptionBody: (session: SessionView, optionId: string) => unknown
   readonly completeBody: (token: string) => unknown
   /** Paying with a Stripe shared payment token through the session's handler whose psp is `stripe`. */

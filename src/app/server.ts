@@ -105,7 +105,7 @@ export const CART_SWEEP_BATCH = 500
 export const ApplicationServices = HttpAppLive.pipe(
   Layer.provide(StripeWebhooksLive),
   Layer.provide(FeedServiceLive),
-  // Present only with FEED_API_URL: the merchant's products published to the agent's Feed API.
+  // The merchant's products published to the agent's Feed API: FEED_API_URL, or this process's own in development.
   Layer.provideMerge(FeedPublisherLive.pipe(Layer.provide(NodeHttpClient.layer))),
   Layer.provideMerge(CartServiceLive),
   Layer.provideMerge(CheckoutServiceLive),
@@ -143,8 +143,7 @@ export const ApplicationLive = Layer.mergeAll(
   CartSweeper.pipe(Layer.provide(ApplicationServices)),
   IdempotencySweeper,
   // Woken by the order events this process's services queue (the one `OutboxSignal` they share).
-  WebhookSenderWorkerLive.pipe(Layer.provide(ApplicationServices)),
-  feedPublisherWorker.pipe(Layer.provide(ApplicationServices))
+  WebhookSenderWorkerLive.pipe(Layer.provide(ApplicationServices))
 ).pipe(
   Layer.provide(PaymentsLive),
   Layer.provide(CatalogLive)
@@ -267,7 +266,13 @@ const shutdownGrace = (server: HttpNodeServer) =>
     })
   )
 
-export const ServerLive = HttpServerLive.pipe(
+/**
+ * The feed publisher starts once the server listens: its first push may go to this process's own Feed API
+ * (the development default), which must answer it.
+ */
+const ServedWithFeedPublisher = feedPublisherWorker.pipe(Layer.provide(HttpServerLive))
+
+export const ServerLive = ServedWithFeedPublisher.pipe(
   Layer.provide(ApplicationLive),
   Layer.provide([
     SqlCheckoutStore,

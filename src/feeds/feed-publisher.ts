@@ -29,7 +29,11 @@ export interface PublicationStatus {
 }
 
 /** The feed could not be created at the Feed API (or another process is creating it): nothing pushed. */
-export class FeedUnavailable extends Data.TaggedError("FeedUnavailable")<{ readonly message: string }> {}
+export class FeedUnavailable extends Data.TaggedError("FeedUnavailable")<{
+  readonly message: string
+  /** Another process holds the creation: expected when several start at once, and soon over. */
+  readonly elsewhere?: boolean
+}> {}
 
 export interface FeedPublisherShape {
   /** Every product sent now, published or not (the feed created first if needed). */
@@ -41,7 +45,7 @@ export interface FeedPublisherShape {
   readonly retryDead: Effect.Effect<number, StorageError>
 }
 
-/** None without `FEED_API_URL`. */
+/** None when nothing is published (`FEED_API_URL=off`, or unset in production). */
 export class FeedPublisher
   extends Context.Tag("acp/FeedPublisher")<FeedPublisher, Option.Option<FeedPublisherShape>>()
 {}

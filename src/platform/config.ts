@@ -8,6 +8,14 @@ import { randomBytes } from "node:crypto"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { API_VERSION_NAMES, type ApiVersionName, isApiVersionName } from "../shared/api-versions.ts"
+import {
+  feedApiUrlValid,
+  type FeedPublicationConfig,
+  isFeedApiUrlOff,
+  resolveFeedPublication
+} from "./feed-publication-config.ts"
+
+export type { FeedPublicationConfig } from "./feed-publication-config.ts"
 
 export type Role =
   | "checkout"
@@ -58,7 +66,10 @@ export interface AppConfigShape {
   readonly webhookReceiverRateLimitPerMinute: number
   /** Requests per minute per API key on the hosted Feed API (`/feeds…`). */
   readonly feedRateLimitPerMinute: number
-  /** `FEED_API_URL` and its key: the agent-hosted Feed API the merchant's products are published to. */
+  /**
+   * The agent-hosted Feed API the merchant's products are published to: `FEED_API_URL` and its key, or by
+   * default in development this process's own (`feed-publication-config.ts`); none with `FEED_API_URL=off`.
+   */
   readonly feedPublication: Option.Option<FeedPublicationConfig>
   readonly vaultKey: Redacted.Redacted<string>
   /** `VAULT_RETIRED_KEYS`: they open the cards they sealed, so tokens outlive a key rotation, but seal nothing. */
@@ -78,15 +89,6 @@ export interface AppConfigShape {
   readonly stripe: StripeConfig
   /** Secrets generated at this start (to print once), by name. */
   readonly generated: ReadonlyArray<{ readonly name: string; readonly value: string; readonly file: string }>
-}
-
-export interface FeedPublicationConfig {
-  /** `FEED_API_URL`: `http(s)://host[:port][/prefix]`, the routes being under `<url>/feeds`. */
-  readonly apiUrl: string
-  /** `FEED_API_KEY`: the bearer key the agent platform issued. */
-  readonly apiKey: Redacted.Redacted<string>
-  /** `FEED_TARGET_COUNTRY`: the market of the feed (ISO 3166-1 alpha-2), given when it is created. */
-  readonly targetCountry: string | undefined
 }
 
 export interface StripeConfig {
@@ -204,8 +206,8 @@ const raw = Config.all({
   feedApiUrl: Config.option(
     Config.string("FEED_API_URL").pipe(
       Config.validate({
-        message: "Expected an http(s) URL of the agent's Feed API (its routes under <url>/feeds)",
-        validation: (raw) => /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(raw.trim()) && URL.canParse(raw.trim())
+        message: "Expected an http(s) URL of the agent's Feed API (its routes under <url>/feeds), or off",
+        validation: feedApiUrlValid
       })
     )
   ),
@@ -310,7 +312,8 @@ export const resolveConfig = Effect.fnUntraced(
         return yield* fail(missing[0]!, `NODE_ENV=production requires ${missing.join(", ")} to be set`)
       }
     }
-    if (Option.isSome(env.feedApiUrl) && Option.isNone(Option.filter(env.feedApiKey, (key) => key.trim() !== ""))) {
+    const feedApiUrl = Option.filter(env.feedApiUrl, (url) => !isFeedApiUrlOff(url))
+    if (Option.isSome(feedApiUrl) && Option.isNone(Option.filter(env.feedApiKey, (key) => key.trim() !== ""))) {
       return yield* fail("FEED_API_KEY", "FEED_API_URL needs FEED_API_KEY, the key the agent platform issued")
     }
     if (Option.isSome(env.tlsCertFile) !== Option.isSome(env.tlsKeyFile)) {
@@ -388,11 +391,18 @@ export const resolveConfig = Effect.fnUntraced(
       webhookRetryHorizonSeconds: env.webhookRetryHorizonSeconds,
       webhookReceiverRateLimitPerMinute: env.webhookReceiverRateLimitPerMinute,
       feedRateLimitPerMinute: env.feedRateLimitPerMinute,
-      feedPublication: Option.map(env.feedApiUrl, (url) => ({
-        apiUrl: url.trim().replace(/\/+$/, ""),
-        apiKey: Redacted.make(Option.getOrElse(env.feedApiKey, () => "").trim()),
-        targetCountry: Option.getOrUndefined(env.feedTargetCountry)
-      })),
+      feedPublication: resolveFeedPublication({
+        apiUrl: env.feedApiUrl,
+        apiKey: env.feedApiKey,
+        targetCountry: env.feedTargetCountry,
+        production,
+        bothEnds: env.roles.has("checkout") && env.roles.has("webhook_receiver") &&
+          env.apiVersions.includes("2026-04-17"),
+        tls: Option.isSome(env.tlsCertFile),
+        host,
+        port: env.port,
+        agentKey: apiKeys[0]!
+      }),
       vaultKey: Redacted.make(Option.getOrElse(env.vaultKey, () => secrets.stored.vault_key!)),
       retiredVaultKeys: env.retiredVaultKeys.map((k) => Redacted.make(k)),
       sessionTtlSeconds: env.sessionTtlSeconds,

@@ -166,7 +166,7 @@ describe("publishing the catalog to an agent's Feed API", () => {
 })
 
 describe("the merchant's feed publication routes", () => {
-  it.effect("without FEED_API_URL: no publication (404), the file form still served", () =>
+  it.effect("with no publication (FEED_API_URL=off): 404, the file form still served", () =>
     Effect.provide(
       Effect.gen(function*() {
         const status = yield* get("/feed-publication")

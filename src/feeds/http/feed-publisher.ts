@@ -63,7 +63,7 @@ export const makeFeedPublisher = Effect.fnUntraced(function*(config: FeedPublica
     if (Option.isSome(known)) return known.value.feedId
     const now = yield* Clock.currentTimeMillis
     if (!(yield* store.claimCreation(apiUrl, now, LEASE_MS))) {
-      return yield* new FeedUnavailable({ message: "another process is creating the feed" })
+      return yield* new FeedUnavailable({ message: "another process is creating the feed", elsewhere: true })
     }
     const created = yield* Effect.either(
       client.createFeed(
@@ -227,7 +227,7 @@ export const makeFeedPublisher = Effect.fnUntraced(function*(config: FeedPublica
   } satisfies FeedPublisherShape
 })
 
-/** The publisher of `FEED_API_URL` (a process without one has none). */
+/** The publisher of `config.feedPublication` (a process without one has none). */
 export const FeedPublisherLive = Layer.effect(
   FeedPublisher,
   Effect.flatMap(AppConfig, (config) =>
@@ -242,7 +242,8 @@ export const FeedPublisherLive = Layer.effect(
 )
 
 /**
- * Each process: the full product set at start (retried until the Feed API answers), then what changed,
+ * Each process, once it listens (`server.ts`: the Feed API may be its own): the full product set (retried
+ * until the Feed API answers), then what changed,
  * on a catalog change (seen within `CHANGE_CHECK_INTERVAL`) and every `RESYNC_INTERVAL` (stock sold
  * changes a variant's availability without a product write, and failures come due).
  */
@@ -255,7 +256,11 @@ export const feedPublisherWorker = Layer.scopedDiscard(
       effect.pipe(
         Effect.tap((report) => Effect.logDebug(`feed ${what}`, report)),
         Effect.tapError((error) =>
-          Effect.logWarning(`feed ${what} failed: ${error._tag === "FeedUnavailable" ? error.message : error.reason}`)
+          error._tag === "FeedUnavailable" && error.elsewhere === true
+            ? Effect.logInfo(`feed ${what} waits: ${error.message}`)
+            : Effect.logWarning(
+              `feed ${what} failed: ${error._tag === "FeedUnavailable" ? error.message : error.reason}`
+            )
         )
       )
     yield* logged("push of every product", publisher.value.pushAll).pipe(

@@ -58,7 +58,10 @@ export class FeedPublicationGroup extends HttpApiGroup.make("feedPublication")
     HttpApiEndpoint.get("status", "/feed-publication")
       .setHeaders(ApiHeaders)
       .addSuccess(FeedPublicationView)
-      .annotate(OpenApi.Description, "The publication to FEED_API_URL: 404 when it is not set")
+      .annotate(
+        OpenApi.Description,
+        "The publication to FEED_API_URL (in development, this process's own Feed API): 404 if none"
+      )
   )
   .add(
     HttpApiEndpoint.post("push", "/feed-publication/push")

@@ -34,7 +34,7 @@ const reportView = (report: PushReport) => ({
 const notConfigured = new NotFound({
   type: "invalid_request",
   code: "not_found",
-  message: "No Feed API to publish to: set FEED_API_URL and FEED_API_KEY.",
+  message: "No Feed API to publish to: FEED_API_URL is off (or unset in production); set it and FEED_API_KEY.",
   param: "$"
 })
 

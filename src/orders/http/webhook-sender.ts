@@ -7,6 +7,7 @@
 import { Clock, Context, Duration, Effect, Either, Layer, Option, Random, Redacted, Schedule } from "effect"
 import type { StorageError } from "../../db/storage-error.ts"
 import { AppConfig, type AppConfigShape } from "../../platform/config.ts"
+import { selfBaseUrl } from "../../platform/self-base-url.ts"
 import { signPayload } from "../../shared/hmac-signature.ts"
 import { type DeliveryResponse, isPastHorizon, retryDecision } from "../model/delivery-retry.ts"
 import { type FinishedAttempt, OrderStore, type OutboxEvent } from "../order-store.ts"
@@ -19,10 +20,7 @@ export const ORDER_EVENTS_PATH = "/agentic_checkout/webhooks/order_events"
 /** `WEBHOOK_URL`, else this process's receiver on the loopback address (PUBLIC_BASE_URL may be unreachable here). */
 export const webhookTargetUrl = (config: AppConfigShape): string => {
   if (config.webhookUrl._tag === "Some") return config.webhookUrl.value
-  const wildcard = config.host === "0.0.0.0" || config.host === "::" || config.host === ""
-  const host = wildcard ? "127.0.0.1" : config.host.includes(":") ? `[${config.host}]` : config.host
-  const scheme = config.tls._tag === "Some" ? "https" : "http"
-  return `${scheme}://${host}:${config.port}${ORDER_EVENTS_PATH}`
+  return `${selfBaseUrl(config.host, config.port, config.tls._tag === "Some")}${ORDER_EVENTS_PATH}`
 }
 
 export interface WebhookSenderOptions {
