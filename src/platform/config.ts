@@ -15,7 +15,10 @@ import {
   resolveFeedPublication
 } from "./feed-publication-config.ts"
 
+import { type StripeConfig, stripeConfig } from "./stripe-config.ts"
+
 export type { FeedPublicationConfig } from "./feed-publication-config.ts"
+export { parseStripeApiBase, STRIPE_API_BASE_DEFAULT, type StripeConfig } from "./stripe-config.ts"
 
 export type Role =
   | "checkout"
@@ -89,32 +92,6 @@ export interface AppConfigShape {
   readonly stripe: StripeConfig
   /** Secrets generated at this start (to print once), by name. */
   readonly generated: ReadonlyArray<{ readonly name: string; readonly value: string; readonly file: string }>
-}
-
-export interface StripeConfig {
-  /** `STRIPE_SECRET_KEY`: none leaves Stripe off (its handler is not offered). */
-  readonly secretKey: Option.Option<Redacted.Redacted<string>>
-  /** `STRIPE_WEBHOOK_SECRET`: the signing secret of the endpoint `POST /stripe/webhooks`. */
-  readonly webhookSecret: Option.Option<Redacted.Redacted<string>>
-  /** `STRIPE_API_BASE`, split as the SDK takes it: a scheme, a host and a port, no path. */
-  readonly apiBase: { readonly protocol: "http" | "https"; readonly host: string; readonly port: number }
-  /**
-   * `STRIPE_THREE_D_SECURE_IMPORT`: the account imports 3-D Secure results authenticated outside Stripe (a
-   * feature Stripe enables per account), so an agent's result can pay; off, a card whose issuer asks is declined.
-   */
-  readonly threeDSecureImport: boolean
-}
-
-export const STRIPE_API_BASE_DEFAULT = "https://api.stripe.com"
-
-/** `scheme://host[:port]` with at most a trailing `/`: the SDK sends every request under `/v1/` of the host. */
-export const parseStripeApiBase = (raw: string): StripeConfig["apiBase"] | undefined => {
-  const match = /^(https?):\/\/([^/:\s?#@]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\/?$/.exec(raw.trim())
-  if (match === null) return undefined
-  const protocol = match[1] as "http" | "https"
-  const port = match[3] === undefined ? (protocol === "https" ? 443 : 80) : Number(match[3])
-  if (port < 1 || port > 65535) return undefined
-  return { protocol, host: match[2]!.replace(/^\[|\]$/g, ""), port }
 }
 
 export class AppConfig extends Context.Tag("acp/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -244,30 +221,7 @@ const raw = Config.all({
   logLevel,
   roles,
   delegateRateLimitPerMinute: positiveInt("DELEGATE_RATE_LIMIT_PER_MINUTE", 120),
-  stripeSecretKey: Config.option(
-    Config.string("STRIPE_SECRET_KEY").pipe(
-      Config.validate({
-        message: "Expected a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_live_…, rk_test_…)",
-        validation: (key) => /^(sk|rk)_(live|test)_[A-Za-z0-9_]+$/.test(key)
-      })
-    )
-  ),
-  stripeWebhookSecret: Config.option(
-    Config.string("STRIPE_WEBHOOK_SECRET").pipe(
-      Config.validate({
-        message: "Expected a webhook signing secret (whsec_…)",
-        validation: (s) => /^whsec_\S+$/.test(s)
-      })
-    )
-  ),
-  stripeApiBase: Config.string("STRIPE_API_BASE").pipe(
-    Config.validate({
-      message: "Expected http(s)://host[:port] with no path (the SDK sends its requests under /v1/)",
-      validation: (raw) => parseStripeApiBase(raw) !== undefined
-    }),
-    Config.withDefault(STRIPE_API_BASE_DEFAULT)
-  ),
-  stripeThreeDSecureImport: Config.boolean("STRIPE_THREE_D_SECURE_IMPORT").pipe(Config.withDefault(false))
+  stripe: stripeConfig
 })
 
 type Raw = Config.Config.Success<typeof raw>
@@ -416,12 +370,7 @@ export const resolveConfig = Effect.fnUntraced(
       logLevel: env.logLevel,
       roles: env.roles,
       delegateRateLimitPerMinute: env.delegateRateLimitPerMinute,
-      stripe: {
-        secretKey: Option.map(env.stripeSecretKey, (key) => Redacted.make(key)),
-        webhookSecret: Option.map(env.stripeWebhookSecret, (secret) => Redacted.make(secret)),
-        apiBase: parseStripeApiBase(env.stripeApiBase)!,
-        threeDSecureImport: env.stripeThreeDSecureImport
-      },
+      stripe: env.stripe,
       generated: secrets.generated
     }
   }
