@@ -49,6 +49,12 @@ export class StockBelowReserved extends Data.TaggedError("StockBelowReserved")<{
   readonly reserved: number
 }> {}
 
+/** The stock on hand is not the level the write expected (`expected_stock`): units were sold or set meanwhile. */
+export class StockChanged extends Data.TaggedError("StockChanged")<{
+  readonly variantId: string
+  readonly onHand: number
+}> {}
+
 export type ProductWriteError = ProductNotFound | ProductVersionMismatch | StorageError
 
 export interface ProductStoreService {
@@ -81,7 +87,7 @@ export interface ProductStoreService {
     patch: VariantPatch,
     ifVersion: number | undefined,
     now: number
-  ) => Effect.Effect<ProductWithStock, StockBelowReserved | ProductWriteError>
+  ) => Effect.Effect<ProductWithStock, StockBelowReserved | StockChanged | ProductWriteError>
   /** Archiving an archived product changes nothing. */
   readonly archive: (
     productId: string,

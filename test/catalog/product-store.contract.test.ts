@@ -67,6 +67,14 @@ for (const store of storesUnderTest) {
         const patched = yield* products.patchVariant("p", "p3", { unit_amount: 5, stock: 9 }, 2, T0 + 3)
         expect(patched.product.variants.find((v) => v.id === "p3")?.unit_amount).toBe(5)
         expect(patched.stock.get("p3")).toEqual({ onHand: 9, reserved: 0 })
+        // Not the stock expected: nothing of the patch is written.
+        const moved = yield* Effect.flip(
+          products.patchVariant("p", "p3", { unit_amount: 6, stock: 1, expected_stock: 8 }, undefined, T0 + 3)
+        )
+        expect(moved).toMatchObject({ _tag: "StockChanged", variantId: "p3", onHand: 9 })
+        const kept = Option.getOrThrow(yield* products.get("p"))
+        expect(kept.product.variants.find((v) => v.id === "p3")?.unit_amount).toBe(5)
+        expect(kept.stock.get("p3")).toEqual({ onHand: 9, reserved: 0 })
         const archived = yield* products.archive("p", undefined, T0 + 4)
         expect(archived.product.archivedAt).toBe(T0 + 4)
         const again = yield* products.archive("p", undefined, T0 + 5)

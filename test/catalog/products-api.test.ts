@@ -189,5 +189,26 @@ for (const store of storesUnderTest) {
         const more = yield* post("/checkout_sessions", { items: [{ id: "lamp-black", quantity: 8 }] })
         expect(more.status).toBe(422)
       })))
+
+    it.effect("expected_stock: the stock is set only while that many are on hand (409), and only with a stock", () =>
+      run(Effect.gen(function*() {
+        yield* post("/products", lamp)
+        const stale = yield* patch("/products/lamp/variants/lamp-black", {
+          unit_amount: 999,
+          stock: 4,
+          expected_stock: 7
+        })
+        expect(stale.status).toBe(409)
+        expect(stale.body).toMatchObject({ code: "stock_changed", param: "$.expected_stock" })
+        const unchanged = yield* get("/products/lamp")
+        expect(unchanged.body.variants[0]).toMatchObject({ unit_amount: 3500, stock: { on_hand: 5 } })
+        const onHand = 5
+        const alone = yield* patch("/products/lamp/variants/lamp-black", { expected_stock: onHand })
+        expect(alone.status).toBe(400)
+        expect(alone.body).toMatchObject({ code: "invalid", param: "$.expected_stock" })
+        const set = yield* patch("/products/lamp/variants/lamp-black", { stock: 4, expected_stock: onHand })
+        expect(set.status).toBe(200)
+        expect(set.body.variants[0].stock).toMatchObject({ on_hand: 4 })
+      })))
   })
 }

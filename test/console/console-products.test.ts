@@ -225,7 +225,8 @@ describe("a product's forms in the console", () => {
         [{ stock: "" }, "whole number of units"],
         [{ stock: "1000000001" }, "whole number of units"],
         [{ availability: "sold_out" }, "Choose one of the availabilities"],
-        [{ availability: "" }, "Choose one of the availabilities"]
+        [{ availability: "" }, "Choose one of the availabilities"],
+        [{ stock_seen: "", stock: "7" }, "The form lacks the stock it was shown with"]
       ]
       for (const [changes, message] of cases) {
         const refused = yield* postVariant(client, changes)

@@ -16,7 +16,8 @@ import {
   type ProductStoreService,
   ProductVersionMismatch,
   type ProductWithStock,
-  StockBelowReserved
+  StockBelowReserved,
+  StockChanged
 } from "../../src/catalog/product-store.ts"
 import { MemoryDatabase } from "./memory-database.ts"
 
@@ -138,7 +139,14 @@ export const make: Effect.Effect<ProductStoreService, never, MemoryDatabase> = E
       ),
     patchVariant: (productId, variantId, patch, ifVersion, now) =>
       written(() =>
-        Effect.flatMap(locked(productId, ifVersion, variantId), (previous) => {
+        Effect.flatMap(locked(productId, ifVersion, variantId), (previous): Effect.Effect<
+          StoredProduct,
+          StockChanged | StockBelowReserved
+        > => {
+          const onHand = stock.get(variantId) ?? 0
+          if (patch.stock !== undefined && patch.expected_stock !== undefined && patch.expected_stock !== onHand) {
+            return Effect.fail(new StockChanged({ variantId, onHand }))
+          }
           if (patch.stock !== undefined && patch.stock < reservedOf(variantId)) {
             return Effect.fail(new StockBelowReserved({ variantId, reserved: reservedOf(variantId) }))
           }

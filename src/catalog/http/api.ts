@@ -134,7 +134,8 @@ export class ProductsGroup extends HttpApiGroup.make("products")
       .addSuccess(ProductView)
       .annotate(
         OpenApi.Description,
-        "Sets a variant's price, list price, availability or stock on hand (never below the units checkouts hold: 422)"
+        "Sets a variant's price, list price, availability or stock on hand (never below the units checkouts hold: 422; " +
+          "with `expected_stock`, only while that many are on hand: 409 `stock_changed`)"
       )
   )
   .add(

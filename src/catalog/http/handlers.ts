@@ -21,19 +21,26 @@ import { decodeDeclaredBody, readOptionalJson } from "../../platform/http/reques
 import { requireRole, storageFailure } from "../../platform/http/route-guards.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
 import { Catalog } from "../catalog-service.ts"
-import { duplicateVariant, type ProductInput } from "../model/product.ts"
+import { duplicateVariant, type ProductInput, type VariantPatch } from "../model/product.ts"
 import {
   type ProductConflict,
   ProductNotFound,
   ProductStore,
   type ProductVersionMismatch,
   type ProductWithStock,
-  type StockBelowReserved
+  type StockBelowReserved,
+  type StockChanged
 } from "../product-store.ts"
 import { ProductsApi, ProductsGroup } from "./api.ts"
 import { decodeCursor, encodeCursor, etagOf, ifMatchVersion, productView } from "./product-view.ts"
 
-type ProductFailure = ProductConflict | ProductNotFound | ProductVersionMismatch | StockBelowReserved | StorageError
+type ProductFailure =
+  | ProductConflict
+  | ProductNotFound
+  | ProductVersionMismatch
+  | StockBelowReserved
+  | StockChanged
+  | StorageError
 
 const conflictParam = (error: ProductConflict, input: ProductInput | undefined) => {
   if (error.reason === "product_exists") return "$.id"
@@ -92,10 +99,29 @@ const failure = (
           param: "$.stock"
         })
       )
+    case "StockChanged":
+      return Effect.fail(
+        new Conflict({
+          type: "invalid_request",
+          code: "stock_changed",
+          message: `${error.variantId} has ${error.onHand} units on hand, not $.expected_stock: nothing was changed.`,
+          param: "$.expected_stock"
+        })
+      )
     case "StorageError":
       return storageFailure(error)
   }
 }
+
+const checkPatch = (patch: VariantPatch): Effect.Effect<void, BadRequest> =>
+  patch.expected_stock === undefined || patch.stock !== undefined ? Effect.void : Effect.fail(
+    new BadRequest({
+      type: "invalid_request",
+      code: "invalid",
+      message: "$.expected_stock guards a stock change: send $.stock with it.",
+      param: "$.expected_stock"
+    })
+  )
 
 const checkInput = (input: ProductInput, pathId?: string): Effect.Effect<void, BadRequest> => {
   if (pathId !== undefined && input.id !== pathId) {
@@ -228,6 +254,7 @@ export const ProductsHandlers = groupHandlers(
         Effect.fnUntraced(function*({ headers, path }) {
           yield* gate
           const patch = yield* decodePatch
+          yield* checkPatch(patch)
           const patched = yield* Effect.catchAll(
             store.patchVariant(
               path.product_id,

@@ -175,7 +175,9 @@ export const VariantPatch = Schema.Struct({
   unit_amount: optional(UnitAmount),
   list_amount: optional(Schema.NullOr(UnitAmount)),
   availability: optional(Availability),
-  stock: optional(Stock)
+  stock: optional(Stock),
+  /** Sets `stock` only while the stock on hand is this: a compare-and-set against sales meanwhile. */
+  expected_stock: optional(Stock)
 }).annotations({ identifier: "VariantPatch", parseOptions: { onExcessProperty: "error" } })
 export type VariantPatch = typeof VariantPatch.Type
 

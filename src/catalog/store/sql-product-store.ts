@@ -26,7 +26,8 @@ import {
   type ProductStoreService,
   ProductVersionMismatch,
   type ProductWithStock,
-  StockBelowReserved
+  StockBelowReserved,
+  StockChanged
 } from "../product-store.ts"
 
 interface ProductRow {
@@ -230,12 +231,24 @@ export const make = Effect.map(SqlClient.SqlClient, (sql): ProductStoreService =
     return product
   })
 
-  const setStock = Effect.fnUntraced(function*(variantId: string, onHand: number, now: number) {
+  const setStock = Effect.fnUntraced(function*(
+    variantId: string,
+    onHand: number,
+    expected: number | undefined,
+    now: number
+  ) {
     yield* seedStock([{ id: variantId, stock: 0 }])
     // Takes the shards' free units back to the stock row and locks it: `reserved` is then exactly the holds.
     yield* run(sql`SELECT 1 FROM checkout_lock_stock(${[variantId]}::text[], '', ${iso(now)}::timestamptz)`)
-    const [row] = yield* run(sql<{ reserved: number }>`SELECT reserved FROM stock WHERE product_id = ${variantId}`)
+    const [row] = yield* run(
+      sql<{ on_hand: number; reserved: number }>`SELECT on_hand, reserved FROM stock WHERE product_id = ${variantId}`
+    )
     const reserved = Number(row?.reserved ?? 0)
+    // Under the stock row's lock: a sale cannot change it between this check and the write.
+    const current = Number(row?.on_hand ?? 0)
+    if (expected !== undefined && expected !== current) {
+      return yield* new StockChanged({ variantId, onHand: current })
+    }
     // A completion consumes what its session holds: fewer on hand could fail it after its charge.
     if (onHand < reserved) return yield* new StockBelowReserved({ variantId, reserved })
     yield* run(sql`UPDATE stock SET on_hand = ${onHand} WHERE product_id = ${variantId}`)
@@ -324,7 +337,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql): ProductStoreService =
     yield* writeProductRow(product, false)
     // Its own variants only: never another product's id.
     yield* Effect.catchTag(writeVariants(product), "ProductConflict", Effect.die)
-    if (patch.stock !== undefined) yield* setStock(variantId, patch.stock, now)
+    if (patch.stock !== undefined) yield* setStock(variantId, patch.stock, patch.expected_stock, now)
     return product
   })
 

@@ -21,7 +21,8 @@ import {
   ProductStore,
   type ProductVersionMismatch,
   type ProductWithStock,
-  type StockBelowReserved
+  type StockBelowReserved,
+  type StockChanged
 } from "../../catalog/product-store.ts"
 import type { StorageError } from "../../db/storage-error.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
@@ -164,9 +165,19 @@ export const makeProductHandlers = Effect.fnUntraced(function*(frameOf: FrameOf)
   const refused = (
     session: ConsoleSession,
     id: string,
-    error: ProductConflict | ProductNotFound | ProductVersionMismatch | StockBelowReserved
+    error: ProductConflict | ProductNotFound | ProductVersionMismatch | StockBelowReserved | StockChanged
   ): Answer => {
     switch (error._tag) {
+      case "StockChanged":
+        return detail(
+          session,
+          id,
+          problem(
+            `The stock of ${error.variantId} changed since the page was shown (${error.onHand} on hand now); ` +
+              "nothing was changed. Check it and try again."
+          ),
+          409
+        )
       case "ProductVersionMismatch":
         return detail(session, id, problem(STALE), 409)
       case "ProductNotFound":
@@ -250,29 +261,20 @@ export const makeProductHandlers = Effect.fnUntraced(function*(frameOf: FrameOf)
       }
       const read = readVariantForm(fields, currency)
       if ("refused" in read) return Effect.succeed(show(session, found, problem(read.refused), 400))
-      const level = found.stock.get(variantId) ?? { onHand: 0, reserved: 0 }
       // Sales change the stock without a product write: the stock is set only when the form changes it,
-      // and only from the level the page showed (never back over units sold meanwhile).
+      // and only while the level the page showed is still on hand (the store checks it under the stock lock).
       const seen = wholeNumber(fields.get("stock_seen"))
       const setsStock = read.stock !== seen
-      if (setsStock && seen !== level.onHand) {
+      if (setsStock && seen === undefined) {
         return Effect.succeed(
-          show(
-            session,
-            found,
-            problem(
-              `The stock of ${variantId} changed since the page was shown (${level.onHand} on hand now); ` +
-                "nothing was changed. Check it and try again."
-            ),
-            409
-          )
+          show(session, found, problem("The form lacks the stock it was shown with: reload the page."), 400)
         )
       }
       const patch: VariantPatch = {
         ...(read.unitAmount === variant.unit_amount ? {} : { unit_amount: read.unitAmount }),
         ...((read.listAmount ?? undefined) === variant.list_amount ? {} : { list_amount: read.listAmount }),
         ...(read.availability === variant.availability ? {} : { availability: read.availability }),
-        ...(setsStock ? { stock: read.stock } : {})
+        ...(setsStock ? { stock: read.stock, expected_stock: seen } : {})
       }
       if (Object.keys(patch).length === 0) return Effect.succeed(redirect(`${productPath(id)}?done=unchanged`))
       return Effect.flatMap(
@@ -283,7 +285,8 @@ export const makeProductHandlers = Effect.fnUntraced(function*(frameOf: FrameOf)
             Effect.catchTags({
               ProductNotFound: (error) => refused(session, id, error),
               ProductVersionMismatch: (error) => refused(session, id, error),
-              StockBelowReserved: (error) => refused(session, id, error)
+              StockBelowReserved: (error) => refused(session, id, error),
+              StockChanged: (error) => refused(session, id, error)
             })
           )
       )

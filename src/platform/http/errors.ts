@@ -77,8 +77,8 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
     Schema.Literal("invalid_order_transition", "refund_not_allowed", "delivery_not_dead"),
     /** Order refunds: another refund of the order was being made at once; the payment is disputed. */
     Schema.Literal("refund_conflict", "payment_disputed"),
-    /** Products: the product id is taken; a variant id is another product's. */
-    Schema.Literal("product_exists", "variant_id_taken")
+    /** Products: the product id is taken; a variant id is another product's; not the `expected_stock` on hand. */
+    Schema.Literal("product_exists", "variant_id_taken", "stock_changed")
   )
 }) {}
 
