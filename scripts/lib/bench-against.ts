@@ -2,7 +2,9 @@
  * Our server against an earlier build of itself, by the full flow, in the same run (`npm run
  * bench:against -- --against <git ref>`, the mode `against`): how much a change moved the flow,
  * measured with one method, on one machine, minutes apart at most. `--api-version 2026-04-17`
- * runs the flow in that version's format, a fresh Idempotency-Key on every POST.
+ * runs the flow in that version's format, a fresh Idempotency-Key on every POST. `--scenario create`
+ * measures session creates alone instead (the load generator's POST /checkout_sessions, requests/s
+ * and CPU per create), paired the same way.
  *
  * The earlier commit is checked out in a worktree of this repository (under the bench's work
  * directory, removed at the end) and compiled as `npm run build` compiles ours, with this
@@ -34,6 +36,7 @@ import { join } from "node:path"
 import { ORDER_EVENTS_PATH } from "../../src/orders/http/webhook-sender.ts"
 import { API_VERSION } from "./acp-client.ts"
 import { LOAD_CORES, movePid } from "./affinity.ts"
+import { createSessionLoad } from "./bench-loads.ts"
 import { postgresVersion, writeTable } from "./bench-report.ts"
 import {
   ADMIN_URL,
@@ -57,7 +60,7 @@ import {
 } from "./bench-setup.ts"
 import { median, medianWithRange } from "./figures.ts"
 import { percentile } from "./flow.ts"
-import { runFlowProcess } from "./load.ts"
+import { runFlowProcess, runLoad } from "./load.ts"
 import {
   buildServer,
   createDatabase,
@@ -97,6 +100,8 @@ export const benchAgainst = async () => {
   if (args.against === undefined) throw new Error("--against <git ref> names the earlier build")
   if (!["ours", "own"].includes(args["earlier-flags"])) throw new Error("--earlier-flags is ours (the default) or own")
   if (!["self", "apart"].includes(args.receiver)) throw new Error("--receiver is self (the default) or apart")
+  if (!["flow", "create"].includes(args.scenario)) throw new Error("--scenario is flow (the default) or create")
+  const creates = args.scenario === "create"
   const apart = args.receiver === "apart"
   if (!(await postgresReachable(ADMIN_URL))) throw new Error(`PostgreSQL at ${ADMIN_URL} is not reachable`)
   const earlierArgs = buildEarlier(args.against)
@@ -136,7 +141,31 @@ export const benchAgainst = async () => {
       while (await pending() > 0) await sleep(20)
       return (performance.now() - started) / 1000
     }
+    /** `agents` connections creating sessions for `seconds`: the same figures, per create. */
+    const createOnly = async (which: Which, agents: number, seconds: number) => {
+      const ticksBefore = { server: ticksOf(servers[which].pid), postgres: postgresTicks(true) }
+      const result = await runLoad(
+        {
+          ...createSessionLoad,
+          url: servers[which].baseUrl + createSessionLoad.path,
+          connections: agents,
+          seconds
+        },
+        pin,
+        workDir
+      )
+      const msPerCreate = (ticks: number) => ticks / TICKS_PER_SECOND * 1000 / Math.max(1, result.requests)
+      return {
+        rate: result.requests / result.durationSeconds,
+        p99: result.p99,
+        errors: result.errors,
+        serverMs: msPerCreate(ticksOf(servers[which].pid) - ticksBefore.server),
+        postgresMs: msPerCreate(postgresTicks(true) - ticksBefore.postgres),
+        receiverMs: 0
+      }
+    }
     const flow = async (which: Which, agents: number, seconds: number) => {
+      if (creates) return createOnly(which, agents, seconds)
       const receiverTicks = () => (receiver === undefined ? 0 : ticksOf(receiver.pid))
       const ticksBefore = {
         server: ticksOf(servers[which].pid),
@@ -168,7 +197,7 @@ export const benchAgainst = async () => {
     for (const which of ["ours", "earlier"] as const) await flow(which, 16, 5)
     tableLine("")
     tableLine(
-      `Ours against ${args.against}, full flow${
+      `Ours against ${args.against}, ${creates ? "session creates alone" : "full flow"}${
         apiVersion !== API_VERSION ? ` in ${apiVersion}` : ""
       }, ${perRunSeconds} s per run, ${measureRounds} rounds, alternating order, ${
         apart ? "events posted to a receiver process apart" : "events posted to each server's own receiver"
@@ -176,8 +205,11 @@ export const benchAgainst = async () => {
     )
     tableLine("")
     tableLine(
-      "| agents | ours (checkouts/s, events delivered) | earlier | ours / earlier | request p99 ours / earlier " +
-        "| server CPU per checkout ours / earlier | PostgreSQL CPU per checkout ours / earlier |" +
+      (creates
+        ? "| connections | ours (creates/s) | earlier | ours / earlier | request p99 ours / earlier " +
+          "| server CPU per create ours / earlier | PostgreSQL CPU per create ours / earlier |"
+        : "| agents | ours (checkouts/s, events delivered) | earlier | ours / earlier | request p99 ours / earlier " +
+          "| server CPU per checkout ours / earlier | PostgreSQL CPU per checkout ours / earlier |") +
         (apart ? " receiver CPU per checkout ours / earlier |" : "")
     )
     tableLine(`|---:|---:|---:|---:|---:|---:|---:|${apart ? "---:|" : ""}`)
@@ -216,6 +248,7 @@ export const benchAgainst = async () => {
       "Ours against an earlier build",
       {
         against: args.against,
+        scenario: args.scenario,
         apiVersion,
         receiver: args.receiver,
         earlierFlags: args["earlier-flags"],

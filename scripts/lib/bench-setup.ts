@@ -137,7 +137,8 @@ export const { values: args } = parseArgs({
     against: { type: "string" },
     "earlier-flags": { type: "string", default: "ours" },
     receiver: { type: "string", default: "self" },
-    stripe: { type: "boolean", default: false }
+    stripe: { type: "boolean", default: false },
+    scenario: { type: "string", default: "flow" }
   }
 })
 

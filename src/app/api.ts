@@ -24,6 +24,8 @@ import { documentRequestHeaders, documentResponseHeaders, withoutErrorTypes } fr
 import { VersionedIdempotency } from "../platform/http/route-declarations.ts"
 import { type ApiVersionName, isAtLeast } from "../shared/api-versions.ts"
 import { StripeWebhooksGroup } from "../stripe/http/api.ts"
+import { UCP_REST_PATH, UcpCheckoutGroup } from "../ucp/http/api.ts"
+import { UCP_PROFILE_PATH, UcpDiscoveryGroup } from "../ucp/http/discovery-api.ts"
 import { ReceivedOrdersGroup, WebhookReceiverGroup } from "../webhook-receiver/http/api.ts"
 import { DiscoveryResponse } from "./discovery.ts"
 
@@ -72,6 +74,8 @@ const assemble = <Checkout extends HttpApiGroup.HttpApiGroup.Any, Delegate exten
       .add(FeedPublicationGroup)
       .add(CartsGroup)
       .add(CartPageGroup)
+      .add(UcpCheckoutGroup)
+      .add(UcpDiscoveryGroup)
   )
 
 export class Api extends assemble(CheckoutGroup, DelegateGroup) {}
@@ -106,6 +110,19 @@ const withoutCarts = (spec: Record<string, any>): Record<string, any> => ({
   tags: (spec.tags ?? []).filter((tag: { readonly name: string }) => tag.name !== CartsGroup.identifier)
 })
 
+/** UCP is another protocol, with its own documents (the release's OpenAPI): no ACP document shows it. */
+const withoutUcp = (spec: Record<string, any>): Record<string, any> => ({
+  ...spec,
+  paths: Object.fromEntries(
+    Object.entries(spec.paths ?? {}).filter(([path]) =>
+      path !== UCP_PROFILE_PATH && path !== UCP_REST_PATH && !path.startsWith(`${UCP_REST_PATH}/`)
+    )
+  ),
+  tags: (spec.tags ?? []).filter((tag: { readonly name: string }) =>
+    tag.name !== UcpCheckoutGroup.identifier && tag.name !== UcpDiscoveryGroup.identifier
+  )
+})
+
 export const apiFor = (version: ApiVersionName) => {
   const checkout = checkoutGroupFor(version)
   const delegate = delegateGroupFor(version)
@@ -121,7 +138,10 @@ export const apiFor = (version: ApiVersionName) => {
   const authentication = since0417 ? (spec: Record<string, any>) => spec : withoutAuthentication
   const carts = since0417 ? (spec: Record<string, any>) => spec : withoutCarts
   return assemble(checkout, delegate)
-    .annotate(OpenApi.Transform, (spec) => carts(authentication(errorTypes(responseHeaders(requestHeaders(spec))))))
+    .annotate(
+      OpenApi.Transform,
+      (spec) => withoutUcp(carts(authentication(errorTypes(responseHeaders(requestHeaders(spec))))))
+    )
     .annotate(OpenApi.Title, `Agentic Checkout Service: ACP ${version}`)
     .annotate(OpenApi.Version, version)
     .annotate(

@@ -29,6 +29,9 @@ import { RequestSignatureLive } from "../platform/http/request-signature.ts"
 import { MAX_PARAM_LENGTH } from "../platform/http/route-table.ts"
 import { ApiVersionLive, AuthorizationLive } from "../platform/http/security.ts"
 import { StripeWebhooksHandlers } from "../stripe/http/handlers.ts"
+import { UcpCheckoutHandlers } from "../ucp/http/checkout-handlers.ts"
+import { UcpDiscoveryHandlers } from "../ucp/http/discovery-handlers.ts"
+import { withUcpErrorShape } from "../ucp/http/error-shape.ts"
 import { ReceivedOrdersHandlers, WebhookReceiverHandlers } from "../webhook-receiver/http/handlers.ts"
 import { Api } from "./api.ts"
 import { documentationRoutes, DocumentationRoutesLive } from "./openapi-documents.ts"
@@ -57,7 +60,9 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     FeedsHandlers,
     FeedPublicationHandlers,
     CartsHandlers,
-    CartPageHandlers
+    CartPageHandlers,
+    UcpCheckoutHandlers,
+    UcpDiscoveryHandlers
   ]),
   Layer.provide([
     AuthorizationLive,
@@ -92,7 +97,7 @@ const httpAppWithMiddleware = Effect.gen(function*() {
   const idempotency = yield* makeIdempotencyMiddleware(Api)
   const { apiVersions, roles } = yield* AppConfig
   const routes = idempotency(app)
-  if (!roles.has("mcp")) return requestMiddleware(Api, documentationRoutes(apiVersions))(routes)
+  if (!roles.has("mcp")) return withUcpErrorShape(requestMiddleware(Api, documentationRoutes(apiVersions))(routes))
   // MCP tool calls are dispatched through the whole application, as REST requests are served.
   const mcp = (yield* makeMcpEndpoint)((request) =>
     Effect.provideService(whole, HttpServerRequest.HttpServerRequest, request) as Effect.Effect<
@@ -108,7 +113,7 @@ const httpAppWithMiddleware = Effect.gen(function*() {
       (request) => request.method === "POST" && request.url.split("?")[0] === MCP_PATH ? mcp : routes
     )
   )
-  return whole
+  return withUcpErrorShape(whole)
 })
 
 export const HttpAppLive = Layer.scoped(HttpAppService, httpAppWithMiddleware).pipe(

@@ -17,6 +17,7 @@ import {
   type CreateSessionInput,
   type ReducerError,
   type Session,
+  SESSION_ID_PREFIXES,
   SessionCommand,
   type SessionFinal,
   toCheckoutSession,
@@ -40,7 +41,7 @@ export const makeSessionChanges = (ctx: CheckoutContext) => {
     Effect.flatMap(
       Clock.currentTimeMillis,
       (now) =>
-        Effect.flatMap(ids.make("cs_"), (id) =>
+        Effect.flatMap(ids.make(SESSION_ID_PREFIXES[request.protocol ?? "acp"]), (id) =>
           Effect.flatMap(ctx.couponUsage(request.discounts?.codes ?? [], now, id, false), (redemptions) =>
             writeOptimistically(store, {
               read: Effect.succeed<ReadonlyMap<string, number> | "unchecked">("unchecked"),

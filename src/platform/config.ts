@@ -3,7 +3,7 @@
  * `DATA_DIR/secrets.json` (mode 0600); `NODE_ENV=production` requires them and `WEBHOOK_RECEIVER_SECRETS`.
  * Agent keys (`API_KEYS`) and merchant keys (`MERCHANT_API_KEYS`) are two disjoint lists.
  */
-import { Config, ConfigError, Context, Effect, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -16,6 +16,7 @@ import {
 } from "./feed-publication-config.ts"
 
 import { type StripeConfig, stripeConfig } from "./stripe-config.ts"
+import { generateSigningKey, resolveUcpSigning, ucpSigningConfig, type UcpSigningConfig } from "./ucp-signing-config.ts"
 
 export type { FeedPublicationConfig } from "./feed-publication-config.ts"
 export { parseStripeApiBase, STRIPE_API_BASE_DEFAULT, type StripeConfig } from "./stripe-config.ts"
@@ -90,6 +91,8 @@ export interface AppConfigShape {
   readonly delegateRateLimitPerMinute: number
   /** The Stripe account payments through a `stripe` handler are made with (`docs/payments.md`, "Stripe"). */
   readonly stripe: StripeConfig
+  /** The keys UCP messages are signed with, all published (`ucp-signing-config.ts`). */
+  readonly ucpSigning: UcpSigningConfig
   /** Secrets generated at this start (to print once), by name. */
   readonly generated: ReadonlyArray<{ readonly name: string; readonly value: string; readonly file: string }>
 }
@@ -221,7 +224,8 @@ const raw = Config.all({
   logLevel,
   roles,
   delegateRateLimitPerMinute: positiveInt("DELEGATE_RATE_LIMIT_PER_MINUTE", 120),
-  stripe: stripeConfig
+  stripe: stripeConfig,
+  ucpSigning: ucpSigningConfig
 })
 
 type Raw = Config.Config.Success<typeof raw>
@@ -258,6 +262,7 @@ export const resolveConfig = Effect.fnUntraced(
         isEmpty(env.merchantApiKeys) ? "MERCHANT_API_KEYS" : undefined,
         Option.isNone(env.vaultKey) ? "VAULT_KEY" : undefined,
         Option.isNone(env.webhookSecret) ? "WEBHOOK_SECRET" : undefined,
+        Option.isNone(env.ucpSigning.keys) ? "UCP_SIGNING_KEYS" : undefined,
         Option.isNone(env.webhookReceiverSecrets) || env.webhookReceiverSecrets.value.length === 0
           ? "WEBHOOK_RECEIVER_SECRETS"
           : undefined
@@ -293,6 +298,7 @@ export const resolveConfig = Effect.fnUntraced(
     if (Option.isNone(env.webhookSecret)) {
       wanted.push({ name: "webhook_secret", make: () => `whsec_${randomBytes(24).toString("base64url")}` })
     }
+    if (Option.isNone(env.ucpSigning.keys)) wanted.push({ name: "ucp_signing_key", make: generateSigningKey })
     const secrets = wanted.length === 0
       ? { stored: {} as Record<string, string>, generated: [] }
       : yield* Effect.try({
@@ -310,6 +316,8 @@ export const resolveConfig = Effect.fnUntraced(
       )
     }
     const webhookSecret = Option.getOrElse(env.webhookSecret, () => secrets.stored.webhook_secret!)
+    const ucpSigning = resolveUcpSigning(env.ucpSigning, secrets.stored.ucp_signing_key)
+    if (Either.isLeft(ucpSigning)) return yield* fail(ucpSigning.left.variable, ucpSigning.left.message)
     const receiverSecrets = Option.isSome(env.webhookReceiverSecrets) && env.webhookReceiverSecrets.value.length > 0
       ? env.webhookReceiverSecrets.value
       : [webhookSecret]
@@ -371,6 +379,7 @@ export const resolveConfig = Effect.fnUntraced(
       roles: env.roles,
       delegateRateLimitPerMinute: env.delegateRateLimitPerMinute,
       stripe: env.stripe,
+      ucpSigning: ucpSigning.right,
       generated: secrets.generated
     }
   }

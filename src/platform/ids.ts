@@ -34,7 +34,7 @@ export const randomId = (prefix: string): string => {
 export interface IdsService {
   /** A new id with `prefix`; without one, a bare random token (an order's permalink). */
   readonly make: (
-    prefix: "cs_" | "ord_" | "vt_" | "evt_" | "ch_" | "req_" | "li_" | "authn_" | "cart_" | ""
+    prefix: "cs_" | "chk_" | "ord_" | "vt_" | "evt_" | "ch_" | "req_" | "li_" | "authn_" | "cart_" | ""
   ) => Effect.Effect<string>
 }
 

@@ -111,8 +111,8 @@ describe("isValidIdempotencyKey", () => {
 })
 
 describe("isReplayableStatus", () => {
-  it("keeps 2xx and 4xx except 401 and 429; never 5xx", () => {
+  it("keeps 2xx and 4xx except 401, 424 and 429; never 5xx", () => {
     expect([200, 201, 400, 402, 404, 409, 422].every(isReplayableStatus)).toBe(true)
-    expect([401, 429, 500, 502, 503].some(isReplayableStatus)).toBe(false)
+    expect([401, 424, 429, 500, 502, 503].some(isReplayableStatus)).toBe(false)
   })
 })

@@ -11,6 +11,18 @@ import {
 export const isMerchantPath = (path: string): boolean =>
   /^\/(orders|products|feed-publication|webhooks\/(deliveries|metrics))(\/|\?|$)/.test(path)
 
+/** The tests' UCP signing key (a private JWK made for them only). */
+export const TEST_UCP_SIGNING_KEY = {
+  kty: "EC",
+  crv: "P-256",
+  x: "8Kl9HP9qDYHEkMpq4lybrajdy4FYHGWgYpUOsvz6ETE",
+  y: "JdjUJOPlu_5deUvRRzdQbZ7IQQEwwbp9yhFHxKFayhg",
+  d: "mfLwsdSWbeVSqq2dzE729T5WcU77oyc2A4LfySHNioA",
+  kid: "test_key_1",
+  alg: "ES256",
+  use: "sig"
+} as const
+
 export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
   port: 0,
   host: "127.0.0.1",
@@ -51,6 +63,10 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
     webhookSecret: Option.none(),
     apiBase: { protocol: "https", host: "api.stripe.com", port: 443 },
     threeDSecureImport: false
+  },
+  ucpSigning: {
+    keys: [{ kid: TEST_UCP_SIGNING_KEY.kid, jwk: Redacted.make(JSON.stringify(TEST_UCP_SIGNING_KEY)) }],
+    signingKeyId: TEST_UCP_SIGNING_KEY.kid
   },
   generated: [],
   ...overrides

@@ -6,7 +6,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, ParseResult } from "effect"
 import { answeredWith, type RouteAnswer } from "../../idempotency/idempotent-answer.ts"
-import { BadRequest, TooManyRequests } from "../../platform/http/errors.ts"
+import { BadRequest, NotFound, TooManyRequests } from "../../platform/http/errors.ts"
 import { groupHandlers } from "../../platform/http/group-context.ts"
 import { errorResponse } from "../../platform/http/middleware.ts"
 import {
@@ -18,12 +18,14 @@ import {
 import { setRetryAfter } from "../../platform/http/retry-after.ts"
 import { CurrentClient, RequestedApiVersion } from "../../platform/http/security.ts"
 import { RateLimiter } from "../../rate-limit/rate-limiter.ts"
+import { maskCardNumbers } from "../../shared/card-numbers.ts"
 import { CheckoutService, type CompleteError } from "../checkout-service.ts"
 import {
   type CancelSessionInput,
   checkoutSessionJson,
   checkoutSessionWithOrderJson,
-  type Session
+  type Session,
+  sessionProtocol
 } from "../session/session.ts"
 import type { CheckoutCodec, RequestCodec } from "../wire/acp/codec.ts"
 import { checkoutCodecs } from "../wire/acp/versions.ts"
@@ -31,6 +33,19 @@ import { CheckoutApi } from "./api.ts"
 import { mapCheckoutErrors, toApiError } from "./error-answers.ts"
 
 const requestCodec = Effect.map(RequestedApiVersion, (version) => checkoutCodecs[version])
+
+/** A session created over UCP is driven there only: here it is not found, and the answer says where it is. */
+const acpSession = (id: string): Effect.Effect<void, NotFound> =>
+  sessionProtocol(id) === "acp" ? Effect.void : Effect.fail(
+    new NotFound({
+      type: "invalid_request",
+      code: "not_found",
+      message: `No ACP checkout session ${
+        maskCardNumbers(id)
+      }; a session created over UCP is read and changed at /ucp/checkout-sessions/{id}.`,
+      param: "$.checkout_session_id"
+    })
+  )
 
 /** Refuses text storage cannot keep, then what the version's schema refuses, then what the merchant cannot honour. */
 const decodeWith = <Input>(codec: RequestCodec<Input>) => (json: unknown): Either.Either<Input, BadRequest> => {
@@ -126,6 +141,7 @@ export const CheckoutHandlers = groupHandlers(
       return session
     })
     const cancel = Effect.fnUntraced(function*(id: string) {
+      yield* acpSession(id)
       const codec = yield* requestCodec
       const input = yield* decodeCancelBody(codec)
       return yield* mapCheckoutErrors(
@@ -148,7 +164,7 @@ export const CheckoutHandlers = groupHandlers(
           )
       )
       .handle("get", ({ path }) =>
-        Effect.flatMap(requestCodec, (codec) =>
+        Effect.flatMap(Effect.zipRight(acpSession(path.checkout_session_id), requestCodec), (codec) =>
           codec.sessionIsStoredProjection
             ? Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id), codec), sessionJsonResponse)
             : Effect.map(
@@ -159,7 +175,7 @@ export const CheckoutHandlers = groupHandlers(
         "update",
         ({ path }) =>
           Effect.flatMap(
-            requestCodec,
+            Effect.zipRight(acpSession(path.checkout_session_id), requestCodec),
             (codec) =>
               Effect.flatMap(decodeBody(codec.update), (input) =>
                 limitDiscountCodes(
@@ -172,7 +188,7 @@ export const CheckoutHandlers = groupHandlers(
         "complete",
         ({ path }) =>
           Effect.flatMap(
-            requestCodec,
+            Effect.zipRight(acpSession(path.checkout_session_id), requestCodec),
             (codec) =>
               Effect.flatMap(decodeBody(codec.complete), (input) =>
                 mapCheckoutErrors(

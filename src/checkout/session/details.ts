@@ -42,6 +42,12 @@ export const SessionDetails = Schema.Struct({
   risk_signals: optional(JsonObject),
   /** Why the agent canceled. */
   intent_trace: optional(JsonObject),
+  /** The agent platform's profile URL (UCP `UCP-Agent`): where its order events go. */
+  agent_profile: optional(Schema.String),
+  /** Where and how the buyer shops, as the agent believes (UCP `context`): provisional, shown back. */
+  context: optional(JsonObject),
+  /** The payment instruments an agent chose before completing, without credentials: shown back. */
+  payment_instruments: optional(Schema.Array(JsonObject)),
   /** Of the session's items as last given; informative only: the catalog's price applies. */
   suggested_prices: optional(Schema.Array(SuggestedPrice))
 }).annotations({ identifier: "SessionDetails" })

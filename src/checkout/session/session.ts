@@ -105,7 +105,20 @@ export interface AgentDeclaration {
   readonly extensions?: ReadonlyArray<string>
 }
 
+/**
+ * The protocol a session is created and driven in; each answers only its own sessions, told apart by
+ * their id's prefix (`sessionProtocol`), so no read is needed to refuse the other's.
+ */
+export type SessionProtocol = "acp" | "ucp"
+
+export const SESSION_ID_PREFIXES = { acp: "cs_", ucp: "chk_" } as const satisfies Record<SessionProtocol, string>
+
+export const sessionProtocol = (id: string): SessionProtocol =>
+  id.startsWith(SESSION_ID_PREFIXES.ucp) ? "ucp" : "acp"
+
 export interface CreateSessionInput {
+  /** Absent: ACP. */
+  readonly protocol?: SessionProtocol
   readonly items: ReadonlyArray<Item>
   readonly buyer?: Buyer
   readonly fulfillment_address?: Address

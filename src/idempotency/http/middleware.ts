@@ -22,6 +22,7 @@ import {
   ErrorFamily,
   type ErrorFamilyName,
   Idempotent,
+  RequiredIdempotencyKey,
   VersionedIdempotency
 } from "../../platform/http/route-declarations.ts"
 import { annotation, declares, makeRouteTable, type Route } from "../../platform/http/route-table.ts"
@@ -66,6 +67,8 @@ export interface IdempotentRoute {
   readonly versioned: boolean
   readonly checksApiVersion: boolean
   readonly checksSignature: boolean
+  /** A key on every request, a reused key with another body 409, whatever the version (`RequiredIdempotencyKey`). */
+  readonly keyRequired: boolean
 }
 
 const declared = <S>(route: Route, tag: Context.Tag<any, S>, otherwise: S): S =>
@@ -102,7 +105,8 @@ export const idempotentRoutes = (api: HttpApi.HttpApi.Any) => {
       family: declared(route, ErrorFamily, "checkout"),
       versioned,
       checksApiVersion: declares(route, ApiVersion),
-      checksSignature: declares(route, RequestSignature)
+      checksSignature: declares(route, RequestSignature),
+      keyRequired: declared(route, RequiredIdempotencyKey, false)
     })
   }
   return (path: string, method = "POST"): IdempotentRoute | undefined => {
@@ -120,7 +124,7 @@ interface Answering {
 
 const answering = (route: IdempotentRoute, version: ApiVersionName): Answering => ({
   fingerprintVersion: route.versioned ? version : undefined,
-  keyRequired: IDEMPOTENCY_RULES[version].keyRequired,
+  keyRequired: route.keyRequired || IDEMPOTENCY_RULES[version].keyRequired,
   status: IDEMPOTENCY_RULES[version].status,
   errors: idempotencyErrorsOf[route.family](version)
 })

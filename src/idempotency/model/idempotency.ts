@@ -74,5 +74,9 @@ export const fingerprintMatches = (
   return stored === createHash("sha256").update(fingerprintInput(body), "utf8").digest("hex")
 }
 
-/** Kept for replay: 2xx–4xx but 429 and 401 (not executed); a 5xx releases the key so that a retry runs again. */
-export const isReplayableStatus = (status: number): boolean => status < 500 && status !== 429 && status !== 401
+/**
+ * Kept for replay: 2xx–4xx but 429, 401 (not executed) and 424 (a dependency failed: UCP's unreachable
+ * agent profile); a 5xx releases the key so that a retry runs again.
+ */
+export const isReplayableStatus = (status: number): boolean =>
+  status < 500 && status !== 429 && status !== 401 && status !== 424

@@ -11,3 +11,9 @@ export class Idempotent extends Context.Tag("acp/Idempotent")<Idempotent, boolea
 
 /** Idempotency rules of the request's `API-Version` (`src/idempotency/model/rules.ts`); needs `ApiVersion`. */
 export class VersionedIdempotency extends Context.Tag("acp/VersionedIdempotency")<VersionedIdempotency, boolean>() {}
+
+/**
+ * A key on every POST and PUT, and a reused key with another body 409 (UCP's rule), whatever the
+ * request's `API-Version`; for groups of a protocol without ACP's versions.
+ */
+export class RequiredIdempotencyKey extends Context.Tag("acp/RequiredIdempotencyKey")<RequiredIdempotencyKey, boolean>() {}
