@@ -14,11 +14,12 @@ import {
   isFeedApiUrlOff,
   resolveFeedPublication
 } from "./feed-publication-config.ts"
-
 import { type StripeConfig, stripeConfig } from "./stripe-config.ts"
+import { type UcpConfig, ucpConfig } from "./ucp-config.ts"
 
 export type { FeedPublicationConfig } from "./feed-publication-config.ts"
 export { parseStripeApiBase, STRIPE_API_BASE_DEFAULT, type StripeConfig } from "./stripe-config.ts"
+export { type AllowedProfileHost, parseAllowedProfileHost, UCP_PROFILE_DEFAULTS, type UcpConfig } from "./ucp-config.ts"
 
 export type Role =
   | "checkout"
@@ -90,6 +91,8 @@ export interface AppConfigShape {
   readonly delegateRateLimitPerMinute: number
   /** The Stripe account payments through a `stripe` handler are made with (`docs/payments.md`, "Stripe"). */
   readonly stripe: StripeConfig
+  /** The UCP platform-profile fetcher: hosts allowed over http and to private addresses, its limits. */
+  readonly ucp: UcpConfig
   /** Secrets generated at this start (to print once), by name. */
   readonly generated: ReadonlyArray<{ readonly name: string; readonly value: string; readonly file: string }>
 }
@@ -221,7 +224,8 @@ const raw = Config.all({
   logLevel,
   roles,
   delegateRateLimitPerMinute: positiveInt("DELEGATE_RATE_LIMIT_PER_MINUTE", 120),
-  stripe: stripeConfig
+  stripe: stripeConfig,
+  ucp: ucpConfig
 })
 
 type Raw = Config.Config.Success<typeof raw>
@@ -371,6 +375,7 @@ export const resolveConfig = Effect.fnUntraced(
       roles: env.roles,
       delegateRateLimitPerMinute: env.delegateRateLimitPerMinute,
       stripe: env.stripe,
+      ucp: env.ucp,
       generated: secrets.generated
     }
   }

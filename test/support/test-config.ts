@@ -52,6 +52,13 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
     apiBase: { protocol: "https", host: "api.stripe.com", port: 443 },
     threeDSecureImport: false
   },
+  ucp: {
+    profileAllowedHosts: [],
+    profileConnectTimeoutMs: 3_000,
+    profileTimeoutMs: 5_000,
+    profileMaxBytes: 256 * 1024,
+    profileCacheEntries: 1_000
+  },
   generated: [],
   ...overrides
 })
