@@ -7,6 +7,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { readFileSync } from "node:fs"
+import { createServer as createHttpsServer } from "node:https"
+import type { AddressInfo } from "node:net"
+import { createSecureContext } from "node:tls"
 import { AppConfig } from "../../src/platform/config.ts"
 import {
   makeProfileFetcher,
@@ -17,6 +21,7 @@ import type { Resolver } from "../../src/ucp/http/profile-request.ts"
 import { ProfileFetcher, type ProfileFetchError } from "../../src/ucp/profile-fetcher.ts"
 import { orderWebhookUrl } from "../../src/ucp/profile/platform-profile.ts"
 import { testConfig } from "../support/test-config.ts"
+import { hasOpenssl, selfSignedCertificate } from "../support/tls-certificate.ts"
 import { platformProfile, WEBHOOK_URL } from "./profile-fixtures.ts"
 import { eventually, type Handler, json, profileServer } from "./profile-server.ts"
 
@@ -234,6 +239,21 @@ describe("hostile profile servers: profile_unreachable (424)", () => {
       expect(error.message).toContain("1024 bytes")
     }))
 
+  it.scoped("Content-Length is checked before any byte of the body: a declared 10 MB refuses at once", () =>
+    Effect.gen(function*() {
+      let closed = false
+      const server = yield* profileServer((_, response) => {
+        response.writeHead(200, { "content-type": "application/json", "content-length": 10_000_000 })
+        response.flushHeaders()
+        response.on("close", () => (closed = true))
+      })
+      // No deadline could end it on the test clock: only the declared length can.
+      const fetcher = yield* fetcherWith({ maxBytes: 1024 })
+      const error = yield* failureOf(fetcher.fetch(`${server.origin}/p`))
+      expect(error).toMatchObject({ _tag: "ProfileUnreachable", reason: "too_large" })
+      yield* eventually(() => closed)
+    }))
+
   it.scoped("a chunked body with no Content-Length is cut off once past the limit", () =>
     Effect.gen(function*() {
       let written = 0
@@ -347,6 +367,46 @@ describe("hostile profile servers: profile_unreachable (424)", () => {
       expect(error).toMatchObject({ _tag: "ProfileUnreachable", reason: "network" })
       expect(error.message).toContain("ECONNREFUSED")
     }))
+
+  it.scoped.skipIf(!hasOpenssl)(
+    "https: the certificate is verified against the name, sent as SNI",
+    () =>
+      Effect.gen(function*() {
+        const { cert, keyFile } = yield* selfSignedCertificate
+        const context = createSecureContext({ cert, key: readFileSync(keyFile) })
+        const names: Array<string> = []
+        let requests = 0
+        const server = yield* Effect.acquireRelease(
+          Effect.async<ReturnType<typeof createHttpsServer>>((resume) => {
+            const created = createHttpsServer({
+              SNICallback: (name, done) => {
+                names.push(name)
+                done(null, context)
+              }
+            }, (_, response) => {
+              requests++
+              json(platformProfile())(_, response)
+            })
+            created.listen(0, "127.0.0.1", () => resume(Effect.succeed(created)))
+          }),
+          (created) =>
+            Effect.async<void>((resume) => {
+              created.close(() => resume(Effect.void))
+            })
+        )
+        const port = (server.address() as AddressInfo).port
+        const fetcher = yield* fetcherWith({
+          allowedHosts: [{ host: "localhost", port }],
+          resolve: async () => [{ address: "127.0.0.1", family: 4 }]
+        })
+        const error = yield* failureOf(fetcher.fetch(`https://localhost:${port}/p`))
+        // Self-signed, so not trusted: refused during the handshake, before the request is sent.
+        expect(error).toMatchObject({ _tag: "ProfileUnreachable", reason: "network" })
+        expect(error.message).toContain("DEPTH_ZERO_SELF_SIGNED_CERT")
+        expect(names).toEqual(["localhost"])
+        expect(requests).toBe(0)
+      })
+  )
 
   it.scoped("messages name the URL without its query", () =>
     Effect.gen(function*() {
