@@ -24,7 +24,8 @@ const FEATURES = {
   "console": ["catalog", "checkout", "orders", "webhook-receiver", "carts", "feeds"],
   "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"],
   "feeds": ["catalog", "idempotency", "rate-limit"],
-  "carts": ["catalog", "checkout", "idempotency", "rate-limit"]
+  "carts": ["catalog", "checkout", "idempotency", "rate-limit"],
+  "ucp": []
 }
 
 // Fails at load when the table has a circle (depth-first search for a back edge).

@@ -14,12 +14,13 @@ import {
   isFeedApiUrlOff,
   resolveFeedPublication
 } from "./feed-publication-config.ts"
-
 import { type StripeConfig, stripeConfig } from "./stripe-config.ts"
 import { generateSigningKey, resolveUcpSigning, ucpSigningConfig, type UcpSigningConfig } from "./ucp-signing-config.ts"
+import { type UcpConfig, ucpConfig } from "./ucp-config.ts"
 
 export type { FeedPublicationConfig } from "./feed-publication-config.ts"
 export { parseStripeApiBase, STRIPE_API_BASE_DEFAULT, type StripeConfig } from "./stripe-config.ts"
+export { type AllowedProfileHost, parseAllowedProfileHost, UCP_PROFILE_DEFAULTS, type UcpConfig } from "./ucp-config.ts"
 
 export type Role =
   | "checkout"
@@ -93,6 +94,8 @@ export interface AppConfigShape {
   readonly stripe: StripeConfig
   /** The keys UCP messages are signed with, all published (`ucp-signing-config.ts`). */
   readonly ucpSigning: UcpSigningConfig
+  /** The UCP platform-profile fetcher: hosts allowed over http and to private addresses, its limits. */
+  readonly ucp: UcpConfig
   /** Secrets generated at this start (to print once), by name. */
   readonly generated: ReadonlyArray<{ readonly name: string; readonly value: string; readonly file: string }>
 }
@@ -225,7 +228,8 @@ const raw = Config.all({
   roles,
   delegateRateLimitPerMinute: positiveInt("DELEGATE_RATE_LIMIT_PER_MINUTE", 120),
   stripe: stripeConfig,
-  ucpSigning: ucpSigningConfig
+  ucpSigning: ucpSigningConfig,
+  ucp: ucpConfig
 })
 
 type Raw = Config.Config.Success<typeof raw>
@@ -380,6 +384,7 @@ export const resolveConfig = Effect.fnUntraced(
       delegateRateLimitPerMinute: env.delegateRateLimitPerMinute,
       stripe: env.stripe,
       ucpSigning: ucpSigning.right,
+      ucp: env.ucp,
       generated: secrets.generated
     }
   }

@@ -68,6 +68,13 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
     keys: [{ kid: TEST_UCP_SIGNING_KEY.kid, jwk: Redacted.make(JSON.stringify(TEST_UCP_SIGNING_KEY)) }],
     signingKeyId: TEST_UCP_SIGNING_KEY.kid
   },
+  ucp: {
+    profileAllowedHosts: [],
+    profileConnectTimeoutMs: 3_000,
+    profileTimeoutMs: 5_000,
+    profileMaxBytes: 256 * 1024,
+    profileCacheEntries: 1_000
+  },
   generated: [],
   ...overrides
 })
