@@ -16,6 +16,7 @@ import {
 } from "./message-signatures.ts"
 import { hasBody, headerValue, type HttpMessage, isResponse, withHeaders } from "./message.ts"
 import { component } from "./signature-base.ts"
+import * as SF from "./structured-fields.ts"
 
 export const UCP_ALGORITHMS: ReadonlyArray<SignatureAlgorithm> = ["ecdsa-p256-sha256", "ecdsa-p384-sha384"]
 
@@ -58,6 +59,24 @@ export const checkUcpCoverage = (
     : Either.left(
       new HttpSignatureError({ code: "signature_invalid", reason: `the signature does not cover ${missing.join(" ")}` })
     )
+}
+
+/**
+ * The signer's profile URL from `UCP-Agent: profile="https://…"`, a Dictionary whose `profile` is a String
+ * holding an https URL; `undefined` when absent or not so. Whether a business profile's path is
+ * `/.well-known/ucp` is the caller's check.
+ */
+export const ucpAgentProfile = (message: HttpMessage): string | undefined => {
+  const header = headerValue(message, "ucp-agent")
+  const dict = header === undefined ? undefined : SF.parseDictionary(header)
+  if (dict === undefined || Either.isLeft(dict)) return undefined
+  const profile = dict.right.get("profile")
+  if (profile?._tag !== "Item" || profile.value._tag !== "String") return undefined
+  try {
+    return new URL(profile.value.value).protocol === "https:" ? profile.value.value : undefined
+  } catch {
+    return undefined
+  }
 }
 
 export interface UcpSignOptions {

@@ -106,6 +106,13 @@ describe("RFC 9421 test vectors", () => {
       expect(proxy.expires).toBe(1618884540)
     })
 
+    it("B.2.4 fails with the test-response's Content-Digest as the source's message shows it", () => {
+      const shown = "sha-512=:JlEy2bfUz7WrWIjc1qV6KVLpdr/7L5/L4h7Sxvh6sNHpDQWDCL+GauFQWcZBvVDhiyOnAQsxzZFYwi0wDH+1pw==:"
+      const message = { ...V.testResponse, headers: { ...V.testResponse.headers, "content-digest": shown } }
+      const result = verify(signed(message, V.b24), options)
+      expect(Either.isLeft(result) && result.left.code).toBe("digest_mismatch")
+    })
+
     it("fails with the right key once a covered component changes", () => {
       const tampered: HttpMessage = { ...V.testRequest, headers: { ...V.testRequest.headers, date: "x" } }
       const result = verify(signed(tampered, V.b26), options)

@@ -10,6 +10,7 @@ import type { HttpMessage } from "../../../src/shared/http-signatures/message.ts
 import {
   checkUcpCoverage,
   signUcpMessage,
+  ucpAgentProfile,
   ucpRequestComponents,
   ucpResponseComponents,
   verifyUcpMessage
@@ -91,6 +92,26 @@ describe("UCP component lists", () => {
   it("response: status, and content-digest and content-type with a body", () => {
     expect(ucpResponseComponents(response)).toEqual(["@status", "content-digest", "content-type"])
     expect(ucpResponseComponents({ status: 204, headers: {} })).toEqual(["@status"])
+  })
+})
+
+describe("ucpAgentProfile", () => {
+  const agent = (value: string): HttpMessage => ({ ...get, headers: { "ucp-agent": value } })
+
+  it("reads the profile URL of the UCP-Agent dictionary", () => {
+    expect(ucpAgentProfile(post)).toBe("https://platform.example/.well-known/ucp")
+    expect(ucpAgentProfile(agent("version=\"2026-04-08\", profile=\"https://p.example/ucp\";x"))).toBe(
+      "https://p.example/ucp"
+    )
+  })
+
+  it("gives nothing for an absent header, a malformed one, a token, or a URL that is not https", () => {
+    expect(ucpAgentProfile(get)).toBeUndefined()
+    expect(ucpAgentProfile(agent("profile=\"https://p.example/ucp"))).toBeUndefined()
+    expect(ucpAgentProfile(agent("profile=https"))).toBeUndefined()
+    expect(ucpAgentProfile(agent("profile=\"http://p.example/ucp\""))).toBeUndefined()
+    expect(ucpAgentProfile(agent("profile=\"not a url\""))).toBeUndefined()
+    expect(ucpAgentProfile(agent("agent=\"https://p.example/ucp\""))).toBeUndefined()
   })
 })
 
