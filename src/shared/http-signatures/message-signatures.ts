@@ -110,15 +110,20 @@ export interface ParsedSignature {
 
 const failure = (code: SignatureErrorCode, reason: string) => Either.left(new HttpSignatureError({ code, reason }))
 
+/** A value from the message, as a reason quotes it: bounded, since the sender chose it. */
+const quoted = (text: string): string => JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}...` : text)
+
 const parseOne = (
   label: string,
   input: SF.Member,
   value: SF.Member | undefined
 ): Either.Either<ParsedSignature, HttpSignatureError> => {
-  if (value === undefined) return failure("signature_invalid", `Signature has no ${label}`)
-  if (input._tag !== "InnerList") return failure("signature_invalid", `Signature-Input ${label} is not an inner list`)
+  if (value === undefined) return failure("signature_invalid", `Signature has no ${quoted(label)}`)
+  if (input._tag !== "InnerList") {
+    return failure("signature_invalid", `Signature-Input ${quoted(label)} is not an inner list`)
+  }
   if (value._tag !== "Item" || value.value._tag !== "ByteSequence") {
-    return failure("signature_invalid", `Signature ${label} is not a byte sequence`)
+    return failure("signature_invalid", `Signature ${quoted(label)} is not a byte sequence`)
   }
   const components: Array<ComponentId> = []
   for (const it of input.items) {
@@ -139,7 +144,10 @@ const parseOne = (
   return Either.right({ label, input, components, signature: value.value.value, ...fields })
 }
 
-/** Every signature of the message, in Signature-Input order; `signature_missing` when there is none. */
+/**
+ * Every signature of the message, in Signature-Input order; `signature_missing` when there is none, and
+ * `signature_invalid` when either field, or any of its members, is malformed.
+ */
 export const parseSignatures = (
   message: HttpMessage
 ): Either.Either<ReadonlyArray<ParsedSignature>, HttpSignatureError> => {
@@ -157,6 +165,10 @@ export const parseSignatures = (
     const parsed = parseOne(label, input, values.right.get(label))
     if (Either.isLeft(parsed)) return Either.left(parsed.left)
     out.push(parsed.right)
+  }
+  // Both fields carry the same labels (§4): a value without its input is an error too.
+  for (const label of values.right.keys()) {
+    if (!inputs.right.has(label)) return failure("signature_invalid", `Signature-Input has no ${quoted(label)}`)
   }
   if (out.length === 0) return failure("signature_missing", "Signature-Input is empty")
   return Either.right(out)
@@ -242,16 +254,16 @@ export const verify = (
   const all = parseSignatures(message)
   if (Either.isLeft(all)) return Either.left(all.left)
   const sig = options.label === undefined ? all.right[0]! : all.right.find((s) => s.label === options.label)
-  if (sig === undefined) return failure("signature_missing", `no signature labelled ${options.label}`)
+  if (sig === undefined) return failure("signature_missing", `no signature labelled ${quoted(options.label ?? "")}`)
   const allowed = options.algorithms ?? signatureAlgorithms
   if (sig.alg !== undefined && (!isSignatureAlgorithm(sig.alg) || !allowed.includes(sig.alg))) {
-    return failure("algorithm_unsupported", `algorithm ${sig.alg} is not supported`)
+    return failure("algorithm_unsupported", `algorithm ${quoted(sig.alg)} is not supported`)
   }
   for (const input of options.requiredComponents ?? []) {
     const id = toComponentId(input)
     if (Either.isLeft(id)) return failure("signature_invalid", id.left.reason)
     if (!coversComponent(sig.components, id.right)) {
-      return failure("signature_invalid", `the signature does not cover ${id.right.name}`)
+      return failure("signature_invalid", `the signature does not cover ${quoted(id.right.name)}`)
     }
   }
   if (options.tag !== undefined && sig.tag !== options.tag) return failure("signature_invalid", "wrong tag")
@@ -259,19 +271,19 @@ export const verify = (
   if (late !== undefined) return failure("signature_invalid", late)
   if (sig.keyid === undefined) return failure("key_not_found", "the signature has no keyid")
   const key = options.resolveKey(sig.keyid, sig)
-  if (key === undefined) return failure("key_not_found", `no key ${sig.keyid}`)
+  if (key === undefined) return failure("key_not_found", `no key ${quoted(sig.keyid)}`)
   if (!allowed.includes(key.algorithm)) {
     return failure("algorithm_unsupported", `algorithm ${key.algorithm} is not supported`)
   }
   if (sig.alg !== undefined && sig.alg !== key.algorithm) {
-    return failure("signature_invalid", `alg ${sig.alg} is not the algorithm of key ${sig.keyid}`)
+    return failure("signature_invalid", `alg ${quoted(sig.alg)} is not the algorithm of key ${quoted(sig.keyid)}`)
   }
   const digests = checkDigests(message, sig, options)
   if (Either.isLeft(digests)) return Either.left(digests.left)
   const base = signatureBase(message, sig.input, options)
   if (Either.isLeft(base)) return failure("signature_invalid", base.left.reason)
   if (!verifyBytes(key, Buffer.from(base.right.base, "ascii"), sig.signature)) {
-    return failure("signature_invalid", `the signature does not verify with key ${sig.keyid}`)
+    return failure("signature_invalid", `the signature does not verify with key ${quoted(sig.keyid)}`)
   }
   return Either.right({ ...sig, algorithm: key.algorithm })
 }

@@ -151,6 +151,8 @@ describe("verify", () => {
     expect(codeOf(verify(headers({ "signature-input": "sig1=(\"@method\"" }), options))).toBe("signature_invalid")
     expect(codeOf(verify(headers({ "signature": "sig1=abc" }), options))).toBe("signature_invalid")
     expect(codeOf(verify(headers({ "signature": "sig2=:AAAA:" }), options))).toBe("signature_invalid")
+    const extra = `${signed.headers.signature as string}, sig2=:AAAA:`
+    expect(codeOf(verify(headers({ "signature": extra }), options))).toBe("signature_invalid")
     expect(codeOf(verify(headers({ "signature-input": "sig1=\"@method\";keyid=\"p256\"" }), options))).toBe(
       "signature_invalid"
     )
