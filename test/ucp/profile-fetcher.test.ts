@@ -491,13 +491,6 @@ describe("content that is not a profile: profile_malformed (422), version_unsupp
       expect(draft).toMatchObject({ _tag: "VersionUnsupported", version: undefined })
       expect(draft.message).not.toContain("draft")
     }))
-
-  it.scoped("the versions served are the fetcher's input", () =>
-    Effect.gen(function*() {
-      const server = yield* profileServer(json(platformProfile()))
-      const fetcher = yield* fetcherWith({ servedVersions: ["2026-04-08"] })
-      expect((yield* fetcher.fetch(`${server.origin}/p`)).ucp.version).toBe("2026-04-08")
-    }))
 })
 
 describe("the cache", () => {

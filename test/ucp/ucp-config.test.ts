@@ -1,7 +1,12 @@
 /** `UCP_PROFILE_*`: the allowed hosts and the fetch limits, checked as they are read. */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either } from "effect"
-import { describeConfigError, parseAllowedProfileHost, UCP_PROFILE_DEFAULTS } from "../../src/platform/config.ts"
+import {
+  describeConfigError,
+  loadConfig,
+  parseAllowedProfileHost,
+  UCP_PROFILE_DEFAULTS
+} from "../../src/platform/config.ts"
 import { ucpConfig } from "../../src/platform/ucp-config.ts"
 
 const read = (env: Record<string, string>) =>
@@ -72,5 +77,34 @@ describe("the UCP_PROFILE_* variables", () => {
         expect(Either.isLeft(result), name).toBe(true)
         if (Either.isLeft(result)) expect(describeConfigError(result.left)).toContain(name)
       }
+    }))
+})
+
+describe("AppConfig.ucp", () => {
+  const load = (env: Record<string, string>) =>
+    loadConfig.pipe(
+      Effect.withConfigProvider(
+        ConfigProvider.fromMap(
+          new Map(
+            Object.entries({
+              API_KEYS: "sk_test",
+              MERCHANT_API_KEYS: "mk_test",
+              WEBHOOK_SECRET: "whsec_test",
+              VAULT_KEY: Buffer.alloc(32, 1).toString("base64"),
+              ...env
+            })
+          )
+        )
+      )
+    )
+
+  it.effect("the service's configuration carries the UCP_PROFILE_* settings, and stops on a bad one", () =>
+    Effect.gen(function*() {
+      const config = yield* load({ UCP_PROFILE_ALLOWED_HOSTS: "profiles.internal:8443", UCP_PROFILE_MAX_BYTES: "1000" })
+      expect(config.ucp.profileAllowedHosts).toEqual([{ host: "profiles.internal", port: 8443 }])
+      expect(config.ucp.profileMaxBytes).toBe(1000)
+      expect((yield* load({})).ucp.profileAllowedHosts).toEqual([])
+      const error = yield* Effect.flip(load({ UCP_PROFILE_ALLOWED_HOSTS: "https://profiles.internal" }))
+      expect(describeConfigError(error)).toContain("UCP_PROFILE_ALLOWED_HOSTS")
     }))
 })
