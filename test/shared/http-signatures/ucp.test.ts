@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Effect, Either } from "effect"
 import fc from "fast-check"
 import * as crypto from "node:crypto"
 import type { SignatureKey } from "../../../src/shared/http-signatures/algorithms.ts"
@@ -208,6 +208,16 @@ describe("verifyUcpMessage", () => {
       if (Either.isLeft(result)) expect((result.left as unknown as { status: number }).status).toBe(status)
     }
   })
+
+  it.effect("is used from Effect code as it is: an Either is an Effect", () =>
+    Effect.gen(function*() {
+      const signed = signUcp(post, platform.signer)
+      const verified = yield* verifyUcpMessage(signed, { resolveKey })
+      expect(verified.keyid).toBe("platform-2026")
+      const error = yield* Effect.flip(verifyUcpMessage(post, { resolveKey }))
+      expect(error._tag).toBe("HttpSignatureError")
+      expect(error.code).toBe("signature_missing")
+    }))
 
   it("only P-256 when the verifier allows ES256 alone", () => {
     const signed = signUcp(post, merchant.signer)
