@@ -25,7 +25,7 @@ const FEATURES = {
   "stripe": ["catalog", "payments", "checkout", "orders", "idempotency", "rate-limit"],
   "feeds": ["catalog", "idempotency", "rate-limit"],
   "carts": ["catalog", "checkout", "idempotency", "rate-limit"],
-  "ucp": []
+  "ucp": ["catalog", "checkout", "idempotency"]
 }
 
 // Fails at load when the table has a circle (depth-first search for a back edge).

@@ -51,6 +51,8 @@ import { SqlStripePaymentStore } from "../stripe/store/sql-stripe-payment-store.
 import type { StripeClient } from "../stripe/stripe-client.ts"
 import { StripePaymentProvider } from "../stripe/stripe-payment-provider.ts"
 import { StripeWebhooksLive } from "../stripe/stripe-webhooks.ts"
+import { ProfileFetcherLive } from "../ucp/http/profile-fetcher.ts"
+import { UcpSigningKeysLive } from "../ucp/signing-keys.ts"
 import { SqlReceivedEventsStore } from "../webhook-receiver/store/sql-received-events-store.ts"
 import { HttpAppLive, HttpAppService } from "./http-app.ts"
 
@@ -115,6 +117,8 @@ export const ApplicationServices = HttpAppLive.pipe(
     OrderServicesLive.pipe(Layer.provide(CheckoutOrderLinkCopies), Layer.provide(StripeOrderPayments))
   ),
   Layer.provideMerge(OutboxSignalLive),
+  // UCP: the platforms' profiles (fetched, validated, cached) and this business's signing keys.
+  Layer.provideMerge(Layer.mergeAll(ProfileFetcherLive, UcpSigningKeysLive)),
   // One Stripe client for what the application does at Stripe (refunds, reading what its webhooks name).
   Layer.provideMerge(SdkStripeClient),
   Layer.provide(Ids.Live)

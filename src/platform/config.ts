@@ -15,8 +15,8 @@ import {
   resolveFeedPublication
 } from "./feed-publication-config.ts"
 import { type StripeConfig, stripeConfig } from "./stripe-config.ts"
-import { generateSigningKey, resolveUcpSigning, ucpSigningConfig, type UcpSigningConfig } from "./ucp-signing-config.ts"
 import { type UcpConfig, ucpConfig } from "./ucp-config.ts"
+import { generateSigningKey, resolveUcpSigning, type UcpSigningConfig, ucpSigningConfig } from "./ucp-signing-config.ts"
 
 export type { FeedPublicationConfig } from "./feed-publication-config.ts"
 export { parseStripeApiBase, STRIPE_API_BASE_DEFAULT, type StripeConfig } from "./stripe-config.ts"

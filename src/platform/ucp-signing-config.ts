@@ -46,7 +46,9 @@ export const parseSigningKeys = (text: string): Either.Either<ReadonlyArray<UcpS
   } catch {
     return Either.left("Expected a JSON array of private EC JWKs")
   }
-  if (!Array.isArray(json) || json.length === 0) return Either.left("Expected a non-empty JSON array of private EC JWKs")
+  if (!Array.isArray(json) || json.length === 0) {
+    return Either.left("Expected a non-empty JSON array of private EC JWKs")
+  }
   const keys: Array<UcpSigningKey> = []
   for (const [index, value] of json.entries()) {
     const key = checkSigningKey(value, index)
@@ -76,7 +78,9 @@ export type RawUcpSigning = Config.Config.Success<typeof ucpSigningConfig>
 export const generateSigningKey = (): string => {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
   const jwk = privateKey.export({ format: "jwk" })
-  const kid = `k_${createHash("sha256").update(publicKey.export({ format: "der", type: "spki" })).digest("hex").slice(0, 12)}`
+  const kid = `k_${
+    createHash("sha256").update(publicKey.export({ format: "der", type: "spki" })).digest("hex").slice(0, 12)
+  }`
   return JSON.stringify({ ...jwk, kid, alg: "ES256", use: "sig" })
 }
 

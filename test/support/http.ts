@@ -45,6 +45,7 @@ import { MemoryStripePaymentStore } from "../doubles/memory-stripe-payment-store
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { DemoCatalog } from "./demo-catalog.ts"
 import { isMerchantPath, testConfig } from "./test-config.ts"
+import { checkUcpResponse } from "./ucp-schemas.ts"
 
 /** The agent key of `testConfig` (`API_KEYS`). */
 export const API_KEY = "sk_test_key"
@@ -214,6 +215,7 @@ export const checkSessionResponse = (
 ) => {
   if (status !== 200 && status !== 201) return
   const route = path.split("?")[0]!
+  checkUcpResponse(method, route, status, body)
   if (!/^\/checkout_sessions(\/[^/]+(\/(complete|cancel))?)?$/.test(route)) return
   if (method === "GET" && route === "/checkout_sessions") return
   const codec = checkoutCodecs[version as keyof typeof checkoutCodecs]

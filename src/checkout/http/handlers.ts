@@ -163,14 +163,20 @@ export const CheckoutHandlers = groupHandlers(
                   .pipe(answeredWith(sessionAnswer(codec, 201))))
           )
       )
-      .handle("get", ({ path }) =>
-        Effect.flatMap(Effect.zipRight(acpSession(path.checkout_session_id), requestCodec), (codec) =>
-          codec.sessionIsStoredProjection
-            ? Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id), codec), sessionJsonResponse)
-            : Effect.map(
-              mapCheckoutErrors(checkout.get(path.checkout_session_id), codec),
-              (session) => json(codec.session.encode(session))
-            )))
+      .handle(
+        "get",
+        ({ path }) =>
+          Effect.flatMap(
+            Effect.zipRight(acpSession(path.checkout_session_id), requestCodec),
+            (codec) =>
+              codec.sessionIsStoredProjection
+                ? Effect.map(mapCheckoutErrors(checkout.getJson(path.checkout_session_id), codec), sessionJsonResponse)
+                : Effect.map(
+                  mapCheckoutErrors(checkout.get(path.checkout_session_id), codec),
+                  (session) => json(codec.session.encode(session))
+                )
+          )
+      )
       .handleRaw(
         "update",
         ({ path }) =>

@@ -113,8 +113,7 @@ export type SessionProtocol = "acp" | "ucp"
 
 export const SESSION_ID_PREFIXES = { acp: "cs_", ucp: "chk_" } as const satisfies Record<SessionProtocol, string>
 
-export const sessionProtocol = (id: string): SessionProtocol =>
-  id.startsWith(SESSION_ID_PREFIXES.ucp) ? "ucp" : "acp"
+export const sessionProtocol = (id: string): SessionProtocol => id.startsWith(SESSION_ID_PREFIXES.ucp) ? "ucp" : "acp"
 
 export interface CreateSessionInput {
   /** Absent: ACP. */

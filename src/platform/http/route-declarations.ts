@@ -16,4 +16,6 @@ export class VersionedIdempotency extends Context.Tag("acp/VersionedIdempotency"
  * A key on every POST and PUT, and a reused key with another body 409 (UCP's rule), whatever the
  * request's `API-Version`; for groups of a protocol without ACP's versions.
  */
-export class RequiredIdempotencyKey extends Context.Tag("acp/RequiredIdempotencyKey")<RequiredIdempotencyKey, boolean>() {}
+export class RequiredIdempotencyKey
+  extends Context.Tag("acp/RequiredIdempotencyKey")<RequiredIdempotencyKey, boolean>()
+{}

@@ -33,7 +33,7 @@ import { encodeCheckout } from "../wire/ucp/v2026-04-08/checkout-responses.ts"
 import { activeExtensions, CHECKOUT, UCP_VERSION } from "../wire/ucp/v2026-04-08/extensions.ts"
 import { UcpCheckoutApi } from "./api.ts"
 import { failureAnswer, type UcpCheckoutFailure, type UcpProtocolError } from "./checkout-outcomes.ts"
-import { type Negotiated, negotiate, outcomeWithoutResource, UcpAnswer } from "./negotiation.ts"
+import { negotiate, type Negotiated, outcomeWithoutResource, UcpAnswer } from "./negotiation.ts"
 
 const firstProblem = { errors: "first", onExcessProperty: "ignore" } as const
 
@@ -132,66 +132,66 @@ export const UcpCheckoutHandlers = groupHandlers(
       return index < 0 ? undefined : index
     }
 
+    const create = Effect.fnUntraced(function*(negotiated: Negotiated) {
+      const body = yield* decodeBody(CreateCheckoutRequest)
+      const input = yield* fromWire(createInput(body, activeExtensions(negotiated.names)))
+      const physical = shipsWithoutFulfillment(negotiated, input.items.map((item) => item.id))
+      if (physical !== undefined) {
+        return outcomeWithoutResource(negotiated.capabilities, [{
+          type: "error",
+          code: "fulfillment_required",
+          path: `$.line_items[${physical}]`,
+          content:
+            "This item ships: negotiate the fulfillment extension (dev.ucp.shopping.fulfillment) to give an address.",
+          severity: "unrecoverable"
+        }])
+      }
+      const session = yield* checkout.create({
+        ...input,
+        details: { ...input.details, agent_profile: negotiated.profileUrl }
+      })
+      return answer(session, negotiated, 201)
+    })
+
+    const update = Effect.fnUntraced(function*(negotiated: Negotiated, id: string) {
+      yield* ownSession(id)
+      const body = yield* decodeBody(UpdateCheckoutRequest)
+      if (body.id !== undefined && body.id !== id) {
+        return yield* new BadRequest({
+          type: "invalid_request",
+          code: "invalid",
+          message: "$.id, if given, must be the path's checkout session id.",
+          param: "$.id"
+        })
+      }
+      const input = yield* fromWire(updateInput(body, activeExtensions(negotiated.names)))
+      return answer(yield* checkout.update(id, input), negotiated)
+    })
+
+    const complete = Effect.fnUntraced(function*(negotiated: Negotiated, id: string) {
+      yield* ownSession(id)
+      const body = yield* decodeBody(CompleteCheckoutRequest)
+      const input = yield* fromWire(completeInput(body))
+      return answer(yield* checkout.complete(id, input), negotiated)
+    })
+
+    const cancel = Effect.fnUntraced(function*(negotiated: Negotiated, id: string) {
+      yield* ownSession(id)
+      // The release defines no cancel body: one sent is held to the common rules only.
+      yield* readOptionalJson
+      return answer(yield* checkout.cancel(id), negotiated)
+    })
+
     return handlers
-      .handleRaw("create", () =>
-        operation(true, (negotiated) =>
-          Effect.gen(function*() {
-            const body = yield* decodeBody(CreateCheckoutRequest)
-            const input = yield* fromWire(createInput(body, activeExtensions(negotiated.names)))
-            const physical = shipsWithoutFulfillment(negotiated, input.items.map((item) => item.id))
-            if (physical !== undefined) {
-              return outcomeWithoutResource(negotiated.capabilities, [{
-                type: "error",
-                code: "fulfillment_required",
-                path: `$.line_items[${physical}]`,
-                content:
-                  "This item ships: negotiate the fulfillment extension (dev.ucp.shopping.fulfillment) to give an address.",
-                severity: "unrecoverable"
-              }])
-            }
-            const session = yield* checkout.create({
-              ...input,
-              details: { ...input.details, agent_profile: negotiated.profileUrl }
-            })
-            return answer(session, negotiated, 201)
-          })))
+      .handleRaw("create", () => operation(true, create))
       .handle("get", ({ path }) =>
         operation(false, (negotiated) =>
           Effect.zipRight(
             ownSession(path.id),
             Effect.map(checkout.get(path.id), (session) => answer(session, negotiated))
           )))
-      .handleRaw("update", ({ path }) =>
-        operation(false, (negotiated) =>
-          Effect.gen(function*() {
-            yield* ownSession(path.id)
-            const body = yield* decodeBody(UpdateCheckoutRequest)
-            if (body.id !== undefined && body.id !== path.id) {
-              return yield* new BadRequest({
-                type: "invalid_request",
-                code: "invalid",
-                message: "$.id, if given, must be the path's checkout session id.",
-                param: "$.id"
-              })
-            }
-            const input = yield* fromWire(updateInput(body, activeExtensions(negotiated.names)))
-            return answer(yield* checkout.update(path.id, input), negotiated)
-          })))
-      .handleRaw("complete", ({ path }) =>
-        operation(false, (negotiated) =>
-          Effect.gen(function*() {
-            yield* ownSession(path.id)
-            const body = yield* decodeBody(CompleteCheckoutRequest)
-            const input = yield* fromWire(completeInput(body))
-            return answer(yield* checkout.complete(path.id, input), negotiated)
-          })))
-      .handleRaw("cancel", ({ path }) =>
-        operation(false, (negotiated) =>
-          Effect.gen(function*() {
-            yield* ownSession(path.id)
-            // The release defines no cancel body: one sent is held to the common rules only.
-            yield* readOptionalJson
-            return answer(yield* checkout.cancel(path.id), negotiated)
-          })))
+      .handleRaw("update", ({ path }) => operation(false, (negotiated) => update(negotiated, path.id)))
+      .handleRaw("complete", ({ path }) => operation(false, (negotiated) => complete(negotiated, path.id)))
+      .handleRaw("cancel", ({ path }) => operation(false, (negotiated) => cancel(negotiated, path.id)))
   })
 )

@@ -104,7 +104,12 @@ export const failureAnswer = (
       )
     case "InvalidPaymentData":
       return Effect.fail(
-        new BadRequest({ type: "invalid_request", code: "invalid", message: failure.message, param: ucpPath(failure.param) })
+        new BadRequest({
+          type: "invalid_request",
+          code: "invalid",
+          message: failure.message,
+          param: ucpPath(failure.param)
+        })
       )
     case "UnknownFulfillmentOption":
       return Effect.fail(
@@ -191,4 +196,3 @@ export const failureAnswer = (
       )
   }
 }
-

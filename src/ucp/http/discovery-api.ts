@@ -8,10 +8,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { NotFoundWire } from "../../platform/http/errors.ts"
 import { featureApi } from "../../platform/http/feature-api.ts"
-import {
-  VAULT_HANDLER_SCHEMA_PATH,
-  VAULT_HANDLER_SPEC_PATH
-} from "../wire/ucp/v2026-04-08/business-profile.ts"
+import { VAULT_HANDLER_SCHEMA_PATH, VAULT_HANDLER_SPEC_PATH } from "../wire/ucp/v2026-04-08/business-profile.ts"
 
 export const UCP_PROFILE_PATH = "/.well-known/ucp"
 

@@ -46,5 +46,7 @@ const isUcpPath = (url: string) => url === UCP_REST_PATH || url.startsWith(`${UC
 
 /** Outermost, so that the answers of the shared rules and of unknown routes are rewritten too. */
 export const withUcpErrorShape = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    isUcpPath(request.url.split("?")[0]!) ? Effect.map(app, toUcpErrorShape) : app)
+  Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request) => isUcpPath(request.url.split("?")[0]!) ? Effect.map(app, toUcpErrorShape) : app
+  )

@@ -14,8 +14,8 @@ import {
   responseCapabilities,
   selectForRoot
 } from "../negotiation/intersection.ts"
-import type { PlatformProfile } from "../profile/platform-profile.ts"
 import type { ProfileFetcherShape } from "../profile-fetcher.ts"
+import type { PlatformProfile } from "../profile/platform-profile.ts"
 import { SERVED_CAPABILITIES, UCP_VERSION } from "../wire/ucp/v2026-04-08/extensions.ts"
 
 /** An answer decided before the operation runs (a refusal, or a UCP outcome). */

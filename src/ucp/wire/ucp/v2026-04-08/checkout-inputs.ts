@@ -5,7 +5,6 @@
  */
 import { Either } from "effect"
 import type { Address } from "../../../../catalog/model/fulfillment.ts"
-import { WireRefusal } from "../codec.ts"
 import type { JsonObject, SessionDetails } from "../../../../checkout/session/details.ts"
 import type { Buyer as PlainBuyer } from "../../../../checkout/session/schemas.ts"
 import type {
@@ -14,6 +13,7 @@ import type {
   UpdateSessionInput
 } from "../../../../checkout/session/session.ts"
 import { defined } from "../../../../shared/defined-fields.ts"
+import { WireRefusal } from "../codec.ts"
 import type {
   Buyer,
   CompleteCheckoutRequest,
@@ -183,7 +183,9 @@ const discountsChange = (
   active: ActiveExtensions
 ): Either.Either<{ readonly discounts?: { readonly codes: ReadonlyArray<string> } }, WireRefusal> => {
   if (discounts === undefined) return Either.right({})
-  if (!active.discount) return refuse("$.discounts", "The discount extension (dev.ucp.shopping.discount) was not negotiated.")
+  if (!active.discount) {
+    return refuse("$.discounts", "The discount extension (dev.ucp.shopping.discount) was not negotiated.")
+  }
   return Either.right(discounts.codes === undefined ? {} : { discounts: { codes: discounts.codes } })
 }
 
@@ -213,13 +215,18 @@ export const createInput = (
   body: CreateCheckoutRequest,
   active: ActiveExtensions
 ): Either.Either<CreateSessionInput, WireRefusal> =>
-  Either.flatMap(editableChange(body, active), (editable) =>
-    Either.map(fulfillmentChange(body.fulfillment, active, false), (fulfillment) => ({
-      items: body.line_items.map((line) => ({ id: line.item.id, quantity: line.quantity })),
-      ...editable,
-      ...(fulfillment.fulfillment_address === undefined ? {} : { fulfillment_address: fulfillment.fulfillment_address }),
-      protocol: "ucp" as const
-    })))
+  Either.flatMap(
+    editableChange(body, active),
+    (editable) =>
+      Either.map(fulfillmentChange(body.fulfillment, active, false), (fulfillment) => ({
+        items: body.line_items.map((line) => ({ id: line.item.id, quantity: line.quantity })),
+        ...editable,
+        ...(fulfillment.fulfillment_address === undefined
+          ? {}
+          : { fulfillment_address: fulfillment.fulfillment_address }),
+        protocol: "ucp" as const
+      }))
+  )
 
 export const updateInput = (
   body: UpdateCheckoutRequest,
@@ -227,13 +234,16 @@ export const updateInput = (
 ): Either.Either<UpdateSessionInput, WireRefusal> => {
   const child = body.line_items.findIndex((line) => line.parent_id !== undefined)
   if (child >= 0) return refuse(`$.line_items[${child}].parent_id`, "This merchant sells no line under another.")
-  return Either.flatMap(editableChange(body, active), (editable) =>
-    Either.map(fulfillmentChange(body.fulfillment, active, true), (fulfillment) => ({
-      // A PUT replaces the session: the line items are the whole list.
-      items: body.line_items.map((line) => ({ id: line.item.id, quantity: line.quantity })),
-      ...editable,
-      ...fulfillment
-    })))
+  return Either.flatMap(
+    editableChange(body, active),
+    (editable) =>
+      Either.map(fulfillmentChange(body.fulfillment, active, true), (fulfillment) => ({
+        // A PUT replaces the session: the line items are the whole list.
+        items: body.line_items.map((line) => ({ id: line.item.id, quantity: line.quantity })),
+        ...editable,
+        ...fulfillment
+      }))
+  )
 }
 
 /** The instrument to pay with: the one marked selected, else the only one. */
@@ -246,7 +256,9 @@ const selectedInstrument = (
   if (index < 0) {
     return refuse(
       "$.payment.instruments",
-      instruments.length === 0 ? "Complete needs a payment instrument." : "Mark the instrument to pay with as selected.",
+      instruments.length === 0
+        ? "Complete needs a payment instrument."
+        : "Mark the instrument to pay with as selected.",
       "missing"
     )
   }

@@ -10,7 +10,8 @@ import { Schema } from "effect"
 import { MAX_QUANTITY } from "../../../../catalog/model/line-items.ts"
 import { BoundedString, optional } from "../../../../shared/schema-helpers.ts"
 
-const Text = (max: number) => Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
+const Text = (max: number) =>
+  Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
 
 const Quantity = Schema.Int.pipe(
   Schema.greaterThanOrEqualTo(1, { message: () => "must be an integer of at least 1" }),

@@ -135,7 +135,11 @@ const lineItem = (titles: ReadonlyMap<string, string>) => (line: LineItem) => ({
 /** `subtotal` is the lines' prices; the domain's discounted subtotal is that less the discounts. */
 const sessionTotals = (session: Session): ReadonlyArray<Total> => {
   const amount = (type: string) => session.totals.find((total) => total.type === type)?.amount
-  const entries: Array<Total> = [{ type: "subtotal", display_text: "Subtotal", amount: amount("items_base_amount") ?? 0 }]
+  const entries: Array<Total> = [{
+    type: "subtotal",
+    display_text: "Subtotal",
+    amount: amount("items_base_amount") ?? 0
+  }]
   const itemsDiscount = amount("items_discount") ?? 0
   if (itemsDiscount !== 0) entries.push({ type: "items_discount", display_text: "Discounts", amount: -itemsDiscount })
   const fulfillment = session.totals.find((total) => total.type === "fulfillment")
@@ -210,7 +214,10 @@ const discounts = (session: Session) => ({
     automatic: applied.automatic,
     method: applied.method,
     priority: applied.priority,
-    allocations: applied.allocations.map((allocation) => ({ path: ucpPath(allocation.path), amount: allocation.amount }))
+    allocations: applied.allocations.map((allocation) => ({
+      path: ucpPath(allocation.path),
+      amount: allocation.amount
+    }))
   }))
 })
 
