@@ -62,11 +62,12 @@ export const parseSigningKeys = (text: string): Either.Either<ReadonlyArray<UcpS
 /** The variables as given; `resolveUcpSigning` adds the generated key when they are absent. */
 export const ucpSigningConfig = Config.all({
   keys: Config.option(
-    Config.redacted("UCP_SIGNING_KEYS").pipe(
+    Config.string("UCP_SIGNING_KEYS").pipe(
       Config.validate({
         message: "Expected a JSON array of private EC JWKs (P-256 or P-384), each with a distinct kid",
-        validation: (text) => Either.isRight(parseSigningKeys(Redacted.value(text)))
-      })
+        validation: (text) => Either.isRight(parseSigningKeys(text))
+      }),
+      Config.map(Redacted.make)
     )
   ),
   signingKeyId: Config.option(Config.string("UCP_SIGNING_KEY_ID"))

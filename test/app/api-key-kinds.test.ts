@@ -67,7 +67,12 @@ const AGENT_ROUTES = [
   "POST /carts",
   "GET /carts/:id",
   "PUT /carts/:id",
-  "POST /carts/:id/cancel"
+  "POST /carts/:id/cancel",
+  "POST /ucp/checkout-sessions",
+  "GET /ucp/checkout-sessions/:id",
+  "PUT /ucp/checkout-sessions/:id",
+  "POST /ucp/checkout-sessions/:id/complete",
+  "POST /ucp/checkout-sessions/:id/cancel"
 ]
 
 /** A request to `route` with `key`, before anything about its path or body could matter. */
@@ -78,9 +83,13 @@ const call = (route: Route, key: string, version?: string) =>
     ...(route.method === "POST" || route.method === "PATCH" || route.method === "PUT" ? { body: {} } : {})
   })
 
+/** UCP's routes answer in UCP's shape. */
+const isUcp = (route: Route) => route.path.startsWith("/ucp/")
+
 /** The 403 in the error object of the route's group, for `version`. */
 const forbiddenBody = (route: Route, version: string) => {
   const kind = kindOf(route)!
+  if (isUcp(route)) return { code: "forbidden", content: forbiddenMessage(kind) }
   const closedEnum = route.group === "delegateAuthentication" ||
     (route.group === "delegate" && version !== "2025-09-29")
   return {
@@ -101,7 +110,7 @@ describe("the kind of key each route takes", () => {
     // The webhook receivers (their signatures), discovery and health, the buyer's and issuer's pages, the console.
     for (const route of open) {
       expect(named(route)).toMatch(
-        /^(POST \/agentic_checkout\/webhooks\/order_events|POST \/stripe\/webhooks|GET \/(healthz|readyz|\.well-known\/acp\.json)|(GET|POST) \/(console|order-status|cart)\b.*|POST \/delegate_authentication\/:\w+\/acs\/\w+)$/
+        /^(POST \/agentic_checkout\/webhooks\/order_events|POST \/stripe\/webhooks|GET \/(healthz|readyz|\.well-known\/(acp\.json|ucp)|ucp\/handlers\/.*)|(GET|POST) \/(console|order-status|cart)\b.*|POST \/delegate_authentication\/:\w+\/acs\/\w+)$/
       )
     }
   })
@@ -143,7 +152,8 @@ describe("the kind of key each route takes", () => {
         for (const key of ["sk_unknown", "mk_unknown", ""]) {
           const response = yield* call(route, key)
           expect(response.status, `${named(route)} ${key}`).toBe(401)
-          expect(response.body.type, named(route)).toBe("invalid_request")
+          if (isUcp(route)) expect(response.body.code, named(route)).toBe("unauthorized")
+          else expect(response.body.type, named(route)).toBe("invalid_request")
         }
       }
     })))

@@ -19,6 +19,7 @@ import {
   spawnMain,
   startServer
 } from "../support/server-process.ts"
+import { TEST_UCP_SIGNING_KEY } from "../support/test-config.ts"
 import { freshPostgresDatabaseUrl, hasPostgres, tempDirectory } from "../support/test-database.ts"
 
 const exitOf = (server: ServerProcess) => Effect.promise(() => server.exited)
@@ -30,7 +31,16 @@ describe("refusing to start", () => {
       const server = yield* spawnMain({ NODE_ENV: "production", DATA_DIR: dataDir, PORT: String(yield* freePort) })
       const exit = yield* exitOf(server)
       expect(exit.code).toBe(1)
-      for (const name of ["API_KEYS", "MERCHANT_API_KEYS", "VAULT_KEY", "WEBHOOK_SECRET", "WEBHOOK_RECEIVER_SECRETS"]) {
+      for (
+        const name of [
+          "API_KEYS",
+          "MERCHANT_API_KEYS",
+          "VAULT_KEY",
+          "WEBHOOK_SECRET",
+          "WEBHOOK_RECEIVER_SECRETS",
+          "UCP_SIGNING_KEYS"
+        ]
+      ) {
         expect(server.output()).toContain(name)
       }
     }).pipe(Effect.scoped), 60_000)
@@ -74,6 +84,7 @@ describe("refusing to start", () => {
         VAULT_KEY: Buffer.alloc(32, 3).toString("base64"),
         WEBHOOK_SECRET: "whsec_process",
         WEBHOOK_RECEIVER_SECRETS: "whsec_process",
+        UCP_SIGNING_KEYS: JSON.stringify([TEST_UCP_SIGNING_KEY]),
         DATA_DIR: dataDir,
         PORT: String(yield* freePort)
       })

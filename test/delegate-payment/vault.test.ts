@@ -8,6 +8,7 @@ import { Ids } from "../../src/platform/ids.ts"
 import { freshMemoryDatabase } from "../doubles/memory-database.ts"
 import { MemoryVaultStore } from "../doubles/memory-vault-store.ts"
 import { CARD_NUMBER, validated } from "../support/delegate.ts"
+import { TEST_UCP_SIGNING_KEY } from "../support/test-config.ts"
 
 const KEY_A = Buffer.alloc(32, 1).toString("base64")
 const KEY_B = Buffer.alloc(32, 2).toString("base64")
@@ -16,7 +17,14 @@ const KEY_C = Buffer.alloc(32, 3).toString("base64")
 /** The environment, with the secrets set so that nothing is generated into `DATA_DIR`. */
 const withEnv = (env: Record<string, string>) =>
   Effect.withConfigProvider(
-    ConfigProvider.fromMap(new Map(Object.entries({ API_KEYS: "sk_test", WEBHOOK_SECRET: "whsec_test", ...env })))
+    ConfigProvider.fromMap(
+      new Map(Object.entries({
+        API_KEYS: "sk_test",
+        WEBHOOK_SECRET: "whsec_test",
+        UCP_SIGNING_KEYS: JSON.stringify([TEST_UCP_SIGNING_KEY]),
+        ...env
+      }))
+    )
   )
 
 /** The server's vault for `env` (configuration, then `VaultLive`), over `store`. */

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import { describeConfigError, loadConfig } from "../../src/platform/config.ts"
+import { TEST_UCP_SIGNING_KEY } from "../support/test-config.ts"
 import { tempDirectory } from "../support/test-database.ts"
 
 const load = (env: Record<string, string>) =>
@@ -17,6 +18,7 @@ const load = (env: Record<string, string>) =>
             MERCHANT_API_KEYS: "mk_test",
             WEBHOOK_SECRET: "whsec_test",
             VAULT_KEY: Buffer.alloc(32, 1).toString("base64"),
+            UCP_SIGNING_KEYS: JSON.stringify([TEST_UCP_SIGNING_KEY]),
             ...env
           })
         )

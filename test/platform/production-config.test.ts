@@ -4,6 +4,7 @@ import { ConfigProvider, Effect, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describeConfigError, loadConfig } from "../../src/platform/config.ts"
+import { TEST_UCP_SIGNING_KEY } from "../support/test-config.ts"
 import { tempDirectory } from "../support/test-database.ts"
 
 const load = (env: Record<string, string>) =>
@@ -14,15 +15,25 @@ const productionSecrets = {
   MERCHANT_API_KEYS: "mk_live_a",
   VAULT_KEY: Buffer.alloc(32, 1).toString("base64"),
   WEBHOOK_SECRET: "whsec_live",
-  WEBHOOK_RECEIVER_SECRETS: "whsec_live,whsec_old"
+  WEBHOOK_RECEIVER_SECRETS: "whsec_live,whsec_old",
+  UCP_SIGNING_KEYS: JSON.stringify([TEST_UCP_SIGNING_KEY])
 }
 
 describe("production configuration", () => {
-  it.effect("NODE_ENV=production without any secret names all five", () =>
+  it.effect("NODE_ENV=production without any secret names all six", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(load({ NODE_ENV: "production" }))
       const message = describeConfigError(error)
-      for (const name of ["API_KEYS", "MERCHANT_API_KEYS", "VAULT_KEY", "WEBHOOK_SECRET", "WEBHOOK_RECEIVER_SECRETS"]) {
+      for (
+        const name of [
+          "API_KEYS",
+          "MERCHANT_API_KEYS",
+          "VAULT_KEY",
+          "WEBHOOK_SECRET",
+          "WEBHOOK_RECEIVER_SECRETS",
+          "UCP_SIGNING_KEYS"
+        ]
+      ) {
         expect(message).toContain(name)
       }
     }))
@@ -112,7 +123,8 @@ describe("development configuration", () => {
         "api_key",
         "merchant_api_key",
         "vault_key",
-        "webhook_secret"
+        "webhook_secret",
+        "ucp_signing_key"
       ])
       const stored = JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8"))
       expect(first.apiKeys.map(Redacted.value)).toEqual([stored.api_key])
@@ -131,6 +143,51 @@ describe("development configuration", () => {
         yield* Effect.flip(load({ DATA_DIR: dataDir, MERCHANT_API_KEYS: stored.api_key }))
       )
       expect(both).toContain("MERCHANT_API_KEYS")
+    }).pipe(Effect.scoped))
+})
+
+describe("UCP_SIGNING_KEYS", () => {
+  const second = { ...TEST_UCP_SIGNING_KEY, kid: "next_key" }
+  it.effect("the keys given, the first signing unless UCP_SIGNING_KEY_ID names another of them", () =>
+    Effect.gen(function*() {
+      const base = { NODE_ENV: "production", ...productionSecrets }
+      const one = yield* load(base)
+      expect(one.ucpSigning.keys.map((key) => key.kid)).toEqual(["test_key_1"])
+      expect(one.ucpSigning.signingKeyId).toBe("test_key_1")
+      const two = { ...base, UCP_SIGNING_KEYS: JSON.stringify([TEST_UCP_SIGNING_KEY, second]) }
+      expect((yield* load({ ...two, UCP_SIGNING_KEY_ID: "next_key" })).ucpSigning.signingKeyId).toBe("next_key")
+      const unknown = describeConfigError(yield* Effect.flip(load({ ...two, UCP_SIGNING_KEY_ID: "other" })))
+      expect(unknown).toContain("UCP_SIGNING_KEY_ID")
+    }))
+
+  it.effect("refused, naming the variable and never quoting a key: not JSON, a public key, a duplicate kid", () =>
+    Effect.gen(function*() {
+      const { d: _d, ...publicOnly } = TEST_UCP_SIGNING_KEY
+      for (
+        const bad of [
+          "not json",
+          "[]",
+          JSON.stringify([publicOnly]),
+          JSON.stringify([TEST_UCP_SIGNING_KEY, TEST_UCP_SIGNING_KEY]),
+          JSON.stringify([{ ...TEST_UCP_SIGNING_KEY, crv: "P-521" }])
+        ]
+      ) {
+        const message = describeConfigError(
+          yield* Effect.flip(load({ NODE_ENV: "production", ...productionSecrets, UCP_SIGNING_KEYS: bad }))
+        )
+        expect(message, bad).toContain("UCP_SIGNING_KEYS")
+        expect(message, bad).not.toContain(TEST_UCP_SIGNING_KEY.d)
+      }
+    }))
+
+  it.effect("in development one P-256 key is generated once into secrets.json and kept", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDirectory()
+      const first = yield* load({ DATA_DIR: dataDir })
+      const stored = JSON.parse(JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8")).ucp_signing_key)
+      expect(stored).toMatchObject({ kty: "EC", crv: "P-256", kid: first.ucpSigning.signingKeyId })
+      expect(typeof stored.d).toBe("string")
+      expect((yield* load({ DATA_DIR: dataDir })).ucpSigning.signingKeyId).toBe(first.ucpSigning.signingKeyId)
     }).pipe(Effect.scoped))
 })
 

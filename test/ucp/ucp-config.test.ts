@@ -8,6 +8,7 @@ import {
   UCP_PROFILE_DEFAULTS
 } from "../../src/platform/config.ts"
 import { ucpConfig } from "../../src/platform/ucp-config.ts"
+import { TEST_UCP_SIGNING_KEY } from "../support/test-config.ts"
 
 const read = (env: Record<string, string>) =>
   Effect.either(Effect.withConfigProvider(ucpConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
@@ -91,6 +92,7 @@ describe("AppConfig.ucp", () => {
               MERCHANT_API_KEYS: "mk_test",
               WEBHOOK_SECRET: "whsec_test",
               VAULT_KEY: Buffer.alloc(32, 1).toString("base64"),
+              UCP_SIGNING_KEYS: JSON.stringify([TEST_UCP_SIGNING_KEY]),
               ...env
             })
           )
