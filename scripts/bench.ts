@@ -16,6 +16,7 @@ import { type ModeName, modeName, runMain } from "./lib/bench-setup.ts"
 import { benchSoak } from "./lib/bench-soak.ts"
 import { benchSteps } from "./lib/bench-steps.ts"
 import { benchTargets } from "./lib/bench-targets.ts"
+import { benchUcp } from "./lib/bench-ucp.ts"
 import { benchWorkers } from "./lib/bench-workers.ts"
 
 const run: Record<ModeName, () => Promise<void>> = {
@@ -26,6 +27,7 @@ const run: Record<ModeName, () => Promise<void>> = {
   workers: benchWorkers,
   steps: benchSteps,
   against: benchAgainst,
+  ucp: benchUcp,
   soak: benchSoak
 }
 

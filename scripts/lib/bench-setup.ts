@@ -109,6 +109,12 @@ export const MODES = {
     duration: 10,
     rounds: 3
   },
+  ucp: {
+    what: "a UCP create against an ACP create (2026-04-17, keyed) on one server, in back-to-back pairs",
+    connections: "1,16,64",
+    duration: 5,
+    rounds: 5
+  },
   soak: {
     what: "the flow on two processes sharing one database for minutes, then the database's invariants",
     connections: "32",

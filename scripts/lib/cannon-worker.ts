@@ -17,8 +17,21 @@ autocannon(
     ...(options.method !== undefined ? { method: options.method } : {}),
     ...(options.body !== undefined ? { body: options.body } : {}),
     ...(options.headers !== undefined ? { headers: options.headers } : {}),
-    ...(paths !== undefined
-      ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[i++ % paths.length]! }) }] }
+    ...(paths !== undefined || options.uniqueHeader !== undefined
+      ? {
+        requests: [{
+          setupRequest: (request) => {
+            const n = i++
+            return {
+              ...request,
+              ...(paths === undefined ? {} : { path: paths[n % paths.length]! }),
+              ...(options.uniqueHeader === undefined
+                ? {}
+                : { headers: { ...request.headers, [options.uniqueHeader]: `${process.pid}-${n}` } })
+            }
+          }
+        }]
+      }
       : {})
   },
   (error, result) => {

@@ -21,6 +21,8 @@ export interface LoadOptions {
   readonly headers?: Record<string, string>
   /** Paths to rotate over (each request the next); the URL's path otherwise. */
   readonly paths?: ReadonlyArray<string>
+  /** A header given a value of its own on every request (an `Idempotency-Key`). */
+  readonly uniqueHeader?: string
   /** The status every answer should have. */
   readonly expected: number
 }
@@ -65,8 +67,15 @@ local i = 0
 unexpected = 0
 function setup(thread) table.insert(threads, thread) end
 function init(args) i = math.random(#paths) end
+local unique = ${options.uniqueHeader === undefined ? "nil" : luaString(options.uniqueHeader)}
+local prefix = tostring(math.random(1, 1e9))
+local n = 0
 function request()
   i = i % #paths + 1
+  if unique ~= nil then
+    n = n + 1
+    headers[unique] = prefix .. "-" .. n
+  end
   return wrk.format(method, paths[i], headers, body)
 end
 function response(status, headers, body)
