@@ -4,7 +4,9 @@
  * errors in UCP's shape, idempotency, and one session per protocol.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
+import { importJwk } from "../../src/shared/http-signatures/keys.ts"
+import { verifyUcpMessage } from "../../src/shared/http-signatures/ucp.ts"
 import { get as acpGet, post as acpPost } from "../support/http.ts"
 import {
   amountOf,
@@ -94,6 +96,29 @@ describe("UCP checkout: the lifecycle", () => {
       expect(completed.body.status).toBe("completed")
       expect(completed.body.order.id).toMatch(/^ord_/)
       expect(completed.body.continue_url).toBeUndefined()
+      // Signed with the key the business profile publishes: the exact bytes, and nothing else, verify.
+      const profile = yield* acpGet("/.well-known/ucp", { auth: false, version: false })
+      const jwk = profile.body.signing_keys[0]
+      const key = Either.getOrThrow(importJwk(jwk))
+      const response = (text: string) => ({
+        status: completed.status,
+        headers: {
+          "content-type": completed.headers.get("content-type")!,
+          "content-digest": completed.headers.get("content-digest")!,
+          "signature-input": completed.headers.get("signature-input")!,
+          signature: completed.headers.get("signature")!
+        },
+        body: text
+      })
+      expect(completed.headers.get("signature-input")).toContain(`keyid="${jwk.kid}"`)
+      const verified = verifyUcpMessage(response(completed.text), {
+        resolveKey: (kid) => (kid === jwk.kid ? key : undefined)
+      })
+      expect(Either.isRight(verified), JSON.stringify(verified)).toBe(true)
+      const tampered = verifyUcpMessage(response(completed.text.replace("completed", "canceled")), {
+        resolveKey: () => key
+      })
+      expect(Either.isLeft(tampered) && tampered.left.code).toBe("digest_mismatch")
       // The order is the merchant's like any other.
       const order = yield* acpGet(`/orders/${completed.body.order.id}`)
       expect(order.status).toBe(200)

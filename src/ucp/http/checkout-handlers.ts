@@ -21,6 +21,7 @@ import {
 import { requireRole } from "../../platform/http/route-guards.ts"
 import { maskCardNumbers } from "../../shared/card-numbers.ts"
 import { ProfileFetcher } from "../profile-fetcher.ts"
+import { UcpSigningKeys } from "../signing-keys.ts"
 import type { WireRefusal } from "../wire/ucp/codec.ts"
 import { paymentHandlers } from "../wire/ucp/v2026-04-08/business-profile.ts"
 import { completeInput, createInput, updateInput } from "../wire/ucp/v2026-04-08/checkout-inputs.ts"
@@ -34,6 +35,7 @@ import { activeExtensions, CHECKOUT, UCP_VERSION } from "../wire/ucp/v2026-04-08
 import { UcpCheckoutApi } from "./api.ts"
 import { failureAnswer, type UcpCheckoutFailure, type UcpProtocolError } from "./checkout-outcomes.ts"
 import { negotiate, type Negotiated, outcomeWithoutResource, UcpAnswer } from "./negotiation.ts"
+import { signedResponse } from "./response-signing.ts"
 
 const firstProblem = { errors: "first", onExcessProperty: "ignore" } as const
 
@@ -76,6 +78,7 @@ export const UcpCheckoutHandlers = groupHandlers(
     const base = config.publicBaseUrl.replace(/\/$/, "")
     const handlerContext = { publicBaseUrl: base, merchantId: config.merchantId, production: config.production }
     const gate = requireRole(config, "checkout")
+    const signed = signedResponse(yield* UcpSigningKeys)
 
     const answer = (session: Session, negotiated: Negotiated, status: 200 | 201 = 200) => {
       const snapshot = catalog.latest()
@@ -191,7 +194,10 @@ export const UcpCheckoutHandlers = groupHandlers(
             Effect.map(checkout.get(path.id), (session) => answer(session, negotiated))
           )))
       .handleRaw("update", ({ path }) => operation(false, (negotiated) => update(negotiated, path.id)))
-      .handleRaw("complete", ({ path }) => operation(false, (negotiated) => complete(negotiated, path.id)))
+      .handleRaw(
+        "complete",
+        ({ path }) => Effect.flatMap(operation(false, (negotiated) => complete(negotiated, path.id)), signed)
+      )
       .handleRaw("cancel", ({ path }) => operation(false, (negotiated) => cancel(negotiated, path.id)))
   })
 )
