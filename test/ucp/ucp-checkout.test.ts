@@ -119,6 +119,8 @@ describe("UCP checkout: the lifecycle", () => {
         resolveKey: () => key
       })
       expect(Either.isLeft(tampered) && tampered.left.code).toBe("digest_mismatch")
+      // The profile was fetched once: every later request of this agent was negotiated from the cache.
+      expect(agent.server.hits()).toBe(1)
       // The order is the merchant's like any other.
       const order = yield* acpGet(`/orders/${completed.body.order.id}`)
       expect(order.status).toBe(200)
